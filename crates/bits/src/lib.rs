@@ -1,0 +1,1 @@
+//! gamewire's bit core: an LSB-first bit reader and writer.

@@ -1,0 +1,32 @@
+//! `gamewire`: the command line over the gamewire crates.
+//!
+//! Each family of subcommands lives in its own module; `main` only parses the
+//! arguments, dispatches, and turns an error into a one-line message and exit
+//! code 1.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Read and write the bit-packed binary data of game networking.
+#[derive(Debug, Parser)]
+#[command(name = "gamewire", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result: Result<(), String> = match cli.command {};
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
