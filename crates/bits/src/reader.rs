@@ -1,0 +1,336 @@
+//! The LSB-first bit reader.
+//!
+//! Bits are consumed least significant bit first from little-endian bytes: bit 0
+//! of the stream is bit 0 of byte 0, bit 8 is bit 0 of byte 1. The seeds put it
+//! as "fill from the left, consume from the right": new bytes are shifted in
+//! above the bits already buffered, reads take the low bits.
+//!
+//! # Design
+//!
+//! The reader keeps a 64-bit *lookahead* word. A refill loads eight bytes with
+//! one unaligned little-endian load, ORs them in above the buffered bits and
+//! advances the byte cursor by the number of whole bytes that fit, so after a
+//! refill at least 56 bits are buffered (the technique of the `bitter` crate).
+//! Bits above the buffered count may hold the *next* bytes already; they are the
+//! same bytes a later refill ORs in at the same place, so they never corrupt a
+//! value. Near the end of the input, where fewer than eight bytes remain, a slow
+//! path loads byte by byte.
+//!
+//! Every public read is checked: reading past the end returns
+//! [`BitError::UnexpectedEnd`] with the bit offset and the bits requested, and
+//! leaves the reader where it was. Nothing is padded with zeros.
+//!
+//! For hot loops there is a manual mode: [`BitReader::refill_lookahead`]
+//! returns how many bits are buffered, then [`BitReader::peek`] and
+//! [`BitReader::consume`] read them without further checks. The caller must
+//! not consume more than the refill reported.
+
+use crate::error::{BitError, Result};
+
+/// Largest bit count that a single refill guarantees (when input remains).
+pub const MAX_LOOKAHEAD_BITS: u32 = 56;
+
+#[inline(always)]
+const fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// A checked LSB-first reader over a byte slice.
+#[derive(Debug, Clone)]
+pub struct BitReader<'a> {
+    data: &'a [u8],
+    /// Index of the first byte not yet ORed into `lookahead`.
+    byte_pos: usize,
+    /// Buffered bits, the next bit of the stream in bit 0.
+    lookahead: u64,
+    /// How many low bits of `lookahead` are valid (0..=63).
+    bits: u32,
+}
+
+impl<'a> BitReader<'a> {
+    /// A reader positioned at the first bit of `data`.
+    #[inline]
+    pub fn new(data: &'a [u8]) -> Self {
+        BitReader {
+            data,
+            byte_pos: 0,
+            lookahead: 0,
+            bits: 0,
+        }
+    }
+
+    /// The whole underlying buffer.
+    #[inline]
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// Bit offset of the next bit to be read.
+    #[inline]
+    pub fn position(&self) -> u64 {
+        self.byte_pos as u64 * 8 - u64::from(self.bits)
+    }
+
+    /// Total length of the input in bits.
+    #[inline]
+    pub fn bit_len(&self) -> u64 {
+        self.data.len() as u64 * 8
+    }
+
+    /// How many bits are left to read.
+    #[inline]
+    pub fn bits_remaining(&self) -> u64 {
+        (self.data.len() - self.byte_pos) as u64 * 8 + u64::from(self.bits)
+    }
+
+    /// True when no bits are left.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.bits == 0 && self.byte_pos >= self.data.len()
+    }
+
+    /// True when the position is a multiple of eight.
+    #[inline]
+    pub fn is_byte_aligned(&self) -> bool {
+        self.bits % 8 == 0
+    }
+
+    /// Moves the reader to an absolute bit offset.
+    ///
+    /// Fails, leaving the reader unchanged, if the offset lies past the end.
+    pub fn seek(&mut self, bit_offset: u64) -> Result<()> {
+        if bit_offset > self.bit_len() {
+            return Err(BitError::UnexpectedEnd {
+                bit_offset: self.position(),
+                requested: bit_offset.saturating_sub(self.position()),
+                available: self.bits_remaining(),
+            });
+        }
+        // bit_offset / 8 <= data.len(), which is a usize.
+        self.byte_pos = (bit_offset / 8) as usize;
+        self.lookahead = 0;
+        self.bits = 0;
+        let rem = (bit_offset % 8) as u32;
+        if rem != 0 {
+            self.refill_lookahead();
+            self.consume(rem);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn end_error(&self, requested: u64) -> BitError {
+        BitError::UnexpectedEnd {
+            bit_offset: self.position(),
+            requested,
+            available: self.bits_remaining(),
+        }
+    }
+
+    /// Buffers as many bits as possible (at least 56 when that many remain) and
+    /// returns the number buffered.
+    #[inline(always)]
+    pub fn refill_lookahead(&mut self) -> u32 {
+        let word = self
+            .data
+            .get(self.byte_pos..)
+            .and_then(|rest| rest.first_chunk::<8>());
+        match word {
+            Some(bytes) => {
+                self.lookahead |= u64::from_le_bytes(*bytes) << self.bits;
+                self.byte_pos += ((63 - self.bits) >> 3) as usize;
+                self.bits |= 56;
+            }
+            None => self.refill_slow(),
+        }
+        self.bits
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refill_slow(&mut self) {
+        while self.bits <= 56 {
+            let Some(&byte) = self.data.get(self.byte_pos) else {
+                break;
+            };
+            self.lookahead |= u64::from(byte) << self.bits;
+            self.bits += 8;
+            self.byte_pos += 1;
+        }
+    }
+
+    /// Number of bits currently buffered (manual mode).
+    #[inline(always)]
+    pub fn lookahead_bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// The next `count` bits without consuming them (manual mode).
+    ///
+    /// `count` must not exceed [`Self::lookahead_bits`]; bits past the buffered
+    /// count read as whatever the next refill would put there, or zero at the end
+    /// of input.
+    #[inline(always)]
+    pub fn peek(&self, count: u32) -> u64 {
+        debug_assert!(count <= self.bits);
+        self.lookahead & mask(count)
+    }
+
+    /// Drops `count` buffered bits (manual mode).
+    ///
+    /// `count` must not exceed [`Self::lookahead_bits`]. In release builds an
+    /// over-consume is clamped to the buffered bits, so the position never
+    /// passes the end.
+    #[inline(always)]
+    pub fn consume(&mut self, count: u32) {
+        debug_assert!(count <= self.bits);
+        let count = count.min(self.bits);
+        self.lookahead = self.lookahead.checked_shr(count).unwrap_or(0);
+        self.bits -= count;
+    }
+
+    /// Reads up to 64 bits as an unsigned integer.
+    #[inline(always)]
+    pub fn read_bits(&mut self, count: u32) -> Result<u64> {
+        if count <= MAX_LOOKAHEAD_BITS {
+            if self.bits < count && self.refill_lookahead() < count {
+                return Err(self.end_error(u64::from(count)));
+            }
+            let value = self.lookahead & mask(count);
+            self.lookahead >>= count;
+            self.bits -= count;
+            Ok(value)
+        } else {
+            self.read_bits_wide(count)
+        }
+    }
+
+    #[inline(never)]
+    fn read_bits_wide(&mut self, count: u32) -> Result<u64> {
+        if count > 64 {
+            return Err(BitError::TooManyBits { requested: count });
+        }
+        if self.bits_remaining() < u64::from(count) {
+            return Err(self.end_error(u64::from(count)));
+        }
+        let low = self.read_bits(32)?;
+        let high = self.read_bits(count - 32)?;
+        Ok(low | (high << 32))
+    }
+
+    /// Reads one bit.
+    #[inline(always)]
+    pub fn read_bool(&mut self) -> Result<bool> {
+        if self.bits == 0 && self.refill_lookahead() == 0 {
+            return Err(self.end_error(1));
+        }
+        let bit = self.lookahead & 1 == 1;
+        self.lookahead >>= 1;
+        self.bits -= 1;
+        Ok(bit)
+    }
+
+    /// Reads 8 bits.
+    #[inline(always)]
+    pub fn read_u8(&mut self) -> Result<u8> {
+        // Masked to 8 bits by read_bits.
+        Ok(self.read_bits(8)? as u8)
+    }
+
+    /// Reads 16 bits, little-endian.
+    #[inline(always)]
+    pub fn read_u16(&mut self) -> Result<u16> {
+        Ok(self.read_bits(16)? as u16)
+    }
+
+    /// Reads 32 bits, little-endian.
+    #[inline(always)]
+    pub fn read_u32(&mut self) -> Result<u32> {
+        Ok(self.read_bits(32)? as u32)
+    }
+
+    /// Reads 64 bits, little-endian (seed 001 `bit_uint64_le`).
+    #[inline]
+    pub fn read_u64(&mut self) -> Result<u64> {
+        self.read_bits(64)
+    }
+
+    /// Skips `count` bits.
+    pub fn skip_bits(&mut self, count: u64) -> Result<()> {
+        if self.bits_remaining() < count {
+            return Err(self.end_error(count));
+        }
+        self.seek(self.position() + count)
+    }
+
+    /// Borrows `len` bytes without copying when the reader is byte aligned;
+    /// returns `None` (consuming nothing) when it is not.
+    pub fn read_bytes_aligned(&mut self, len: usize) -> Result<Option<&'a [u8]>> {
+        if !self.is_byte_aligned() {
+            return Ok(None);
+        }
+        let start = (self.position() / 8) as usize;
+        match start
+            .checked_add(len)
+            .and_then(|end| self.data.get(start..end))
+        {
+            Some(slice) => {
+                self.byte_pos = start + len;
+                self.lookahead = 0;
+                self.bits = 0;
+                Ok(Some(slice))
+            }
+            None => Err(self.end_error(len as u64 * 8)),
+        }
+    }
+
+    /// Fills `out` with the next `out.len()` bytes, aligned or not.
+    pub fn read_bytes_into(&mut self, out: &mut [u8]) -> Result<()> {
+        if self.bits_remaining() < out.len() as u64 * 8 {
+            return Err(self.end_error(out.len() as u64 * 8));
+        }
+        if let Some(slice) = self.read_bytes_aligned(out.len())? {
+            out.copy_from_slice(slice);
+            return Ok(());
+        }
+        let mut chunks = out.chunks_exact_mut(7);
+        for chunk in &mut chunks {
+            let word = self.read_bits(56)?.to_le_bytes();
+            chunk.copy_from_slice(&word[..7]);
+        }
+        for byte in chunks.into_remainder() {
+            *byte = self.read_u8()?;
+        }
+        Ok(())
+    }
+
+    /// Reads `len` bytes into a new vector. The length is checked against the
+    /// remaining input before anything is allocated.
+    pub fn read_bytes(&mut self, len: usize) -> Result<Vec<u8>> {
+        if self.bits_remaining() < len as u64 * 8 {
+            return Err(self.end_error(len as u64 * 8));
+        }
+        let mut out = vec![0u8; len];
+        self.read_bytes_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Reads `bit_count` bits into a new byte vector, LSB-first; the last byte
+    /// holds the remaining `bit_count % 8` bits in its low bits.
+    pub fn read_bits_to_vec(&mut self, bit_count: u64) -> Result<Vec<u8>> {
+        if self.bits_remaining() < bit_count {
+            return Err(self.end_error(bit_count));
+        }
+        let whole = (bit_count / 8) as usize;
+        let mut out = self.read_bytes(whole)?;
+        let rest = (bit_count % 8) as u32;
+        if rest != 0 {
+            out.push(self.read_bits(rest)? as u8);
+        }
+        Ok(out)
+    }
+}
