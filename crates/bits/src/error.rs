@@ -66,6 +66,14 @@ pub enum BitError {
         /// Bit offset of the padding.
         bit_offset: u64,
     },
+    /// A serialized string is not valid UTF-8 or holds a NUL byte.
+    #[error("string at bit {bit_offset} is malformed: {reason}")]
+    InvalidString {
+        /// Bit offset of the string's bytes.
+        bit_offset: u64,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// Parameters of a quantized or compressed float encoding are invalid.
     #[error("invalid float encoding parameters: {0}")]
     InvalidEncoding(&'static str),

@@ -38,6 +38,7 @@
 
 use crate::error::{BitError, Result};
 use crate::reader::BitReader;
+use crate::writer::BitWriter;
 
 /// The value is exactly `low` when the escape bit is set.
 pub const QFF_ROUND_DOWN: u32 = 1 << 0;
@@ -190,8 +191,76 @@ impl QuantizedFloat {
                 return Ok(0.0);
             }
         }
-        let raw = reader.read_bits(self.bit_count)? as f64;
-        Ok(raw.mul_add(self.scale, f64::from(self.low)) as f32)
+        let raw = reader.read_bits(self.bit_count)?;
+        Ok(self.value_of_step(raw))
+    }
+
+    /// The value [`Self::decode`] returns for the quantized step `step`: one
+    /// multiply-add in double precision, rounded once to `f32`.
+    #[inline(always)]
+    pub fn value_of_step(&self, step: u64) -> f32 {
+        (step as f64).mul_add(self.scale, f64::from(self.low)) as f32
+    }
+
+    /// Encodes `value` so that [`Self::decode`] returns
+    /// [`Self::encoded_value`]`(value)`.
+    ///
+    /// Raw-float fields write the 32 bits of `value`. Quantized fields write
+    /// the escape bits that remain after setup, in the decoder's order: *round
+    /// down* is set for a value at or below `low`, *round up* for a value at or
+    /// above `high`, *zero* for exactly 0.0; otherwise every escape bit is
+    /// clear and the step [`Self::step_of`] follows (values outside the range
+    /// clamp to the nearest end). A NaN cannot be quantized and is an error.
+    pub fn encode(&self, writer: &mut BitWriter, value: f32) -> Result<()> {
+        if self.no_scale {
+            writer.write_f32(value);
+            return Ok(());
+        }
+        if value.is_nan() {
+            return Err(BitError::Unencodable("quantized float value is NaN"));
+        }
+        if self.flags & QFF_ROUND_DOWN != 0 {
+            let escape = value <= self.low;
+            writer.write_bool(escape);
+            if escape {
+                return Ok(());
+            }
+        }
+        if self.flags & QFF_ROUND_UP != 0 {
+            let escape = value >= self.high;
+            writer.write_bool(escape);
+            if escape {
+                return Ok(());
+            }
+        }
+        if self.flags & QFF_ENCODE_ZERO_EXACTLY != 0 {
+            let escape = value == 0.0;
+            writer.write_bool(escape);
+            if escape {
+                return Ok(());
+            }
+        }
+        writer.write_bits(u64::from(self.step_of(value)), self.bit_count)
+    }
+
+    /// The value the decoder returns after [`Self::encode`]`(value)`: `value`
+    /// itself for raw floats, an escape value (`low`, `high`, 0.0) when one
+    /// applies, otherwise [`Self::value_of_step`] of [`Self::step_of`]. NaN is
+    /// returned unchanged (it is not encodable when quantized).
+    pub fn encoded_value(&self, value: f32) -> f32 {
+        if self.no_scale || value.is_nan() {
+            return value;
+        }
+        if self.flags & QFF_ROUND_DOWN != 0 && value <= self.low {
+            return self.low;
+        }
+        if self.flags & QFF_ROUND_UP != 0 && value >= self.high {
+            return self.high;
+        }
+        if self.flags & QFF_ENCODE_ZERO_EXACTLY != 0 && value == 0.0 {
+            return 0.0;
+        }
+        self.value_of_step(u64::from(self.step_of(value)))
     }
 }
 

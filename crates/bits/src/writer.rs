@@ -68,7 +68,7 @@ impl BitWriter {
 
     /// Writes up to 32 bits; `value` must fit in `count` bits.
     #[inline(always)]
-    fn write_bits_unchecked(&mut self, value: u64, count: u32) {
+    pub(crate) fn write_bits_unchecked(&mut self, value: u64, count: u32) {
         debug_assert!(count <= 32);
         self.scratch |= value << self.scratch_bits;
         self.scratch_bits += count;
