@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod tg;
+
 /// Read and write the bit-packed binary data of game networking.
 #[derive(Debug, Parser)]
 #[command(name = "gamewire", version, about, long_about = None)]
@@ -17,11 +19,16 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    /// Star Trek: Bridge Commander TGBufferStream: CF16 and field-list decoding.
+    Tg(tg::TgArgs),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result: Result<(), String> = match cli.command {};
+    let result: Result<(), String> = match cli.command {
+        Command::Tg(args) => tg::run(args),
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
