@@ -1,0 +1,26 @@
+//! Teeworlds 0.7 network protocol, sans-IO.
+//!
+//! Layers, bottom up:
+//! * [`int`]: the variable-length int (`CVariableInt`), packer and unpacker.
+//! * [`huffman`]: the packet compressor.
+//! * [`packet`]: packet header, control messages, connless packets, chunks.
+//! * [`msg`]: every 0.7.5 system and game message as typed values.
+//! * [`connless`]: server info request and reply (`gie3` / `inf3`).
+//! * [`snapshot`]: snapshots, deltas, CRC, multi-part reassembly, typed objects.
+//! * [`decoder`]: a stateful decoder for captured traffic (datagram to
+//!   messages and snapshots, per direction).
+//! * [`conn`]: the connection state machine; time in, datagrams out.
+//! * [`pcap`]: Teeworlds datagrams out of a pcap capture.
+//!
+//! Nothing here opens sockets or reads clocks.
+#![forbid(unsafe_code)]
+
+pub mod connless;
+pub mod decoder;
+pub mod huffman;
+pub mod int;
+pub mod map;
+pub mod msg;
+pub mod packet;
+pub mod pcap;
+pub mod snapshot;
