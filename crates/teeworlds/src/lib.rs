@@ -15,6 +15,7 @@
 //! Nothing here opens sockets or reads clocks.
 #![forbid(unsafe_code)]
 
+pub mod conn;
 pub mod connless;
 pub mod decoder;
 pub mod huffman;
