@@ -1,0 +1,404 @@
+//! The demo container: magic, header bytes and frames.
+//!
+//! A Source 2 demo (`.dem`) starts with the eight bytes `PBDEMS2\0`, then
+//! eight bytes whose meaning is not public (two little-endian 32-bit offsets
+//! in practice; we skip them), then a sequence of *frames*. Each frame is
+//!
+//! ```text
+//! varint command   (EDemoCommands; bit 6, value 64, flags snappy compression)
+//! varint tick      (2^32-1 for frames before the first tick, read as -1)
+//! varint size      (payload bytes)
+//! payload          (a protobuf message chosen by the command; raw snappy when
+//!                   compressed — the block format, not the framing format)
+//! ```
+//!
+//! `DEM_Stop` ends the stream. Commands above the ones we know (a newer game
+//! build) are returned as [`DemoCommand::Unknown`] so the caller can skip them
+//! with a warning.
+
+use crate::error::{DemoError, ErrorKind, Location};
+
+/// The magic of a Source 2 demo.
+pub const MAGIC_SOURCE2: &[u8; 8] = b"PBDEMS2\0";
+/// The magic of a Source 1 demo.
+pub const MAGIC_SOURCE1: &[u8; 8] = b"HL2DEMO\0";
+/// Bytes before the first frame: magic plus eight unknown bytes.
+pub const HEADER_LEN: usize = 16;
+/// The compression flag in a frame's command.
+pub const DEM_IS_COMPRESSED: u32 = 64;
+/// Largest decompressed frame we accept (256 MiB, far above any real frame).
+pub const MAX_DECOMPRESSED_FRAME: usize = 256 << 20;
+
+/// A frame's command (`EDemoCommands`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[non_exhaustive]
+pub enum DemoCommand {
+    /// `DEM_Stop` (0): end of the frames.
+    Stop,
+    /// `DEM_FileHeader` (1).
+    FileHeader,
+    /// `DEM_FileInfo` (2).
+    FileInfo,
+    /// `DEM_SyncTick` (3): the end of signon.
+    SyncTick,
+    /// `DEM_SendTables` (4).
+    SendTables,
+    /// `DEM_ClassInfo` (5).
+    ClassInfo,
+    /// `DEM_StringTables` (6).
+    StringTables,
+    /// `DEM_Packet` (7).
+    Packet,
+    /// `DEM_SignonPacket` (8).
+    SignonPacket,
+    /// `DEM_ConsoleCmd` (9).
+    ConsoleCmd,
+    /// `DEM_CustomData` (10).
+    CustomData,
+    /// `DEM_CustomDataCallbacks` (11).
+    CustomDataCallbacks,
+    /// `DEM_UserCmd` (12).
+    UserCmd,
+    /// `DEM_FullPacket` (13).
+    FullPacket,
+    /// `DEM_SaveGame` (14).
+    SaveGame,
+    /// `DEM_SpawnGroups` (15).
+    SpawnGroups,
+    /// `DEM_AnimationData` (16).
+    AnimationData,
+    /// `DEM_AnimationHeader` (17).
+    AnimationHeader,
+    /// `DEM_Recovery` (18).
+    Recovery,
+    /// A command this parser does not know (newer game build).
+    Unknown(u32),
+}
+
+impl DemoCommand {
+    /// The command for a raw value (without the compression flag).
+    pub fn from_raw(raw: u32) -> Self {
+        use DemoCommand::*;
+        match raw {
+            0 => Stop,
+            1 => FileHeader,
+            2 => FileInfo,
+            3 => SyncTick,
+            4 => SendTables,
+            5 => ClassInfo,
+            6 => StringTables,
+            7 => Packet,
+            8 => SignonPacket,
+            9 => ConsoleCmd,
+            10 => CustomData,
+            11 => CustomDataCallbacks,
+            12 => UserCmd,
+            13 => FullPacket,
+            14 => SaveGame,
+            15 => SpawnGroups,
+            16 => AnimationData,
+            17 => AnimationHeader,
+            18 => Recovery,
+            other => Unknown(other),
+        }
+    }
+
+    /// The engine's name for the command.
+    pub fn name(self) -> String {
+        use DemoCommand::*;
+        let s = match self {
+            Stop => "DEM_Stop",
+            FileHeader => "DEM_FileHeader",
+            FileInfo => "DEM_FileInfo",
+            SyncTick => "DEM_SyncTick",
+            SendTables => "DEM_SendTables",
+            ClassInfo => "DEM_ClassInfo",
+            StringTables => "DEM_StringTables",
+            Packet => "DEM_Packet",
+            SignonPacket => "DEM_SignonPacket",
+            ConsoleCmd => "DEM_ConsoleCmd",
+            CustomData => "DEM_CustomData",
+            CustomDataCallbacks => "DEM_CustomDataCallbacks",
+            UserCmd => "DEM_UserCmd",
+            FullPacket => "DEM_FullPacket",
+            SaveGame => "DEM_SaveGame",
+            SpawnGroups => "DEM_SpawnGroups",
+            AnimationData => "DEM_AnimationData",
+            AnimationHeader => "DEM_AnimationHeader",
+            Recovery => "DEM_Recovery",
+            Unknown(n) => return format!("DEM_Unknown({n})"),
+        };
+        s.to_string()
+    }
+}
+
+/// One frame, its payload decompressed.
+#[derive(Debug, Clone)]
+pub struct Frame<'a> {
+    /// The command.
+    pub command: DemoCommand,
+    /// The tick; `-1` for frames before the first tick (raw 2^32-1).
+    pub tick: i32,
+    /// Whether the payload was snappy-compressed in the file.
+    pub compressed: bool,
+    /// Byte offset of the frame header in the file.
+    pub offset: u64,
+    /// Index of the frame.
+    pub index: u64,
+    /// The payload (decompressed).
+    pub payload: std::borrow::Cow<'a, [u8]>,
+}
+
+/// Reads a protobuf-style varint from `data` at `*pos`; at most five bytes.
+pub(crate) fn read_varint32(
+    data: &[u8],
+    pos: &mut usize,
+    what: &'static str,
+) -> Result<u32, ErrorKind> {
+    let mut value = 0u32;
+    for i in 0..5 {
+        let Some(&byte) = data.get(*pos) else {
+            return Err(ErrorKind::Truncated {
+                what,
+                needed: 1,
+                available: 0,
+            });
+        };
+        *pos += 1;
+        value |= u32::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Ok(value);
+        }
+    }
+    Err(ErrorKind::BadVarint { what })
+}
+
+/// Iterates over the frames of a demo held in memory.
+#[derive(Debug, Clone)]
+pub struct FrameReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    index: u64,
+    last_tick: i32,
+    done: bool,
+}
+
+impl<'a> FrameReader<'a> {
+    /// Checks the magic and positions at the first frame.
+    pub fn new(data: &'a [u8]) -> Result<Self, DemoError> {
+        let location = Location {
+            byte_offset: 0,
+            frame: 0,
+            tick: -1,
+        };
+        let magic = data.get(..8);
+        if magic == Some(MAGIC_SOURCE1.as_slice()) {
+            return Err(DemoError {
+                kind: ErrorKind::Source1Demo,
+                location,
+            });
+        }
+        if magic != Some(MAGIC_SOURCE2.as_slice()) {
+            let head = &data[..data.len().min(8)];
+            return Err(DemoError {
+                kind: ErrorKind::BadMagic {
+                    found: String::from_utf8_lossy(head).into_owned(),
+                },
+                location,
+            });
+        }
+        if data.len() < HEADER_LEN {
+            return Err(DemoError {
+                kind: ErrorKind::Truncated {
+                    what: "file header",
+                    needed: HEADER_LEN as u64,
+                    available: data.len() as u64,
+                },
+                location,
+            });
+        }
+        Ok(FrameReader {
+            data,
+            pos: HEADER_LEN,
+            index: 0,
+            last_tick: -1,
+            done: false,
+        })
+    }
+
+    /// Byte offset of the next frame.
+    pub fn offset(&self) -> u64 {
+        self.pos as u64
+    }
+
+    /// Index of the next frame.
+    pub fn frame_index(&self) -> u64 {
+        self.index
+    }
+
+    /// Tick of the last frame read.
+    pub fn last_tick(&self) -> i32 {
+        self.last_tick
+    }
+
+    fn location(&self, offset: usize) -> Location {
+        Location {
+            byte_offset: offset as u64,
+            frame: self.index,
+            tick: self.last_tick,
+        }
+    }
+
+    /// The next frame, `None` at the clean end of the data. Frames after
+    /// `DEM_Stop` (CS2 writes `DEM_FileInfo` there) are returned too.
+    pub fn next_frame(&mut self) -> Result<Option<Frame<'a>>, DemoError> {
+        if self.done || self.pos >= self.data.len() {
+            return Ok(None);
+        }
+        let start = self.pos;
+        let mut pos = self.pos;
+        let header = (|| {
+            let cmd = read_varint32(self.data, &mut pos, "frame command")?;
+            let tick = read_varint32(self.data, &mut pos, "frame tick")?;
+            let size = read_varint32(self.data, &mut pos, "frame size")?;
+            Ok::<_, ErrorKind>((cmd, tick, size))
+        })();
+        let (cmd, raw_tick, size) = header.map_err(|kind| DemoError {
+            kind,
+            location: self.location(start),
+        })?;
+        // 2^32-1 is "before the first tick"; as i32 it is -1.
+        let tick = raw_tick as i32;
+        self.last_tick = tick;
+        let compressed = cmd & DEM_IS_COMPRESSED != 0;
+        let command = DemoCommand::from_raw(cmd & !DEM_IS_COMPRESSED);
+        let size = size as usize;
+        let Some(raw) = pos
+            .checked_add(size)
+            .and_then(|end| self.data.get(pos..end))
+        else {
+            let available = (self.data.len() - pos) as u64;
+            return Err(DemoError {
+                kind: ErrorKind::Truncated {
+                    what: "frame payload",
+                    needed: size as u64,
+                    available,
+                },
+                location: self.location(start),
+            });
+        };
+        let payload = if compressed {
+            let len = snap::raw::decompress_len(raw).map_err(|e| DemoError {
+                kind: ErrorKind::Snappy {
+                    what: "frame payload",
+                    message: e.to_string(),
+                },
+                location: self.location(start),
+            })?;
+            // A snappy block expands at most ~ 21.3x per input byte; reject
+            // claims no input of this size can justify.
+            if len > MAX_DECOMPRESSED_FRAME || len > raw.len().saturating_mul(32).max(64) {
+                return Err(DemoError {
+                    kind: ErrorKind::LimitExceeded {
+                        what: "decompressed frame size",
+                        value: len as u64,
+                        limit: (raw.len().saturating_mul(32).max(64)).min(MAX_DECOMPRESSED_FRAME)
+                            as u64,
+                    },
+                    location: self.location(start),
+                });
+            }
+            let out = snap::raw::Decoder::new()
+                .decompress_vec(raw)
+                .map_err(|e| DemoError {
+                    kind: ErrorKind::Snappy {
+                        what: "frame payload",
+                        message: e.to_string(),
+                    },
+                    location: self.location(start),
+                })?;
+            std::borrow::Cow::Owned(out)
+        } else {
+            std::borrow::Cow::Borrowed(raw)
+        };
+        self.pos = pos + size;
+        let frame = Frame {
+            command,
+            tick,
+            compressed,
+            offset: start as u64,
+            index: self.index,
+            payload,
+        };
+        self.index += 1;
+        Ok(Some(frame))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn frame(cmd: u32, tick: u32, payload: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for mut v in [cmd, tick, payload.len() as u32] {
+            loop {
+                let b = (v & 0x7f) as u8;
+                v >>= 7;
+                if v == 0 {
+                    out.push(b);
+                    break;
+                }
+                out.push(b | 0x80);
+            }
+        }
+        out.extend_from_slice(payload);
+        out
+    }
+
+    #[test]
+    fn reads_frames_and_pre_record_tick() {
+        let mut data = b"PBDEMS2\0\0\0\0\0\0\0\0\0".to_vec();
+        data.extend(frame(3, u32::MAX, &[]));
+        let compressed = snap::raw::Encoder::new()
+            .compress_vec(b"hello hello hello")
+            .unwrap();
+        data.extend(frame(7 | 64, 5, &compressed));
+        data.extend(frame(99, 6, b"x"));
+        data.extend(frame(0, 7, &[]));
+        let mut r = FrameReader::new(&data).unwrap();
+        let f = r.next_frame().unwrap().unwrap();
+        assert_eq!((f.command, f.tick), (DemoCommand::SyncTick, -1));
+        let f = r.next_frame().unwrap().unwrap();
+        assert_eq!(f.command, DemoCommand::Packet);
+        assert!(f.compressed);
+        assert_eq!(&*f.payload, b"hello hello hello");
+        let f = r.next_frame().unwrap().unwrap();
+        assert_eq!(f.command, DemoCommand::Unknown(99));
+        let f = r.next_frame().unwrap().unwrap();
+        assert_eq!(f.command, DemoCommand::Stop);
+        assert!(r.next_frame().unwrap().is_none());
+        assert!(r.next_frame().unwrap().is_none());
+    }
+
+    #[test]
+    fn rejects_source1_and_garbage() {
+        let e = FrameReader::new(b"HL2DEMO\0aaaaaaaaaaaa").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Source1Demo);
+        let e = FrameReader::new(b"hello").unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::BadMagic { .. }));
+    }
+
+    #[test]
+    fn truncated_payload_reports_offset() {
+        let mut data = b"PBDEMS2\0\0\0\0\0\0\0\0\0".to_vec();
+        data.extend(frame(7, 1, b"abcdef"));
+        data.truncate(data.len() - 2);
+        let mut r = FrameReader::new(&data).unwrap();
+        let e = r.next_frame().unwrap_err();
+        assert!(e.is_truncation());
+        assert_eq!(e.location.byte_offset, 16);
+        assert_eq!(e.location.tick, 1);
+    }
+}

@@ -1,0 +1,591 @@
+//! Field paths and the huffman-coded operations that produce them.
+//!
+//! An entity update names the fields it changes by *field paths*: up to
+//! seven indices, the first into the entity's serializer, the next into an
+//! array element or a nested serializer, and so on. The paths are sent as a
+//! sequence of operations, each huffman coded, that edit the previous path:
+//! `PlusOne` advances the last index, `PushOne...` descends, `PopAllButOne...`
+//! returns to the top level, and so on. Every operation but `FieldPathEncodeFinish`
+//! yields one path. All paths come first, then one value per path.
+//!
+//! The 40 operations, their weights and effects are published in
+//! dotabuff/manta `field_path.go` and saul/demofile-net
+//! `FieldPathEncoding.g.cs` (which lists the resulting codes). The huffman
+//! tree is built from the weights (0 counted as 1) with a min-heap that, on
+//! equal weights, pops the node with the higher symbol first; new internal
+//! nodes take symbols 40, 41, ...; bit 0 is the left child.
+//!
+//! Decoding uses a 2^17-entry lookup table indexed by the next 17 bits (the
+//! longest code); near the end of the input it walks the tree bit by bit.
+
+use std::sync::OnceLock;
+
+use gamewire_bits::{BitError, BitReader};
+
+/// Deepest field path.
+pub const MAX_DEPTH: usize = 7;
+/// Most field paths one entity update may carry.
+pub const MAX_PATHS_PER_UPDATE: usize = 1 << 16;
+
+/// A path of up to [`MAX_DEPTH`] indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FieldPath {
+    path: [i32; MAX_DEPTH],
+    last: usize,
+}
+
+impl Default for FieldPath {
+    fn default() -> Self {
+        FieldPath {
+            path: [-1, 0, 0, 0, 0, 0, 0],
+            last: 0,
+        }
+    }
+}
+
+impl FieldPath {
+    /// A path from indices (at most seven; extra indices are dropped).
+    pub fn from_slice(indices: &[i32]) -> Self {
+        let mut fp = FieldPath {
+            path: [0; MAX_DEPTH],
+            last: indices.len().clamp(1, MAX_DEPTH) - 1,
+        };
+        for (slot, &i) in fp.path.iter_mut().zip(indices) {
+            *slot = i;
+        }
+        fp
+    }
+
+    /// The indices.
+    pub fn as_slice(&self) -> &[i32] {
+        &self.path[..=self.last]
+    }
+
+    /// Number of indices.
+    #[allow(clippy::len_without_is_empty)]
+    pub fn len(&self) -> usize {
+        self.last + 1
+    }
+
+    /// A compact key: each index plus one in 17 bits. `None` when an index is
+    /// negative or too large.
+    pub fn key(&self) -> Option<u128> {
+        let mut key = 0u128;
+        for (i, &c) in self.as_slice().iter().enumerate() {
+            if !(0..(1 << 17) - 1).contains(&c) {
+                return None;
+            }
+            key |= ((c as u128) + 1) << (17 * i);
+        }
+        Some(key)
+    }
+
+    /// The key of the first `len` indices.
+    pub fn prefix_key(&self, len: usize) -> Option<u128> {
+        let mut p = *self;
+        p.last = len.clamp(1, MAX_DEPTH) - 1;
+        p.key()
+    }
+
+    fn last_mut(&mut self) -> &mut i32 {
+        // last < MAX_DEPTH by construction.
+        &mut self.path[self.last]
+    }
+
+    fn push(&mut self, value: i32) -> Result<(), FieldPathError> {
+        if self.last + 1 >= MAX_DEPTH {
+            return Err(FieldPathError::TooDeep);
+        }
+        self.last += 1;
+        self.path[self.last] = value;
+        Ok(())
+    }
+
+    fn pop(&mut self, n: usize) -> Result<(), FieldPathError> {
+        if n > self.last {
+            return Err(FieldPathError::PopTooFar);
+        }
+        for _ in 0..n {
+            self.path[self.last] = 0;
+            self.last -= 1;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[")?;
+        for (i, c) in self.as_slice().iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{c}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+/// Why a field-path sequence could not be decoded.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FieldPathError {
+    /// A push past seven indices.
+    #[error("field path deeper than 7")]
+    TooDeep,
+    /// A pop past the first index.
+    #[error("field path pop past the root")]
+    PopTooFar,
+    /// More paths than an update may carry.
+    #[error("more than {MAX_PATHS_PER_UPDATE} field paths in one update")]
+    TooMany,
+    /// The bitstream ended or was malformed.
+    #[error("{0}")]
+    Bits(#[from] BitError),
+}
+
+/// The operations in symbol order, with their weights.
+pub const OPS: [(&str, u32); 40] = [
+    ("PlusOne", 36271),
+    ("PlusTwo", 10334),
+    ("PlusThree", 1375),
+    ("PlusFour", 646),
+    ("PlusN", 4128),
+    ("PushOneLeftDeltaZeroRightZero", 35),
+    ("PushOneLeftDeltaZeroRightNonZero", 3),
+    ("PushOneLeftDeltaOneRightZero", 521),
+    ("PushOneLeftDeltaOneRightNonZero", 2942),
+    ("PushOneLeftDeltaNRightZero", 560),
+    ("PushOneLeftDeltaNRightNonZero", 471),
+    ("PushOneLeftDeltaNRightNonZeroPack6Bits", 10530),
+    ("PushOneLeftDeltaNRightNonZeroPack8Bits", 251),
+    ("PushTwoLeftDeltaZero", 0),
+    ("PushTwoPack5LeftDeltaZero", 0),
+    ("PushThreeLeftDeltaZero", 0),
+    ("PushThreePack5LeftDeltaZero", 0),
+    ("PushTwoLeftDeltaOne", 0),
+    ("PushTwoPack5LeftDeltaOne", 0),
+    ("PushThreeLeftDeltaOne", 0),
+    ("PushThreePack5LeftDeltaOne", 0),
+    ("PushTwoLeftDeltaN", 0),
+    ("PushTwoPack5LeftDeltaN", 0),
+    ("PushThreeLeftDeltaN", 0),
+    ("PushThreePack5LeftDeltaN", 0),
+    ("PushN", 0),
+    ("PushNAndNonTopological", 310),
+    ("PopOnePlusOne", 2),
+    ("PopOnePlusN", 0),
+    ("PopAllButOnePlusOne", 1837),
+    ("PopAllButOnePlusN", 149),
+    ("PopAllButOnePlusNPack3Bits", 300),
+    ("PopAllButOnePlusNPack6Bits", 634),
+    ("PopNPlusOne", 0),
+    ("PopNPlusN", 0),
+    ("PopNAndNonTopographical", 1),
+    ("NonTopoComplex", 76),
+    ("NonTopoPenultimatePlusOne", 271),
+    ("NonTopoComplexPack4Bits", 99),
+    ("FieldPathEncodeFinish", 25474),
+];
+
+const FINISH: u8 = 39;
+/// Longest code, in bits.
+pub const MAX_CODE_LEN: u32 = 17;
+
+/// The huffman code of each operation: (bits, length), first bit in bit 0.
+pub fn codes() -> &'static [(u32, u32); 40] {
+    &tables().codes
+}
+
+struct Tables {
+    codes: [(u32, u32); 40],
+    /// Tree nodes: (left, right); a value >= 0x8000 is a leaf (op | 0x8000).
+    tree: Vec<(u16, u16)>,
+    root: u16,
+    /// (op << 8) | code length, indexed by the next 17 bits.
+    lookup: Vec<u16>,
+}
+
+fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(build_tables)
+}
+
+fn build_tables() -> Tables {
+    // Heap entries: (weight, symbol, node id). Node ids: leaf op | 0x8000,
+    // internal = index into `tree`.
+    #[derive(Clone, Copy)]
+    struct Node {
+        weight: u32,
+        symbol: u32,
+        id: u16,
+    }
+    let mut heap: Vec<Node> = OPS
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, w))| Node {
+            weight: w.max(1),
+            symbol: i as u32,
+            id: 0x8000 | i as u16,
+        })
+        .collect();
+    let mut tree: Vec<(u16, u16)> = Vec::new();
+    let mut next_symbol = 40u32;
+    // Pops the minimum: lowest weight, and among equal weights the highest symbol.
+    let pop = |heap: &mut Vec<Node>| -> Option<Node> {
+        let mut best = 0usize;
+        for (i, n) in heap.iter().enumerate() {
+            let b = heap.get(best)?;
+            if n.weight < b.weight || (n.weight == b.weight && n.symbol > b.symbol) {
+                best = i;
+            }
+        }
+        if heap.is_empty() {
+            None
+        } else {
+            Some(heap.swap_remove(best))
+        }
+    };
+    let mut root = 0u16;
+    while heap.len() > 1 {
+        let (Some(a), Some(b)) = (pop(&mut heap), pop(&mut heap)) else {
+            break;
+        };
+        tree.push((a.id, b.id));
+        let id = (tree.len() - 1) as u16;
+        heap.push(Node {
+            weight: a.weight + b.weight,
+            symbol: next_symbol,
+            id,
+        });
+        next_symbol += 1;
+        root = id;
+    }
+    let mut codes = [(0u32, 0u32); 40];
+    let mut stack = vec![(root, 0u32, 0u32)];
+    while let Some((id, bits, len)) = stack.pop() {
+        if id & 0x8000 != 0 {
+            if let Some(slot) = codes.get_mut(usize::from(id & 0x7fff)) {
+                *slot = (bits, len);
+            }
+            continue;
+        }
+        if let Some(&(l, r)) = tree.get(usize::from(id)) {
+            stack.push((l, bits, len + 1));
+            stack.push((r, bits | (1 << len), len + 1));
+        }
+    }
+    let mut lookup = vec![0u16; 1 << MAX_CODE_LEN];
+    for (op, &(bits, len)) in codes.iter().enumerate() {
+        if len == 0 || len > MAX_CODE_LEN {
+            continue;
+        }
+        let entry = ((op as u16) << 8) | len as u16;
+        let step = 1usize << len;
+        let mut i = bits as usize;
+        while i < lookup.len() {
+            if let Some(slot) = lookup.get_mut(i) {
+                *slot = entry;
+            }
+            i += step;
+        }
+    }
+    Tables {
+        codes,
+        tree,
+        root,
+        lookup,
+    }
+}
+
+#[inline(always)]
+fn next_op(r: &mut BitReader<'_>, t: &Tables) -> Result<u8, FieldPathError> {
+    if r.lookahead_bits() >= MAX_CODE_LEN || r.refill_lookahead() >= MAX_CODE_LEN {
+        let entry = t
+            .lookup
+            .get(r.peek(MAX_CODE_LEN) as usize)
+            .copied()
+            .unwrap_or(0);
+        r.consume(u32::from(entry & 0xff));
+        return Ok((entry >> 8) as u8);
+    }
+    // Slow path near the end of input: walk the tree.
+    let mut node = t.root;
+    loop {
+        let (l, rt) = t
+            .tree
+            .get(usize::from(node))
+            .copied()
+            .unwrap_or((0x8000 | 39, 0x8000 | 39));
+        node = if r.read_bool()? { rt } else { l };
+        if node & 0x8000 != 0 {
+            return Ok((node & 0x7fff) as u8);
+        }
+    }
+}
+
+fn read_varint32(r: &mut BitReader<'_>) -> Result<i32, BitError> {
+    r.read_varint32()
+}
+
+/// Applies one operation (not `Finish`) to `fp`.
+fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), FieldPathError> {
+    let fpu = |r: &mut BitReader<'_>| r.read_ubitvar_fieldpath().map(|v| v as i32);
+    let bits = |r: &mut BitReader<'_>, n: u32| r.read_bits(n).map(|v| v as i32);
+    match op {
+        0 => *fp.last_mut() = fp.last_mut().wrapping_add(1),
+        1 => *fp.last_mut() = fp.last_mut().wrapping_add(2),
+        2 => *fp.last_mut() = fp.last_mut().wrapping_add(3),
+        3 => *fp.last_mut() = fp.last_mut().wrapping_add(4),
+        4 => {
+            let n = fpu(r)?;
+            *fp.last_mut() = fp.last_mut().wrapping_add(n).wrapping_add(5);
+        }
+        5 => fp.push(0)?,
+        6 => {
+            let n = fpu(r)?;
+            fp.push(n)?;
+        }
+        7 => {
+            *fp.last_mut() = fp.last_mut().wrapping_add(1);
+            fp.push(0)?;
+        }
+        8 => {
+            *fp.last_mut() = fp.last_mut().wrapping_add(1);
+            let n = fpu(r)?;
+            fp.push(n)?;
+        }
+        9 => {
+            let n = fpu(r)?;
+            *fp.last_mut() = fp.last_mut().wrapping_add(n);
+            fp.push(0)?;
+        }
+        10 => {
+            let a = fpu(r)?;
+            let b = fpu(r)?;
+            *fp.last_mut() = fp.last_mut().wrapping_add(a).wrapping_add(2);
+            fp.push(b.wrapping_add(1))?;
+        }
+        11 => {
+            let a = bits(r, 3)?;
+            let b = bits(r, 3)?;
+            *fp.last_mut() = fp.last_mut().wrapping_add(a + 2);
+            fp.push(b + 1)?;
+        }
+        12 => {
+            let a = bits(r, 4)?;
+            let b = bits(r, 4)?;
+            *fp.last_mut() = fp.last_mut().wrapping_add(a + 2);
+            fp.push(b + 1)?;
+        }
+        13..=25 => {
+            // The push-two/three family and PushN.
+            let (count, pack5, delta): (i32, bool, u8) = match op {
+                13 => (2, false, 0),
+                14 => (2, true, 0),
+                15 => (3, false, 0),
+                16 => (3, true, 0),
+                17 => (2, false, 1),
+                18 => (2, true, 1),
+                19 => (3, false, 1),
+                20 => (3, true, 1),
+                21 => (2, false, 2),
+                22 => (2, true, 2),
+                23 => (3, false, 2),
+                24 => (3, true, 2),
+                _ => (-1, false, 3),
+            };
+            let count = match delta {
+                1 => {
+                    *fp.last_mut() = fp.last_mut().wrapping_add(1);
+                    count
+                }
+                2 => {
+                    let n = r.read_ubitvar()? as i32;
+                    *fp.last_mut() = fp.last_mut().wrapping_add(n).wrapping_add(2);
+                    count
+                }
+                3 => {
+                    let n = r.read_ubitvar()?;
+                    let d = r.read_ubitvar()? as i32;
+                    *fp.last_mut() = fp.last_mut().wrapping_add(d);
+                    if n as usize >= MAX_DEPTH {
+                        return Err(FieldPathError::TooDeep);
+                    }
+                    n as i32
+                }
+                _ => count,
+            };
+            for _ in 0..count {
+                let v = if pack5 { bits(r, 5)? } else { fpu(r)? };
+                fp.push(v)?;
+            }
+        }
+        26 => {
+            for i in 0..=fp.last {
+                if r.read_bool()? {
+                    fp.path[i] = fp.path[i].wrapping_add(read_varint32(r)?).wrapping_add(1);
+                }
+            }
+            let n = r.read_ubitvar()?;
+            if n as usize >= MAX_DEPTH {
+                return Err(FieldPathError::TooDeep);
+            }
+            for _ in 0..n {
+                let v = fpu(r)?;
+                fp.push(v)?;
+            }
+        }
+        27 => {
+            fp.pop(1)?;
+            *fp.last_mut() = fp.last_mut().wrapping_add(1);
+        }
+        28 => {
+            fp.pop(1)?;
+            let n = fpu(r)?;
+            *fp.last_mut() = fp.last_mut().wrapping_add(n).wrapping_add(1);
+        }
+        29..=32 => {
+            fp.pop(fp.last)?;
+            let n = match op {
+                29 => 0,
+                30 => fpu(r)?,
+                31 => bits(r, 3)?,
+                _ => bits(r, 6)?,
+            };
+            fp.path[0] = fp.path[0].wrapping_add(n).wrapping_add(1);
+        }
+        33 => {
+            let n = fpu(r)? as usize;
+            fp.pop(n)?;
+            *fp.last_mut() = fp.last_mut().wrapping_add(1);
+        }
+        34 => {
+            let n = fpu(r)? as usize;
+            fp.pop(n)?;
+            let d = read_varint32(r)?;
+            *fp.last_mut() = fp.last_mut().wrapping_add(d);
+        }
+        35 => {
+            let n = fpu(r)? as usize;
+            fp.pop(n)?;
+            for i in 0..=fp.last {
+                if r.read_bool()? {
+                    fp.path[i] = fp.path[i].wrapping_add(read_varint32(r)?);
+                }
+            }
+        }
+        36 => {
+            for i in 0..=fp.last {
+                if r.read_bool()? {
+                    fp.path[i] = fp.path[i].wrapping_add(read_varint32(r)?);
+                }
+            }
+        }
+        37 => {
+            if fp.last == 0 {
+                return Err(FieldPathError::PopTooFar);
+            }
+            fp.path[fp.last - 1] = fp.path[fp.last - 1].wrapping_add(1);
+        }
+        _ => {
+            // 38: NonTopoComplexPack4Bits.
+            for i in 0..=fp.last {
+                if r.read_bool()? {
+                    fp.path[i] = fp.path[i].wrapping_add(bits(r, 4)? - 7);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads a whole field-path sequence into `out` (cleared first).
+pub fn read_field_paths(
+    r: &mut BitReader<'_>,
+    out: &mut Vec<FieldPath>,
+) -> Result<(), FieldPathError> {
+    out.clear();
+    let t = tables();
+    let mut fp = FieldPath::default();
+    loop {
+        let op = next_op(r, t)?;
+        if op == FINISH {
+            return Ok(());
+        }
+        apply_op(op, &mut fp, r)?;
+        if out.len() >= MAX_PATHS_PER_UPDATE {
+            return Err(FieldPathError::TooMany);
+        }
+        out.push(fp);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn code_str(bits: u32, len: u32) -> String {
+        (0..len)
+            .map(|i| if bits >> i & 1 == 1 { '1' } else { '0' })
+            .collect()
+    }
+
+    #[test]
+    fn huffman_codes_match_published_table() {
+        // Codes as published in demofile-net FieldPathEncoding (first bit first).
+        let expected = [
+            (0, "0"),
+            (1, "1110"),
+            (2, "110010"),
+            (3, "11011111"),
+            (4, "11010"),
+            (5, "110110001101"),
+            (6, "110110001100101"),
+            (8, "11000"),
+            (11, "1111"),
+            (13, "1101100011001000"),
+            (14, "11011000110010011"),
+            (24, "1101100011000101"),
+            (29, "110011"),
+            (35, "1101100011000000"),
+            (36, "11011000111"),
+            (38, "1101100010"),
+            (39, "10"),
+        ];
+        let codes = codes();
+        for (op, s) in expected {
+            let (bits, len) = codes[op];
+            assert_eq!(code_str(bits, len), s, "op {op} {}", OPS[op].0);
+        }
+    }
+
+    #[test]
+    fn decodes_plus_one_and_finish() {
+        use gamewire_bits::BitWriter;
+        let codes = codes();
+        let mut w = BitWriter::new();
+        // PlusOne, PlusOne, PushOneLeftDeltaZeroRightZero, Finish.
+        for op in [0usize, 0, 5, 39] {
+            let (bits, len) = codes[op];
+            w.write_bits(u64::from(bits), len).unwrap();
+        }
+        let data = w.finish();
+        let mut out = Vec::new();
+        read_field_paths(&mut BitReader::new(&data), &mut out).unwrap();
+        let paths: Vec<Vec<i32>> = out.iter().map(|p| p.as_slice().to_vec()).collect();
+        assert_eq!(paths, vec![vec![0], vec![1], vec![1, 0]]);
+    }
+
+    #[test]
+    fn hostile_paths_error_not_panic() {
+        for seed in 0u32..200 {
+            let data: Vec<u8> = (0..64u32)
+                .map(|i| (i.wrapping_mul(2654435761).wrapping_add(seed * 97) >> 7) as u8)
+                .collect();
+            let mut out = Vec::new();
+            let _ = read_field_paths(&mut BitReader::new(&data), &mut out);
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! gamewire's Source 2 demo parser: CS2, Deadlock and Dota 2 `.dem` files.
+//!
+//! The layers, bottom up:
+//!
+//! - [`container`]: the `PBDEMS2` file, frames, snappy;
+//! - [`parser`]: packets of protobuf messages, dispatched into [`DemoState`];
+//! - [`stringtable`]: string tables (players, baselines);
+//! - [`serializer`]: send tables → fields with models and decoders;
+//! - [`fieldpath`] and [`entity`]: entity updates;
+//! - [`gameevent`]: game events;
+//! - [`cs2`]: CS2-specific prop names and helpers.
+//!
+//! ```no_run
+//! use gamewire_source2::{parse_with, NoVisitor};
+//! let data = std::fs::read("demo.dem").unwrap();
+//! let (state, error) = parse_with(&data, &mut NoVisitor).unwrap();
+//! println!("last tick {}, {} entities, error {:?}", state.tick, state.entities.len(), error);
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod container;
+pub mod cs2;
+pub mod entity;
+pub mod error;
+pub mod fieldpath;
+pub mod gameevent;
+pub mod parser;
+pub mod serializer;
+pub mod stringtable;
+pub mod value;
+
+pub use entity::{Entity, EntityChange, Handle};
+pub use error::{DemoError, ErrorKind, Location, Warning};
+pub use fieldpath::FieldPath;
+pub use gameevent::{EventValue, GameEvent};
+pub use parser::{
+    parse_with, DemoParser, DemoState, Interests, NoVisitor, PlayerInfo, UserMessage, Visitor,
+};
+pub use value::Value;

@@ -1,0 +1,1106 @@
+//! The demo parser: drives frames through packets into state, and reports to
+//! a [`Visitor`].
+//!
+//! Packets (`DEM_Packet`, `DEM_SignonPacket`, the packet of `DEM_FullPacket`)
+//! are bitstreams of messages, each `UBitVar id, varuint32 size, bytes`. The
+//! id selects a protobuf message from the net (`NET_Messages`), server
+//! (`SVC_Messages`), user-message and game-event enums of the protobuf crate.
+//! Unknown ids are counted and skipped.
+
+use std::collections::BTreeMap;
+
+use gamewire_bits::BitReader;
+use prost::Message;
+use rustc_hash::FxHashMap;
+use source2_demo_protobufs as pb;
+
+use crate::container::{DemoCommand, Frame, FrameReader};
+use crate::entity::{describe_path, read_fields, Entity, EntityChange, EntityList};
+use crate::error::{DemoError, ErrorKind, Location, Warning};
+use crate::fieldpath::FieldPath;
+use crate::gameevent::{EventDescriptor, GameEvent};
+use crate::serializer::{SendTables, SerializerId};
+use crate::stringtable::{StringTable, StringTableEntry};
+use crate::value::Value;
+
+/// Largest single message in a packet.
+pub const MAX_MESSAGE_SIZE: usize = 16 << 20;
+/// Most string tables.
+pub const MAX_STRING_TABLES: usize = 256;
+
+/// What a visitor wants decoded. Anything not asked for is skipped, not decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interests {
+    /// Decode `PacketEntities` (entity state).
+    pub entities: bool,
+    /// Decode game events.
+    pub game_events: bool,
+    /// Report user messages.
+    pub user_messages: bool,
+}
+
+impl Interests {
+    /// Everything.
+    pub const ALL: Interests = Interests {
+        entities: true,
+        game_events: true,
+        user_messages: true,
+    };
+}
+
+/// A user message (chat, HUD text, round reports, ...), undecoded beyond its id.
+#[derive(Debug, Clone)]
+pub struct UserMessage<'a> {
+    /// The message id.
+    pub id: u32,
+    /// The protobuf payload.
+    pub payload: &'a [u8],
+}
+
+impl UserMessage<'_> {
+    /// The engine's name for the id.
+    pub fn name(&self) -> String {
+        message_name(self.id)
+    }
+
+    /// The chat line, for `SayText2`/`SayText` messages.
+    pub fn chat(&self) -> Option<ChatMessage> {
+        match self.id {
+            118 | 306 => {
+                let m = pb::CUserMessageSayText2::decode(self.payload).ok()?;
+                Some(ChatMessage {
+                    entity_index: m.entityindex.unwrap_or(-1),
+                    all_chat: m.chat.unwrap_or(false),
+                    kind: m.messagename.unwrap_or_default(),
+                    name: m.param1.unwrap_or_default(),
+                    text: m.param2.unwrap_or_default(),
+                })
+            }
+            117 => {
+                let m = pb::CUserMessageSayText::decode(self.payload).ok()?;
+                Some(ChatMessage {
+                    entity_index: m.playerindex.unwrap_or(-1),
+                    all_chat: m.chat.unwrap_or(false),
+                    kind: String::new(),
+                    name: String::new(),
+                    text: m.text.unwrap_or_default(),
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A chat line.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ChatMessage {
+    /// Entity index of the sender's controller.
+    pub entity_index: i32,
+    /// True for all-chat.
+    pub all_chat: bool,
+    /// The localisation token (`Cstrike_Chat_All`, ...).
+    pub kind: String,
+    /// The sender's name.
+    pub name: String,
+    /// The text.
+    pub text: String,
+}
+
+/// The engine name of a packet message id.
+pub fn message_name(id: u32) -> String {
+    let id32 = id as i32;
+    if let Ok(m) = pb::NetMessages::try_from(id32) {
+        return format!("{m:?}");
+    }
+    if let Ok(m) = pb::SvcMessages::try_from(id32) {
+        return format!("{m:?}");
+    }
+    if let Ok(m) = pb::EBaseUserMessages::try_from(id32) {
+        return format!("{m:?}");
+    }
+    if let Ok(m) = pb::EBaseGameEvents::try_from(id32) {
+        return format!("{m:?}");
+    }
+    if let Ok(m) = pb::ECstrike15UserMessages::try_from(id32) {
+        return format!("{m:?}");
+    }
+    if let Ok(m) = pb::ECsgoGameEvents::try_from(id32) {
+        return format!("{m:?}");
+    }
+    format!("unknown_{id}")
+}
+
+/// Receives what the parser decodes. Every method has an empty default.
+pub trait Visitor {
+    /// What to decode.
+    fn interests(&self) -> Interests {
+        Interests::ALL
+    }
+    /// A frame with a new tick starts.
+    fn on_tick_start(&mut self, _state: &DemoState, _tick: i32) {}
+    /// The frames of a tick have all been read.
+    fn on_tick_end(&mut self, _state: &DemoState, _tick: i32) {}
+    /// An entity was created, updated, left the PVS or is about to be deleted.
+    /// `paths` are the field paths the update carried (empty for leave/delete).
+    fn on_entity(
+        &mut self,
+        _state: &DemoState,
+        _change: EntityChange,
+        _entity: &Entity,
+        _paths: &[FieldPath],
+    ) {
+    }
+    /// A `PacketEntities` message has been applied completely.
+    fn on_packet_entities(&mut self, _state: &DemoState) {}
+    /// A game event.
+    fn on_game_event(&mut self, _state: &DemoState, _event: &GameEvent) {}
+    /// A user message.
+    fn on_user_message(&mut self, _state: &DemoState, _message: &UserMessage<'_>) {}
+    /// Entries of a string table changed.
+    fn on_string_table(&mut self, _state: &DemoState, _table: &StringTable, _changed: &[usize]) {}
+}
+
+/// A visitor that wants nothing but the state itself.
+#[derive(Debug, Default)]
+pub struct NoVisitor;
+impl Visitor for NoVisitor {}
+
+/// A player from the `userinfo` string table.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PlayerInfo {
+    /// Player slot (the entry index); the controller entity is slot + 1.
+    pub slot: usize,
+    /// Name.
+    pub name: String,
+    /// 64-bit Steam id (0 for bots).
+    pub steamid: u64,
+    /// User id.
+    pub userid: i32,
+    /// Bot or other fake client.
+    pub fake_player: bool,
+    /// SourceTV / HLTV client.
+    pub is_hltv: bool,
+}
+
+/// A server class.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ServerClass {
+    /// Class id.
+    pub id: u32,
+    /// Network name (`CCSPlayerPawn`).
+    pub name: String,
+    /// Its serializer.
+    #[serde(skip)]
+    pub serializer: Option<SerializerId>,
+}
+
+/// Everything the parser knows at a point in the demo.
+#[derive(Debug, Default)]
+pub struct DemoState {
+    /// `CDemoFileHeader`.
+    pub header: Option<pb::CDemoFileHeader>,
+    /// `CDemoFileInfo` (at the end of the file).
+    pub file_info: Option<pb::CDemoFileInfo>,
+    /// `CSVCMsg_ServerInfo`.
+    pub server_info: Option<pb::CSvcMsgServerInfo>,
+    /// Seconds per tick (1/64 for CS2 unless the server says otherwise).
+    pub tick_interval: f32,
+    /// Send tables.
+    pub send_tables: Option<SendTables>,
+    /// Server classes by id.
+    pub classes: Vec<ServerClass>,
+    /// Bits of a class id in entity create records.
+    pub class_id_bits: u32,
+    /// String tables, by id.
+    pub string_tables: Vec<StringTable>,
+    /// Entities.
+    pub entities: EntityList,
+    /// Game event descriptors by id.
+    pub event_descriptors: FxHashMap<i32, EventDescriptor>,
+    /// Players by slot, from `userinfo`.
+    pub players: BTreeMap<usize, PlayerInfo>,
+    /// Current tick (frame tick; -1 before the first).
+    pub tick: i32,
+    /// The `net_Tick` of the current packet.
+    pub net_tick: u32,
+    /// Frames read.
+    pub frames: u64,
+    /// Frame counts by command name.
+    pub command_counts: BTreeMap<String, u64>,
+    /// Message counts by name.
+    pub message_counts: BTreeMap<String, u64>,
+    /// Unknown message ids and their counts.
+    pub unknown_messages: BTreeMap<u32, u64>,
+    /// Unknown demo commands and their counts.
+    pub unknown_commands: BTreeMap<u32, u64>,
+    /// Non-fatal oddities.
+    pub warnings: Vec<Warning>,
+    /// Entity updates decoded.
+    pub entity_updates: u64,
+    /// Whether `DEM_Stop` was reached.
+    pub reached_stop: bool,
+    full_packets_applied: u64,
+}
+
+impl DemoState {
+    /// The server class of an entity.
+    pub fn class_of(&self, entity: &Entity) -> Option<&ServerClass> {
+        self.classes.get(entity.class_id as usize)
+    }
+
+    /// The class name of an entity (or `?`).
+    pub fn class_name(&self, entity: &Entity) -> &str {
+        self.class_of(entity)
+            .map(|c| c.name.as_str())
+            .unwrap_or("?")
+    }
+
+    /// A string table by name.
+    pub fn string_table(&self, name: &str) -> Option<&StringTable> {
+        self.string_tables.iter().find(|t| t.name == name)
+    }
+
+    /// The map name.
+    pub fn map_name(&self) -> Option<&str> {
+        self.header
+            .as_ref()
+            .and_then(|h| h.map_name.as_deref())
+            .or_else(|| {
+                self.server_info
+                    .as_ref()
+                    .and_then(|s| s.map_name.as_deref())
+            })
+    }
+
+    fn warn(&mut self, message: String) {
+        if self.warnings.len() < 1000 {
+            self.warnings.push(Warning {
+                tick: self.tick,
+                message,
+            });
+        }
+    }
+}
+
+/// A Source 2 demo parser over bytes in memory.
+#[derive(Debug)]
+pub struct DemoParser<'a> {
+    frames: FrameReader<'a>,
+    /// The state so far (kept after an error, so a cut demo keeps what was parsed).
+    pub state: DemoState,
+    paths: Vec<FieldPath>,
+    current_frame: Location,
+}
+
+impl<'a> DemoParser<'a> {
+    /// Checks the magic; nothing else is read yet.
+    pub fn new(data: &'a [u8]) -> Result<Self, DemoError> {
+        Ok(DemoParser {
+            frames: FrameReader::new(data)?,
+            state: DemoState {
+                tick: -1,
+                tick_interval: 1.0 / 64.0,
+                ..Default::default()
+            },
+            paths: Vec::with_capacity(256),
+            current_frame: Location::default(),
+        })
+    }
+
+    fn err(&self, kind: ErrorKind) -> DemoError {
+        DemoError {
+            kind,
+            location: self.current_frame,
+        }
+    }
+
+    /// Parses to the end of the demo (or `DEM_Stop`). On error the state keeps
+    /// everything parsed before it.
+    pub fn run<V: Visitor>(&mut self, visitor: &mut V) -> Result<(), DemoError> {
+        let interests = visitor.interests();
+        let mut open_tick: Option<i32> = None;
+        loop {
+            let frame = match self.frames.next_frame() {
+                Ok(Some(f)) => f,
+                Ok(None) => break,
+                Err(e) => {
+                    if let Some(t) = open_tick {
+                        visitor.on_tick_end(&self.state, t);
+                    }
+                    return Err(e);
+                }
+            };
+            self.current_frame = Location {
+                byte_offset: frame.offset,
+                frame: frame.index,
+                tick: frame.tick,
+            };
+            self.state.frames += 1;
+            if frame.tick != self.state.tick && !self.state.reached_stop {
+                if let Some(t) = open_tick.take() {
+                    visitor.on_tick_end(&self.state, t);
+                }
+                self.state.tick = frame.tick;
+                visitor.on_tick_start(&self.state, frame.tick);
+                open_tick = Some(frame.tick);
+            }
+            let result = self.handle_frame(&frame, visitor, interests);
+            if let Err(e) = result {
+                if let Some(t) = open_tick {
+                    visitor.on_tick_end(&self.state, t);
+                }
+                return Err(e);
+            }
+            if frame.command == DemoCommand::Stop {
+                self.state.reached_stop = true;
+            }
+        }
+        if let Some(t) = open_tick {
+            visitor.on_tick_end(&self.state, t);
+        }
+        Ok(())
+    }
+
+    fn handle_frame<V: Visitor>(
+        &mut self,
+        frame: &Frame<'_>,
+        visitor: &mut V,
+        interests: Interests,
+    ) -> Result<(), DemoError> {
+        *self
+            .state
+            .command_counts
+            .entry(frame.command.name())
+            .or_default() += 1;
+        let payload = &*frame.payload;
+        if self.state.reached_stop && frame.command != DemoCommand::FileInfo {
+            // After DEM_Stop only the file info is of interest.
+            return Ok(());
+        }
+        match frame.command {
+            DemoCommand::FileHeader => {
+                let h = pb::CDemoFileHeader::decode(payload)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoFileHeader", e)))?;
+                self.state.header = Some(h);
+            }
+            DemoCommand::FileInfo => {
+                let i = pb::CDemoFileInfo::decode(payload)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoFileInfo", e)))?;
+                self.state.file_info = Some(i);
+            }
+            DemoCommand::SendTables => {
+                let msg = pb::CDemoSendTables::decode(payload)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoSendTables", e)))?;
+                let tables = SendTables::from_demo_payload(msg.data.as_deref().unwrap_or(&[]))
+                    .map_err(|k| self.err(k))?;
+                for (ser, field, ty) in &tables.fallbacks {
+                    self.state.warn(format!(
+                        "field {ser}.{field} of unknown type {ty:?} is read as a varuint64"
+                    ));
+                }
+                self.state.send_tables = Some(tables);
+                self.link_classes();
+            }
+            DemoCommand::ClassInfo => {
+                let msg = pb::CDemoClassInfo::decode(payload)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoClassInfo", e)))?;
+                let mut classes: Vec<ServerClass> = Vec::with_capacity(msg.classes.len());
+                for c in &msg.classes {
+                    let id = c.class_id.unwrap_or(-1);
+                    let Ok(id) = u32::try_from(id) else {
+                        return Err(
+                            self.err(ErrorKind::SendTables(format!("class id {id} is negative")))
+                        );
+                    };
+                    if id as usize > crate::entity::MAX_ENTITIES {
+                        return Err(self.err(ErrorKind::LimitExceeded {
+                            what: "class id",
+                            value: u64::from(id),
+                            limit: crate::entity::MAX_ENTITIES as u64,
+                        }));
+                    }
+                    if classes.len() <= id as usize {
+                        classes.resize_with(id as usize + 1, || ServerClass {
+                            id: 0,
+                            name: String::new(),
+                            serializer: None,
+                        });
+                    }
+                    if let Some(slot) = classes.get_mut(id as usize) {
+                        *slot = ServerClass {
+                            id,
+                            name: c.network_name.clone().unwrap_or_default(),
+                            serializer: None,
+                        };
+                    }
+                }
+                self.state.classes = classes;
+                if self.state.class_id_bits == 0 {
+                    self.state.class_id_bits = class_bits(self.state.classes.len() as u32);
+                }
+                self.link_classes();
+            }
+            DemoCommand::StringTables => {
+                let msg = pb::CDemoStringTables::decode(payload)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoStringTables", e)))?;
+                self.apply_string_table_snapshot(&msg, visitor);
+            }
+            DemoCommand::Packet | DemoCommand::SignonPacket => {
+                let msg = pb::CDemoPacket::decode(payload)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoPacket", e)))?;
+                self.handle_packet(
+                    msg.data.as_deref().unwrap_or(&[]),
+                    visitor,
+                    interests,
+                    false,
+                )?;
+            }
+            DemoCommand::FullPacket => {
+                let msg = pb::CDemoFullPacket::decode(payload)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoFullPacket", e)))?;
+                if let Some(st) = &msg.string_table {
+                    self.apply_string_table_snapshot(st, visitor);
+                }
+                // A full packet repeats the whole world for seeking. The first
+                // one is applied when no entities exist yet; later ones agree
+                // with the delta stream and are skipped.
+                if let Some(p) = &msg.packet {
+                    let apply_entities =
+                        self.state.entities.is_empty() && self.state.full_packets_applied == 0;
+                    self.handle_packet(
+                        p.data.as_deref().unwrap_or(&[]),
+                        visitor,
+                        interests,
+                        !apply_entities,
+                    )?;
+                    if apply_entities {
+                        self.state.full_packets_applied += 1;
+                    }
+                }
+            }
+            DemoCommand::Unknown(n) => {
+                *self.state.unknown_commands.entry(n).or_default() += 1;
+                self.state.warn(format!(
+                    "unknown demo command {n} ({} bytes) skipped",
+                    payload.len()
+                ));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn link_classes(&mut self) {
+        let Some(tables) = &self.state.send_tables else {
+            return;
+        };
+        let mut missing = Vec::new();
+        for c in &mut self.state.classes {
+            if c.name.is_empty() {
+                continue;
+            }
+            c.serializer = tables.by_name(&c.name);
+            if c.serializer.is_none() {
+                missing.push(c.name.clone());
+            }
+        }
+        for m in missing {
+            self.state.warn(format!("class {m} has no serializer"));
+        }
+    }
+
+    fn apply_string_table_snapshot<V: Visitor>(
+        &mut self,
+        msg: &pb::CDemoStringTables,
+        visitor: &mut V,
+    ) {
+        for t in &msg.tables {
+            let name = t.table_name.clone().unwrap_or_default();
+            let idx = match self.state.string_tables.iter().position(|s| s.name == name) {
+                Some(i) => i,
+                None => {
+                    if self.state.string_tables.len() >= MAX_STRING_TABLES {
+                        continue;
+                    }
+                    self.state.string_tables.push(StringTable {
+                        name: name.clone(),
+                        flags: t.table_flags.unwrap_or(0),
+                        ..Default::default()
+                    });
+                    self.state.string_tables.len() - 1
+                }
+            };
+            let entries: Vec<StringTableEntry> = t
+                .items
+                .iter()
+                .map(|i| StringTableEntry {
+                    key: i.str.clone().unwrap_or_default(),
+                    value: i.data.clone().unwrap_or_default(),
+                })
+                .collect();
+            let changed: Vec<usize> = (0..entries.len()).collect();
+            if let Some(table) = self.state.string_tables.get_mut(idx) {
+                table.entries = entries;
+            }
+            self.after_string_table_change(idx, &changed, visitor);
+        }
+    }
+
+    fn after_string_table_change<V: Visitor>(
+        &mut self,
+        idx: usize,
+        changed: &[usize],
+        visitor: &mut V,
+    ) {
+        let Some(table) = self.state.string_tables.get(idx) else {
+            return;
+        };
+        match table.name.as_str() {
+            "instancebaseline" => {
+                // Baselines are decoded lazily; drop stale cached ones.
+                for &i in changed {
+                    if let Some(e) = table.entries.get(i) {
+                        if let Ok(class_id) = e.key.parse::<u32>() {
+                            self.state.entities.baseline_cache.remove(&class_id);
+                        }
+                    }
+                }
+            }
+            "userinfo" => {
+                let mut players = Vec::new();
+                let mut warnings = Vec::new();
+                for &i in changed {
+                    let Some(e) = table.entries.get(i) else {
+                        continue;
+                    };
+                    if e.value.is_empty() {
+                        players.push((i, None));
+                        continue;
+                    }
+                    match pb::CMsgPlayerInfo::decode(e.value.as_slice()) {
+                        Ok(p) => players.push((
+                            i,
+                            Some(PlayerInfo {
+                                slot: i,
+                                name: p.name.unwrap_or_default(),
+                                steamid: p.steamid.or(p.xuid).unwrap_or(0),
+                                userid: p.userid.unwrap_or(-1),
+                                fake_player: p.fakeplayer.unwrap_or(false),
+                                is_hltv: p.ishltv.unwrap_or(false),
+                            }),
+                        )),
+                        Err(err) => {
+                            players.push((i, None));
+                            warnings.push(format!("userinfo entry {i}: {err}"));
+                        }
+                    }
+                }
+                for w in warnings {
+                    self.state.warn(w);
+                }
+                for (slot, p) in players {
+                    match p {
+                        Some(p) => {
+                            self.state.players.insert(slot, p);
+                        }
+                        None => {
+                            self.state.players.remove(&slot);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(table) = self.state.string_tables.get(idx) {
+            visitor.on_string_table(&self.state, table, changed);
+        }
+    }
+
+    fn handle_packet<V: Visitor>(
+        &mut self,
+        data: &[u8],
+        visitor: &mut V,
+        interests: Interests,
+        skip_entities: bool,
+    ) -> Result<(), DemoError> {
+        let mut r = BitReader::new(data);
+        while r.bits_remaining() >= 8 {
+            let bits = |e| ErrorKind::bits("packet message header", e);
+            let id = r.read_ubitvar().map_err(|e| self.err(bits(e)))?;
+            let size = r.read_varuint32().map_err(|e| self.err(bits(e)))? as usize;
+            if size > MAX_MESSAGE_SIZE {
+                return Err(self.err(ErrorKind::LimitExceeded {
+                    what: "packet message size",
+                    value: size as u64,
+                    limit: MAX_MESSAGE_SIZE as u64,
+                }));
+            }
+            let owned;
+            let body: &[u8] = match r
+                .read_bytes_aligned(size)
+                .map_err(|e| self.err(ErrorKind::bits("packet message body", e)))?
+            {
+                Some(slice) => slice,
+                None => {
+                    owned = r
+                        .read_bytes(size)
+                        .map_err(|e| self.err(ErrorKind::bits("packet message body", e)))?;
+                    &owned
+                }
+            };
+            self.handle_message(id, body, visitor, interests, skip_entities)?;
+        }
+        Ok(())
+    }
+
+    fn handle_message<V: Visitor>(
+        &mut self,
+        id: u32,
+        body: &[u8],
+        visitor: &mut V,
+        interests: Interests,
+        skip_entities: bool,
+    ) -> Result<(), DemoError> {
+        let known = |name: &str, state: &mut DemoState| {
+            if let Some(c) = state.message_counts.get_mut(name) {
+                *c += 1;
+            } else {
+                state.message_counts.insert(name.to_string(), 1);
+            }
+        };
+        match id {
+            4 => {
+                known("net_Tick", &mut self.state);
+                if let Ok(m) = pb::CNetMsgTick::decode(body) {
+                    self.state.net_tick = m.tick.unwrap_or(0);
+                }
+            }
+            40 => {
+                known("svc_ServerInfo", &mut self.state);
+                let m = pb::CSvcMsgServerInfo::decode(body)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_ServerInfo", e)))?;
+                if let Some(ti) = m.tick_interval.filter(|t| *t > 0.0 && t.is_finite()) {
+                    self.state.tick_interval = ti;
+                }
+                if let Some(mc) = m.max_classes.filter(|&c| c > 0) {
+                    self.state.class_id_bits = class_bits_from_max(mc as u32);
+                }
+                self.state.server_info = Some(m);
+            }
+            41 => {
+                known("svc_FlattenedSerializer", &mut self.state);
+                let m = pb::CSvcMsgFlattenedSerializer::decode(body)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_FlattenedSerializer", e)))?;
+                let tables = SendTables::build(&m).map_err(|k| self.err(k))?;
+                self.state.send_tables = Some(tables);
+                self.link_classes();
+            }
+            44 => {
+                known("svc_CreateStringTable", &mut self.state);
+                let m = pb::CSvcMsgCreateStringTable::decode(body)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_CreateStringTable", e)))?;
+                if self.state.string_tables.len() >= MAX_STRING_TABLES {
+                    return Err(self.err(ErrorKind::LimitExceeded {
+                        what: "string tables",
+                        value: self.state.string_tables.len() as u64 + 1,
+                        limit: MAX_STRING_TABLES as u64,
+                    }));
+                }
+                let mut table = StringTable {
+                    name: m.name.clone().unwrap_or_default(),
+                    entries: Vec::new(),
+                    user_data_fixed_size: m.user_data_fixed_size.unwrap_or(false),
+                    user_data_size_bits: m.user_data_size_bits.unwrap_or(0).max(0) as u32,
+                    flags: m.flags.unwrap_or(0),
+                    using_varint_bitcounts: m.using_varint_bitcounts.unwrap_or(false),
+                };
+                let raw = m.string_data.as_deref().unwrap_or(&[]);
+                let data = if m.data_compressed.unwrap_or(false) {
+                    crate::stringtable::decompress(raw, "string table data")
+                        .map_err(|k| self.err(k))?
+                } else {
+                    raw.to_vec()
+                };
+                let changed = table
+                    .apply_entries(&data, m.num_entries.unwrap_or(0))
+                    .map_err(|k| self.err(k))?;
+                self.state.string_tables.push(table);
+                let idx = self.state.string_tables.len() - 1;
+                self.after_string_table_change(idx, &changed, visitor);
+            }
+            45 => {
+                known("svc_UpdateStringTable", &mut self.state);
+                let m = pb::CSvcMsgUpdateStringTable::decode(body)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_UpdateStringTable", e)))?;
+                let id = m.table_id.unwrap_or(-1);
+                let Some(idx) = usize::try_from(id)
+                    .ok()
+                    .filter(|&i| i < self.state.string_tables.len())
+                else {
+                    return Err(self.err(ErrorKind::StringTable {
+                        table: format!("#{id}"),
+                        message: "update for a table that does not exist".into(),
+                    }));
+                };
+                let changed = match self.state.string_tables.get_mut(idx) {
+                    Some(t) => t
+                        .apply_entries(
+                            m.string_data.as_deref().unwrap_or(&[]),
+                            m.num_changed_entries.unwrap_or(0),
+                        )
+                        .map_err(|k| DemoError {
+                            kind: k,
+                            location: self.current_frame,
+                        })?,
+                    None => Vec::new(),
+                };
+                self.after_string_table_change(idx, &changed, visitor);
+            }
+            51 => {
+                known("svc_ClearAllStringTables", &mut self.state);
+                self.state.string_tables.clear();
+            }
+            55 => {
+                known("svc_PacketEntities", &mut self.state);
+                if !interests.entities || skip_entities {
+                    return Ok(());
+                }
+                let m = pb::CSvcMsgPacketEntities::decode(body)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_PacketEntities", e)))?;
+                self.packet_entities(&m, visitor)?;
+                visitor.on_packet_entities(&self.state);
+            }
+            205 => {
+                known("GE_Source1LegacyGameEventList", &mut self.state);
+                let m = pb::CMsgSource1LegacyGameEventList::decode(body).map_err(|e| {
+                    self.err(ErrorKind::protobuf("CMsgSource1LegacyGameEventList", e))
+                })?;
+                self.state.event_descriptors = crate::gameevent::descriptors(&m);
+            }
+            207 => {
+                known("GE_Source1LegacyGameEvent", &mut self.state);
+                if !interests.game_events {
+                    return Ok(());
+                }
+                let m = pb::CMsgSource1LegacyGameEvent::decode(body)
+                    .map_err(|e| self.err(ErrorKind::protobuf("CMsgSource1LegacyGameEvent", e)))?;
+                match crate::gameevent::decode(&m, &self.state.event_descriptors, self.state.tick) {
+                    Ok(ev) => visitor.on_game_event(&self.state, &ev),
+                    Err(msg) => self.state.warn(msg),
+                }
+            }
+            _ => {
+                let name = message_name(id);
+                if name.starts_with("unknown_") {
+                    *self.state.unknown_messages.entry(id).or_default() += 1;
+                } else {
+                    known(&name, &mut self.state);
+                }
+                let is_user_message = (100..200).contains(&id) || (300..400).contains(&id);
+                if is_user_message && interests.user_messages {
+                    visitor.on_user_message(&self.state, &UserMessage { id, payload: body });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn entity_error(
+        &self,
+        index: i32,
+        class_id: Option<u32>,
+        path: String,
+        message: String,
+    ) -> DemoError {
+        let class = class_id
+            .and_then(|c| self.state.classes.get(c as usize))
+            .map(|c| c.name.clone())
+            .unwrap_or_else(|| "?".into());
+        self.err(ErrorKind::Entity {
+            entity: index,
+            class,
+            path,
+            message,
+        })
+    }
+
+    fn baseline_for(
+        &mut self,
+        class_id: u32,
+        serializer: SerializerId,
+    ) -> Result<FxHashMap<u128, Value>, DemoError> {
+        if let Some(b) = self.state.entities.baseline_cache.get(&class_id) {
+            return Ok(b.clone());
+        }
+        let key = class_id.to_string();
+        let data = self
+            .state
+            .string_table("instancebaseline")
+            .and_then(|t| t.get(&key))
+            .map(|e| e.value.clone());
+        let mut state = FxHashMap::default();
+        if let (Some(data), Some(tables)) = (data, self.state.send_tables.as_ref()) {
+            let mut r = BitReader::new(&data);
+            if let Err((fp, msg)) = read_fields(
+                tables,
+                serializer,
+                &mut state,
+                &mut r,
+                &mut self.paths,
+                self.state.tick_interval,
+            ) {
+                let path = describe_path(tables, serializer, None, fp);
+                return Err(self.entity_error(
+                    -1,
+                    Some(class_id),
+                    path,
+                    format!("baseline: {msg}"),
+                ));
+            }
+        }
+        self.state
+            .entities
+            .baseline_cache
+            .insert(class_id, state.clone());
+        Ok(state)
+    }
+
+    fn packet_entities<V: Visitor>(
+        &mut self,
+        m: &pb::CSvcMsgPacketEntities,
+        visitor: &mut V,
+    ) -> Result<(), DemoError> {
+        if self.state.send_tables.is_none() {
+            return Err(self.err(ErrorKind::SendTables(
+                "entity data before the send tables".into(),
+            )));
+        }
+        let data = m.entity_data.as_deref().unwrap_or(&[]);
+        let mut r = BitReader::new(data);
+        let count = m.updated_entries.unwrap_or(0);
+        if count < 0 || count as usize > crate::entity::MAX_ENTITIES {
+            return Err(self.err(ErrorKind::LimitExceeded {
+                what: "updated entries",
+                value: count.unsigned_abs().into(),
+                limit: crate::entity::MAX_ENTITIES as u64,
+            }));
+        }
+        let is_delta = m.legacy_is_delta.unwrap_or(true);
+        let has_vis_bits = m.has_pvs_vis_bits_deprecated.unwrap_or(0) > 0;
+        let mut touched: Vec<bool> = if is_delta {
+            Vec::new()
+        } else {
+            vec![false; crate::entity::MAX_ENTITIES]
+        };
+        let mut index: i64 = -1;
+        let mut paths = std::mem::take(&mut self.paths);
+        let result = (|| -> Result<(), DemoError> {
+            for _ in 0..count {
+                let hdr = |e| ErrorKind::bits("entity header", e);
+                let delta = r.read_ubitvar().map_err(|e| self.err(hdr(e)))?;
+                index += i64::from(delta) + 1;
+                if index < 0 || index as usize >= crate::entity::MAX_ENTITIES {
+                    return Err(self.err(ErrorKind::LimitExceeded {
+                        what: "entity index",
+                        value: index.unsigned_abs(),
+                        limit: crate::entity::MAX_ENTITIES as u64 - 1,
+                    }));
+                }
+                let idx = index as usize;
+                if let Some(t) = touched.get_mut(idx) {
+                    *t = true;
+                }
+                let cmd = r.read_bits(2).map_err(|e| self.err(hdr(e)))?;
+                if cmd & 1 == 0 {
+                    if cmd & 2 != 0 {
+                        let class_id =
+                            r.read_bits(self.state.class_id_bits)
+                                .map_err(|e| self.err(hdr(e)))? as u32;
+                        let serial =
+                            r.read_bits(crate::entity::SERIAL_BITS)
+                                .map_err(|e| self.err(hdr(e)))? as u32;
+                        r.read_varuint32().map_err(|e| self.err(hdr(e)))?;
+                        let Some(serializer) = self
+                            .state
+                            .classes
+                            .get(class_id as usize)
+                            .and_then(|c| c.serializer)
+                        else {
+                            return Err(self.entity_error(
+                                index as i32,
+                                Some(class_id),
+                                String::new(),
+                                format!("create with unknown class id {class_id}"),
+                            ));
+                        };
+                        // Same class and serial: an update of the existing state.
+                        let existing = self.state.entities.get(index as i32);
+                        let reuse =
+                            existing.is_some_and(|e| e.class_id == class_id && e.serial == serial);
+                        let mut state = if reuse {
+                            let loc = self.current_frame;
+                            match self
+                                .state
+                                .entities
+                                .slot_mut(idx)
+                                .map_err(|kind| DemoError {
+                                    kind,
+                                    location: loc,
+                                })?
+                                .take()
+                            {
+                                Some(e) => e.state,
+                                None => FxHashMap::default(),
+                            }
+                        } else {
+                            if let Some(old) = self.state.entities.get(index as i32) {
+                                visitor.on_entity(&self.state, EntityChange::Deleted, old, &[]);
+                            }
+                            self.baseline_for(class_id, serializer)?
+                        };
+                        let tables = self
+                            .state
+                            .send_tables
+                            .as_ref()
+                            .ok_or_else(|| self.err(ErrorKind::SendTables("missing".into())))?;
+                        if let Err((fp, msg)) = read_fields(
+                            tables,
+                            serializer,
+                            &mut state,
+                            &mut r,
+                            &mut paths,
+                            self.state.tick_interval,
+                        ) {
+                            let path = describe_path(tables, serializer, None, fp);
+                            return Err(self.entity_error(index as i32, Some(class_id), path, msg));
+                        }
+                        let entity = Entity {
+                            index: index as i32,
+                            serial,
+                            class_id,
+                            serializer,
+                            active: true,
+                            state,
+                        };
+                        let loc = self.current_frame;
+                        *self
+                            .state
+                            .entities
+                            .slot_mut(idx)
+                            .map_err(|kind| DemoError {
+                                kind,
+                                location: loc,
+                            })? = Some(entity);
+                        self.state.entity_updates += 1;
+                        if let Some(e) = self.state.entities.get(index as i32) {
+                            visitor.on_entity(&self.state, EntityChange::Created, e, &paths);
+                        }
+                    } else {
+                        if has_vis_bits && r.read_bits(2).map_err(|e| self.err(hdr(e)))? & 1 == 1 {
+                            continue;
+                        }
+                        let tick_interval = self.state.tick_interval;
+                        let Some(tables) = self.state.send_tables.as_ref() else {
+                            return Err(self.err(ErrorKind::SendTables("missing".into())));
+                        };
+                        let slot = self
+                            .state
+                            .entities
+                            .slots
+                            .get_mut(idx)
+                            .and_then(Option::as_mut);
+                        let Some(entity) = slot else {
+                            return Err(self.entity_error(
+                                index as i32,
+                                None,
+                                String::new(),
+                                "update of an entity that does not exist".into(),
+                            ));
+                        };
+                        entity.active = true;
+                        let serializer = entity.serializer;
+                        if let Err((fp, msg)) = read_fields(
+                            tables,
+                            serializer,
+                            &mut entity.state,
+                            &mut r,
+                            &mut paths,
+                            tick_interval,
+                        ) {
+                            let class_id = entity.class_id;
+                            let path = describe_path(tables, serializer, Some(entity), fp);
+                            return Err(self.entity_error(index as i32, Some(class_id), path, msg));
+                        }
+                        self.state.entity_updates += 1;
+                        if let Some(e) = self.state.entities.get(index as i32) {
+                            visitor.on_entity(&self.state, EntityChange::Updated, e, &paths);
+                        }
+                    }
+                } else {
+                    let delete = cmd & 2 != 0;
+                    if let Some(e) = self
+                        .state
+                        .entities
+                        .slots
+                        .get_mut(idx)
+                        .and_then(Option::as_mut)
+                    {
+                        e.active = false;
+                    }
+                    if let Some(e) = self.state.entities.get(index as i32) {
+                        let change = if delete {
+                            EntityChange::Deleted
+                        } else {
+                            EntityChange::LeftPvs
+                        };
+                        visitor.on_entity(&self.state, change, e, &[]);
+                    }
+                    if delete {
+                        if let Some(slot) = self.state.entities.slots.get_mut(idx) {
+                            *slot = None;
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        self.paths = paths;
+        result?;
+        if !is_delta {
+            // A full snapshot: entities it did not mention are gone.
+            for (i, t) in touched.iter().enumerate() {
+                if !*t {
+                    if let Some(e) = self.state.entities.get(i as i32) {
+                        visitor.on_entity(&self.state, EntityChange::Deleted, e, &[]);
+                    }
+                    if let Some(slot) = self.state.entities.slots.get_mut(i) {
+                        *slot = None;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Class-id bits from `CSVCMsg_ServerInfo.max_classes`: floor(log2) + 1.
+fn class_bits_from_max(max_classes: u32) -> u32 {
+    32 - max_classes.leading_zeros()
+}
+
+/// Class-id bits from the class count when the server info is missing.
+fn class_bits(count: u32) -> u32 {
+    class_bits_from_max(count.max(1))
+}
+
+/// Parses a whole demo held in memory with a visitor; returns the final state,
+/// and the error that stopped the parse, if any (the state then holds
+/// everything read before it).
+pub fn parse_with<V: Visitor>(
+    data: &[u8],
+    visitor: &mut V,
+) -> Result<(DemoState, Option<DemoError>), DemoError> {
+    let mut parser = DemoParser::new(data)?;
+    let result = parser.run(visitor);
+    Ok((parser.state, result.err()))
+}
