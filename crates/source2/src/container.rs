@@ -365,7 +365,7 @@ mod tests {
             .compress_vec(b"hello hello hello")
             .unwrap();
         data.extend(frame(7 | 64, 5, &compressed));
-        data.extend(frame(99, 6, b"x"));
+        data.extend(frame(30, 6, b"x"));
         data.extend(frame(0, 7, &[]));
         let mut r = FrameReader::new(&data).unwrap();
         let f = r.next_frame().unwrap().unwrap();
@@ -375,7 +375,7 @@ mod tests {
         assert!(f.compressed);
         assert_eq!(&*f.payload, b"hello hello hello");
         let f = r.next_frame().unwrap().unwrap();
-        assert_eq!(f.command, DemoCommand::Unknown(99));
+        assert_eq!(f.command, DemoCommand::Unknown(30));
         let f = r.next_frame().unwrap().unwrap();
         assert_eq!(f.command, DemoCommand::Stop);
         assert!(r.next_frame().unwrap().is_none());
