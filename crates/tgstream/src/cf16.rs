@@ -79,18 +79,27 @@ pub const OVERFLOW: u16 = 0x7FFF;
 /// The sign bit.
 pub const SIGN_BIT: u16 = 0x8000;
 
+/// The `f32` bounds `(lo, hi)` of the eight decades, computed at compile time
+/// the way the game computes them at run time: `hi(0) = BASE`,
+/// `hi(k+1) = hi(k) * MULT` in `f32`, `lo(k) = hi(k-1)`. (IEEE `f32`
+/// multiplication is exact-rounded, so the table holds the same bits.)
+pub const DECADES: [(f32, f32); 8] = {
+    let mut table = [(0.0f32, BASE); 8];
+    let mut k = 1;
+    while k < 8 {
+        let lo = table[k - 1].1;
+        table[k] = (lo, lo * MULT);
+        k += 1;
+    }
+    table
+};
+
 /// The `f32` bounds `(lo, hi)` of a decade, as the game computes them.
 ///
 /// `scale` is taken modulo 8 (only the low 3 bits exist on the wire).
 #[must_use]
 pub fn decade(scale: u8) -> (f32, f32) {
-    let mut lo = 0.0f32;
-    let mut hi = BASE;
-    for _ in 0..(scale & 7) {
-        lo = hi;
-        hi = lo * MULT;
-    }
-    (lo, hi)
+    DECADES[usize::from(scale & 7)]
 }
 
 /// A CompressedFloat16 code as it travels on the wire (little-endian `u16`).
@@ -175,23 +184,18 @@ impl Cf16 {
 /// `below(hi)` answers "is the input below this decade's top?".
 fn encode_parts(negative: bool, magnitude: f32, below: impl Fn(f32) -> bool) -> Cf16 {
     let sign = if negative { SIGN_BIT } else { 0 };
-    let mut scale = 0u8;
-    let mut lo = 0.0f32;
-    let mut hi = BASE;
-    while !below(hi) {
-        scale += 1;
-        if scale >= 8 {
-            return Cf16(sign | OVERFLOW);
+    for (scale, &(lo, hi)) in (0u16..).zip(DECADES.iter()) {
+        if below(hi) {
+            let frac = (magnitude - lo) / (hi - lo);
+            // `as` truncates toward zero like the game's `__ftol`; it also
+            // saturates, so no input can produce a mantissa outside 0..=4095
+            // after the `min`.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let mantissa = ((frac * ENCODE_SCALE) as u16).min(MAX_MANTISSA);
+            return Cf16(sign | (scale << 12) | mantissa);
         }
-        lo = hi;
-        hi = lo * MULT;
     }
-    let frac = (magnitude - lo) / (hi - lo);
-    // `as` truncates toward zero like the game's `__ftol`; it also saturates,
-    // so no input can produce a mantissa outside 0..=4095 after the `min`.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let mantissa = ((frac * ENCODE_SCALE) as u16).min(MAX_MANTISSA);
-    Cf16(sign | (u16::from(scale) << 12) | mantissa)
+    Cf16(sign | OVERFLOW)
 }
 
 impl From<Cf16> for f32 {
@@ -219,6 +223,18 @@ mod tests {
         assert_eq!(DECODE_SCALE, inverse);
         assert_eq!(ENCODE_SCALE.to_bits(), 0x457F_F000);
         assert_eq!(MULT.to_bits(), 0x4120_0000);
+    }
+
+    #[test]
+    fn decade_table_equals_the_run_time_iteration() {
+        let mut lo = 0.0f32;
+        let mut hi = BASE;
+        for scale in 0..8u8 {
+            assert_eq!(decade(scale).0.to_bits(), lo.to_bits(), "lo({scale})");
+            assert_eq!(decade(scale).1.to_bits(), hi.to_bits(), "hi({scale})");
+            lo = hi;
+            hi = lo * MULT;
+        }
     }
 
     #[test]
