@@ -35,6 +35,13 @@
 //!   3, a cv4 write by 5 (`3 dir bytes + 2 CF16 bytes`). Its BeamFire layout
 //!   (`docs/wire-formats/beam-fire-wire-format.md`) puts the flags byte right
 //!   after a 3-byte cv3, which a 5-byte cv3 would misalign.
+//! - A client StateUpdate from a stock session (OpenBC
+//!   `docs/wire-formats/stateupdate-wire-format/14-decoded-packet-examples.md`,
+//!   example 1, 39 bytes) parses to its last byte with 3-byte vectors:
+//!   forward `0B 68 46` and up `30 BB 5E` decode to unit vectors at right
+//!   angles (dot product -0.004), then a CF16 speed and six weapon bytes.
+//!   With 5-byte vectors the same bytes leave the weapons misaligned. The
+//!   test `tests/traces.rs` checks this.
 //! - The seed's "5 bytes" write function `FUN_006d2ad0` is, in the stream's
 //!   vtable (STBC-Dedicated-Server
 //!   `.claude/agent-memory/netimmerse-engine-dev-old/serialization-formats.md`),
