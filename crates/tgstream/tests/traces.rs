@@ -101,10 +101,13 @@ fn state_update_through_a_field_list() {
     );
 }
 
+/// A ChecksumReq body as hex, with its round, directory, filter and recursive bit.
+type ChecksumRequest = (&'static str, u8, &'static [u8], &'static [u8], bool);
+
 /// ChecksumReq bodies: round, directory, filter, recursive bit.
 #[test]
 fn checksum_requests_end_with_a_bit_group() {
-    let cases: [(&str, u8, &[u8], &[u8], bool); 5] = [
+    let cases: [ChecksumRequest; 5] = [
         (
             "20 00 08 00 73 63 72 69 70 74 73 2F 07 00 41 70 70 2E 70 79 63 20",
             0,
