@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod tg;
+mod tw;
 
 /// Read and write the bit-packed binary data of game networking.
 #[derive(Debug, Parser)]
@@ -22,12 +23,15 @@ struct Cli {
 enum Command {
     /// Star Trek: Bridge Commander TGBufferStream: CF16 and field-list decoding.
     Tg(tg::TgArgs),
+    /// Teeworlds 0.7: decode datagrams and pcaps, join a server.
+    Tw(tw::TwArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), String> = match cli.command {
         Command::Tg(args) => tg::run(args),
+        Command::Tw(args) => tw::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,11 +10,13 @@
 //! * [`decoder`]: a stateful decoder for captured traffic (datagram to
 //!   messages and snapshots, per direction).
 //! * [`conn`]: the connection state machine; time in, datagrams out.
+//! * [`client`]: the join sequence of a game client on top of [`conn`].
 //! * [`pcap`]: Teeworlds datagrams out of a pcap capture.
 //!
 //! Nothing here opens sockets or reads clocks.
 #![forbid(unsafe_code)]
 
+pub mod client;
 pub mod conn;
 pub mod connless;
 pub mod decoder;
