@@ -39,15 +39,41 @@ const fn mask(bits: u32) -> u64 {
     }
 }
 
+/// Inlined so the optimizer sees the variant: an opaque call returning a
+/// `BitError` would leave it unable to tell `Err` from the niche-encoded `Ok`,
+/// which costs a register shuffle in every read loop.
+#[inline(always)]
+fn unexpected_end(bit_offset: u64, requested: u64, available: u64) -> BitError {
+    BitError::UnexpectedEnd {
+        bit_offset,
+        requested,
+        available,
+    }
+}
+
+/// The (fewer than eight) last bytes of the input as a little-endian word,
+/// zero-padded.
+#[cold]
+#[inline(never)]
+fn tail_word(rest: &[u8]) -> u64 {
+    let mut bytes = [0u8; 8];
+    let len = rest.len().min(8);
+    bytes[..len].copy_from_slice(&rest[..len]);
+    u64::from_le_bytes(bytes)
+}
+
 /// A checked LSB-first reader over a byte slice.
 #[derive(Debug, Clone)]
 pub struct BitReader<'a> {
     data: &'a [u8],
-    /// Index of the first byte not yet ORed into `lookahead`.
-    byte_pos: usize,
+    /// The bytes not yet ORed into `lookahead` (a suffix of `data`). Kept as
+    /// a slice rather than an index so the refill's bounds check is a single
+    /// length comparison.
+    rest: &'a [u8],
     /// Buffered bits, the next bit of the stream in bit 0.
     lookahead: u64,
-    /// How many low bits of `lookahead` are valid (0..=63).
+    /// How many low bits of `lookahead` are valid (0..=64; 64 only after a
+    /// refill near the end of the input).
     bits: u32,
 }
 
@@ -57,7 +83,7 @@ impl<'a> BitReader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         BitReader {
             data,
-            byte_pos: 0,
+            rest: data,
             lookahead: 0,
             bits: 0,
         }
@@ -69,10 +95,16 @@ impl<'a> BitReader<'a> {
         self.data
     }
 
+    /// Index of the first byte not yet ORed into the lookahead.
+    #[inline(always)]
+    fn byte_pos(&self) -> usize {
+        self.data.len() - self.rest.len()
+    }
+
     /// Bit offset of the next bit to be read.
     #[inline]
     pub fn position(&self) -> u64 {
-        self.byte_pos as u64 * 8 - u64::from(self.bits)
+        self.byte_pos() as u64 * 8 - u64::from(self.bits)
     }
 
     /// Total length of the input in bits.
@@ -84,13 +116,13 @@ impl<'a> BitReader<'a> {
     /// How many bits are left to read.
     #[inline]
     pub fn bits_remaining(&self) -> u64 {
-        (self.data.len() - self.byte_pos) as u64 * 8 + u64::from(self.bits)
+        self.rest.len() as u64 * 8 + u64::from(self.bits)
     }
 
     /// True when no bits are left.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.bits == 0 && self.byte_pos >= self.data.len()
+        self.bits == 0 && self.rest.is_empty()
     }
 
     /// True when the position is a multiple of eight.
@@ -111,7 +143,10 @@ impl<'a> BitReader<'a> {
             });
         }
         // bit_offset / 8 <= data.len(), which is a usize.
-        self.byte_pos = (bit_offset / 8) as usize;
+        self.rest = self
+            .data
+            .get((bit_offset / 8) as usize..)
+            .unwrap_or_default();
         self.lookahead = 0;
         self.bits = 0;
         let rem = (bit_offset % 8) as u32;
@@ -122,45 +157,46 @@ impl<'a> BitReader<'a> {
         Ok(())
     }
 
-    #[cold]
+    /// The end-of-input error for a read of `requested` bits here.
+    ///
+    /// Inlined on purpose: a call that took `&self` would make the reader's
+    /// address escape, and the compiler would then keep the lookahead in
+    /// memory instead of registers in every read loop.
+    #[inline(always)]
     fn end_error(&self, requested: u64) -> BitError {
-        BitError::UnexpectedEnd {
-            bit_offset: self.position(),
-            requested,
-            available: self.bits_remaining(),
-        }
+        unexpected_end(self.position(), requested, self.bits_remaining())
     }
 
     /// Buffers as many bits as possible (at least 56 when that many remain) and
     /// returns the number buffered.
     #[inline(always)]
     pub fn refill_lookahead(&mut self) -> u32 {
-        let word = self
-            .data
-            .get(self.byte_pos..)
-            .and_then(|rest| rest.first_chunk::<8>());
-        match word {
+        match self.rest.first_chunk::<8>() {
             Some(bytes) => {
                 self.lookahead |= u64::from_le_bytes(*bytes) << self.bits;
-                self.byte_pos += ((63 - self.bits) >> 3) as usize;
+                // At most 7 bytes: within the 8 just checked.
+                let advance = ((63 - self.bits) >> 3) as usize;
+                self.rest = self.rest.get(advance..).unwrap_or_default();
                 self.bits |= 56;
             }
-            None => self.refill_slow(),
+            None => self.refill_tail(),
         }
         self.bits
     }
 
-    #[cold]
-    #[inline(never)]
-    fn refill_slow(&mut self) {
-        while self.bits <= 56 {
-            let Some(&byte) = self.data.get(self.byte_pos) else {
-                break;
-            };
-            self.lookahead |= u64::from(byte) << self.bits;
-            self.bits += 8;
-            self.byte_pos += 1;
+    /// Refill near the end of the input, where fewer than eight bytes remain:
+    /// as many whole bytes as fit below bit 64. Kept free of calls that take
+    /// `&mut self` so the reader's fields stay in registers (see
+    /// [`Self::end_error`]).
+    #[inline(always)]
+    fn refill_tail(&mut self) {
+        let take = self.rest.len().min(((64 - self.bits) >> 3) as usize);
+        if take == 0 {
+            return;
         }
+        self.lookahead |= tail_word(self.rest) << self.bits;
+        self.rest = self.rest.get(take..).unwrap_or_default();
+        self.bits += take as u32 * 8;
     }
 
     /// Number of bits currently buffered (manual mode).
@@ -228,10 +264,10 @@ impl<'a> BitReader<'a> {
         if self.bits == 0 && self.refill_lookahead() == 0 {
             return Err(self.end_error(1));
         }
-        let bit = self.lookahead & 1 == 1;
+        let bit = self.lookahead as u8 & 1;
         self.lookahead >>= 1;
         self.bits -= 1;
-        Ok(bit)
+        Ok(bit != 0)
     }
 
     /// Reads 8 bits.
@@ -279,7 +315,7 @@ impl<'a> BitReader<'a> {
             .and_then(|end| self.data.get(start..end))
         {
             Some(slice) => {
-                self.byte_pos = start + len;
+                self.rest = self.data.get(start + len..).unwrap_or_default();
                 self.lookahead = 0;
                 self.bits = 0;
                 Ok(Some(slice))
