@@ -175,10 +175,63 @@ pub struct Flow {
     pub datagrams: Vec<(f64, crate::decoder::Direction, Vec<u8>)>,
 }
 
-/// Groups datagrams into flows. The server of a flow is the side that did not
-/// send the flow's first datagram (clients start every exchange: token
-/// request, connect or server-info request).
+/// Who sent a datagram, judging by what only one side sends: token requests
+/// (padded), connects and `gie3` come from clients; token answers
+/// (unpadded), accepts and `inf3` from servers.
+fn sender_is_client(payload: &[u8]) -> Option<bool> {
+    use crate::packet::{ControlMessage, Packet};
+    match Packet::decode(payload).ok()?.packet {
+        Packet::Control { message, .. } => match message {
+            ControlMessage::Token { padding, .. } => Some(padding > 0),
+            ControlMessage::Connect { .. } => Some(true),
+            ControlMessage::Accept { .. } => Some(false),
+            _ => None,
+        },
+        Packet::Connless(c) => {
+            let id = c.payload.get(..8)?;
+            if id == crate::connless::GETINFO {
+                Some(true)
+            } else if id == crate::connless::INFO {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        Packet::Chunks { .. } => None,
+    }
+}
+
+/// Groups datagrams into flows. The client of a flow is told by the first
+/// datagram only a client or only a server sends (see `sender_is_client`);
+/// without one, the side that sent the first datagram.
 pub fn flows(datagrams: Vec<Datagram>) -> Vec<Flow> {
+    let mut out = group(datagrams);
+    for f in &mut out {
+        let decisive = f
+            .datagrams
+            .iter()
+            .find_map(|(_, dir, p)| sender_is_client(p).map(|c| (*dir, c)));
+        if let Some((dir, is_client)) = decisive {
+            let labelled_client = dir == crate::decoder::Direction::ClientToServer;
+            if labelled_client != is_client {
+                std::mem::swap(&mut f.client, &mut f.server);
+                for (_, d, _) in &mut f.datagrams {
+                    *d = match d {
+                        crate::decoder::Direction::ClientToServer => {
+                            crate::decoder::Direction::ServerToClient
+                        }
+                        crate::decoder::Direction::ServerToClient => {
+                            crate::decoder::Direction::ClientToServer
+                        }
+                    };
+                }
+            }
+        }
+    }
+    out
+}
+
+fn group(datagrams: Vec<Datagram>) -> Vec<Flow> {
     use crate::decoder::Direction;
     let mut out: Vec<Flow> = Vec::new();
     for d in datagrams {

@@ -5,9 +5,9 @@
 //! are the engine's (`NETMSG_*`), game messages the mod's (`NETMSGTYPE_*`).
 //! Game ids above 31 need two bytes.
 //!
-//! System id 0 (`NETMSG_EX` in DDNet) is followed by a 16-byte UUID naming an
-//! extended message; DDNet's 0.7 mode sends a few of them. They are kept as
-//! [`Message::Ex`] with their raw body.
+//! Id 0 (`NETMSG_EX` / `NETMSGTYPE_EX` in DDNet, system or game) is followed
+//! by a 16-byte UUID naming an extended message; DDNet's 0.7 mode sends a few
+//! of them. They are kept as [`Message::Ex`] with their raw body.
 //!
 //! # Checks
 //! Game message fields are range-checked like the generated
@@ -214,8 +214,10 @@ pub enum Message {
     System(SystemMessage),
     /// A game message.
     Game(GameMessage),
-    /// A UUID-keyed extended message (system id 0, DDNet).
+    /// A UUID-keyed extended message (id 0, system or game, DDNet).
     Ex {
+        /// System flag.
+        system: bool,
         /// The UUID.
         #[serde(serialize_with = "hex_bytes")]
         uuid: [u8; 16],
@@ -284,9 +286,9 @@ impl Message {
         }
         let system = raw & 1 != 0;
         let id = raw >> 1;
-        if system && id == 0 {
+        if id == 0 {
             let uuid_bytes = u.raw("uuid", 16).map_err(|source| MessageError::Body {
-                kind: "system",
+                kind: if system { "system" } else { "game" },
                 name: "ex",
                 id,
                 source,
@@ -295,6 +297,7 @@ impl Message {
             uuid.copy_from_slice(uuid_bytes);
             return Ok((
                 Message::Ex {
+                    system,
                     uuid,
                     data: u.rest_bytes().to_vec(),
                 },
@@ -348,8 +351,8 @@ impl Message {
                 p.int(m.id() << 1);
                 m.pack(&mut p);
             }
-            Message::Ex { uuid, data } => {
-                p.int(1);
+            Message::Ex { system, uuid, data } => {
+                p.int(i32::from(*system));
                 p.raw(uuid);
                 p.raw(data);
             }
