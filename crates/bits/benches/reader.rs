@@ -84,18 +84,16 @@ fn bitter_read_varuint32(r: &mut LittleEndianReader<'_>) -> Option<u32> {
     }
     if r.lookahead_bits() >= 40 {
         let window = r.peek(40);
-        let mut value = 0u32;
-        let mut shift = 0;
-        while shift < 35 {
-            let byte = (window >> (shift / 7 * 8)) as u8;
-            value |= u32::from(byte & 0x7f).wrapping_shl(shift);
-            shift += 7;
-            if byte & 0x80 == 0 {
-                break;
-            }
-        }
-        r.consume(shift / 7 * 8);
-        return Some(value);
+        let stops = !window & 0x80_8080_8080;
+        let len = (stops.trailing_zeros() / 8 + 1).min(5);
+        let bytes = window & (u64::MAX >> (64 - len * 8));
+        let value = (bytes & 0x7f)
+            | ((bytes >> 1) & (0x7f << 7))
+            | ((bytes >> 2) & (0x7f << 14))
+            | ((bytes >> 3) & (0x7f << 21))
+            | ((bytes >> 4) & (0x7f << 28));
+        r.consume(len * 8);
+        return Some(value as u32);
     }
     let mut value = 0u32;
     let mut shift = 0u32;

@@ -55,21 +55,25 @@ impl BitReader<'_> {
     /// does.
     #[inline]
     pub fn read_varuint32(&mut self) -> Result<u32> {
-        // Fast path: the whole varint is in a refilled lookahead.
+        // Fast path: the whole varint is in a refilled lookahead. Branch-free:
+        // the length comes from the first clear continuation bit, and the
+        // 7-bit groups are gathered with shifts and masks, so random lengths
+        // cost no mispredictions.
         if self.lookahead_bits() >= 40 || self.refill_lookahead() >= 40 {
             let window = self.peek(40);
-            let mut value = 0u32;
-            let mut shift = 0;
-            while shift < 35 {
-                let byte = (window >> (shift / 7 * 8)) as u8;
-                value |= u32::from(byte & 0x7f).wrapping_shl(shift);
-                shift += 7;
-                if byte & 0x80 == 0 {
-                    break;
-                }
-            }
-            self.consume(shift / 7 * 8);
-            return Ok(value);
+            let stops = !window & 0x80_8080_8080;
+            // Bytes in the varint: up to the first stop, at most five.
+            let len = (stops.trailing_zeros() / 8 + 1).min(5);
+            let bytes = window & (u64::MAX >> (64 - len * 8));
+            let value = (bytes & 0x7f)
+                | ((bytes >> 1) & (0x7f << 7))
+                | ((bytes >> 2) & (0x7f << 14))
+                | ((bytes >> 3) & (0x7f << 21))
+                | ((bytes >> 4) & (0x7f << 28));
+            self.consume(len * 8);
+            // Bits above bit 31 (from the fifth byte) are dropped, as in the
+            // byte loop below.
+            return Ok(value as u32);
         }
         let mut value = 0u32;
         let mut shift = 0u32;

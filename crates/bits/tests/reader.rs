@@ -141,6 +141,45 @@ proptest! {
         }
     }
 
+    /// The branch-free varuint32 agrees with seed 001's byte loop, value and
+    /// position, on arbitrary bytes (continuation bits in any pattern) at any
+    /// offset, in the fast path and near the end of input.
+    #[test]
+    fn varuint32_matches_the_seed_loop(
+        data in prop::collection::vec(any::<u8>(), 0..24),
+        start in 0u64..16,
+    ) {
+        let seed_loop = |r: &mut BitReader<'_>| -> Result<u32> {
+            let mut value = 0u32;
+            let mut offset = 0u32;
+            while offset != 35 {
+                let byte = r.read_u8()?;
+                value |= u32::from(byte & 0x7f).wrapping_shl(offset);
+                offset += 7;
+                if byte & 0x80 == 0 {
+                    break;
+                }
+            }
+            Ok(value)
+        };
+        let mut fast = BitReader::new(&data);
+        if fast.seek(start).is_err() {
+            return Ok(());
+        }
+        let mut reference = fast.clone();
+        loop {
+            let (a, b) = (fast.read_varuint32(), seed_loop(&mut reference));
+            match (a, b) {
+                (Ok(x), Ok(y)) => {
+                    prop_assert_eq!(x, y);
+                    prop_assert_eq!(fast.position(), reference.position());
+                }
+                (Err(_), Err(_)) => break,
+                (a, b) => prop_assert!(false, "fast {:?} vs seed loop {:?}", a, b),
+            }
+        }
+    }
+
     /// Each read alone, over every truncation of random bytes: never panics.
     #[test]
     fn every_read_on_every_truncation(data in prop::collection::vec(any::<u8>(), 0..40)) {
