@@ -53,9 +53,14 @@ fn run(op: u8, r: &mut BitReader<'_>) -> Result<()> {
             r.consume(n);
             Ok(())
         }
-        35 => QuantizedFloat::new(Some(i32::from(op) % 33), Some(i32::from(op) % 16), Some(-3.0), Some(7.5))?
-            .decode(r)
-            .map(drop),
+        35 => QuantizedFloat::new(
+            Some(i32::from(op) % 33),
+            Some(i32::from(op) % 16),
+            Some(-3.0),
+            Some(7.5),
+        )?
+        .decode(r)
+        .map(drop),
         36 => {
             let mut s = ReadStream::from_reader(r.clone());
             let mut v = 0i64;
@@ -107,7 +112,11 @@ fuzz_target!(|input: &[u8]| {
                 assert!(r.position() <= r.bit_len());
                 assert_eq!(r.position() + r.bits_remaining(), r.bit_len());
             }
-            Err(BitError::UnexpectedEnd { bit_offset, requested, available }) => {
+            Err(BitError::UnexpectedEnd {
+                bit_offset,
+                requested,
+                available,
+            }) => {
                 assert!(requested > available);
                 assert_eq!(bit_offset + available, r.bit_len());
                 break;
