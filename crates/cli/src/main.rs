@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod demo;
 mod tg;
 mod tw;
 
@@ -21,6 +22,16 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Source 2 demo: header, file info, counts, string tables, players, classes.
+    Info(demo::InfoArgs),
+    /// Source 2 demo: the serializers as a tree (class → fields, model, decoder).
+    Schema(demo::SchemaArgs),
+    /// Source 2 demo: game events as JSON Lines or CSV.
+    Events(demo::EventsArgs),
+    /// Source 2 demo: the full state of the entities at a tick.
+    Entities(demo::EntitiesArgs),
+    /// Source 2 demo (CS2): one row per player per tick with the props asked for.
+    Ticks(demo::TicksArgs),
     /// Star Trek: Bridge Commander TGBufferStream: CF16 and field-list decoding.
     Tg(tg::TgArgs),
     /// Teeworlds 0.7: decode datagrams and pcaps, join a server.
@@ -30,6 +41,11 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), String> = match cli.command {
+        Command::Info(args) => demo::info(args),
+        Command::Schema(args) => demo::schema(args),
+        Command::Events(args) => demo::events(args),
+        Command::Entities(args) => demo::entities(args),
+        Command::Ticks(args) => demo::ticks(args),
         Command::Tg(args) => tg::run(args),
         Command::Tw(args) => tw::run(args),
     };

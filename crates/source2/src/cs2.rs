@@ -1,13 +1,563 @@
-//! CS2 specifics: world positions from cells, and the friendly prop names
-//! analysts use (demoparser2's names).
+//! CS2 specifics: world positions from cells, the friendly prop names that
+//! analysts use (those of demoparser2), and two collectors built on the
+//! [`Visitor`] API: per-player tick rows and game-event rows.
+//!
+//! Prop names are dotted paths of variable names from the entity's
+//! serializer: `m_iHealth`, `CBodyComponent.m_cellX`,
+//! `m_pWeaponServices.m_hActiveWeapon`, array elements as `m_iAmmo.0003`.
+//! A friendly name maps to one such path on the player pawn or controller
+//! (table from LaihoE/demoparser's README and `prop_controller.rs`).
+
+use crate::entity::{Entity, EntityList};
+use crate::fieldpath::FieldPath;
+use crate::gameevent::{EventValue, GameEvent};
+use crate::parser::{DemoState, Interests, Visitor};
+use crate::serializer::{FieldModel, SendTables, SerializerId};
+use crate::value::Value;
 
 /// Bits of a cell coordinate: cells are 512 units wide.
 pub const CELL_BITS: u32 = 9;
 /// Half the world size: `cell * 512 - 16384 + offset`.
 pub const MAX_COORD: f64 = 16384.0;
+/// Entity handle index mask demoparser2 applies to `m_hPlayerPawn`.
+pub const PAWN_HANDLE_MASK: u32 = 0x7FF;
 
 /// A world coordinate from a cell index and the offset inside the cell
 /// (LaihoE/demoparser `coord_from_cell`, demoinfocs `coordFromCell`).
 pub fn coord_from_cell(cell: u64, offset: f32) -> f32 {
     (cell as f64 * f64::from(1u32 << CELL_BITS) - MAX_COORD + f64::from(offset)) as f32
+}
+
+/// Which entity of a player a prop lives on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// `CCSPlayerPawn`.
+    Pawn,
+    /// `CCSPlayerController`.
+    Controller,
+}
+
+/// How a friendly prop is computed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PropSource {
+    /// A raw prop.
+    Raw(Owner, String),
+    /// Element `i` of a vector prop.
+    Element(Owner, String, usize),
+    /// World coordinate axis 0, 1 or 2 from the body component.
+    Position(usize),
+    /// `m_lifeState == 0`.
+    IsAlive,
+}
+
+/// The friendly names and what they read.
+pub const FRIENDLY_PROPS: &[(&str, &str)] = &[
+    ("X", "pos:0"),
+    ("Y", "pos:1"),
+    ("Z", "pos:2"),
+    ("health", "pawn:m_iHealth"),
+    ("armor_value", "pawn:m_ArmorValue"),
+    ("team_num", "pawn:m_iTeamNum"),
+    ("pitch", "pawn:m_angEyeAngles#0"),
+    ("yaw", "pawn:m_angEyeAngles#1"),
+    ("is_alive", "alive"),
+    ("life_state", "pawn:m_lifeState"),
+    ("active_weapon", "pawn:m_pWeaponServices.m_hActiveWeapon"),
+    ("has_defuser", "pawn:m_pItemServices.m_bHasDefuser"),
+    ("has_helmet", "pawn:m_pItemServices.m_bHasHelmet"),
+    ("flash_duration", "pawn:m_flFlashDuration"),
+    ("flash_max_alpha", "pawn:m_flFlashMaxAlpha"),
+    ("in_bomb_zone", "pawn:m_bInBombZone"),
+    ("in_buy_zone", "pawn:m_bInBuyZone"),
+    ("is_scoped", "pawn:m_bIsScoped"),
+    ("is_defusing", "pawn:m_bIsDefusing"),
+    ("is_walking", "pawn:m_bIsWalking"),
+    ("spotted", "pawn:m_bSpotted"),
+    ("last_place_name", "pawn:m_szLastPlaceName"),
+    ("move_type", "pawn:m_MoveType"),
+    ("duck_amount", "pawn:m_pMovementServices.m_flDuckAmount"),
+    ("ducking", "pawn:m_pMovementServices.m_bDucking"),
+    (
+        "round_start_equip_value",
+        "pawn:m_unRoundStartEquipmentValue",
+    ),
+    ("current_equip_value", "pawn:m_unCurrentEquipmentValue"),
+    ("balance", "controller:m_pInGameMoneyServices.m_iAccount"),
+    (
+        "start_balance",
+        "controller:m_pInGameMoneyServices.m_iStartAccount",
+    ),
+    (
+        "total_cash_spent",
+        "controller:m_pInGameMoneyServices.m_iTotalCashSpent",
+    ),
+    (
+        "cash_spent_this_round",
+        "controller:m_pInGameMoneyServices.m_iCashSpentThisRound",
+    ),
+    ("player_name", "controller:m_iszPlayerName"),
+    ("player_steamid", "controller:m_steamID"),
+    ("score", "controller:m_iScore"),
+    ("ping", "controller:m_iPing"),
+    ("mvps", "controller:m_iMVPs"),
+    ("is_connected", "controller:m_iConnected"),
+    ("crosshair_code", "controller:m_szCrosshairCodes"),
+    ("rank", "controller:m_iCompetitiveRanking"),
+    (
+        "kills_total",
+        "controller:m_pActionTrackingServices.m_matchStats.m_iKills",
+    ),
+    (
+        "deaths_total",
+        "controller:m_pActionTrackingServices.m_matchStats.m_iDeaths",
+    ),
+    (
+        "assists_total",
+        "controller:m_pActionTrackingServices.m_matchStats.m_iAssists",
+    ),
+    (
+        "damage_total",
+        "controller:m_pActionTrackingServices.m_matchStats.m_iDamage",
+    ),
+];
+
+/// Resolves a friendly or raw prop name. Raw names are looked up on the
+/// pawn first, then on the controller; a `CCSPlayerPawn.` or
+/// `CCSPlayerController.` prefix picks one.
+pub fn prop_source(name: &str) -> PropSource {
+    if let Some((_, spec)) = FRIENDLY_PROPS.iter().find(|(n, _)| *n == name) {
+        return parse_spec(spec);
+    }
+    if let Some(rest) = name.strip_prefix("CCSPlayerPawn.") {
+        return PropSource::Raw(Owner::Pawn, rest.to_string());
+    }
+    if let Some(rest) = name.strip_prefix("CCSPlayerController.") {
+        return PropSource::Raw(Owner::Controller, rest.to_string());
+    }
+    PropSource::Raw(Owner::Pawn, name.to_string())
+}
+
+fn parse_spec(spec: &str) -> PropSource {
+    if spec == "alive" {
+        return PropSource::IsAlive;
+    }
+    if let Some(axis) = spec.strip_prefix("pos:") {
+        return PropSource::Position(axis.parse().unwrap_or(0));
+    }
+    let (owner, path) = match spec.split_once(':') {
+        Some(("controller", p)) => (Owner::Controller, p),
+        Some((_, p)) => (Owner::Pawn, p),
+        None => (Owner::Pawn, spec),
+    };
+    match path.split_once('#') {
+        Some((p, i)) => PropSource::Element(owner, p.to_string(), i.parse().unwrap_or(0)),
+        None => PropSource::Raw(owner, path.to_string()),
+    }
+}
+
+/// The field path of a dotted prop name in a serializer (array elements as
+/// numbers); `None` if it does not exist.
+pub fn resolve_prop(tables: &SendTables, root: SerializerId, name: &str) -> Option<FieldPath> {
+    let mut indices: Vec<i32> = Vec::with_capacity(4);
+    let mut ser = root;
+    let mut parts = name.split('.').peekable();
+    while let Some(part) = parts.next() {
+        let s = tables.serializer(ser)?;
+        let (pos, field) = s.fields.iter().enumerate().find_map(|(i, &f)| {
+            tables
+                .fields
+                .get(f as usize)
+                .filter(|f| &*f.name == part)
+                .map(|f| (i, f))
+        })?;
+        indices.push(pos as i32);
+        match &field.model {
+            FieldModel::Value(_) => {
+                if parts.peek().is_some() {
+                    return None;
+                }
+            }
+            FieldModel::FixedArray { .. } | FieldModel::VariableArray(_) => {
+                if let Some(next) = parts.next() {
+                    indices.push(next.parse().ok()?);
+                }
+            }
+            FieldModel::FixedTable { serializer, .. } => ser = *serializer,
+            FieldModel::VariableTable(s) => {
+                indices.push(parts.next()?.parse().ok()?);
+                ser = *s;
+            }
+        }
+    }
+    (!indices.is_empty() && indices.len() <= 7).then(|| FieldPath::from_slice(&indices))
+}
+
+/// A cell of an output table.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Cell {
+    /// Missing.
+    Null,
+    /// Boolean.
+    Bool(bool),
+    /// Signed integer.
+    Int(i64),
+    /// Unsigned integer (steam ids).
+    UInt(u64),
+    /// Float.
+    Float(f32),
+    /// Text.
+    Str(String),
+    /// Vector.
+    Floats(Vec<f32>),
+}
+
+impl Cell {
+    fn from_value(v: &Value) -> Cell {
+        match v {
+            Value::Bool(b) => Cell::Bool(*b),
+            Value::I32(x) => Cell::Int(i64::from(*x)),
+            Value::I64(x) => Cell::Int(*x),
+            Value::U32(x) => Cell::Int(i64::from(*x)),
+            Value::U64(x) => Cell::UInt(*x),
+            Value::F32(x) => Cell::Float(*x),
+            Value::String(s) => Cell::Str(s.to_string()),
+            other => match other.as_floats() {
+                Some(f) => Cell::Floats(f.to_vec()),
+                None => Cell::Str(other.to_string()),
+            },
+        }
+    }
+
+    fn from_event(v: &EventValue) -> Cell {
+        match v {
+            EventValue::String(s) => Cell::Str(s.clone()),
+            EventValue::Float(f) => Cell::Float(*f),
+            EventValue::Int(i) => Cell::Int(i64::from(*i)),
+            EventValue::Bool(b) => Cell::Bool(*b),
+            EventValue::U64(u) => Cell::UInt(*u),
+        }
+    }
+}
+
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cell::Null => Ok(()),
+            Cell::Bool(b) => write!(f, "{b}"),
+            Cell::Int(i) => write!(f, "{i}"),
+            Cell::UInt(u) => write!(f, "{u}"),
+            Cell::Float(x) => write!(f, "{x}"),
+            Cell::Str(s) => f.write_str(s),
+            Cell::Floats(v) => {
+                let parts: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                write!(f, "[{}]", parts.join(" "))
+            }
+        }
+    }
+}
+
+/// A table: column names and rows.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Table {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows, one cell per column.
+    pub rows: Vec<Vec<Cell>>,
+}
+
+/// Cached field paths per class for the props of one query.
+#[derive(Debug, Default)]
+struct PathCache {
+    by_serializer: rustc_hash::FxHashMap<(SerializerId, String), Option<u128>>,
+}
+
+impl PathCache {
+    fn key(&mut self, tables: &SendTables, ser: SerializerId, name: &str) -> Option<u128> {
+        if let Some(k) = self.by_serializer.get(&(ser, name.to_string())) {
+            return *k;
+        }
+        let k = resolve_prop(tables, ser, name).and_then(|p| p.key());
+        self.by_serializer.insert((ser, name.to_string()), k);
+        k
+    }
+
+    fn value<'e>(
+        &mut self,
+        state: &DemoState,
+        entity: &'e Entity,
+        name: &str,
+    ) -> Option<&'e Value> {
+        let tables = state.send_tables.as_ref()?;
+        let key = self.key(tables, entity.serializer, name)?;
+        entity.get_key(key)
+    }
+}
+
+/// A player as demoparser2 sees one: a controller with a pawn, a steam id
+/// and a team other than spectator.
+#[derive(Debug, Clone)]
+pub struct PlayerRef {
+    /// Controller entity index.
+    pub controller: i32,
+    /// Pawn entity index.
+    pub pawn: i32,
+    /// Name from the controller.
+    pub name: String,
+    /// Steam id from the controller.
+    pub steamid: u64,
+}
+
+/// The players of the current state (demoparser2's rules: pawn handle valid,
+/// steam id non-zero, team not spectator).
+pub fn players(
+    state: &DemoState,
+    cache: &mut impl FnMut(&DemoState, &Entity, &str) -> Option<Value>,
+) -> Vec<PlayerRef> {
+    let mut out = Vec::new();
+    for e in state.entities.iter() {
+        if state.class_name(e) != "CCSPlayerController" {
+            continue;
+        }
+        let pawn_handle = cache(state, e, "m_hPlayerPawn")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(u64::from(PAWN_HANDLE_MASK));
+        let pawn = (pawn_handle as u32) & PAWN_HANDLE_MASK;
+        if pawn == PAWN_HANDLE_MASK {
+            continue;
+        }
+        let steamid = cache(state, e, "m_steamID")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0);
+        let team = cache(state, e, "m_iTeamNum")
+            .and_then(|v| v.as_i64())
+            .unwrap_or(0);
+        if steamid == 0 || team == 1 {
+            continue;
+        }
+        let name = cache(state, e, "m_iszPlayerName")
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        out.push(PlayerRef {
+            controller: e.index,
+            pawn: pawn as i32,
+            name,
+            steamid,
+        });
+    }
+    out
+}
+
+fn read_prop(
+    state: &DemoState,
+    entities: &EntityList,
+    cache: &mut PathCache,
+    player: &PlayerRef,
+    source: &PropSource,
+) -> Cell {
+    let pawn = entities.get(player.pawn);
+    let controller = entities.get(player.controller);
+    let on = |owner: Owner| match owner {
+        Owner::Pawn => pawn,
+        Owner::Controller => controller,
+    };
+    match source {
+        PropSource::Raw(owner, name) => {
+            let primary = on(*owner).and_then(|e| cache.value(state, e, name));
+            let value = match primary {
+                Some(v) => Some(v),
+                None if *owner == Owner::Pawn => {
+                    controller.and_then(|e| cache.value(state, e, name))
+                }
+                None => None,
+            };
+            match value {
+                Some(v) => Cell::from_value(v),
+                None => Cell::Null,
+            }
+        }
+        PropSource::Element(owner, name, i) => on(*owner)
+            .and_then(|e| cache.value(state, e, name))
+            .and_then(|v| v.as_floats().and_then(|f| f.get(*i).copied()))
+            .map(Cell::Float)
+            .unwrap_or(Cell::Null),
+        PropSource::Position(axis) => {
+            let Some(p) = pawn else { return Cell::Null };
+            let cell_name = [
+                "CBodyComponent.m_cellX",
+                "CBodyComponent.m_cellY",
+                "CBodyComponent.m_cellZ",
+            ];
+            let vec_name = [
+                "CBodyComponent.m_vecX",
+                "CBodyComponent.m_vecY",
+                "CBodyComponent.m_vecZ",
+            ];
+            let (Some(c), Some(o)) = (cell_name.get(*axis), vec_name.get(*axis)) else {
+                return Cell::Null;
+            };
+            let cell = cache.value(state, p, c).and_then(Value::as_u64);
+            let off = cache.value(state, p, o).and_then(Value::as_f32);
+            match (cell, off) {
+                (Some(c), Some(o)) => Cell::Float(coord_from_cell(c, o)),
+                _ => Cell::Null,
+            }
+        }
+        PropSource::IsAlive => {
+            let v = pawn
+                .and_then(|e| cache.value(state, e, "m_lifeState"))
+                .and_then(Value::as_i64);
+            Cell::Bool(v == Some(0))
+        }
+    }
+}
+
+/// Collects one row per player after every `PacketEntities` message outside
+/// full packets (demoparser2's `parse_ticks`): the props asked for, then
+/// `tick`, `steamid`, `name`.
+#[derive(Debug)]
+pub struct TickCollector {
+    props: Vec<(String, PropSource)>,
+    ticks: Option<Vec<i32>>,
+    cache: PathCache,
+    /// The collected rows.
+    pub table: Table,
+}
+
+impl TickCollector {
+    /// A collector for these props, optionally only at these ticks.
+    pub fn new(props: &[String], ticks: Option<Vec<i32>>) -> Self {
+        let mut columns: Vec<String> = props.to_vec();
+        columns.extend(["tick", "steamid", "name"].map(String::from));
+        TickCollector {
+            props: props.iter().map(|p| (p.clone(), prop_source(p))).collect(),
+            ticks,
+            cache: PathCache::default(),
+            table: Table {
+                columns,
+                rows: Vec::new(),
+            },
+        }
+    }
+}
+
+impl Visitor for TickCollector {
+    fn interests(&self) -> Interests {
+        Interests {
+            entities: true,
+            game_events: false,
+            user_messages: false,
+        }
+    }
+
+    fn on_packet_entities(&mut self, state: &DemoState) {
+        if state.in_full_packet {
+            return;
+        }
+        if let Some(t) = &self.ticks {
+            if !t.contains(&state.tick) {
+                return;
+            }
+        }
+        let cache = &mut self.cache;
+        let mut get = |s: &DemoState, e: &Entity, n: &str| cache.value(s, e, n).cloned();
+        let players = players(state, &mut get);
+        for p in players {
+            let mut row: Vec<Cell> = self
+                .props
+                .iter()
+                .map(|(_, src)| read_prop(state, &state.entities, &mut self.cache, &p, src))
+                .collect();
+            row.push(Cell::Int(i64::from(state.tick)));
+            row.push(Cell::UInt(p.steamid));
+            row.push(Cell::Str(p.name.clone()));
+            self.table.rows.push(row);
+        }
+    }
+}
+
+/// Keys that name a player (a controller slot), and the column prefix used
+/// for them.
+const PLAYER_KEYS: &[(&str, &str)] = &[
+    ("userid", "user"),
+    ("attacker", "attacker"),
+    ("assister", "assister"),
+    ("victim", "victim"),
+];
+
+/// Collects game events as rows: `event`, `tick`, every key of the event,
+/// and for player keys `<prefix>_name` and `<prefix>_steamid` from the
+/// player's controller.
+#[derive(Debug, Default)]
+pub struct EventCollector {
+    names: Option<Vec<String>>,
+    cache: PathCache,
+    /// Events as (name, tick, key/value pairs).
+    pub events: Vec<(String, i32, Vec<(String, Cell)>)>,
+    /// Every event name seen, with its count.
+    pub counts: std::collections::BTreeMap<String, u64>,
+}
+
+impl EventCollector {
+    /// Collects the named events (all when `None`).
+    pub fn new(names: Option<Vec<String>>) -> Self {
+        EventCollector {
+            names,
+            ..Default::default()
+        }
+    }
+
+    fn player_columns(&mut self, state: &DemoState, ev: &GameEvent, out: &mut Vec<(String, Cell)>) {
+        for (key, prefix) in PLAYER_KEYS {
+            let Some(v) = ev.get(key).and_then(EventValue::as_i64) else {
+                continue;
+            };
+            let controller = state
+                .entities
+                .get((v & 0xFF) as i32 + 1)
+                .filter(|e| state.class_name(e).ends_with("PlayerController"));
+            let name = controller
+                .and_then(|e| self.cache.value(state, e, "m_iszPlayerName"))
+                .and_then(|v| v.as_str().map(str::to_string));
+            let steamid = controller
+                .and_then(|e| self.cache.value(state, e, "m_steamID"))
+                .and_then(Value::as_u64);
+            out.push((
+                format!("{prefix}_name"),
+                name.map(Cell::Str).unwrap_or(Cell::Null),
+            ));
+            out.push((
+                format!("{prefix}_steamid"),
+                steamid
+                    .map(|s| Cell::Str(s.to_string()))
+                    .unwrap_or(Cell::Null),
+            ));
+        }
+    }
+}
+
+impl Visitor for EventCollector {
+    fn interests(&self) -> Interests {
+        Interests {
+            entities: true,
+            game_events: true,
+            user_messages: false,
+        }
+    }
+
+    fn on_game_event(&mut self, state: &DemoState, ev: &GameEvent) {
+        *self.counts.entry(ev.name.clone()).or_default() += 1;
+        if let Some(names) = &self.names {
+            if !names.iter().any(|n| *n == ev.name) {
+                return;
+            }
+        }
+        let mut cols: Vec<(String, Cell)> = ev
+            .keys
+            .iter()
+            .map(|(k, _, v)| (k.clone(), Cell::from_event(v)))
+            .collect();
+        self.player_columns(state, ev, &mut cols);
+        self.events.push((ev.name.clone(), ev.tick, cols));
+    }
 }

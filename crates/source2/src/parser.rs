@@ -239,6 +239,8 @@ pub struct DemoState {
     pub entity_updates: u64,
     /// Whether `DEM_Stop` was reached.
     pub reached_stop: bool,
+    /// True while the packet of a `DEM_FullPacket` is being handled.
+    pub in_full_packet: bool,
     full_packets_applied: u64,
 }
 
@@ -583,7 +585,7 @@ impl<'a> DemoParser<'a> {
                             Some(PlayerInfo {
                                 slot: i,
                                 name: p.name.unwrap_or_default(),
-                                steamid: p.steamid.or(p.xuid).unwrap_or(0),
+                                steamid: p.xuid.unwrap_or(0),
                                 userid: p.userid.unwrap_or(-1),
                                 fake_player: p.fakeplayer.unwrap_or(false),
                                 is_hltv: p.ishltv.unwrap_or(false),

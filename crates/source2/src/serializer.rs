@@ -366,6 +366,7 @@ const SIGNED_TYPES: &[&str] = &[
     "AmmoIndex_t",
     "TakeDamageFlags_t",
     "HSequence",
+    "PlayerID_t",
 ];
 
 const UNSIGNED_TYPES: &[&str] = &[
@@ -441,9 +442,35 @@ const UNSIGNED_TYPES: &[&str] = &[
     "WorldGroupId_t",
     "loadout_slot_t",
     "DecalMode_t",
+    "ValueRemapperRatchetType_t",
+    "attrib_definition_index_t",
+    "HitGroup_t",
+    "ObserverMode_t",
+    "HeroID_t",
+    "HeroBuildID_t",
+    "CitadelLobbyPlayerSlot_t",
+    "AbilityID_t",
+    "LeagueID_t",
+    "GuildID_t",
+    "PeriodicResourceID_t",
+    "CavernCrawlMapVariant_t",
+    "PingConfirmationIconType",
+    "FowBlockerShape_t",
+    "ScoutState_t",
+    "CourierState_t",
+    "DOTA_SHOP_TYPE",
+    "AbilityBarType_t",
+    "ShopItemViewMode_t",
+    "DOTA_HeroPickState",
+    "DOTACustomHeroPickRulesPhase_t",
 ];
 
-const UNSIGNED64_TYPES: &[&str] = &["ResourceId_t", "HeroFacetKey_t", "CStrongHandle"];
+const UNSIGNED64_TYPES: &[&str] = &[
+    "ResourceId_t",
+    "HeroFacetKey_t",
+    "CStrongHandle",
+    "MatchID_t",
+];
 
 const STRING_TYPES: &[&str] = &["char", "CUtlString", "CUtlSymbolLarge", "CGlobalSymbol"];
 

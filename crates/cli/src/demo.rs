@@ -1,0 +1,714 @@
+//! Source 2 demo subcommands: `info`, `schema`, `events`, `entities`, `ticks`.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use gamewire_source2::cs2::{Cell, EventCollector, Table, TickCollector};
+use gamewire_source2::serializer::{FieldModel, SendTables};
+use gamewire_source2::{
+    DemoError, DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, NoVisitor,
+    Visitor,
+};
+
+/// Output format of `info`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InfoFormat {
+    /// Readable text.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// Output format of row tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RowFormat {
+    /// JSON Lines: one object per row.
+    Jsonl,
+    /// CSV with a header row.
+    Csv,
+}
+
+/// `gamewire info`.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The demo file.
+    pub demo: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
+    pub format: InfoFormat,
+}
+
+/// `gamewire schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The demo file.
+    pub demo: PathBuf,
+    /// Only this class (server class or serializer name).
+    #[arg(long)]
+    pub class: Option<String>,
+}
+
+/// `gamewire events`.
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    /// The demo file.
+    pub demo: PathBuf,
+    /// Only events with this name (repeatable).
+    #[arg(long)]
+    pub name: Vec<String>,
+    /// List the event names present instead of the events.
+    #[arg(long)]
+    pub list: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RowFormat::Jsonl)]
+    pub format: RowFormat,
+}
+
+/// `gamewire entities`.
+#[derive(Debug, Args)]
+pub struct EntitiesArgs {
+    /// The demo file.
+    pub demo: PathBuf,
+    /// The tick at which to print the state (the end of that tick).
+    #[arg(long)]
+    pub tick: i32,
+    /// Only entities of this class.
+    #[arg(long)]
+    pub class: Option<String>,
+}
+
+/// `gamewire ticks`.
+#[derive(Debug, Args)]
+pub struct TicksArgs {
+    /// The demo file.
+    pub demo: PathBuf,
+    /// Comma-separated props: friendly names (X, Y, Z, health, armor_value,
+    /// team_num, pitch, yaw, is_alive, balance, ...) or raw prop paths.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub props: Vec<String>,
+    /// Only these ticks (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub ticks: Vec<i32>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RowFormat::Csv)]
+    pub format: RowFormat,
+}
+
+fn read_demo(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn describe_error(path: &Path, e: &DemoError) -> String {
+    format!("{}: {e}", path.display())
+}
+
+/// Parses with a visitor; a parse error after some progress is reported with
+/// what was reached.
+fn parse<V: Visitor>(path: &Path, data: &[u8], visitor: &mut V) -> Result<DemoState, String> {
+    let mut parser = DemoParser::new(data).map_err(|e| describe_error(path, &e))?;
+    match parser.run(visitor) {
+        Ok(()) => Ok(parser.state),
+        Err(e) => Err(format!(
+            "{} (parsed up to tick {})",
+            describe_error(path, &e),
+            parser.state.tick
+        )),
+    }
+}
+
+fn stdout() -> BufWriter<std::io::StdoutLock<'static>> {
+    BufWriter::new(std::io::stdout().lock())
+}
+
+fn io_err(e: std::io::Error) -> String {
+    format!("writing output: {e}")
+}
+
+/// `gamewire info`.
+pub fn info(args: InfoArgs) -> Result<(), String> {
+    let data = read_demo(&args.demo)?;
+    let mut parser = DemoParser::new(&data).map_err(|e| describe_error(&args.demo, &e))?;
+    let result = parser.run(&mut NoVisitor);
+    let state = &parser.state;
+    let json = info_json(state, result.as_ref().err());
+    let mut out = stdout();
+    match args.format {
+        InfoFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &json).map_err(|e| e.to_string())?;
+            writeln!(out).map_err(io_err)?;
+        }
+        InfoFormat::Text => write_info_text(&mut out, &json).map_err(io_err)?,
+    }
+    out.flush().map_err(io_err)?;
+    match result {
+        Ok(()) => Ok(()),
+        Err(e) => Err(describe_error(&args.demo, &e)),
+    }
+}
+
+fn info_json(state: &DemoState, error: Option<&DemoError>) -> serde_json::Value {
+    use serde_json::json;
+    let h = state.header.as_ref();
+    let fi = state.file_info.as_ref();
+    let tables: Vec<_> = state
+        .string_tables
+        .iter()
+        .map(|t| json!({"name": t.name, "entries": t.entries.len()}))
+        .collect();
+    let classes: Vec<_> = state
+        .classes
+        .iter()
+        .filter(|c| !c.name.is_empty())
+        .map(|c| json!({"id": c.id, "name": c.name, "has_serializer": c.serializer.is_some()}))
+        .collect();
+    let players: Vec<_> = state.players.values().collect();
+    let warnings: Vec<String> = state
+        .warnings
+        .iter()
+        .map(|w| format!("tick {}: {}", w.tick, w.message))
+        .collect();
+    let unknown_messages: serde_json::Map<String, serde_json::Value> = state
+        .unknown_messages
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    let unknown_commands: serde_json::Map<String, serde_json::Value> = state
+        .unknown_commands
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    json!({
+        "map_name": state.map_name(),
+        "server_name": h.and_then(|h| h.server_name.clone()),
+        "client_name": h.and_then(|h| h.client_name.clone()),
+        "game_directory": h.and_then(|h| h.game_directory.clone()),
+        "build_num": h.and_then(|h| h.build_num),
+        "network_protocol": h.and_then(|h| h.patch_version).or_else(|| state.server_info.as_ref().and_then(|s| s.protocol)),
+        "demo_version_name": h.and_then(|h| h.demo_version_name.clone()),
+        "playback_ticks": fi.and_then(|f| f.playback_ticks),
+        "playback_frames": fi.and_then(|f| f.playback_frames),
+        "playback_time": fi.and_then(|f| f.playback_time),
+        "tick_interval": state.tick_interval,
+        "frames": state.frames,
+        "last_tick": state.tick,
+        "reached_stop": state.reached_stop,
+        "commands": state.command_counts,
+        "messages": state.message_counts,
+        "unknown_commands": unknown_commands,
+        "unknown_messages": unknown_messages,
+        "string_tables": tables,
+        "players": players,
+        "serializers": state.send_tables.as_ref().map(|t| t.serializers.len()),
+        "classes": classes,
+        "entities_at_end": state.entities.len(),
+        "entity_updates": state.entity_updates,
+        "warnings": warnings,
+        "error": error.map(|e| e.to_string()),
+    })
+}
+
+fn write_info_text(out: &mut impl Write, j: &serde_json::Value) -> std::io::Result<()> {
+    let s = |k: &str| match &j[k] {
+        serde_json::Value::Null => "-".to_string(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    writeln!(out, "map              {}", s("map_name"))?;
+    writeln!(out, "server           {}", s("server_name"))?;
+    writeln!(out, "client           {}", s("client_name"))?;
+    writeln!(out, "game directory   {}", s("game_directory"))?;
+    writeln!(out, "build            {}", s("build_num"))?;
+    writeln!(out, "network protocol {}", s("network_protocol"))?;
+    writeln!(
+        out,
+        "playback         {} ticks, {} frames, {} s",
+        s("playback_ticks"),
+        s("playback_frames"),
+        s("playback_time")
+    )?;
+    writeln!(
+        out,
+        "read             {} frames, last tick {}, reached DEM_Stop: {}",
+        s("frames"),
+        s("last_tick"),
+        s("reached_stop")
+    )?;
+    writeln!(
+        out,
+        "entities         {} at the end, {} updates decoded",
+        s("entities_at_end"),
+        s("entity_updates")
+    )?;
+    writeln!(out, "commands:")?;
+    if let Some(m) = j["commands"].as_object() {
+        for (k, v) in m {
+            writeln!(out, "  {k:<28} {v}")?;
+        }
+    }
+    writeln!(
+        out,
+        "unknown commands {}  unknown messages {}",
+        j["unknown_commands"], j["unknown_messages"]
+    )?;
+    writeln!(out, "string tables:")?;
+    if let Some(a) = j["string_tables"].as_array() {
+        for t in a {
+            writeln!(
+                out,
+                "  {:<28} {} entries",
+                t["name"].as_str().unwrap_or(""),
+                t["entries"]
+            )?;
+        }
+    }
+    writeln!(out, "players:")?;
+    if let Some(a) = j["players"].as_array() {
+        for p in a {
+            writeln!(
+                out,
+                "  slot {:<3} {:<24} steamid {:<18} userid {} {}",
+                p["slot"],
+                p["name"].as_str().unwrap_or(""),
+                p["steamid"],
+                p["userid"],
+                if p["fake_player"].as_bool() == Some(true) {
+                    "(bot)"
+                } else {
+                    ""
+                }
+            )?;
+        }
+    }
+    writeln!(out, "serializers      {}", s("serializers"))?;
+    writeln!(
+        out,
+        "classes          {}",
+        j["classes"].as_array().map(Vec::len).unwrap_or(0)
+    )?;
+    let warnings = j["warnings"].as_array().cloned().unwrap_or_default();
+    writeln!(out, "warnings         {}", warnings.len())?;
+    for w in warnings {
+        writeln!(out, "  {}", w.as_str().unwrap_or(""))?;
+    }
+    if let Some(e) = j["error"].as_str() {
+        writeln!(out, "error            {e}")?;
+    }
+    Ok(())
+}
+
+/// `gamewire schema`.
+pub fn schema(args: SchemaArgs) -> Result<(), String> {
+    let data = read_demo(&args.demo)?;
+    let mut parser = DemoParser::new(&data).map_err(|e| describe_error(&args.demo, &e))?;
+    struct StopAfterSignon;
+    impl Visitor for StopAfterSignon {
+        fn interests(&self) -> Interests {
+            Interests {
+                entities: false,
+                game_events: false,
+                user_messages: false,
+            }
+        }
+    }
+    parser
+        .run(&mut StopAfterSignon)
+        .map_err(|e| describe_error(&args.demo, &e))?;
+    let state = &parser.state;
+    let tables = state
+        .send_tables
+        .as_ref()
+        .ok_or("the demo has no send tables")?;
+    let mut out = stdout();
+    let mut printed = 0;
+    for c in &state.classes {
+        let Some(ser) = c.serializer else { continue };
+        let ser_name = tables
+            .serializer(ser)
+            .map(|s| s.name.to_string())
+            .unwrap_or_default();
+        if let Some(want) = &args.class {
+            if *want != c.name && *want != ser_name {
+                continue;
+            }
+        }
+        writeln!(out, "class {} (id {}, serializer {ser_name})", c.name, c.id).map_err(io_err)?;
+        write_serializer(&mut out, tables, ser, 1, &mut Vec::new()).map_err(io_err)?;
+        printed += 1;
+    }
+    if printed == 0 {
+        if let Some(want) = &args.class {
+            let names: Vec<&str> = state
+                .classes
+                .iter()
+                .map(|c| c.name.as_str())
+                .filter(|n| !n.is_empty())
+                .collect();
+            return Err(format!(
+                "no class named {want:?}; closest: {}",
+                closest(want, &names).join(", ")
+            ));
+        }
+    }
+    out.flush().map_err(io_err)
+}
+
+fn write_serializer(
+    out: &mut impl Write,
+    tables: &SendTables,
+    ser: u32,
+    depth: usize,
+    stack: &mut Vec<u32>,
+) -> std::io::Result<()> {
+    let Some(s) = tables.serializer(ser) else {
+        return Ok(());
+    };
+    if stack.contains(&ser) || depth > 12 {
+        return Ok(());
+    }
+    stack.push(ser);
+    let pad = "  ".repeat(depth);
+    for (i, &fi) in s.fields.iter().enumerate() {
+        let Some(f) = tables.fields.get(fi as usize) else {
+            continue;
+        };
+        let (model, decoder, child) = match &f.model {
+            FieldModel::Value(d) => ("value", d.describe(), None),
+            FieldModel::FixedArray { len, element } => (
+                "fixed_array",
+                format!("{len} x {}", element.describe()),
+                None,
+            ),
+            FieldModel::VariableArray(d) => ("variable_array", d.describe(), None),
+            FieldModel::FixedTable { serializer, poly } => (
+                if poly.is_empty() {
+                    "fixed_table"
+                } else {
+                    "polymorphic_table"
+                },
+                String::new(),
+                Some(*serializer),
+            ),
+            FieldModel::VariableTable(s) => ("variable_table", String::new(), Some(*s)),
+        };
+        let fallback = if f.fallback { " FALLBACK" } else { "" };
+        writeln!(
+            out,
+            "{pad}[{i}] {} : {} [{model}] {decoder}{fallback}",
+            f.name, f.var_type
+        )?;
+        if let Some(c) = child {
+            write_serializer(out, tables, c, depth + 1, stack)?;
+        }
+    }
+    stack.pop();
+    Ok(())
+}
+
+/// The names closest to `want` (edit distance), at most five.
+pub fn closest(want: &str, names: &[&str]) -> Vec<String> {
+    fn distance(a: &str, b: &str) -> usize {
+        let a: Vec<char> = a.to_lowercase().chars().collect();
+        let b: Vec<char> = b.to_lowercase().chars().collect();
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.iter().enumerate() {
+            let mut cur = vec![i + 1; b.len() + 1];
+            for (j, cb) in b.iter().enumerate() {
+                let cost = usize::from(ca != cb);
+                let best = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+                cur[j + 1] = best;
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+    let mut scored: Vec<(usize, &str)> = names.iter().map(|n| (distance(want, n), *n)).collect();
+    scored.sort();
+    scored.dedup();
+    scored
+        .into_iter()
+        .take(5)
+        .map(|(_, n)| n.to_string())
+        .collect()
+}
+
+fn write_rows(out: &mut impl Write, table: &Table, format: RowFormat) -> Result<(), String> {
+    match format {
+        RowFormat::Jsonl => {
+            for row in &table.rows {
+                let obj: serde_json::Map<String, serde_json::Value> = table
+                    .columns
+                    .iter()
+                    .zip(row)
+                    .map(|(c, v)| {
+                        (
+                            c.clone(),
+                            serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+                        )
+                    })
+                    .collect();
+                serde_json::to_writer(&mut *out, &obj).map_err(|e| e.to_string())?;
+                writeln!(out).map_err(io_err)?;
+            }
+        }
+        RowFormat::Csv => {
+            writeln!(
+                out,
+                "{}",
+                table
+                    .columns
+                    .iter()
+                    .map(|c| csv_field(c))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+            .map_err(io_err)?;
+            for row in &table.rows {
+                let line: Vec<String> = row.iter().map(|c| csv_field(&c.to_string())).collect();
+                writeln!(out, "{}", line.join(",")).map_err(io_err)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// `gamewire events`.
+pub fn events(args: EventsArgs) -> Result<(), String> {
+    let data = read_demo(&args.demo)?;
+    let names = (!args.name.is_empty()).then(|| args.name.clone());
+    let mut collector = EventCollector::new(names);
+    let state = parse(&args.demo, &data, &mut collector)?;
+    let mut out = stdout();
+    if args.list {
+        for name in collector.counts.keys() {
+            writeln!(out, "{name}").map_err(io_err)?;
+        }
+        return out.flush().map_err(io_err);
+    }
+    for want in &args.name {
+        let known = state.event_descriptors.values().any(|d| d.name == *want);
+        if !known {
+            let names: Vec<&str> = state
+                .event_descriptors
+                .values()
+                .map(|d| d.name.as_str())
+                .collect();
+            return Err(format!(
+                "the demo declares no event {want:?}; closest: {}",
+                closest(want, &names).join(", ")
+            ));
+        }
+    }
+    if args.format == RowFormat::Jsonl {
+        // Each event with its own keys only.
+        for (name, tick, cols) in &collector.events {
+            let mut obj = serde_json::Map::new();
+            obj.insert("event".into(), name.clone().into());
+            obj.insert("tick".into(), (*tick).into());
+            for (k, v) in cols {
+                obj.insert(
+                    k.clone(),
+                    serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+                );
+            }
+            serde_json::to_writer(&mut out, &obj).map_err(|e| e.to_string())?;
+            writeln!(out).map_err(io_err)?;
+        }
+        return out.flush().map_err(io_err);
+    }
+    // CSV: event, tick, then the union of keys in first-seen order.
+    let mut columns: Vec<String> = vec!["event".into(), "tick".into()];
+    for (_, _, cols) in &collector.events {
+        for (k, _) in cols {
+            if !columns.contains(k) {
+                columns.push(k.clone());
+            }
+        }
+    }
+    let mut table = Table {
+        columns,
+        rows: Vec::with_capacity(collector.events.len()),
+    };
+    for (name, tick, cols) in collector.events {
+        let mut row = vec![Cell::Null; table.columns.len()];
+        if let Some(c) = row.get_mut(0) {
+            *c = Cell::Str(name);
+        }
+        if let Some(c) = row.get_mut(1) {
+            *c = Cell::Int(i64::from(tick));
+        }
+        for (k, v) in cols {
+            if let Some(slot) = table
+                .columns
+                .iter()
+                .position(|c| *c == k)
+                .and_then(|i| row.get_mut(i))
+            {
+                *slot = v;
+            }
+        }
+        table.rows.push(row);
+    }
+    write_rows(&mut out, &table, args.format)?;
+    out.flush().map_err(io_err)
+}
+
+/// `gamewire ticks`.
+pub fn ticks(args: TicksArgs) -> Result<(), String> {
+    let data = read_demo(&args.demo)?;
+    let ticks = (!args.ticks.is_empty()).then(|| args.ticks.clone());
+    let mut collector = TickCollector::new(&args.props, ticks);
+    let state = parse(&args.demo, &data, &mut collector)?;
+    check_props(&state, &args.props)?;
+    let mut out = stdout();
+    write_rows(&mut out, &collector.table, args.format)?;
+    out.flush().map_err(io_err)
+}
+
+/// Fails with the closest names when a prop exists on neither the pawn nor
+/// the controller.
+fn check_props(state: &DemoState, props: &[String]) -> Result<(), String> {
+    use gamewire_source2::cs2::{prop_source, resolve_prop, PropSource, FRIENDLY_PROPS};
+    let Some(tables) = state.send_tables.as_ref() else {
+        return Ok(());
+    };
+    let pawn = tables.by_name("CCSPlayerPawn");
+    let controller = tables.by_name("CCSPlayerController");
+    for p in props {
+        let name = match prop_source(p) {
+            PropSource::Raw(_, n) | PropSource::Element(_, n, _) => n,
+            _ => continue,
+        };
+        let found = [pawn, controller]
+            .iter()
+            .flatten()
+            .any(|&s| resolve_prop(tables, s, &name).is_some());
+        if !found && (pawn.is_some() || controller.is_some()) {
+            let mut names: Vec<String> =
+                FRIENDLY_PROPS.iter().map(|(n, _)| n.to_string()).collect();
+            for s in [pawn, controller].iter().flatten() {
+                if let Some(ser) = tables.serializer(*s) {
+                    for &f in &ser.fields {
+                        if let Some(f) = tables.fields.get(f as usize) {
+                            names.push(f.name.to_string());
+                        }
+                    }
+                }
+            }
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            return Err(format!(
+                "unknown prop {p:?}; closest: {}",
+                closest(p, &refs).join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Captures the entity state at the end of a tick.
+struct Snapshot {
+    tick: i32,
+    class: Option<String>,
+    lines: Vec<String>,
+    done: bool,
+}
+
+impl Visitor for Snapshot {
+    fn interests(&self) -> Interests {
+        Interests {
+            entities: true,
+            game_events: false,
+            user_messages: false,
+        }
+    }
+    fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
+        if self.done || tick < self.tick {
+            return;
+        }
+        self.done = true;
+        let Some(tables) = state.send_tables.as_ref() else {
+            return;
+        };
+        for e in state.entities.iter() {
+            let class = state.class_name(e);
+            if let Some(want) = &self.class {
+                if want != class {
+                    continue;
+                }
+            }
+            let mut obj = serde_json::Map::new();
+            obj.insert("index".into(), e.index.into());
+            obj.insert("class".into(), class.into());
+            obj.insert("serial".into(), e.serial.into());
+            obj.insert("active".into(), e.active.into());
+            let mut props: Vec<(String, serde_json::Value)> = e
+                .values()
+                .filter_map(|(k, v)| {
+                    let fp: FieldPath = gamewire_source2::entity::key_to_path(k);
+                    let name = tables.path_name(e.serializer, &fp, |len| {
+                        fp.prefix_key(len)
+                            .and_then(|k| e.get_key(k))
+                            .and_then(|v| v.as_u64())
+                            .map(|v| v as u32)
+                    })?;
+                    Some((
+                        name,
+                        serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+                    ))
+                })
+                .collect();
+            props.sort_by(|a, b| a.0.cmp(&b.0));
+            obj.insert(
+                "props".into(),
+                serde_json::Value::Object(props.into_iter().collect()),
+            );
+            self.lines.push(serde_json::Value::Object(obj).to_string());
+        }
+    }
+    fn on_entity(&mut self, _s: &DemoState, _c: EntityChange, _e: &Entity, _p: &[FieldPath]) {}
+}
+
+/// `gamewire entities`.
+pub fn entities(args: EntitiesArgs) -> Result<(), String> {
+    let data = read_demo(&args.demo)?;
+    let mut snap = Snapshot {
+        tick: args.tick,
+        class: args.class.clone(),
+        lines: Vec::new(),
+        done: false,
+    };
+    let state = parse(&args.demo, &data, &mut snap)?;
+    if !snap.done {
+        return Err(format!(
+            "tick {} is after the last tick ({})",
+            args.tick, state.tick
+        ));
+    }
+    if let Some(want) = &args.class {
+        if !state.classes.iter().any(|c| c.name == *want) {
+            let names: Vec<&str> = state
+                .classes
+                .iter()
+                .map(|c| c.name.as_str())
+                .filter(|n| !n.is_empty())
+                .collect();
+            return Err(format!(
+                "no class named {want:?}; closest: {}",
+                closest(want, &names).join(", ")
+            ));
+        }
+    }
+    let mut out = stdout();
+    for l in &snap.lines {
+        writeln!(out, "{l}").map_err(io_err)?;
+    }
+    out.flush().map_err(io_err)
+}
