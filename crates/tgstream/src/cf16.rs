@@ -29,8 +29,15 @@
 //!    scale 7, mantissa `0xFFF`: `0x7FFF`, or `0xFFFF` with the sign.
 //! 4. `mantissa = trunc(f32((value - lo) / (hi - lo)) * 4095.0)`, at most 4095.
 //!
-//! Truncation makes the code always round down, so a decoded value is at
-//! most the input and at most one mantissa step below it.
+//! Truncation makes the code round down: a decoded value is at most the
+//! input and at most one mantissa step below it, up to float32 rounding.
+//! Measured over every `f32` in `[0, 10000]` (1,176,256,513 values, test
+//! `tests/cf16_exhaustive.rs`): 11,065 inputs decode up to 2 ulps *above*
+//! themselves (inputs on a mantissa grid point, lifted by `f32(1/4095)`
+//! being slightly more than `1/4095`), and 434 decode more than one step
+//! below, by less than one extra ulp (grid points where `frac * 4095` rounds
+//! just under the integer before truncation). The game has the same
+//! behaviour up to its x87 intermediates.
 //!
 //! # Decoding (`FUN_006d3b30`)
 //!
