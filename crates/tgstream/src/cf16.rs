@@ -36,8 +36,8 @@
 //! themselves (inputs on a mantissa grid point, lifted by `f32(1/4095)`
 //! being slightly more than `1/4095`), and 434 decode more than one step
 //! below, by less than one extra ulp (grid points where `frac * 4095` rounds
-//! just under the integer before truncation). The game has the same
-//! behaviour up to its x87 intermediates.
+//! just under the integer before truncation). These counts are for float32
+//! arithmetic; the stock binary's x87 intermediates were not measured.
 //!
 //! # Decoding (`FUN_006d3b30`)
 //!
