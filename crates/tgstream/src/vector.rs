@@ -40,8 +40,9 @@
 //!   example 1, 39 bytes) parses to its last byte with 3-byte vectors:
 //!   forward `0B 68 46` and up `30 BB 5E` decode to unit vectors at right
 //!   angles (dot product -0.004), then a CF16 speed and six weapon bytes.
-//!   With 5-byte vectors the same bytes leave the weapons misaligned. The
-//!   test `tests/traces.rs` checks this.
+//!   Read with 5-byte vectors, the same fields run out of data: 2 bytes are
+//!   left for the six weapon bytes. The test `tests/traces.rs` checks the
+//!   3-byte parse.
 //! - The seed's "5 bytes" write function `FUN_006d2ad0` is, in the stream's
 //!   vtable (STBC-Dedicated-Server
 //!   `.claude/agent-memory/netimmerse-engine-dev-old/serialization-formats.md`),
