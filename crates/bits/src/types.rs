@@ -125,6 +125,18 @@ impl BitReader<'_> {
     /// select 0, 4, 8 or 28 more bits placed above the low four.
     #[inline]
     pub fn read_ubitvar(&mut self) -> Result<u32> {
+        // Fast path, branch-free: with 34 bits buffered, the selector picks the
+        // extra width from a packed table [0, 4, 8, 28]. With selector 0 the
+        // extra part is empty and bits 4-5 of the head are zero, so
+        // `(head & 0x0f) | (rest << 4)` covers every case.
+        if self.lookahead_bits() >= 34 || self.refill_lookahead() >= 34 {
+            let window = self.peek(34);
+            let head = window as u32 & 0x3f;
+            let extra = (0x1C08_0400u32 >> ((head >> 4) * 8)) & 0xff;
+            let rest = (window >> 6) as u32 & (((1u64 << extra) - 1) as u32);
+            self.consume(6 + extra);
+            return Ok((head & 0x0f) | (rest << 4));
+        }
         let head = self.read_bits(6)? as u32;
         let extra = match head & 0x30 {
             0x10 => 4,

@@ -180,6 +180,39 @@ proptest! {
         }
     }
 
+    /// The branch-free ubitvar agrees with seed 001's switch on arbitrary
+    /// bytes at any offset, in the fast path and near the end of input.
+    #[test]
+    fn ubitvar_matches_the_seed_switch(
+        data in prop::collection::vec(any::<u8>(), 0..24),
+        start in 0u64..16,
+    ) {
+        let seed_switch = |r: &mut BitReader<'_>| -> Result<u32> {
+            let value = r.read_bits(6)? as u32;
+            Ok(match value & 0x30 {
+                16 => (value & 15) | ((r.read_bits(4)? as u32) << 4),
+                32 => (value & 15) | ((r.read_bits(8)? as u32) << 4),
+                48 => (value & 15) | ((r.read_bits(28)? as u32) << 4),
+                _ => value,
+            })
+        };
+        let mut fast = BitReader::new(&data);
+        if fast.seek(start).is_err() {
+            return Ok(());
+        }
+        let mut reference = fast.clone();
+        loop {
+            match (fast.read_ubitvar(), seed_switch(&mut reference)) {
+                (Ok(x), Ok(y)) => {
+                    prop_assert_eq!(x, y);
+                    prop_assert_eq!(fast.position(), reference.position());
+                }
+                (Err(_), Err(_)) => break,
+                (a, b) => prop_assert!(false, "fast {:?} vs seed switch {:?}", a, b),
+            }
+        }
+    }
+
     /// Each read alone, over every truncation of random bytes: never panics.
     #[test]
     fn every_read_on_every_truncation(data in prop::collection::vec(any::<u8>(), 0..40)) {
