@@ -302,7 +302,10 @@ impl<'a> FrameReader<'a> {
                     kind: ErrorKind::LimitExceeded {
                         what: "decompressed frame size",
                         value: len as u64,
-                        limit: (raw.len().saturating_mul(32).max(64)).min(MAX_DECOMPRESSED_FRAME)
+                        limit: raw
+                            .len()
+                            .saturating_mul(32)
+                            .clamp(64, MAX_DECOMPRESSED_FRAME)
                             as u64,
                     },
                     location: self.location(start),

@@ -485,6 +485,9 @@ const PLAYER_KEYS: &[(&str, &str)] = &[
     ("victim", "victim"),
 ];
 
+/// One collected event: name, tick, and its columns.
+pub type EventRow = (String, i32, Vec<(String, Cell)>);
+
 /// Collects game events as rows: `event`, `tick`, every key of the event,
 /// and for player keys `<prefix>_name` and `<prefix>_steamid` from the
 /// player's controller.
@@ -493,7 +496,7 @@ pub struct EventCollector {
     names: Option<Vec<String>>,
     cache: PathCache,
     /// Events as (name, tick, key/value pairs).
-    pub events: Vec<(String, i32, Vec<(String, Cell)>)>,
+    pub events: Vec<EventRow>,
     /// Every event name seen, with its count.
     pub counts: std::collections::BTreeMap<String, u64>,
 }
@@ -548,7 +551,7 @@ impl Visitor for EventCollector {
     fn on_game_event(&mut self, state: &DemoState, ev: &GameEvent) {
         *self.counts.entry(ev.name.clone()).or_default() += 1;
         if let Some(names) = &self.names {
-            if !names.iter().any(|n| *n == ev.name) {
+            if !names.contains(&ev.name) {
                 return;
             }
         }
