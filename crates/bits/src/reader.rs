@@ -264,10 +264,10 @@ impl<'a> BitReader<'a> {
         if self.bits == 0 && self.refill_lookahead() == 0 {
             return Err(self.end_error(1));
         }
-        let bit = self.lookahead as u8 & 1;
+        let bit = self.lookahead & 1 == 1;
         self.lookahead >>= 1;
         self.bits -= 1;
-        Ok(bit != 0)
+        Ok(bit)
     }
 
     /// Reads 8 bits.
