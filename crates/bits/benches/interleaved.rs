@@ -33,12 +33,17 @@ fn best_of(
 
 fn main() {
     // `cargo bench` passes `--bench`; a bare number is the round count.
-    let rounds = std::env::args()
-        .skip(1)
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(9);
-    let data = random_data(DATA_LEN);
-    let mib = DATA_LEN as f64 / f64::from(1 << 20);
+    // Without `--bench` (`cargo test --benches`) it is a quick smoke run.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let full = args.iter().any(|a| a == "--bench");
+    let rounds = args.iter().find_map(|a| a.parse().ok()).unwrap_or(9);
+    let (rounds, len) = if full {
+        (rounds, DATA_LEN)
+    } else {
+        (1, 1 << 16)
+    };
+    let data = random_data(len);
+    let mib = len as f64 / f64::from(1 << 20);
     println!("| case | gamewire MiB/s | bitter MiB/s | ratio |");
     println!("|---|---:|---:|---:|");
     for (name, ours, theirs) in CASES {
