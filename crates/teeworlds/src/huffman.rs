@@ -31,6 +31,9 @@ const MAX_SYMBOLS: usize = 257;
 const MAX_NODES: usize = MAX_SYMBOLS * 2 - 1;
 const LUT_BITS: u32 = 10;
 const LUT_SIZE: usize = 1 << LUT_BITS;
+/// Width of the direct symbol table (codes up to this long decode in one step).
+const FAST_BITS: u32 = 12;
+const FAST_SIZE: usize = 1 << FAST_BITS;
 const NONE: u16 = u16::MAX;
 
 /// The byte frequencies of the Teeworlds huffman table (`gs_aFreqTable` in
@@ -89,6 +92,10 @@ pub struct Huffman {
     /// For each 10-bit window: the leaf reached within those bits, or the
     /// inner node reached after consuming all 10.
     lut: Vec<u16>,
+    /// For each 12-bit window whose first code is at most 12 bits long:
+    /// `length << 16 | symbol`; 0 otherwise. Built from the codes, so it
+    /// agrees with the tree walk by construction (checked by the tests).
+    fast: Vec<u32>,
 }
 
 impl Huffman {
@@ -148,7 +155,19 @@ impl Huffman {
             }
             *slot = node;
         }
-        Huffman { nodes, lut }
+        let mut fast = vec![0u32; FAST_SIZE];
+        for (sym, node) in nodes.iter().enumerate().take(MAX_SYMBOLS) {
+            if node.num_bits == 0 || node.num_bits > FAST_BITS {
+                continue;
+            }
+            let step = 1usize << node.num_bits;
+            let mut idx = node.bits as usize;
+            while idx < FAST_SIZE {
+                fast[idx] = (node.num_bits << 16) | sym as u32;
+                idx += step;
+            }
+        }
+        Huffman { nodes, lut, fast }
     }
 
     /// The code of `symbol` (0..=256) as (LSB-first bits, length).
@@ -210,18 +229,46 @@ impl Huffman {
         let mut next = 0usize; // next input byte
         let mut consumed = 0usize; // bits consumed
         loop {
-            while count <= 56 {
-                match input.get(next) {
-                    Some(&b) => {
-                        acc |= u64::from(b) << count;
-                        next += 1;
-                    }
-                    None => {
+            if count < 32 {
+                if let Some(four) = input.get(next..next + 4) {
+                    let mut w = [0u8; 4];
+                    w.copy_from_slice(four);
+                    acc |= u64::from(u32::from_le_bytes(w)) << count;
+                    next += 4;
+                    count += 32;
+                } else {
+                    while count <= 56 {
                         // Past the end the C++ decoder sees zero bits; we
                         // allow peeking them but not consuming them.
+                        if let Some(&b) = input.get(next) {
+                            acc |= u64::from(b) << count;
+                            next += 1;
+                        }
+                        count += 8;
                     }
                 }
-                count += 8;
+            }
+            let f = self.fast[(acc as usize) & (FAST_SIZE - 1)];
+            if f != 0 {
+                let len = f >> 16;
+                acc >>= len;
+                count -= len;
+                consumed += len as usize;
+                if consumed > total_bits {
+                    return Err(HuffmanError::MissingEof { len: input.len() });
+                }
+                let symbol = (f & 0xffff) as usize;
+                if symbol == EOF_SYMBOL {
+                    return Ok(());
+                }
+                if out.len() - start_len >= limit {
+                    return Err(HuffmanError::OutputTooLong {
+                        limit,
+                        bit_offset: consumed,
+                    });
+                }
+                out.push(symbol as u8);
+                continue;
             }
             let mut node = self.lut[(acc as usize) & (LUT_SIZE - 1)];
             let n = &self.nodes[node as usize];

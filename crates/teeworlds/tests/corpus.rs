@@ -290,3 +290,45 @@ fn every_pcap_datagram_decodes_and_every_crc_matches() {
         t.datagrams, t.snapshots, t.crc_ok
     );
 }
+
+/// Hostile input: every corpus datagram with random bit flips, truncations
+/// and extensions, fed through the stateful decoder (snapshot store
+/// included). Errors are fine; panics are not.
+#[test]
+fn mutated_corpus_datagrams_never_panic() {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rnd = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let mut flows: Vec<NamedFlow> = capture_flows();
+    flows.extend(pcap_flows());
+    let (mut decoded, mut errors) = (0usize, 0usize);
+    for round in 0..3 {
+        for (_, flow) in &flows {
+            let mut dec = Decoder::new();
+            for (dir, d) in flow {
+                let mut m = d.clone();
+                match rnd() % 4 {
+                    0 => m.truncate((rnd() as usize) % (m.len() + 1)),
+                    1 => m.extend((0..rnd() % 64).map(|_| rnd() as u8)),
+                    _ => {
+                        for _ in 0..=(rnd() % (3 + round)) {
+                            if !m.is_empty() {
+                                let k = (rnd() as usize) % m.len();
+                                m[k] ^= 1 << (rnd() % 8);
+                            }
+                        }
+                    }
+                }
+                let r = dec.decode(*dir, &m);
+                decoded += 1;
+                errors += usize::from(!r.errors.is_empty());
+            }
+        }
+    }
+    println!("mutated: {decoded} datagrams, {errors} rejected with an error");
+    assert!(errors > 0);
+}
