@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Peer for the differential test of issue 4: demoparser2 (PyPI) in a venv inside the repo's
+# ignored target dir, at a path the test knows: <repo>/target/peers-venv.
+#   start: create the venv and install demoparser2==0.42.0 (+ pandas, pyarrow); idempotent.
+#   stop:  nothing to stop.
+# Used by crates/cli/tests/demoparser2_diff.rs and scripts/compare_demoparser2.py.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=target/peers-venv
+DP2_VERSION=0.42.0
+PY=${PYTHON:-python3}
+
+check() {
+    "$VENV/bin/python" - "$DP2_VERSION" <<'PYEOF' 2>/dev/null
+import sys
+from importlib.metadata import version
+import demoparser2, pandas, pyarrow  # noqa: F401
+sys.exit(0 if version("demoparser2") == sys.argv[1] else 1)
+PYEOF
+}
+
+case "${1:-start}" in
+start)
+    if [ -x "$VENV/bin/python" ] && check; then
+        echo "demoparser2 $DP2_VERSION already installed in $VENV"
+        exit 0
+    fi
+    echo "creating $VENV with demoparser2==$DP2_VERSION"
+    mkdir -p target
+    if [ ! -x "$VENV/bin/python" ]; then
+        rm -rf "$VENV"
+        "$PY" -m venv "$VENV"
+    fi
+    "$VENV/bin/python" -m pip install --disable-pip-version-check --quiet \
+        "demoparser2==$DP2_VERSION" pandas pyarrow
+    check || { echo "demoparser2 $DP2_VERSION not importable from $VENV" >&2; exit 1; }
+    echo "demoparser2 $DP2_VERSION installed in $VENV"
+    ;;
+stop)
+    ;;
+*)
+    echo "usage: $0 start|stop" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Speed comparison (issue 4): `gamewire ticks` + `gamewire events` against demoparser2's
+`parse_ticks` + `parse_events` on the same CS2 corpus demos, in one run.
+
+Usage:
+    python3 scripts/bench_vs_demoparser2.py [GAMEWIRE] [CORPUS_DIR] [--reps N]
+
+Defaults (relative to the repository root): GAMEWIRE = target/release/gamewire (build it with
+`cargo build --release -p gamewire-cli`), CORPUS_DIR = ../shared/corpus/cs2, 7 repetitions.
+
+What is timed, per demo, per repetition:
+  * gamewire: two whole processes, wall clock, output discarded to /dev/null:
+        gamewire ticks DEMO --props X,Y,Z,health,armor_value,team_num,pitch,yaw --format jsonl
+        gamewire events DEMO --format jsonl
+    (process start, reading the file, the full parse and writing JSON Lines are all included.)
+  * demoparser2: IN-PROCESS in this Python interpreter (no interpreter start-up, no import),
+    the DemoParser constructor plus
+        parse_ticks(["X","Y","Z","health","armor_value","team_num","pitch","yaw"])
+        parse_events(["all"])
+    i.e. two full parses, returning pandas DataFrames.
+The best (minimum) of the repetitions is kept for each side; the median is printed too.
+MB/s = demo bytes / best time of (ticks + events) (MB = 10^6 bytes). Demos demoparser2 cannot
+read are timed for gamewire only and left out of the ratio. Ratio = our MB/s / demoparser2's,
+per demo and over the readable demos together (total bytes / total best time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PROPS = ["X", "Y", "Z", "health", "armor_value", "team_num", "pitch", "yaw"]
+
+
+def time_ours(gamewire: str, demo: Path) -> tuple[float, float]:
+    """Wall time of the two processes (ticks, events)."""
+    out = []
+    for args in (
+        ["ticks", str(demo), "--props", ",".join(PROPS), "--format", "jsonl"],
+        ["events", str(demo), "--format", "jsonl"],
+    ):
+        t0 = time.perf_counter()
+        p = subprocess.run([gamewire, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        out.append(time.perf_counter() - t0)
+        if p.returncode != 0:
+            raise RuntimeError(f"gamewire {args[0]} failed on {demo.name}: {p.stderr.decode()[-300:]}")
+    return out[0], out[1]
+
+
+def time_peer(demo: Path) -> tuple[float, float]:
+    """In-process time of (DemoParser() + parse_ticks, parse_events)."""
+    from demoparser2 import DemoParser  # noqa: PLC0415
+
+    t0 = time.perf_counter()
+    dp = DemoParser(str(demo))
+    dp.parse_ticks(PROPS)
+    t1 = time.perf_counter()
+    dp.parse_events(["all"])
+    return t1 - t0, time.perf_counter() - t1
+
+
+def process_floor(gamewire: str, reps: int) -> float:
+    """Best wall time of `gamewire --version`: the cost of starting a process, for reference."""
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        subprocess.run([gamewire, "--version"], stdout=subprocess.DEVNULL, check=True)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("gamewire", nargs="?", default="target/release/gamewire")
+    ap.add_argument("corpus", nargs="?", default="../shared/corpus/cs2")
+    ap.add_argument("--reps", type=int, default=7)
+    args = ap.parse_args()
+    gamewire = Path(args.gamewire)
+    if not gamewire.is_absolute() and not gamewire.exists():
+        gamewire = REPO / gamewire
+    corpus = Path(args.corpus)
+    if not corpus.is_absolute() and not corpus.exists():
+        corpus = REPO / corpus
+    if not gamewire.is_file():
+        print(f"error: gamewire binary not found: {gamewire}", file=sys.stderr)
+        return 2
+    demos = sorted(corpus.glob("*.dem"))
+    if not demos:
+        print(f"error: no .dem files in {corpus}", file=sys.stderr)
+        return 2
+    from importlib.metadata import version  # noqa: PLC0415
+
+    import demoparser2  # noqa: F401, PLC0415 - imported before timing
+
+    print(f"gamewire {gamewire} (whole process: ticks + events)\n"
+          f"demoparser2 {version('demoparser2')} (in-process: DemoParser + parse_ticks + parse_events(['all']))\n"
+          f"{args.reps} repetitions, best kept (median in brackets), MB = 10^6 bytes\n")
+    hdr = f"{'demo':16} {'MB':>7} {'gamewire s':>18} {'MB/s':>8} {'demoparser2 s':>18} {'MB/s':>8} {'ratio':>7}"
+    print(hdr)
+    print("-" * len(hdr))
+    tot_bytes = tot_ours = tot_peer = 0.0
+    breakdown = []
+    for demo in demos:
+        size = demo.stat().st_size
+        # Peer readability first (one untimed try).
+        try:
+            time_peer(demo)
+            peer_ok = True
+        except Exception as e:  # noqa: BLE001
+            peer_ok, peer_err = False, f"{type(e).__name__}: {e}"
+        ours_t, peer_t, ours_parts, peer_parts = [], [], [], []
+        for _ in range(args.reps):  # interleaved so both sides see the same machine load
+            o = time_ours(str(gamewire), demo)
+            ours_parts.append(o)
+            ours_t.append(sum(o))
+            if peer_ok:
+                p = time_peer(demo)
+                peer_parts.append(p)
+                peer_t.append(sum(p))
+        breakdown.append((demo.name, [min(x[i] for x in ours_parts) for i in (0, 1)],
+                          [min(x[i] for x in peer_parts) for i in (0, 1)] if peer_ok else None))
+        mb = size / 1e6
+        ob, om = min(ours_t), statistics.median(ours_t)
+        line = f"{demo.name:16} {mb:7.3f} {ob:8.4f} [{om:7.4f}] {mb / ob:8.1f}"
+        if peer_ok:
+            pb, pm = min(peer_t), statistics.median(peer_t)
+            line += f" {pb:8.4f} [{pm:7.4f}] {mb / pb:8.1f} {pb / ob:6.1f}x"
+            tot_bytes += mb
+            tot_ours += ob
+            tot_peer += pb
+        else:
+            line += f"   demoparser2 failed ({peer_err})"
+        print(line, flush=True)
+    print("\nbest time per part, seconds (gamewire: ticks process / events process; "
+          "demoparser2: DemoParser()+parse_ticks / parse_events)")
+    for name, o, p in breakdown:
+        ps = f"{p[0]:.4f} / {p[1]:.4f}" if p else "-"
+        print(f"  {name:16} gamewire {o[0]:.4f} / {o[1]:.4f}   demoparser2 {ps}")
+    print(f"  process start floor (gamewire --version, best of {args.reps}): "
+          f"{process_floor(str(gamewire), args.reps):.4f} s")
+    if tot_peer:
+        print("-" * len(hdr))
+        print(f"{'readable total':16} {tot_bytes:7.3f} {tot_ours:8.4f} {'':9} {tot_bytes / tot_ours:8.1f}"
+              f" {tot_peer:8.4f} {'':9} {tot_bytes / tot_peer:8.1f} {tot_peer / tot_ours:6.1f}x")
+        print(f"\ngamewire {tot_bytes / tot_ours:.1f} MB/s vs demoparser2 {tot_bytes / tot_peer:.1f} MB/s: "
+              f"ratio {tot_peer / tot_ours:.1f}x (target >= 20x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
