@@ -188,15 +188,23 @@ impl Huffman {
             .iter()
             .map(|&b| b as usize)
             .chain(std::iter::once(EOF_SYMBOL));
+        // Codes are at most 32 bits (checked by a test), so with fewer than
+        // 32 bits pending the accumulator never overflows; whole 32-bit words
+        // go out at once, the same bytes as the reference's byte loop.
         for sym in symbols {
             let node = &self.nodes[sym];
             acc |= u64::from(node.bits) << count;
             count += node.num_bits;
-            while count >= 8 {
-                out.push(acc as u8);
-                acc >>= 8;
-                count -= 8;
+            if count >= 32 {
+                out.extend_from_slice(&(acc as u32).to_le_bytes());
+                acc >>= 32;
+                count -= 32;
             }
+        }
+        while count >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            count -= 8;
         }
         out.push(acc as u8);
     }
