@@ -18,7 +18,9 @@ What is timed, per demo, per repetition:
         parse_ticks(["X","Y","Z","health","armor_value","team_num","pitch","yaw"])
         parse_events(["all"])
     i.e. two full parses, returning pandas DataFrames.
-The best (minimum) of the repetitions is kept for each side; the median is printed too.
+The best (minimum) of the repetitions is kept for each side; the median is printed too. CPU time
+(user+sys over all threads: child rusage for gamewire, process_time() for demoparser2) is printed
+as well, since wall time on a shared machine is noisy.
 MB/s = demo bytes / best time of (ticks + events) (MB = 10^6 bytes). Demos demoparser2 cannot
 read are timed for gamewire only and left out of the ratio. Ratio = our MB/s / demoparser2's,
 per demo and over the readable demos together (total bytes / total best time).
@@ -27,6 +29,7 @@ per demo and over the readable demos together (total bytes / total best time).
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -37,9 +40,18 @@ REPO = Path(__file__).resolve().parent.parent
 PROPS = ["X", "Y", "Z", "health", "armor_value", "team_num", "pitch", "yaw"]
 
 
+CPU = {"ours": [], "peer": []}  # (demo name, cpu seconds) per repetition
+
+
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def time_ours(gamewire: str, demo: Path) -> tuple[float, float]:
     """Wall time of the two processes (ticks, events)."""
     out = []
+    c0 = children_cpu()
     for args in (
         ["ticks", str(demo), "--props", ",".join(PROPS), "--format", "jsonl"],
         ["events", str(demo), "--format", "jsonl"],
@@ -49,6 +61,7 @@ def time_ours(gamewire: str, demo: Path) -> tuple[float, float]:
         out.append(time.perf_counter() - t0)
         if p.returncode != 0:
             raise RuntimeError(f"gamewire {args[0]} failed on {demo.name}: {p.stderr.decode()[-300:]}")
+    CPU["ours"].append((demo.name, children_cpu() - c0))
     return out[0], out[1]
 
 
@@ -56,12 +69,15 @@ def time_peer(demo: Path) -> tuple[float, float]:
     """In-process time of (DemoParser() + parse_ticks, parse_events)."""
     from demoparser2 import DemoParser  # noqa: PLC0415
 
+    c0 = time.process_time()
     t0 = time.perf_counter()
     dp = DemoParser(str(demo))
     dp.parse_ticks(PROPS)
     t1 = time.perf_counter()
     dp.parse_events(["all"])
-    return t1 - t0, time.perf_counter() - t1
+    t2 = time.perf_counter()
+    CPU["peer"].append((demo.name, time.process_time() - c0))
+    return t1 - t0, t2 - t1
 
 
 def process_floor(gamewire: str, reps: int) -> float:
@@ -143,6 +159,22 @@ def main() -> int:
         print(f"  {name:16} gamewire {o[0]:.4f} / {o[1]:.4f}   demoparser2 {ps}")
     print(f"  process start floor (gamewire --version, best of {args.reps}): "
           f"{process_floor(str(gamewire), args.reps):.4f} s")
+    print("\nCPU time (user+sys, all threads; less sensitive to other load on the machine), best of the "
+          "repetitions:")
+    cpu_b = cpu_o = cpu_p = 0.0
+    for demo in demos:
+        o = [c for n, c in CPU["ours"] if n == demo.name]
+        p = [c for n, c in CPU["peer"] if n == demo.name]
+        mb = demo.stat().st_size / 1e6
+        line = f"  {demo.name:16} gamewire {min(o):.4f} s = {mb / max(min(o), 1e-9):6.1f} MB/cpu-s"
+        if p:
+            line += (f"   demoparser2 {min(p):.4f} s = {mb / max(min(p), 1e-9):6.1f} MB/cpu-s"
+                     f"   ratio {min(p) / max(min(o), 1e-9):5.1f}x")
+            cpu_b, cpu_o, cpu_p = cpu_b + mb, cpu_o + min(o), cpu_p + min(p)
+        print(line)
+    if cpu_p:
+        print(f"  {'readable total':16} gamewire {cpu_b / cpu_o:6.1f} MB/cpu-s, demoparser2 "
+              f"{cpu_b / cpu_p:6.1f} MB/cpu-s, ratio {cpu_p / cpu_o:.1f}x")
     if tot_peer:
         print("-" * len(hdr))
         print(f"{'readable total':16} {tot_bytes:7.3f} {tot_ours:8.4f} {'':9} {tot_bytes / tot_ours:8.1f}"
