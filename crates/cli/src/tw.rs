@@ -154,6 +154,7 @@ fn print_report_text(r: &Report, prefix: &str) {
             h.num_chunks,
             h.token
         ),
+        None if r.events.is_empty() => println!("{prefix}{dir} {} bytes", r.len),
         None => println!("{prefix}{dir} {} bytes: connless", r.len),
     }
     for e in &r.events {
