@@ -37,7 +37,7 @@ fn servers() -> HashMap<String, String> {
 
 /// Runs `gamewire tw connect` (inside the namespace of `netns_pid` if given)
 /// and returns its JSON lines.
-fn join(addr: &str, netns_pid: Option<&str>, name: &str, say: &str) -> Vec<Value> {
+fn join(addr: &str, netns_pid: Option<&str>, name: &str, say: &str, cache: &str) -> Vec<Value> {
     let bin = env!("CARGO_BIN_EXE_gamewire");
     let args = [
         "tw",
@@ -49,6 +49,8 @@ fn join(addr: &str, netns_pid: Option<&str>, name: &str, say: &str) -> Vec<Value
         say,
         "--seconds",
         "5",
+        "--map-cache",
+        cache,
         "--format",
         "jsonl",
     ];
@@ -125,8 +127,26 @@ fn joins_vanilla_teeworlds_server() {
         return skip_or_fail("the vanilla Teeworlds 0.7.5 server");
     };
     let say = unique("hello from gamewire");
-    let lines = join(addr, None, "gamewire-ci", &say);
+    let cache = std::env::temp_dir().join(unique("gamewire-tw-maps").replace(' ', "-"));
+    let cache = cache.to_str().unwrap();
+    let lines = join(addr, None, "gamewire-ci", &say, cache);
     check("teeworlds 0.7.5", &lines, &say);
+    // The first join downloaded the map (CRC and SHA-256 checked) into the
+    // cache; the second takes it from there.
+    assert!(
+        lines.iter().any(|v| v["event"] == "map_downloaded"),
+        "no map download"
+    );
+    let say = unique("hello again from gamewire");
+    let again = join(addr, None, "gamewire-ci", &say, cache);
+    check("teeworlds 0.7.5 (cached map)", &again, &say);
+    assert!(
+        again
+            .iter()
+            .any(|v| v["event"] == "map" && v["source"] == "cache"),
+        "the cached map was not used"
+    );
+    let _ = std::fs::remove_dir_all(cache);
 }
 
 #[test]
@@ -136,9 +156,18 @@ fn joins_ddnet_server_in_its_namespace() {
         return skip_or_fail("the DDNet 16.4 server");
     };
     let say = unique("hello ddnet from gamewire");
-    let lines = join(addr, Some(pid), "gamewire-ci", &say);
+    let cache = std::env::temp_dir().join(unique("gamewire-ddnet-maps").replace(' ', "-"));
+    let lines = join(
+        addr,
+        Some(pid),
+        "gamewire-ci",
+        &say,
+        cache.to_str().unwrap(),
+    );
+    let _ = std::fs::remove_dir_all(&cache);
     check("ddnet 16.4", &lines, &say);
-    assert!(lines
-        .iter()
-        .any(|v| v["event"] == "map_downloaded" || v["event"] == "map"));
+    assert!(
+        lines.iter().any(|v| v["event"] == "map_downloaded"),
+        "no map download"
+    );
 }
