@@ -3,7 +3,13 @@
 message list in the libtw2 gamenet spec format (the corpus keeps a copy as
 `shared/corpus/teeworlds/messages-0.7.5.json`).
 
-Usage: python3 crates/teeworlds/tools/gen_messages.py PATH/TO/messages-0.7.5.json > crates/teeworlds/src/msg/generated.rs
+Usage (from the repository root):
+
+    python3 crates/teeworlds/tools/gen_messages.py ../shared/corpus/teeworlds/messages-0.7.5.json \
+        > crates/teeworlds/src/msg/generated.rs
+    rustfmt --edition 2021 crates/teeworlds/src/msg/generated.rs
+
+`tests/generated_in_sync.rs` checks that the committed file is exactly that.
 
 The output is committed; the build never reads the JSON. Field order, range
 checks and sanitizing follow teeworlds 0.7.5 `datasrc/network.py` and
