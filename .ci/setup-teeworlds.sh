@@ -10,6 +10,7 @@
 # aborts on `bindaddr 127.0.0.1`, so it runs in a private network namespace
 # (`unshare -n`) with only loopback up, on 127.0.0.1:18304 inside it; clients
 # reach it with `nsenter --net=/proc/PID/ns/net`. Both use `sv_register 0`.
+# If 18303 is taken here, the next free of 18313, 18323, ... is used.
 # servers.env records `vanilla=ADDR`, `ddnet=ADDR` and `ddnet_netns_pid=PID`
 # for crates/cli/tests/tw_live.rs. Idempotent; prints what it does.
 set -euo pipefail
@@ -69,10 +70,19 @@ wait_udp() {
     return 1
 }
 
+# free_port PORT: PORT, or the next of PORT+10, PORT+20, ... that no UDP
+# socket here uses (a server left over from another checkout keeps its port).
+free_port() {
+    local port=$1
+    while ss -uln 2>/dev/null | grep -q ":$port "; do port=$((port + 10)); done
+    echo "$port"
+}
+
 start() {
     install
     stop
     mkdir -p "$state/vanilla" "$state/ddnet"
+    vanilla_port=$(free_port "$vanilla_port")
 
     log "starting teeworlds-server 0.7.5 on 127.0.0.1:$vanilla_port"
     (cd "$state/vanilla" && exec /usr/games/teeworlds-server \
