@@ -285,6 +285,16 @@ impl Decoder {
                     if crc_ok {
                         self.snapshots_crc_ok += 1;
                     }
+                    // Objects outside the ranges ValidateObj accepts are
+                    // reported, not rejected (the client only counts them).
+                    for item in snapshot.items() {
+                        if let Some(Err(e)) = item.object().map(|o| o.validate()) {
+                            r.warnings.push(format!(
+                                "snapshot tick {tick}: item type {} id {}: {e}",
+                                item.type_id, item.id
+                            ));
+                        }
+                    }
                     r.events.push(Event::Message {
                         chunk: header,
                         message,
