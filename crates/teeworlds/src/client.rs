@@ -29,6 +29,10 @@ use crate::msg::{
 };
 use crate::snapshot::{SnapHeader, Snapshot, SnapshotReceiver};
 
+/// Largest map this client downloads (64 MiB; the biggest DDNet maps are a
+/// few MiB), which bounds the memory a hostile server can make it use.
+pub const MAX_MAP_SIZE: i32 = 64 << 20;
+
 /// Who to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
@@ -252,17 +256,22 @@ impl GameClient {
         let Some(info) = self.map.clone() else {
             return;
         };
+        if !(0..=MAX_MAP_SIZE).contains(&info.size) {
+            self.errors += 1;
+            self.events.push_back(ClientEvent::Error(format!(
+                "the map {} announces {} bytes, outside 0..={MAX_MAP_SIZE}",
+                info.name, info.size
+            )));
+            self.disconnect(now, Some("map too big"));
+            return;
+        }
         self.download = Some(Download {
-            chunk_size: 1,
-            per_request: 1,
+            chunk_size: self.pending_chunk_size.max(1),
+            per_request: self.pending_per_request.max(1),
             chunks: 0,
-            data: Vec::with_capacity(usize::try_from(info.size).unwrap_or(0).min(64 << 20)),
+            data: Vec::with_capacity(usize::try_from(info.size).unwrap_or(0)),
             info,
         });
-        if let Some(d) = self.download.as_mut() {
-            d.chunk_size = self.pending_chunk_size.max(1);
-            d.per_request = self.pending_per_request.max(1);
-        }
         self.sys(now, SystemMessage::RequestMapData(RequestMapData {}));
     }
 
