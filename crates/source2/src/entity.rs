@@ -17,7 +17,9 @@
 //! dotabuff/manta `entity.go`, demoinfocs-golang `sendtablescs2/entity.go`,
 //! demofile-net `DemoParser.Entities.cs`.)
 //!
-//! Entity state is a map from a compact field-path key to a [`Value`];
+//! Entity state is a [`FieldState`] tree that mirrors the serializer: slot
+//! `i` of a node holds the value at path `[.., i]` and the node of its
+//! children. Setting a value indexes straight down the path (no hashing);
 //! nothing is cloned per tick.
 
 use gamewire_bits::BitReader;
@@ -72,29 +74,109 @@ pub struct Entity {
     pub serializer: SerializerId,
     /// False while the entity is outside the PVS.
     pub active: bool,
-    pub(crate) state: FxHashMap<u128, Value>,
+    pub(crate) state: FieldState,
 }
 
 impl Entity {
     /// The value at a field path.
+    #[inline]
     pub fn get(&self, path: &FieldPath) -> Option<&Value> {
-        self.state.get(&path.key()?)
+        self.state.get(path.as_slice())
     }
 
-    /// The value at a compact path key.
+    /// The value at a compact path key (see [`FieldPath::key`]).
     #[inline]
     pub fn get_key(&self, key: u128) -> Option<&Value> {
-        self.state.get(&key)
+        self.get(&key_to_path(key))
     }
 
     /// Every stored (key, value).
-    pub fn values(&self) -> impl Iterator<Item = (u128, &Value)> {
-        self.state.iter().map(|(k, v)| (*k, v))
+    pub fn values(&self) -> Vec<(u128, &Value)> {
+        let mut out = Vec::new();
+        let mut prefix = Vec::with_capacity(7);
+        self.state.collect(&mut prefix, &mut out);
+        out
     }
 
     /// Number of stored values.
     pub fn value_count(&self) -> usize {
-        self.state.len()
+        self.values().len()
+    }
+}
+
+/// One slot of a [`FieldState`] node.
+#[derive(Debug, Clone, Default)]
+pub struct Slot {
+    value: Option<Value>,
+    children: Option<Box<FieldState>>,
+}
+
+/// Entity field values as a tree mirroring the serializer.
+#[derive(Debug, Clone, Default)]
+pub struct FieldState {
+    slots: Vec<Slot>,
+}
+
+impl FieldState {
+    /// The value at a path.
+    #[inline]
+    pub fn get(&self, path: &[i32]) -> Option<&Value> {
+        let (&last, head) = path.split_last()?;
+        let mut node = self;
+        for &c in head {
+            node = node
+                .slots
+                .get(usize::try_from(c).ok()?)?
+                .children
+                .as_deref()?;
+        }
+        node.slots.get(usize::try_from(last).ok()?)?.value.as_ref()
+    }
+
+    /// Sets the value at a path. Indices must be below
+    /// [`crate::serializer::MAX_ARRAY_LEN`]; the caller has resolved the path
+    /// against the serializer.
+    #[inline]
+    pub fn set(&mut self, path: &[i32], value: Value) -> Result<(), String> {
+        let Some((&last, head)) = path.split_last() else {
+            return Err("empty path".into());
+        };
+        let mut node = self;
+        for &c in head {
+            let slot = node.slot_mut(c)?;
+            node = slot.children.get_or_insert_with(Box::default);
+        }
+        node.slot_mut(last)?.value = Some(value);
+        Ok(())
+    }
+
+    #[inline]
+    fn slot_mut(&mut self, index: i32) -> Result<&mut Slot, String> {
+        let i = usize::try_from(index)
+            .ok()
+            .filter(|&i| i < crate::serializer::MAX_ARRAY_LEN as usize)
+            .ok_or_else(|| format!("path index {index} is out of range"))?;
+        if i >= self.slots.len() {
+            self.slots.resize_with(i + 1, Slot::default);
+        }
+        self.slots.get_mut(i).ok_or_else(|| "slot".to_string())
+    }
+
+    fn collect<'a>(&'a self, prefix: &mut Vec<i32>, out: &mut Vec<(u128, &'a Value)>) {
+        for (i, slot) in self.slots.iter().enumerate() {
+            prefix.push(i as i32);
+            if let Some(v) = &slot.value {
+                if let Some(k) = FieldPath::from_slice(prefix).key() {
+                    out.push((k, v));
+                }
+            }
+            if let Some(c) = &slot.children {
+                if prefix.len() < crate::fieldpath::MAX_DEPTH {
+                    c.collect(prefix, out);
+                }
+            }
+            prefix.pop();
+        }
     }
 }
 
@@ -115,7 +197,7 @@ pub fn key_to_path(key: u128) -> FieldPath {
 pub(crate) fn read_fields(
     tables: &SendTables,
     serializer: SerializerId,
-    state: &mut FxHashMap<u128, Value>,
+    state: &mut FieldState,
     r: &mut BitReader<'_>,
     paths: &mut Vec<FieldPath>,
     tick_interval: f32,
@@ -124,8 +206,9 @@ pub(crate) fn read_fields(
     for fp in paths.iter() {
         let decoder = tables
             .resolve(serializer, fp, |len| {
-                fp.prefix_key(len)
-                    .and_then(|k| state.get(&k))
+                fp.as_slice()
+                    .get(..len)
+                    .and_then(|p| state.get(p))
                     .and_then(Value::as_u64)
                     .map(|v| v as u32)
             })
@@ -133,10 +216,9 @@ pub(crate) fn read_fields(
         let value = decoder
             .decode(r, tick_interval)
             .map_err(|e| (Some(*fp), format!("value: {e}")))?;
-        let key = fp
-            .key()
-            .ok_or_else(|| (Some(*fp), "path index out of range".to_string()))?;
-        state.insert(key, value);
+        state
+            .set(fp.as_slice(), value)
+            .map_err(|m| (Some(*fp), m))?;
     }
     Ok(())
 }
@@ -153,7 +235,7 @@ pub(crate) fn describe_path(
         Some(fp) => {
             let name = tables.path_name(serializer, &fp, |len| {
                 entity
-                    .and_then(|e| fp.prefix_key(len).and_then(|k| e.state.get(&k)))
+                    .and_then(|e| fp.as_slice().get(..len).and_then(|p| e.state.get(p)))
                     .and_then(Value::as_u64)
                     .map(|v| v as u32)
             });
@@ -183,7 +265,7 @@ pub enum EntityChange {
 pub struct EntityList {
     pub(crate) slots: Vec<Option<Entity>>,
     /// Decoded class baselines, by class id.
-    pub(crate) baseline_cache: FxHashMap<u32, FxHashMap<u128, Value>>,
+    pub(crate) baseline_cache: FxHashMap<u32, FieldState>,
 }
 
 impl EntityList {

@@ -15,13 +15,12 @@ use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
 use crate::container::{DemoCommand, Frame, FrameReader};
-use crate::entity::{describe_path, read_fields, Entity, EntityChange, EntityList};
+use crate::entity::{describe_path, read_fields, Entity, EntityChange, EntityList, FieldState};
 use crate::error::{DemoError, ErrorKind, Location, Warning};
 use crate::fieldpath::FieldPath;
 use crate::gameevent::{EventDescriptor, GameEvent};
 use crate::serializer::{SendTables, SerializerId};
 use crate::stringtable::{StringTable, StringTableEntry};
-use crate::value::Value;
 
 /// Largest single message in a packet.
 pub const MAX_MESSAGE_SIZE: usize = 16 << 20;
@@ -291,6 +290,7 @@ pub struct DemoParser<'a> {
     /// The state so far (kept after an error, so a cut demo keeps what was parsed).
     pub state: DemoState,
     paths: Vec<FieldPath>,
+    scratch: Vec<u8>,
     current_frame: Location,
 }
 
@@ -305,6 +305,7 @@ impl<'a> DemoParser<'a> {
                 ..Default::default()
             },
             paths: Vec::with_capacity(256),
+            scratch: Vec::new(),
             current_frame: Location::default(),
         })
     }
@@ -637,20 +638,32 @@ impl<'a> DemoParser<'a> {
                     limit: MAX_MESSAGE_SIZE as u64,
                 }));
             }
-            let owned;
-            let body: &[u8] = match r
+            // Most bodies are not byte aligned (the id is a UBitVar): copy
+            // them into a scratch buffer reused across messages.
+            let mut scratch = std::mem::take(&mut self.scratch);
+            let aligned = r
                 .read_bytes_aligned(size)
-                .map_err(|e| self.err(ErrorKind::bits("packet message body", e)))?
-            {
+                .map_err(|e| self.err(ErrorKind::bits("packet message body", e)))?;
+            let body: &[u8] = match aligned {
                 Some(slice) => slice,
                 None => {
-                    owned = r
-                        .read_bytes(size)
+                    if r.bits_remaining() < size as u64 * 8 {
+                        return Err(self.err(ErrorKind::Truncated {
+                            what: "packet message body",
+                            needed: size as u64,
+                            available: r.bits_remaining() / 8,
+                        }));
+                    }
+                    scratch.clear();
+                    scratch.resize(size, 0);
+                    r.read_bytes_into(&mut scratch)
                         .map_err(|e| self.err(ErrorKind::bits("packet message body", e)))?;
-                    &owned
+                    &scratch
                 }
             };
-            self.handle_message(id, body, visitor, interests, skip_entities)?;
+            let result = self.handle_message(id, body, visitor, interests, skip_entities);
+            self.scratch = scratch;
+            result?;
         }
         Ok(())
     }
@@ -830,7 +843,7 @@ impl<'a> DemoParser<'a> {
         &mut self,
         class_id: u32,
         serializer: SerializerId,
-    ) -> Result<FxHashMap<u128, Value>, DemoError> {
+    ) -> Result<FieldState, DemoError> {
         if let Some(b) = self.state.entities.baseline_cache.get(&class_id) {
             return Ok(b.clone());
         }
@@ -840,7 +853,7 @@ impl<'a> DemoParser<'a> {
             .string_table("instancebaseline")
             .and_then(|t| t.get(&key))
             .map(|e| e.value.clone());
-        let mut state = FxHashMap::default();
+        let mut state = FieldState::default();
         if let (Some(data), Some(tables)) = (data, self.state.send_tables.as_ref()) {
             let mut r = BitReader::new(&data);
             if let Err((fp, msg)) = read_fields(
@@ -952,7 +965,7 @@ impl<'a> DemoParser<'a> {
                                 .take()
                             {
                                 Some(e) => e.state,
-                                None => FxHashMap::default(),
+                                None => FieldState::default(),
                             }
                         } else {
                             if let Some(old) = self.state.entities.get(index as i32) {
