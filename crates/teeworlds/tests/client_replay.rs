@@ -99,3 +99,56 @@ fn joins_through_the_ddnet_handshake() {
     assert!(r.expected_snapshots > 20);
     assert_eq!(r.snapshots, r.expected_snapshots);
 }
+
+/// A hostile server: the captured server traffic with random bit flips,
+/// truncations and junk appended, fed to the client. It may refuse anything;
+/// it must not panic, and its map download and snapshot store stay bounded.
+#[test]
+fn mutated_server_traffic_never_panics() {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rnd = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    };
+    for file in [
+        "handshake_capture_0.7.5.jsonl",
+        "ddnet16.4_sixup_capture.jsonl",
+    ] {
+        let text = std::fs::read_to_string(format!("{CAPTURES}/{file}")).unwrap();
+        for _round in 0..20 {
+            let mut client = GameClient::new(Duration::ZERO, 0x1122_3344, Identity::default());
+            for line in text.lines() {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                if v["dir"] != "s2c" {
+                    continue;
+                }
+                let now = Duration::from_secs_f64(v["t"].as_f64().unwrap());
+                let mut d = hex(v["hex"].as_str().unwrap());
+                match rnd() % 5 {
+                    0 => d.truncate((rnd() as usize) % (d.len() + 1)),
+                    1 => d.extend((0..rnd() % 32).map(|_| rnd() as u8)),
+                    2 => {}
+                    _ => {
+                        // Keep the header's token so the flips reach the chunks.
+                        for _ in 0..=(rnd() % 4) {
+                            if d.len() > 7 {
+                                let k = 7 + (rnd() as usize) % (d.len() - 7);
+                                d[k] ^= 1 << (rnd() % 8);
+                            }
+                        }
+                    }
+                }
+                client.handle_datagram(now, &d);
+                client.update(now);
+                while let Some(e) = client.poll_event() {
+                    if let ClientEvent::MapChange(_) = e {
+                        client.download_map(now);
+                    }
+                }
+                while client.poll_transmit().is_some() {}
+            }
+        }
+    }
+}
