@@ -651,6 +651,7 @@ impl Visitor for Snapshot {
             obj.insert("active".into(), e.active.into());
             let mut props: Vec<(String, serde_json::Value)> = e
                 .values()
+                .into_iter()
                 .filter_map(|(k, v)| {
                     let fp: FieldPath = gamewire_source2::entity::key_to_path(k);
                     let name = tables.path_name(e.serializer, &fp, |len| {
