@@ -1,7 +1,7 @@
 //! Criterion benches over the corpus demos: the signon (send tables →
 //! serializers and decoders) and a full parse with every entity decoded,
 //! in MB/s per demo.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use gamewire_source2::container::{DemoCommand, FrameReader};
