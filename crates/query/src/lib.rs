@@ -1,0 +1,356 @@
+//! Analyst tables over gamewire's Source 2 parser.
+//!
+//! A [`Query`] names the tables wanted (`events`, `ticks`, `players`,
+//! `chat`, `grenades`, `rounds`, `kills`, `damages`, `purchases`) and their
+//! options; [`run`] computes all of them in one pass over a demo, asking the
+//! parser to decode only what those tables need ([`Query::interests`]).
+//! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
+//! or Parquet ([`write`]).
+//!
+//! ```no_run
+//! use gamewire_query::{run, Query, TableKind};
+//! let data = std::fs::read("demo.dem").unwrap();
+//! let query = Query { tables: vec![TableKind::Kills, TableKind::Rounds], ..Query::default() };
+//! for table in run(&query, &data).unwrap() {
+//!     println!("{}: {} rows", table.name, table.rows());
+//! }
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod collect;
+pub mod error;
+pub mod matches;
+pub mod props;
+pub mod table;
+pub mod write;
+
+use std::str::FromStr;
+
+use gamewire_source2::cs2::TickCollector;
+use gamewire_source2::gameevent::GameEvent;
+use gamewire_source2::stringtable::StringTable;
+use gamewire_source2::{
+    DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, UserMessage, Visitor,
+};
+
+pub use error::QueryError;
+pub use table::{Column, Kind, Table};
+
+use collect::{ChatCollector, EventsCollector, GrenadesCollector, PlayersCollector};
+use matches::MatchTables;
+
+/// A table a query can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TableKind {
+    /// Game events with player and game-wide props (`parse_event`).
+    Events,
+    /// One row per player per tick (`parse_ticks`).
+    Ticks,
+    /// Players from `userinfo` and their controllers.
+    Players,
+    /// Chat lines.
+    Chat,
+    /// Grenade trajectories.
+    Grenades,
+    /// Rounds.
+    Rounds,
+    /// Kills.
+    Kills,
+    /// Damage.
+    Damages,
+    /// Purchases.
+    Purchases,
+}
+
+impl TableKind {
+    /// Every table, in output order.
+    pub const ALL: [TableKind; 9] = [
+        TableKind::Events,
+        TableKind::Ticks,
+        TableKind::Players,
+        TableKind::Chat,
+        TableKind::Grenades,
+        TableKind::Rounds,
+        TableKind::Kills,
+        TableKind::Damages,
+        TableKind::Purchases,
+    ];
+
+    /// The table's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TableKind::Events => "events",
+            TableKind::Ticks => "ticks",
+            TableKind::Players => "players",
+            TableKind::Chat => "chat",
+            TableKind::Grenades => "grenades",
+            TableKind::Rounds => "rounds",
+            TableKind::Kills => "kills",
+            TableKind::Damages => "damages",
+            TableKind::Purchases => "purchases",
+        }
+    }
+
+    /// Parses a comma-separated list of table names.
+    pub fn parse_list(list: &str) -> Result<Vec<TableKind>, QueryError> {
+        let mut out = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let kind: TableKind = name.parse()?;
+            if !out.contains(&kind) {
+                out.push(kind);
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl FromStr for TableKind {
+    type Err = QueryError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if let Some(k) = TableKind::ALL.iter().find(|k| k.name() == s) {
+            return Ok(*k);
+        }
+        let names: Vec<&str> = TableKind::ALL.iter().map(|k| k.name()).collect();
+        Err(QueryError::UnknownTable {
+            name: s.to_string(),
+            valid: names.join(", "),
+            closest: props::closest(s, &names).join(", "),
+        })
+    }
+}
+
+/// What to compute.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    /// The tables, in the order they are returned.
+    pub tables: Vec<TableKind>,
+    /// `events`: only these event names (all when `None`).
+    pub events: Option<Vec<String>>,
+    /// `events` and `ticks`: player props (friendly names such as `health`,
+    /// `X`, or raw `CCSPlayerPawn.m_iHealth`).
+    pub player_props: Vec<String>,
+    /// `events`: game-wide props (`total_rounds_played`, `is_bomb_planted`,
+    /// `game_time`, or raw `CCSGameRulesProxy.m_pGameRules.<field>`).
+    pub other_props: Vec<String>,
+    /// `ticks`: only these ticks (all when `None`).
+    pub ticks: Option<Vec<i32>>,
+}
+
+impl Query {
+    fn wants(&self, k: TableKind) -> bool {
+        self.tables.contains(&k)
+    }
+
+    /// What the parser must decode for these tables: entities for every
+    /// table that reads entity props (names of players come from their
+    /// controllers), game events for `events` and the match tables, user
+    /// messages for `chat` only.
+    pub fn interests(&self) -> Interests {
+        use TableKind::*;
+        let events = self.wants(Events)
+            || self.wants(Rounds)
+            || self.wants(Kills)
+            || self.wants(Damages)
+            || self.wants(Purchases);
+        Interests {
+            entities: self.tables.iter().any(|k| !matches!(k, Chat | Rounds)),
+            game_events: events,
+            user_messages: self.wants(Chat),
+        }
+    }
+
+    /// Checks the names a query uses against what a demo declares (event
+    /// names, prop names); the error lists the closest valid names.
+    pub fn validate(&self, state: &DemoState) -> Result<(), QueryError> {
+        if self.wants(TableKind::Events) {
+            if let Some(names) = &self.events {
+                let declared: Vec<&str> = state
+                    .event_descriptors
+                    .values()
+                    .map(|d| d.name.as_str())
+                    .collect();
+                for n in names {
+                    if !declared.contains(&n.as_str()) {
+                        return Err(QueryError::UnknownEvent {
+                            name: n.clone(),
+                            closest: props::closest(n, &declared).join(", "),
+                        });
+                    }
+                }
+            }
+        }
+        if self.wants(TableKind::Events) || self.wants(TableKind::Ticks) {
+            for p in &self.player_props {
+                if !props::player_prop_known(state, p) {
+                    let names = props::player_prop_names();
+                    return Err(QueryError::UnknownProp {
+                        what: "player",
+                        name: p.clone(),
+                        valid: names.join(", "),
+                        closest: props::closest(p, &names).join(", "),
+                    });
+                }
+            }
+        }
+        for p in &self.other_props {
+            if !props::other_prop_known(state, p) {
+                let names = props::other_names();
+                return Err(QueryError::UnknownProp {
+                    what: "game-wide",
+                    name: p.clone(),
+                    valid: names.join(", "),
+                    closest: props::closest(p, &names).join(", "),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The visitor that fans one pass out to the collectors of a query.
+#[derive(Debug)]
+pub struct Collectors {
+    interests: Interests,
+    order: Vec<TableKind>,
+    events: Option<EventsCollector>,
+    ticks: Option<TickCollector>,
+    players: Option<PlayersCollector>,
+    chat: Option<ChatCollector>,
+    grenades: Option<GrenadesCollector>,
+    matches: MatchTables,
+}
+
+impl Collectors {
+    /// The collectors of a query.
+    pub fn new(q: &Query) -> Self {
+        use TableKind::*;
+        Collectors {
+            interests: q.interests(),
+            order: q.tables.clone(),
+            events: q
+                .wants(Events)
+                .then(|| EventsCollector::new(q.events.clone(), &q.player_props, &q.other_props)),
+            ticks: q
+                .wants(Ticks)
+                .then(|| TickCollector::new(&q.player_props, q.ticks.clone())),
+            players: q.wants(Players).then(PlayersCollector::default),
+            chat: q.wants(Chat).then(ChatCollector::default),
+            grenades: q.wants(Grenades).then(GrenadesCollector::default),
+            matches: MatchTables::new(
+                q.wants(Rounds),
+                q.wants(Kills),
+                q.wants(Damages),
+                q.wants(Purchases),
+            ),
+        }
+    }
+
+    /// The tables, in the order of the query.
+    pub fn finish(self, state: &DemoState) -> Vec<Table> {
+        let mut out: Vec<Table> = Vec::new();
+        if let Some(c) = self.events {
+            out.push(c.finish());
+        }
+        if let Some(c) = self.ticks {
+            out.push(Table::from_cells("ticks", &c.table.columns, &c.table.rows));
+        }
+        if let Some(c) = self.players {
+            out.push(c.finish(state));
+        }
+        if let Some(c) = self.chat {
+            out.push(c.table);
+        }
+        if let Some(c) = self.grenades {
+            out.push(c.tracker.finish());
+        }
+        out.extend(self.matches.finish());
+        let mut ordered = Vec::with_capacity(out.len());
+        for k in &self.order {
+            if let Some(i) = out.iter().position(|t| t.name == k.name()) {
+                ordered.push(out.swap_remove(i));
+            }
+        }
+        ordered
+    }
+}
+
+impl Visitor for Collectors {
+    fn interests(&self) -> Interests {
+        self.interests
+    }
+
+    fn on_tick_end(&mut self, state: &DemoState, _tick: i32) {
+        if let Some(p) = &mut self.players {
+            p.on_tick(state);
+        }
+    }
+
+    fn on_entity(
+        &mut self,
+        state: &DemoState,
+        change: EntityChange,
+        entity: &Entity,
+        _paths: &[FieldPath],
+    ) {
+        if let Some(g) = &mut self.grenades {
+            g.on_entity(state, change, entity);
+        }
+    }
+
+    fn on_packet_entities(&mut self, state: &DemoState) {
+        if let Some(t) = &mut self.ticks {
+            t.on_packet_entities(state);
+        }
+    }
+
+    fn on_game_event(&mut self, state: &DemoState, event: &GameEvent) {
+        if let Some(e) = &mut self.events {
+            e.on_event(state, event);
+        }
+        if self.matches.any() {
+            self.matches.on_event(state, event);
+        }
+    }
+
+    fn on_user_message(&mut self, state: &DemoState, message: &UserMessage<'_>) {
+        if let Some(c) = &mut self.chat {
+            c.on_message(state, message);
+        }
+    }
+
+    fn on_string_table(&mut self, state: &DemoState, table: &StringTable, _changed: &[usize]) {
+        if table.name == "userinfo" {
+            if let Some(p) = &mut self.players {
+                p.on_userinfo(state);
+            }
+        }
+    }
+}
+
+/// Computes the tables of a query in one pass over a demo held in memory.
+/// A parse error (not a demo, a truncated or corrupt demo) or an unknown
+/// event/prop name is an error.
+pub fn run(query: &Query, data: &[u8]) -> Result<Vec<Table>, QueryError> {
+    let (tables, _state) = run_with_state(query, data)?;
+    Ok(tables)
+}
+
+/// [`run`], also returning the final parser state.
+pub fn run_with_state(query: &Query, data: &[u8]) -> Result<(Vec<Table>, DemoState), QueryError> {
+    let mut parser = DemoParser::new(data)?;
+    let mut collectors = Collectors::new(query);
+    parser.run(&mut collectors)?;
+    query.validate(&parser.state)?;
+    let tables = collectors.finish(&parser.state);
+    Ok((tables, parser.state))
+}
+
+/// Reads a demo file and runs a query on it.
+pub fn run_file(query: &Query, path: &std::path::Path) -> Result<Vec<Table>, QueryError> {
+    let data = std::fs::read(path).map_err(|source| QueryError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    run(query, &data)
+}

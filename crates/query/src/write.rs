@@ -1,0 +1,188 @@
+//! Writing tables: CSV, JSON Lines, Parquet.
+
+use std::io::Write;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use arrow_array::{
+    ArrayRef, BooleanArray, Float32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
+};
+use arrow_schema::{DataType, Field, Schema};
+use gamewire_source2::cs2::Cell;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+use crate::error::QueryError;
+use crate::table::{Column, Table};
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// CSV with a header row; nulls are empty fields.
+    Csv,
+    /// JSON Lines: one object per row; nulls are `null`.
+    Jsonl,
+    /// Parquet with typed, nullable columns (snappy).
+    Parquet,
+}
+
+impl Format {
+    /// The file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Jsonl => "jsonl",
+            Format::Parquet => "parquet",
+        }
+    }
+}
+
+impl FromStr for Format {
+    type Err = QueryError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "csv" => Ok(Format::Csv),
+            "jsonl" => Ok(Format::Jsonl),
+            "parquet" => Ok(Format::Parquet),
+            other => Err(QueryError::UnknownFormat(other.to_string())),
+        }
+    }
+}
+
+fn io(what: &str) -> impl Fn(std::io::Error) -> QueryError + '_ {
+    move |source| QueryError::Write {
+        what: what.to_string(),
+        source,
+    }
+}
+
+/// Writes a table in a format.
+pub fn write_table<W: Write + Send>(
+    table: &Table,
+    format: Format,
+    out: W,
+) -> Result<(), QueryError> {
+    match format {
+        Format::Csv => write_csv(table, out),
+        Format::Jsonl => write_jsonl(table, out),
+        Format::Parquet => write_parquet(table, out),
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// CSV: a header row, then one line per row; null cells are empty.
+pub fn write_csv(table: &Table, mut out: impl Write) -> Result<(), QueryError> {
+    let what = format!("{} as CSV", table.name);
+    let err = io(&what);
+    let header: Vec<String> = table.column_names().into_iter().map(csv_field).collect();
+    writeln!(out, "{}", header.join(",")).map_err(&err)?;
+    for i in 0..table.rows() {
+        let line: Vec<String> = table
+            .row(i)
+            .iter()
+            .map(|c| csv_field(&c.to_string()))
+            .collect();
+        writeln!(out, "{}", line.join(",")).map_err(&err)?;
+    }
+    out.flush().map_err(&err)
+}
+
+fn json_of(c: &Cell) -> serde_json::Value {
+    match c {
+        Cell::Float(f) if !f.is_finite() => serde_json::Value::Null,
+        other => serde_json::to_value(other).unwrap_or(serde_json::Value::Null),
+    }
+}
+
+/// JSON Lines: one object per row, keys in column order.
+pub fn write_jsonl(table: &Table, mut out: impl Write) -> Result<(), QueryError> {
+    let what = format!("{} as JSON Lines", table.name);
+    let err = io(&what);
+    let names = table.column_names();
+    for i in 0..table.rows() {
+        let obj: serde_json::Map<String, serde_json::Value> = names
+            .iter()
+            .zip(table.row(i).iter())
+            .map(|(n, c)| ((*n).to_string(), json_of(c)))
+            .collect();
+        serde_json::to_writer(&mut out, &obj)
+            .map_err(|e| err(std::io::Error::other(e.to_string())))?;
+        writeln!(out).map_err(&err)?;
+    }
+    out.flush().map_err(&err)
+}
+
+/// The Arrow schema of a table (every column nullable).
+pub fn arrow_schema(table: &Table) -> Schema {
+    Schema::new(
+        table
+            .columns
+            .iter()
+            .map(|(n, c)| {
+                let t = match c {
+                    Column::Bool(_) => DataType::Boolean,
+                    Column::I64(_) => DataType::Int64,
+                    Column::U64(_) => DataType::UInt64,
+                    Column::F32(_) => DataType::Float32,
+                    Column::Str(_) => DataType::Utf8,
+                };
+                Field::new(n.clone(), t, true)
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// The table as one Arrow record batch.
+pub fn record_batch(table: &Table) -> Result<RecordBatch, QueryError> {
+    let schema = Arc::new(arrow_schema(table));
+    let arrays: Vec<ArrayRef> = table
+        .columns
+        .iter()
+        .map(|(_, c)| -> ArrayRef {
+            match c {
+                Column::Bool(v) => Arc::new(BooleanArray::from(v.clone())),
+                Column::I64(v) => Arc::new(Int64Array::from(v.clone())),
+                Column::U64(v) => Arc::new(UInt64Array::from(v.clone())),
+                Column::F32(v) => Arc::new(Float32Array::from(v.clone())),
+                Column::Str(v) => Arc::new(StringArray::from(
+                    v.iter()
+                        .map(|s| s.as_deref())
+                        .collect::<Vec<Option<&str>>>(),
+                )),
+            }
+        })
+        .collect();
+    let batch = if arrays.is_empty() {
+        RecordBatch::new_empty(schema)
+    } else {
+        RecordBatch::try_new(schema, arrays).map_err(|e| QueryError::Parquet {
+            what: table.name.clone(),
+            message: e.to_string(),
+        })?
+    };
+    Ok(batch)
+}
+
+/// Parquet: one file, typed nullable columns, snappy pages.
+pub fn write_parquet<W: Write + Send>(table: &Table, out: W) -> Result<(), QueryError> {
+    let perr = |e: parquet::errors::ParquetError| QueryError::Parquet {
+        what: table.name.clone(),
+        message: e.to_string(),
+    };
+    let batch = record_batch(table)?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let mut writer = ArrowWriter::try_new(out, batch.schema(), Some(props)).map_err(perr)?;
+    writer.write(&batch).map_err(perr)?;
+    writer.close().map_err(perr)?;
+    Ok(())
+}

@@ -1,0 +1,371 @@
+//! Tables on the real corpus demos.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+
+use gamewire_query::write::{record_batch, write_table, Format};
+use gamewire_query::{run, run_file, Column, Query, QueryError, TableKind};
+use gamewire_source2::cs2::{Cell, EventCollector};
+
+fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}
+
+fn demos() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for game in ["cs2", "deadlock", "dota2"] {
+        for e in std::fs::read_dir(corpus().join(game)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "dem") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 7, "corpus demos: {out:?}");
+    out
+}
+
+fn all_tables() -> Query {
+    Query {
+        tables: TableKind::ALL.to_vec(),
+        ..Query::default()
+    }
+}
+
+#[test]
+fn every_corpus_demo_produces_every_table() {
+    for demo in demos() {
+        let tables =
+            run_file(&all_tables(), &demo).unwrap_or_else(|e| panic!("{}: {e}", demo.display()));
+        let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            TableKind::ALL.map(|k| k.name()),
+            "{}",
+            demo.display()
+        );
+        for t in &tables {
+            for (name, col) in &t.columns {
+                assert_eq!(col.len(), t.rows(), "{} {}.{name}", demo.display(), t.name);
+            }
+            // Every table converts to Arrow and writes in every format.
+            record_batch(t).unwrap();
+            for f in [Format::Csv, Format::Jsonl, Format::Parquet] {
+                let mut buf = Vec::new();
+                write_table(t, f, &mut buf).unwrap();
+                assert!(!buf.is_empty() || t.rows() == 0);
+            }
+        }
+        // Every demo has players; every one but the Dota 2 clip has events.
+        let events = &tables[0];
+        let dota = demo.to_string_lossy().contains("dota2");
+        assert_eq!(events.rows() > 0, !dota, "{}: events", demo.display());
+        let players = &tables[2];
+        assert!(players.rows() > 0, "{}: no players", demo.display());
+    }
+}
+
+#[test]
+fn one_pass_equals_one_table_at_a_time() {
+    let data = std::fs::read(corpus().join("cs2/14065.dem")).unwrap();
+    let mut q = all_tables();
+    q.player_props = vec!["health".into(), "X".into()];
+    q.other_props = vec!["total_rounds_played".into()];
+    let together = run(&q, &data).unwrap();
+    for (k, t) in TableKind::ALL.iter().zip(&together) {
+        let mut one = q.clone();
+        one.tables = vec![*k];
+        let alone = run(&one, &data).unwrap();
+        assert_eq!(alone.len(), 1);
+        assert_eq!(&alone[0], t, "{}", k.name());
+    }
+}
+
+#[test]
+fn ticks_match_demoparser2_on_14065() {
+    // demoparser2 0.42.0 parse_ticks(["X", "Y", "health", "balance"]) on
+    // this demo: 185 rows (ticks 1..=185, one human player); at tick 1
+    // X -1874.0, Y -1076.0, health 100, balance 800, steamid
+    // 76561197966986733, name "Partridge".
+    let q = Query {
+        tables: vec![TableKind::Ticks],
+        player_props: vec!["X".into(), "Y".into(), "health".into(), "balance".into()],
+        ..Query::default()
+    };
+    let t = run_file(&q, &corpus().join("cs2/14065.dem"))
+        .unwrap()
+        .remove(0);
+    assert_eq!(
+        t.column_names(),
+        ["X", "Y", "health", "balance", "tick", "steamid", "name"]
+    );
+    assert_eq!(t.rows(), 185);
+    assert_eq!(
+        t.row(0),
+        vec![
+            Cell::Float(-1874.0),
+            Cell::Float(-1076.0),
+            Cell::Int(100),
+            Cell::Int(800),
+            Cell::Int(1),
+            Cell::UInt(76561197966986733),
+            Cell::Str("Partridge".into())
+        ]
+    );
+    let Some(Column::I64(ticks)) = t.column("tick") else {
+        panic!("tick column");
+    };
+    let want: Vec<Option<i64>> = (1..=185).map(Some).collect();
+    assert_eq!(*ticks, want);
+}
+
+#[test]
+fn events_have_player_and_game_columns() {
+    // 14011 has weapon_fire, player_hurt, item_equip, ... by bots and one
+    // human, Partridge.
+    let data = std::fs::read(corpus().join("cs2/14011.dem")).unwrap();
+    let q = Query {
+        tables: vec![TableKind::Events],
+        player_props: vec!["health".into(), "team_num".into()],
+        other_props: vec!["total_rounds_played".into(), "is_warmup_period".into()],
+        ..Query::default()
+    };
+    let t = run(&q, &data).unwrap().remove(0);
+    // As many rows as the parser's own event collector sees.
+    let mut ec = EventCollector::new(None);
+    gamewire_source2::parse_with(&data, &mut ec).unwrap();
+    assert_eq!(t.rows(), ec.events.len());
+    let names = t.column_names();
+    for c in [
+        "event_name",
+        "tick",
+        "user_name",
+        "user_steamid",
+        "user_health",
+        "user_team_num",
+        "total_rounds_played",
+        "is_warmup_period",
+    ] {
+        assert!(names.contains(&c), "{c} missing from {names:?}");
+    }
+    for internal in ["userid", "userid_pawn", "attacker_pawn"] {
+        assert!(!names.contains(&internal), "{internal} kept");
+    }
+    // Player columns agree with the parser's own event collector (name and
+    // steam id from the controller; bots have steam id 0), and the
+    // player's health is that of a living player.
+    for (r, (_, tick, cols)) in ec.events.iter().enumerate() {
+        assert_eq!(
+            t.column("tick").unwrap().cell(r),
+            Cell::Int(i64::from(*tick))
+        );
+        let get = |k: &str| cols.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        if let Some(name) = get("user_name") {
+            assert_eq!(t.column("user_name").unwrap().cell(r), name);
+            let sid = match get("user_steamid") {
+                Some(Cell::Str(s)) => Cell::UInt(s.parse().unwrap()),
+                _ => Cell::Null,
+            };
+            assert_eq!(t.column("user_steamid").unwrap().cell(r), sid);
+            if let Cell::Int(h) = t.column("user_health").unwrap().cell(r) {
+                assert!((0..=100).contains(&h), "health {h}");
+            }
+        }
+    }
+    let users = (0..t.rows())
+        .filter(|r| t.column("user_name").unwrap().cell(*r) != Cell::Null)
+        .count();
+    assert!(users >= 40, "{users} rows with a user");
+    // Game-wide props are read from the rules entity once it exists.
+    let Some(Column::I64(rounds)) = t.column("total_rounds_played") else {
+        panic!(
+            "total_rounds_played is {:?}",
+            t.column("total_rounds_played")
+        );
+    };
+    assert!(rounds.contains(&Some(0)));
+    assert!(matches!(
+        t.column("is_warmup_period"),
+        Some(Column::Bool(_))
+    ));
+}
+
+#[test]
+fn damages_and_rounds_on_real_events() {
+    // 14011 has three real player_hurt events, 14150_ag2 seven; 14065 one
+    // round_freeze_end (a round whose start precedes the clip).
+    for (demo, hurts) in [("cs2/14011.dem", 3), ("cs2/14150_ag2.dem", 7)] {
+        let data = std::fs::read(corpus().join(demo)).unwrap();
+        let mut ec = EventCollector::new(Some(vec!["player_hurt".into()]));
+        gamewire_source2::parse_with(&data, &mut ec).unwrap();
+        assert_eq!(ec.events.len(), hurts);
+        let q = Query {
+            tables: vec![TableKind::Damages],
+            ..Query::default()
+        };
+        let t = run(&q, &data).unwrap().remove(0);
+        assert_eq!(t.rows(), hurts, "{demo}");
+        for (r, (_, tick, cols)) in ec.events.iter().enumerate() {
+            let get = |k: &str| {
+                cols.iter()
+                    .find(|(n, _)| n == k)
+                    .map(|(_, v)| v.clone())
+                    .unwrap()
+            };
+            assert_eq!(
+                t.column("tick").unwrap().cell(r),
+                Cell::Int(i64::from(*tick))
+            );
+            assert_eq!(t.column("dmg_health").unwrap().cell(r), get("dmg_health"));
+            assert_eq!(t.column("health").unwrap().cell(r), get("health"));
+            assert_eq!(t.column("weapon").unwrap().cell(r), get("weapon"));
+            assert_eq!(t.column("victim_name").unwrap().cell(r), get("user_name"));
+        }
+    }
+    let q = Query {
+        tables: vec![TableKind::Rounds],
+        ..Query::default()
+    };
+    let t = run_file(&q, &corpus().join("cs2/14065.dem"))
+        .unwrap()
+        .remove(0);
+    assert_eq!(t.rows(), 1);
+    let row = t.row(0);
+    assert_eq!(row[0], Cell::Int(1));
+    assert_eq!(row[1], Cell::Null, "start precedes the clip");
+    assert!(matches!(row[2], Cell::Int(_)), "freeze end tick");
+    assert_eq!(row[3], Cell::Null, "no round_end in the clip");
+}
+
+#[test]
+fn players_table_on_14065() {
+    let q = Query {
+        tables: vec![TableKind::Players],
+        ..Query::default()
+    };
+    let t = run_file(&q, &corpus().join("cs2/14065.dem"))
+        .unwrap()
+        .remove(0);
+    let rows: Vec<Vec<Cell>> = (0..t.rows()).map(|r| t.row(r)).collect();
+    let human: Vec<&Vec<Cell>> = rows
+        .iter()
+        .filter(|r| r[2] == Cell::Str("Partridge".into()))
+        .collect();
+    assert_eq!(human.len(), 1, "{rows:?}");
+    assert_eq!(human[0][3], Cell::UInt(76561197966986733));
+    assert_eq!(human[0][4], Cell::Bool(false));
+    // Bots are fake players.
+    assert!(rows.iter().any(|r| r[4] == Cell::Bool(true)));
+}
+
+#[test]
+fn chat_table_is_typed_on_every_cs2_demo() {
+    for demo in demos()
+        .into_iter()
+        .filter(|d| d.to_string_lossy().contains("cs2"))
+    {
+        let q = Query {
+            tables: vec![TableKind::Chat],
+            ..Query::default()
+        };
+        let t = run_file(&q, &demo).unwrap().remove(0);
+        assert_eq!(
+            t.column_names(),
+            [
+                "tick",
+                "entity_index",
+                "name",
+                "steamid",
+                "text",
+                "all_chat",
+                "kind"
+            ]
+        );
+        // Every chat line has a tick and text.
+        for r in 0..t.rows() {
+            assert!(matches!(t.row(r)[0], Cell::Int(_)));
+            assert!(matches!(t.row(r)[4], Cell::Str(_)));
+        }
+    }
+}
+
+#[test]
+fn unknown_names_list_the_closest() {
+    let data = std::fs::read(corpus().join("cs2/14065.dem")).unwrap();
+    let q = Query {
+        tables: vec![TableKind::Events],
+        events: Some(vec!["player_deth".into()]),
+        ..Query::default()
+    };
+    let e = run(&q, &data).unwrap_err();
+    assert!(matches!(e, QueryError::UnknownEvent { .. }));
+    assert!(e.to_string().contains("closest: player_death"), "{e}");
+
+    let q = Query {
+        tables: vec![TableKind::Ticks],
+        player_props: vec!["helth".into()],
+        ..Query::default()
+    };
+    let e = run(&q, &data).unwrap_err();
+    assert!(e.to_string().contains("closest: health"), "{e}");
+
+    let q = Query {
+        tables: vec![TableKind::Events],
+        other_props: vec!["total_round_played".into()],
+        ..Query::default()
+    };
+    let e = run(&q, &data).unwrap_err();
+    assert!(
+        e.to_string().contains("closest: total_rounds_played"),
+        "{e}"
+    );
+
+    // Raw names that exist are accepted.
+    let q = Query {
+        tables: vec![TableKind::Ticks],
+        player_props: vec!["CCSPlayerPawn.m_iHealth".into()],
+        ..Query::default()
+    };
+    let t = run(&q, &data).unwrap().remove(0);
+    assert_eq!(t.row(0)[0], Cell::Int(100));
+
+    let e = "kils".parse::<TableKind>().unwrap_err();
+    assert!(e.to_string().contains("closest: kills"), "{e}");
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let e = run_file(&all_tables(), &corpus().join("cs2/nope.dem")).unwrap_err();
+    assert!(matches!(e, QueryError::Read { .. }), "{e}");
+    assert!(run(&all_tables(), b"not a demo at all").is_err());
+    let data = std::fs::read(corpus().join("cs2/14065.dem")).unwrap();
+    let e = run(&all_tables(), &data[..data.len() / 2]).unwrap_err();
+    assert!(matches!(e, QueryError::Demo(_)), "{e}");
+}
+
+#[test]
+fn parquet_round_trips_typed_columns() {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let q = Query {
+        tables: vec![TableKind::Ticks, TableKind::Players],
+        player_props: vec!["X".into(), "health".into(), "is_alive".into()],
+        ..Query::default()
+    };
+    let dir = std::env::temp_dir().join(format!("gamewire-query-rt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for t in run_file(&q, &corpus().join("cs2/14065.dem")).unwrap() {
+        let path = dir.join(format!("{}.parquet", t.name));
+        write_table(&t, Format::Parquet, std::fs::File::create(&path).unwrap()).unwrap();
+        let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        let batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
+        let expected = record_batch(&t).unwrap();
+        assert_eq!(batches.len(), 1, "one batch");
+        assert_eq!(batches[0], expected, "{}", t.name);
+        assert!(t.rows() > 0, "{}", t.name);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
