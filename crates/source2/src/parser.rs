@@ -880,6 +880,17 @@ impl<'a> DemoParser<'a> {
         Ok(state)
     }
 
+    /// Applies one `CSVCMsg_PacketEntities` to the current state, as if it
+    /// had arrived in the demo at the current tick (for broadcast readers and
+    /// for testing decoders against mutated input).
+    pub fn apply_packet_entities<V: Visitor>(
+        &mut self,
+        message: &pb::CSvcMsgPacketEntities,
+        visitor: &mut V,
+    ) -> Result<(), DemoError> {
+        self.packet_entities(message, visitor)
+    }
+
     fn packet_entities<V: Visitor>(
         &mut self,
         m: &pb::CSvcMsgPacketEntities,

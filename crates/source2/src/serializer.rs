@@ -124,6 +124,9 @@ pub enum FieldDecoder {
     QAngleCoord,
     /// Pitch and yaw of `n` bits, roll zero (`qangle_pitch_yaw`).
     QAnglePitchYaw(u32),
+    /// The new length of a variable array or table (varuint32, at most
+    /// [`MAX_ARRAY_LEN`]).
+    ArrayLength,
     /// A pointer's "present" bit.
     PointerPresent,
     /// A polymorphic pointer: a present bit and a UBitVar type index.
@@ -141,6 +144,19 @@ impl FieldDecoder {
             FieldDecoder::I32 => Value::I32(r.read_varint32()?),
             FieldDecoder::I64 => Value::I64(r.read_varint64()?),
             FieldDecoder::U32 => Value::U32(r.read_varuint32()?),
+            FieldDecoder::ArrayLength => {
+                let start = r.position();
+                let len = r.read_varuint32()?;
+                if len > MAX_ARRAY_LEN {
+                    return Err(BitError::OutOfRange {
+                        bit_offset: start,
+                        value: i64::from(len),
+                        min: 0,
+                        max: i64::from(MAX_ARRAY_LEN),
+                    });
+                }
+                Value::U32(len)
+            }
             FieldDecoder::U64 | FieldDecoder::Fallback => {
                 let v = r.read_varuint64()?;
                 match u32::try_from(v) {
@@ -797,8 +813,9 @@ impl SendTables {
     }
 
     /// Resolves a field path to its decoder. `poly_index(prefix_len)` gives the
-    /// stored type index of a polymorphic pointer whose path is the first
-    /// `prefix_len` indices.
+    /// stored value at the first `prefix_len` indices: the type index of a
+    /// polymorphic pointer, or the current length of a variable array or
+    /// table (an element index must be below it, which bounds memory).
     #[inline]
     pub fn resolve<'s>(
         &'s self,
@@ -806,7 +823,7 @@ impl SendTables {
         fp: &FieldPath,
         mut poly_index: impl FnMut(usize) -> Option<u32>,
     ) -> Result<&'s FieldDecoder, String> {
-        const LENGTH: FieldDecoder = FieldDecoder::U32;
+        const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
         const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
         const POLY: FieldDecoder = FieldDecoder::PolyPointer;
         let path = fp.as_slice();
@@ -845,7 +862,10 @@ impl SendTables {
                         return Ok(&LENGTH);
                     }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    return if i + 1 == last && elem >= 0 && (elem as u32) < MAX_ARRAY_LEN {
+                    let len = poly_index(i + 1)
+                        .unwrap_or(MAX_ARRAY_LEN)
+                        .min(MAX_ARRAY_LEN);
+                    return if i + 1 == last && elem >= 0 && (elem as u32) < len {
                         Ok(element)
                     } else {
                         Err(format!(
@@ -874,7 +894,10 @@ impl SendTables {
                         return Ok(&LENGTH);
                     }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    if elem < 0 || elem as u32 >= MAX_ARRAY_LEN || i + 1 == last {
+                    let len = poly_index(i + 1)
+                        .unwrap_or(MAX_ARRAY_LEN)
+                        .min(MAX_ARRAY_LEN);
+                    if elem < 0 || elem as u32 >= len || i + 1 == last {
                         return Err(format!(
                             "bad element path into variable table {}",
                             field.name
