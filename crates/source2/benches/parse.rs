@@ -64,5 +64,78 @@ fn bench(c: &mut Criterion) {
     full.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench, bench_fieldpath);
 criterion_main!(benches);
+
+/// Table lookup against tree walk for the field-path op codes, on a stream
+/// of ops drawn with the published weights (ops without arguments, paths
+/// kept shallow), 20 paths per update.
+fn bench_fieldpath(c: &mut Criterion) {
+    use gamewire_bits::{BitReader, BitWriter};
+    use gamewire_source2::fieldpath::{codes, read_field_paths_with, OpDecoding};
+    let codes = codes();
+    // (op, weight): PlusOne..PlusFour, push 0, pop-all-but-one +1, penultimate +1.
+    let ops: [(usize, u32); 6] = [
+        (0, 36271),
+        (1, 10334),
+        (2, 1375),
+        (3, 646),
+        (29, 1837),
+        (5, 35),
+    ];
+    let total: u32 = ops.iter().map(|o| o.1).sum();
+    let mut w = BitWriter::new();
+    let mut seed = 0x9e3779b97f4a7c15u64;
+    let mut updates = 0u64;
+    for _ in 0..20_000 {
+        let mut depth = 1;
+        for _ in 0..20 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut pick = (seed % u64::from(total)) as u32;
+            let mut op = 0;
+            for (o, wgt) in ops {
+                if pick < wgt {
+                    op = o;
+                    break;
+                }
+                pick -= wgt;
+            }
+            if op == 5 && depth >= 4 {
+                op = 29;
+            }
+            match op {
+                5 => depth += 1,
+                29 => depth = 1,
+                _ => {}
+            }
+            let (bits, len) = codes[op];
+            w.write_bits(u64::from(bits), len).unwrap();
+        }
+        let (bits, len) = codes[39];
+        w.write_bits(u64::from(bits), len).unwrap();
+        updates += 1;
+    }
+    let data = w.finish();
+    let mut group = c.benchmark_group("fieldpath_ops");
+    group.throughput(Throughput::Elements(updates * 21));
+    for (name, how) in [
+        ("table", OpDecoding::Table),
+        ("tree_walk", OpDecoding::TreeWalk),
+    ] {
+        group.bench_function(name, |b| {
+            let mut out = Vec::with_capacity(32);
+            b.iter(|| {
+                let mut r = BitReader::new(&data);
+                let mut n = 0usize;
+                for _ in 0..updates {
+                    read_field_paths_with(&mut r, &mut out, how).unwrap();
+                    n += out.len();
+                }
+                n
+            })
+        });
+    }
+    group.finish();
+}

@@ -298,9 +298,20 @@ fn build_tables() -> Tables {
     }
 }
 
+/// How operation codes are decoded (see the `parse` bench, `fieldpath_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpDecoding {
+    /// A 2^17-entry table indexed by the next 17 bits (tree walk at the end).
+    Table,
+    /// A walk down the huffman tree, one bit at a time.
+    TreeWalk,
+}
+
 #[inline(always)]
-fn next_op(r: &mut BitReader<'_>, t: &Tables) -> Result<u8, FieldPathError> {
-    if r.lookahead_bits() >= MAX_CODE_LEN || r.refill_lookahead() >= MAX_CODE_LEN {
+fn next_op(r: &mut BitReader<'_>, t: &Tables, how: OpDecoding) -> Result<u8, FieldPathError> {
+    if how == OpDecoding::Table
+        && (r.lookahead_bits() >= MAX_CODE_LEN || r.refill_lookahead() >= MAX_CODE_LEN)
+    {
         let entry = t
             .lookup
             .get(r.peek(MAX_CODE_LEN) as usize)
@@ -501,15 +512,25 @@ fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), Fie
 }
 
 /// Reads a whole field-path sequence into `out` (cleared first).
+#[inline]
 pub fn read_field_paths(
     r: &mut BitReader<'_>,
     out: &mut Vec<FieldPath>,
+) -> Result<(), FieldPathError> {
+    read_field_paths_with(r, out, OpDecoding::Table)
+}
+
+/// [`read_field_paths`] with a chosen op decoding (for measurement).
+pub fn read_field_paths_with(
+    r: &mut BitReader<'_>,
+    out: &mut Vec<FieldPath>,
+    how: OpDecoding,
 ) -> Result<(), FieldPathError> {
     out.clear();
     let t = tables();
     let mut fp = FieldPath::default();
     loop {
-        let op = next_op(r, t)?;
+        let op = next_op(r, t, how)?;
         if op == FINISH {
             return Ok(());
         }
