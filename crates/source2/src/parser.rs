@@ -18,7 +18,7 @@ use crate::container::{DemoCommand, Frame, FrameReader};
 use crate::entity::{describe_path, read_fields, Entity, EntityChange, EntityList, FieldState};
 use crate::error::{DemoError, ErrorKind, Location, Warning};
 use crate::fieldpath::FieldPath;
-use crate::gameevent::{EventDescriptor, GameEvent};
+use crate::gameevent::{EventDescriptor, EventValue, GameEvent};
 use crate::serializer::{SendTables, SerializerId};
 use crate::stringtable::{StringTable, StringTableEntry};
 
@@ -688,6 +688,35 @@ impl<'a> DemoParser<'a> {
                 known("net_Tick", &mut self.state);
                 if let Ok(m) = pb::CNetMsgTick::decode(body) {
                     self.state.net_tick = m.tick.unwrap_or(0);
+                }
+            }
+            6 => {
+                known("net_SetConVar", &mut self.state);
+                // Convars are reported as synthetic `server_cvar` events
+                // (name, value), as demoparser2 does.
+                if interests.game_events {
+                    if let Ok(m) = pb::CNetMsgSetConVar::decode(body) {
+                        for cvar in m.convars.iter().flat_map(|c| c.cvars.iter()) {
+                            let event = GameEvent {
+                                name: "server_cvar".to_string(),
+                                id: -1,
+                                tick: self.state.tick,
+                                keys: vec![
+                                    (
+                                        "name".to_string(),
+                                        1,
+                                        EventValue::String(cvar.name.clone().unwrap_or_default()),
+                                    ),
+                                    (
+                                        "value".to_string(),
+                                        1,
+                                        EventValue::String(cvar.value.clone().unwrap_or_default()),
+                                    ),
+                                ],
+                            };
+                            visitor.on_game_event(&self.state, &event);
+                        }
+                    }
                 }
             }
             40 => {
