@@ -522,9 +522,12 @@ impl EventCollector {
             let name = controller
                 .and_then(|e| self.cache.value(state, e, "m_iszPlayerName"))
                 .and_then(|v| v.as_str().map(str::to_string));
+            // Bots (steam id 0) are not players to demoparser2: null columns.
             let steamid = controller
                 .and_then(|e| self.cache.value(state, e, "m_steamID"))
-                .and_then(Value::as_u64);
+                .and_then(Value::as_u64)
+                .filter(|&s| s != 0);
+            let name = name.filter(|_| steamid.is_some());
             out.push((
                 format!("{prefix}_name"),
                 name.map(Cell::Str).unwrap_or(Cell::Null),
