@@ -11,6 +11,14 @@ use gamewire_bits::BitError;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
+    /// The file could not be read.
+    #[error("cannot read {path}: {message}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The system's message.
+        message: String,
+    },
     /// The file does not start with `PBDEMS2\0`.
     #[error("not a Source 2 demo: the file starts with {found:?}, expected \"PBDEMS2\\0\"")]
     BadMagic {

@@ -34,6 +34,7 @@ pub use error::{DemoError, ErrorKind, Location, Warning};
 pub use fieldpath::FieldPath;
 pub use gameevent::{EventValue, GameEvent};
 pub use parser::{
-    parse_with, DemoParser, DemoState, Interests, NoVisitor, PlayerInfo, UserMessage, Visitor,
+    parse_file, parse_with, DemoParser, DemoState, Interests, NoVisitor, PlayerInfo, UserMessage,
+    Visitor,
 };
 pub use value::Value;

@@ -1159,3 +1159,24 @@ pub fn parse_with<V: Visitor>(
     let result = parser.run(visitor);
     Ok((parser.state, result.err()))
 }
+
+/// Reads a demo file into memory and parses it with a visitor; see
+/// [`parse_with`].
+pub fn parse_file<V: Visitor>(
+    path: impl AsRef<std::path::Path>,
+    visitor: &mut V,
+) -> Result<(DemoState, Option<DemoError>), DemoError> {
+    let path = path.as_ref();
+    let data = std::fs::read(path).map_err(|e| DemoError {
+        kind: ErrorKind::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        },
+        location: Location {
+            byte_offset: 0,
+            frame: 0,
+            tick: -1,
+        },
+    })?;
+    parse_with(&data, visitor)
+}
