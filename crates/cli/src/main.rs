@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod demo;
+mod tables;
 mod tg;
 mod tw;
 
@@ -36,6 +37,9 @@ enum Command {
     Tg(tg::TgArgs),
     /// Teeworlds 0.7: decode datagrams and pcaps, join a server.
     Tw(tw::TwArgs),
+    /// Analyst tables: `table` (one demo) and `batch` (many demos).
+    #[command(flatten)]
+    Tables(tables::TablesCommand),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         Command::Ticks(args) => demo::ticks(args),
         Command::Tg(args) => tg::run(args),
         Command::Tw(args) => tw::run(args),
+        Command::Tables(cmd) => tables::run(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -41,7 +41,7 @@ impl EventsCollector {
             names,
             player_props: player_props
                 .iter()
-                .map(|p| (p.clone(), prop_source(p)))
+                .map(|p| (p.clone(), prop_source(crate::props::player_prop_path(p))))
                 .collect(),
             other_props: other_props
                 .iter()
@@ -99,6 +99,15 @@ impl EventsCollector {
                 identity(state, &mut self.paths, &p)
             } else {
                 (None, None)
+            };
+            // demoparser2 knows players by steam id: bots (steam id 0) and
+            // unresolved players get null columns, props included.
+            let steamid = steamid.filter(|&s| s != 0);
+            let name = name.filter(|_| steamid.is_some());
+            let p = if steamid.is_some() {
+                p
+            } else {
+                PlayerEnts::default()
             };
             let i = self.col(&format!("{prefix}_name"));
             row.push((i, name.map(Cell::Str).unwrap_or(Cell::Null)));
@@ -167,10 +176,10 @@ pub const PLAYERS: &[(&str, Kind)] = &[
 const PLAYER_CONTROLLER_PROPS: &[&str] = &[
     "m_iTeamNum",
     "m_iScore",
-    "m_pActionTrackingServices.m_matchStats.m_iKills",
-    "m_pActionTrackingServices.m_matchStats.m_iDeaths",
-    "m_pActionTrackingServices.m_matchStats.m_iAssists",
-    "m_pActionTrackingServices.m_matchStats.m_iDamage",
+    "m_pActionTrackingServices.m_iKills",
+    "m_pActionTrackingServices.m_iDeaths",
+    "m_pActionTrackingServices.m_iAssists",
+    "m_pActionTrackingServices.m_iDamage",
     "m_iMVPs",
     "m_iPing",
     "m_iCompetitiveRanking",

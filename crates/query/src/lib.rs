@@ -213,6 +213,7 @@ impl Query {
 pub struct Collectors {
     interests: Interests,
     order: Vec<TableKind>,
+    player_props: Vec<String>,
     events: Option<EventsCollector>,
     ticks: Option<TickCollector>,
     players: Option<PlayersCollector>,
@@ -228,12 +229,18 @@ impl Collectors {
         Collectors {
             interests: q.interests(),
             order: q.tables.clone(),
+            player_props: q.player_props.clone(),
             events: q
                 .wants(Events)
                 .then(|| EventsCollector::new(q.events.clone(), &q.player_props, &q.other_props)),
-            ticks: q
-                .wants(Ticks)
-                .then(|| TickCollector::new(&q.player_props, q.ticks.clone())),
+            ticks: q.wants(Ticks).then(|| {
+                let paths: Vec<String> = q
+                    .player_props
+                    .iter()
+                    .map(|p| props::player_prop_path(p).to_string())
+                    .collect();
+                TickCollector::new(&paths, q.ticks.clone())
+            }),
             players: q.wants(Players).then(PlayersCollector::default),
             chat: q.wants(Chat).then(ChatCollector::default),
             grenades: q.wants(Grenades).then(GrenadesCollector::default),
@@ -253,7 +260,12 @@ impl Collectors {
             out.push(c.finish());
         }
         if let Some(c) = self.ticks {
-            out.push(Table::from_cells("ticks", &c.table.columns, &c.table.rows));
+            let mut t = Table::from_cells("ticks", &c.table.columns, &c.table.rows);
+            // Columns carry the names asked for, not the paths read.
+            for ((name, _), asked) in t.columns.iter_mut().zip(&self.player_props) {
+                *name = asked.clone();
+            }
+            out.push(t);
         }
         if let Some(c) = self.players {
             out.push(c.finish(state));

@@ -329,15 +329,79 @@ pub fn other_prop(state: &DemoState, paths: &mut Paths, source: &OtherSource) ->
     }
 }
 
+/// Friendly player props this crate maps itself: the match stats live
+/// directly under `m_pActionTrackingServices` in CS2 send tables (there is
+/// no `m_matchStats` level), so `gamewire_source2::cs2::FRIENDLY_PROPS`'
+/// paths for them do not resolve.
+pub const MATCH_STAT_PROPS: &[(&str, &str)] = &[
+    (
+        "kills_total",
+        "CCSPlayerController.m_pActionTrackingServices.m_iKills",
+    ),
+    (
+        "deaths_total",
+        "CCSPlayerController.m_pActionTrackingServices.m_iDeaths",
+    ),
+    (
+        "assists_total",
+        "CCSPlayerController.m_pActionTrackingServices.m_iAssists",
+    ),
+    (
+        "damage_total",
+        "CCSPlayerController.m_pActionTrackingServices.m_iDamage",
+    ),
+    (
+        "headshot_kills_total",
+        "CCSPlayerController.m_pActionTrackingServices.m_iHeadShotKills",
+    ),
+    (
+        "utility_damage_total",
+        "CCSPlayerController.m_pActionTrackingServices.m_iUtilityDamage",
+    ),
+    (
+        "enemies_flashed_total",
+        "CCSPlayerController.m_pActionTrackingServices.m_iEnemiesFlashed",
+    ),
+    (
+        "equipment_value_total",
+        "CCSPlayerController.m_pActionTrackingServices.m_iEquipmentValue",
+    ),
+    (
+        "money_saved_total",
+        "CCSPlayerController.m_pActionTrackingServices.m_iMoneySaved",
+    ),
+    (
+        "alive_time_total",
+        "CCSPlayerController.m_pActionTrackingServices.m_iLiveTime",
+    ),
+];
+
+/// The name to hand to `prop_source`: the raw path for the match-stat
+/// props, the name itself otherwise.
+pub fn player_prop_path(name: &str) -> &str {
+    MATCH_STAT_PROPS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, p)| *p)
+        .unwrap_or(name)
+}
+
 /// Every friendly player prop name.
 pub fn player_prop_names() -> Vec<&'static str> {
-    FRIENDLY_PROPS.iter().map(|(n, _)| *n).collect()
+    let mut v: Vec<&str> = FRIENDLY_PROPS.iter().map(|(n, _)| *n).collect();
+    for (n, _) in MATCH_STAT_PROPS {
+        if !v.contains(n) {
+            v.push(n);
+        }
+    }
+    v
 }
 
 /// Whether a player prop name is known: friendly, or a raw path that
 /// resolves on the pawn or controller serializer. Demos without those
 /// serializers (not CS2) accept every name (values are null).
 pub fn player_prop_known(state: &DemoState, name: &str) -> bool {
+    let name = player_prop_path(name);
     if FRIENDLY_PROPS.iter().any(|(n, _)| *n == name) {
         return true;
     }

@@ -106,16 +106,26 @@ fn json_of(c: &Cell) -> serde_json::Value {
 pub fn write_jsonl(table: &Table, mut out: impl Write) -> Result<(), QueryError> {
     let what = format!("{} as JSON Lines", table.name);
     let err = io(&what);
-    let names = table.column_names();
+    // Keys are written in column order (a serde_json map would sort them).
+    let keys: Vec<String> = table
+        .column_names()
+        .iter()
+        .map(|n| serde_json::Value::String((*n).to_string()).to_string())
+        .collect();
+    let mut line = String::new();
     for i in 0..table.rows() {
-        let obj: serde_json::Map<String, serde_json::Value> = names
-            .iter()
-            .zip(table.row(i).iter())
-            .map(|(n, c)| ((*n).to_string(), json_of(c)))
-            .collect();
-        serde_json::to_writer(&mut out, &obj)
-            .map_err(|e| err(std::io::Error::other(e.to_string())))?;
-        writeln!(out).map_err(&err)?;
+        line.clear();
+        line.push('{');
+        for (j, (k, c)) in keys.iter().zip(table.row(i).iter()).enumerate() {
+            if j > 0 {
+                line.push(',');
+            }
+            line.push_str(k);
+            line.push(':');
+            line.push_str(&json_of(c).to_string());
+        }
+        line.push_str("}\n");
+        out.write_all(line.as_bytes()).map_err(&err)?;
     }
     out.flush().map_err(&err)
 }

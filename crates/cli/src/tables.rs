@@ -1,0 +1,311 @@
+//! Analyst tables: `gamewire table <TABLE> <demo>` and `gamewire batch`.
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use clap::{Args, Subcommand, ValueEnum};
+use gamewire_query::write::{write_table, Format};
+use gamewire_query::{run_file, Query, TableKind};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+/// The analyst-table subcommands (flattened into the top-level command).
+#[derive(Debug, Subcommand)]
+pub enum TablesCommand {
+    /// Source 2 demo (CS2): one analyst table (events, ticks, players, chat,
+    /// grenades, rounds, kills, damages, purchases) as CSV, JSON Lines or Parquet.
+    Table(TableArgs),
+    /// Many demos in parallel: one dataset per table with a `demo` column.
+    Batch(BatchArgs),
+}
+
+/// Runs an analyst-table subcommand.
+pub fn run(cmd: TablesCommand) -> Result<(), String> {
+    match cmd {
+        TablesCommand::Table(args) => table(args),
+        TablesCommand::Batch(args) => batch(args),
+    }
+}
+
+/// Output format of the analyst tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TableFormat {
+    /// CSV with a header row (nulls are empty).
+    Csv,
+    /// JSON Lines (nulls are null).
+    Jsonl,
+    /// Parquet with typed nullable columns (snappy).
+    Parquet,
+}
+
+impl TableFormat {
+    fn format(self) -> Format {
+        match self {
+            TableFormat::Csv => Format::Csv,
+            TableFormat::Jsonl => Format::Jsonl,
+            TableFormat::Parquet => Format::Parquet,
+        }
+    }
+}
+
+/// Options shared by `table` and `batch`.
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// Player props for `events` (`<p>_<prop>` columns) and `ticks`
+    /// (comma-separated or repeated): friendly names (`health`, `X`,
+    /// `balance`, ...) or raw `CCSPlayerPawn.<path>` / `CCSPlayerController.<path>`.
+    #[arg(long, value_delimiter = ',')]
+    pub props: Vec<String>,
+    /// Game-wide props for `events` (comma-separated or repeated):
+    /// `total_rounds_played`, `is_bomb_planted`, `game_time`, ... or raw
+    /// `CCSGameRulesProxy.m_pGameRules.<field>`.
+    #[arg(long, value_delimiter = ',')]
+    pub other: Vec<String>,
+    /// `events`: only events with this name (repeatable).
+    #[arg(long)]
+    pub name: Vec<String>,
+    /// `ticks`: only these ticks (comma-separated or repeated).
+    #[arg(long, value_delimiter = ',')]
+    pub ticks: Vec<i32>,
+}
+
+impl QueryArgs {
+    fn query(&self, tables: Vec<TableKind>) -> Query {
+        Query {
+            tables,
+            events: (!self.name.is_empty()).then(|| self.name.clone()),
+            player_props: self.props.clone(),
+            other_props: self.other.clone(),
+            ticks: (!self.ticks.is_empty()).then(|| self.ticks.clone()),
+        }
+    }
+}
+
+/// `gamewire table`.
+#[derive(Debug, Args)]
+pub struct TableArgs {
+    /// The table: events, ticks, players, chat, grenades, rounds, kills,
+    /// damages, purchases.
+    pub table: String,
+    /// The demo file.
+    pub demo: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Csv)]
+    pub format: TableFormat,
+    /// Write to this file instead of standard output.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub query: QueryArgs,
+}
+
+/// `gamewire table`.
+pub fn table(args: TableArgs) -> Result<(), String> {
+    let kind: TableKind = args.table.parse().map_err(|e| format!("{e}"))?;
+    let query = args.query.query(vec![kind]);
+    let tables =
+        run_file(&query, &args.demo).map_err(|e| format!("{}: {e}", args.demo.display()))?;
+    let table = tables.into_iter().next().ok_or_else(|| {
+        format!(
+            "{}: table {} was not produced",
+            args.demo.display(),
+            kind.name()
+        )
+    })?;
+    let format = args.format.format();
+    match &args.output {
+        Some(path) => {
+            let file =
+                File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            write_table(&table, format, BufWriter::new(file)).map_err(|e| e.to_string())
+        }
+        None => {
+            if format == Format::Parquet && std::io::stdout().is_terminal() {
+                return Err("parquet is binary: give -o FILE or redirect standard output".into());
+            }
+            let out = std::io::stdout();
+            write_table(&table, format, BufWriter::new(out)).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// `gamewire batch`.
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// Demo files, or directories searched recursively for `.dem` files.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Tables, comma-separated (events, ticks, players, chat, grenades,
+    /// rounds, kills, damages, purchases).
+    #[arg(long, default_value = "kills,rounds")]
+    pub tables: String,
+    /// Output directory: one dataset directory per table,
+    /// `<out>/<table>/<demo>.<ext>`, every file with a `demo` column.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Parquet)]
+    pub format: TableFormat,
+    /// Worker threads (default: the number of cores).
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub query: QueryArgs,
+}
+
+fn collect_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p.extension().is_some_and(|e| e == "dem") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in inputs {
+        if p.is_dir() {
+            walk(p, &mut out)?;
+        } else {
+            // Files named explicitly are taken whatever their extension (a
+            // missing one is reported as a failed demo).
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// A unique dataset name per demo: the file stem, with `-2`, `-3`, ... on
+/// collisions.
+fn dataset_names(demos: &[PathBuf]) -> Vec<String> {
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    demos
+        .iter()
+        .map(|p| {
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "demo".into());
+            let n = seen.entry(stem.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                stem
+            } else {
+                format!("{stem}-{n}")
+            }
+        })
+        .collect()
+}
+
+fn one_demo(
+    query: &Query,
+    path: &Path,
+    name: &str,
+    out: &Path,
+    format: Format,
+) -> Result<(), String> {
+    let tables = run_file(query, path).map_err(|e| e.to_string())?;
+    for mut t in tables {
+        t.prepend_constant("demo", name);
+        let file = out
+            .join(&t.name)
+            .join(format!("{name}.{}", format.extension()));
+        let f =
+            File::create(&file).map_err(|e| format!("cannot create {}: {e}", file.display()))?;
+        write_table(&t, format, BufWriter::new(f)).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// `gamewire batch`.
+pub fn batch(args: BatchArgs) -> Result<(), String> {
+    let kinds = TableKind::parse_list(&args.tables).map_err(|e| e.to_string())?;
+    if kinds.is_empty() {
+        return Err("--tables names no table".into());
+    }
+    let query = args.query.query(kinds.clone());
+    let demos = collect_demos(&args.inputs)?;
+    if demos.is_empty() {
+        return Err("no demo files found".into());
+    }
+    let names = dataset_names(&demos);
+    for k in &kinds {
+        let dir = args.out.join(k.name());
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let threads = args.jobs.unwrap_or(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+    let terminal = std::io::stderr().is_terminal();
+    let bar = if terminal {
+        let b =
+            ProgressBar::with_draw_target(Some(demos.len() as u64), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} demos {elapsed_precise} eta {eta} {msg}",
+        ) {
+            b.set_style(style);
+        }
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let bytes = AtomicU64::new(0);
+    let format = args.format.format();
+    let start = Instant::now();
+    let results: Vec<Result<(), String>> = pool.install(|| {
+        demos
+            .par_iter()
+            .zip(names.par_iter())
+            .map(|(path, name)| {
+                let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+                let r = one_demo(&query, path, name, &args.out, format)
+                    .map_err(|e| format!("{}: {e}", path.display()));
+                match &r {
+                    Ok(()) => {
+                        bytes.fetch_add(size, Ordering::Relaxed);
+                    }
+                    Err(msg) => {
+                        let line = format!("skipped {msg}");
+                        if terminal {
+                            bar.println(line);
+                        } else {
+                            eprintln!("{line}");
+                        }
+                    }
+                }
+                bar.inc(1);
+                r
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    let ok = results.iter().filter(|r| r.is_ok()).count();
+    let failed = results.len() - ok;
+    let mb = bytes.load(Ordering::Relaxed) as f64 / 1e6;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "{ok} demos ok, {failed} failed; {mb:.1} MB parsed in {secs:.2} s ({:.1} MB/s); tables {} in {}",
+        if secs > 0.0 { mb / secs } else { 0.0 },
+        kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
+        args.out.display()
+    );
+    if ok == 0 {
+        return Err(format!("every demo failed ({failed})"));
+    }
+    Ok(())
+}

@@ -1,0 +1,181 @@
+//! End-to-end tests of `gamewire table` and `gamewire batch`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}
+
+fn gamewire(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gamewire"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gamewire-cli-tables-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn count_demos(dir: &Path) -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            n += count_demos(&p);
+        } else if p.extension().is_some_and(|x| x == "dem") {
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn table_damages_csv_and_jsonl() {
+    let demo = corpus().join("cs2/14011.dem");
+    let (ok, out, err) = gamewire(&["table", "damages", demo.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(lines[0].starts_with("tick,attacker_name,attacker_steamid"));
+    assert_eq!(
+        lines[1],
+        "305,Greymouth,0,2,Dashen,0,3,galilar,22,3,78,97,chest"
+    );
+
+    let (ok, out, err) = gamewire(&[
+        "table",
+        "events",
+        demo.to_str().unwrap(),
+        "--format",
+        "jsonl",
+        "--name",
+        "player_hurt",
+        "--props",
+        "health,team_num",
+        "--other",
+        "total_rounds_played",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().count(), 3);
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["event_name"], "player_hurt");
+        // Bots (steam id 0) get null player columns, as in demoparser2.
+        assert!(v["attacker_health"].is_null(), "{line}");
+        assert!(v["user_team_num"].is_null(), "{line}");
+        assert!(v["dmg_health"].is_i64(), "{line}");
+        assert_eq!(v["total_rounds_played"], 0);
+    }
+}
+
+#[test]
+fn table_parquet_to_file() {
+    let dir = tmp("parquet");
+    let file = dir.join("ticks.parquet");
+    let demo = corpus().join("cs2/14065.dem");
+    let (ok, _, err) = gamewire(&[
+        "table",
+        "ticks",
+        demo.to_str().unwrap(),
+        "--props",
+        "X,Y,Z,health,yaw",
+        "--format",
+        "parquet",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let bytes = std::fs::read(&file).unwrap();
+    assert!(bytes.len() > 100);
+    assert_eq!(&bytes[..4], b"PAR1");
+    assert_eq!(&bytes[bytes.len() - 4..], b"PAR1");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn table_errors_name_the_closest() {
+    let demo = corpus().join("cs2/14065.dem");
+    let d = demo.to_str().unwrap();
+    let (ok, _, err) = gamewire(&["table", "kils", d]);
+    assert!(!ok);
+    assert!(err.contains("closest: kills"), "{err}");
+    let (ok, _, err) = gamewire(&["table", "ticks", d, "--props", "helth"]);
+    assert!(!ok);
+    assert!(err.contains("closest: health"), "{err}");
+    let (ok, _, err) = gamewire(&["table", "events", d, "--name", "round_frezze_end"]);
+    assert!(!ok);
+    assert!(err.contains("closest: round_freeze_end"), "{err}");
+    let (ok, _, err) = gamewire(&["table", "events", d, "--other", "is_bomb_plantd"]);
+    assert!(!ok);
+    assert!(err.contains("closest: is_bomb_planted"), "{err}");
+    let (ok, _, err) = gamewire(&["table", "kills", "/nonexistent/x.dem"]);
+    assert!(!ok);
+    assert!(err.contains("cannot read /nonexistent/x.dem"), "{err}");
+}
+
+#[test]
+fn batch_skips_bad_demos() {
+    let dir = tmp("batch");
+    let data = std::fs::read(corpus().join("cs2/14065.dem")).unwrap();
+    let truncated = dir.join("truncated.dem");
+    std::fs::write(&truncated, &data[..data.len() / 3]).unwrap();
+    let garbage = dir.join("garbage.dem");
+    std::fs::write(&garbage, b"this is not a demo").unwrap();
+    let out = dir.join("out");
+    let (ok, stdout, err) = gamewire(&[
+        "batch",
+        corpus().to_str().unwrap(),
+        truncated.to_str().unwrap(),
+        garbage.to_str().unwrap(),
+        "--tables",
+        "kills,rounds,damages,players",
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "jsonl",
+        "-j",
+        "2",
+    ]);
+    assert!(ok, "{err}");
+    assert!(stdout.is_empty());
+    let n = count_demos(&corpus());
+    assert!(err.contains(&format!("{n} demos ok, 2 failed")), "{err}");
+    assert!(err.contains("MB/s"), "{err}");
+    assert!(
+        err.contains("skipped") && err.contains("truncated.dem"),
+        "{err}"
+    );
+    assert!(err.contains("garbage.dem: not a Source 2 demo"), "{err}");
+    // Piped: no progress bar drawn.
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    for table in ["kills", "rounds", "damages", "players"] {
+        let files: Vec<PathBuf> = std::fs::read_dir(out.join(table))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), n, "{table}");
+    }
+    // Every row names its demo.
+    let damages = std::fs::read_to_string(out.join("damages/14011.jsonl")).unwrap();
+    assert_eq!(damages.lines().count(), 3);
+    for line in damages.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["demo"], "14011");
+    }
+    let players = std::fs::read_to_string(out.join("players/14065.jsonl")).unwrap();
+    assert!(players
+        .lines()
+        .all(|l| l.starts_with("{\"demo\":\"14065\"")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
