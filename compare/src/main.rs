@@ -1,0 +1,179 @@
+//! Times a full parse (every entity and game event) of each CS2 corpus demo
+//! with gamewire and with source2-demo 0.5.10 in the same run, best of N,
+//! and prints MB/s and the ratio. `--only ours|peer FILE` parses one file once
+//! (for measuring peak memory per process with `/usr/bin/time -f %M`).
+
+use std::panic::AssertUnwindSafe;
+use std::time::{Duration, Instant};
+
+use source2_demo::prelude::*;
+
+#[derive(Default)]
+struct PeerObserver {
+    entities: u64,
+    events: u64,
+}
+
+impl Observer for PeerObserver {
+    fn interests(&self) -> Interests {
+        Interests::ENTITY_STATE | Interests::ENTITY_EVENTS | Interests::BASE_GAME_EVENT
+    }
+    fn on_entity(
+        &mut self,
+        _ctx: &Context,
+        _event: EntityEvents,
+        _entity: &Entity,
+    ) -> ObserverResult {
+        self.entities += 1;
+        Ok(())
+    }
+    fn on_game_event(&mut self, _ctx: &Context, _ge: &GameEvent) -> ObserverResult {
+        self.events += 1;
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct OursVisitor {
+    entities: u64,
+    events: u64,
+}
+
+impl gamewire_source2::Visitor for OursVisitor {
+    fn on_entity(
+        &mut self,
+        _s: &gamewire_source2::DemoState,
+        _c: gamewire_source2::EntityChange,
+        _e: &gamewire_source2::Entity,
+        _p: &[gamewire_source2::FieldPath],
+    ) {
+        self.entities += 1;
+    }
+    fn on_game_event(
+        &mut self,
+        _s: &gamewire_source2::DemoState,
+        _e: &gamewire_source2::GameEvent,
+    ) {
+        self.events += 1;
+    }
+}
+
+fn ours(data: &[u8]) -> Result<(u64, u64), String> {
+    let mut v = OursVisitor::default();
+    let (_, err) = gamewire_source2::parse_with(data, &mut v).map_err(|e| e.to_string())?;
+    match err {
+        Some(e) => Err(e.to_string()),
+        None => Ok((v.entities, v.events)),
+    }
+}
+
+fn peer(data: &[u8]) -> Result<(u64, u64), String> {
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<(u64, u64), String> {
+        let mut parser = Parser::from_slice(data).map_err(|e| e.to_string())?;
+        let obs = parser.register_observer::<PeerObserver>();
+        parser.run_to_end().map_err(|e| e.to_string())?;
+        let o = obs.borrow();
+        Ok((o.entities, o.events))
+    }));
+    match result {
+        Ok(r) => r,
+        Err(_) => Err("panicked".to_string()),
+    }
+}
+
+fn best(
+    n: usize,
+    mut f: impl FnMut() -> Result<(u64, u64), String>,
+) -> Result<(Duration, (u64, u64)), String> {
+    let mut best = Duration::MAX;
+    let mut counts = (0, 0);
+    for _ in 0..n {
+        let t = Instant::now();
+        counts = f()?;
+        best = best.min(t.elapsed());
+    }
+    Ok((best, counts))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--only") {
+        let (Some(which), Some(path)) = (args.get(2), args.get(3)) else {
+            eprintln!("usage: --only ours|peer FILE");
+            std::process::exit(2);
+        };
+        let data = std::fs::read(path).unwrap_or_default();
+        let r = if which == "ours" {
+            ours(&data)
+        } else {
+            peer(&data)
+        };
+        println!("{which} {path}: {r:?}");
+        return;
+    }
+    let dir = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| "../../shared/corpus/cs2".into());
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "dem"))
+                .collect()
+        })
+        .unwrap_or_default();
+    paths.sort();
+    let (mut ours_bytes, mut ours_time, mut peer_bytes, mut peer_time, mut ours_on_peer_time) =
+        (0u64, Duration::ZERO, 0u64, Duration::ZERO, Duration::ZERO);
+    println!(
+        "{:<22} {:>9} {:>24} {:>24} {:>7}",
+        "demo", "KB", "gamewire", "source2-demo 0.5.10", "ratio"
+    );
+    for p in paths {
+        let data = std::fs::read(&p).unwrap_or_default();
+        let mb = data.len() as f64 / 1e6;
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let o = best(7, || ours(&data));
+        let q = best(7, || peer(&data));
+        let fmt = |r: &Result<(Duration, (u64, u64)), String>| match r {
+            Ok((t, _)) => format!(
+                "{:.1} MB/s ({:.1} ms)",
+                mb / t.as_secs_f64(),
+                t.as_secs_f64() * 1e3
+            ),
+            Err(e) => format!("failed: {}", e.chars().take(40).collect::<String>()),
+        };
+        let ratio = match (&o, &q) {
+            (Ok((a, _)), Ok((b, _))) => format!("{:.2}x", b.as_secs_f64() / a.as_secs_f64()),
+            _ => "-".into(),
+        };
+        println!(
+            "{name:<22} {:>9} {:>24} {:>24} {ratio:>7}",
+            data.len() / 1000,
+            fmt(&o),
+            fmt(&q)
+        );
+        if let Ok((t, _)) = o {
+            ours_bytes += data.len() as u64;
+            ours_time += t;
+            if let Ok((tq, _)) = q {
+                peer_bytes += data.len() as u64;
+                peer_time += tq;
+                ours_on_peer_time += t;
+            }
+        }
+    }
+    if peer_bytes > 0 {
+        println!(
+            "on the demos both read: gamewire {:.1} MB/s, source2-demo {:.1} MB/s, ratio {:.2}x; gamewire on all: {:.1} MB/s",
+            peer_bytes as f64 / 1e6 / ours_on_peer_time.as_secs_f64(),
+            peer_bytes as f64 / 1e6 / peer_time.as_secs_f64(),
+            peer_time.as_secs_f64() / ours_on_peer_time.as_secs_f64(),
+            ours_bytes as f64 / 1e6 / ours_time.as_secs_f64(),
+        );
+    }
+}
