@@ -105,19 +105,19 @@ pub const FRIENDLY_PROPS: &[(&str, &str)] = &[
     ("rank", "controller:m_iCompetitiveRanking"),
     (
         "kills_total",
-        "controller:m_pActionTrackingServices.m_matchStats.m_iKills",
+        "controller:m_pActionTrackingServices.m_iKills",
     ),
     (
         "deaths_total",
-        "controller:m_pActionTrackingServices.m_matchStats.m_iDeaths",
+        "controller:m_pActionTrackingServices.m_iDeaths",
     ),
     (
         "assists_total",
-        "controller:m_pActionTrackingServices.m_matchStats.m_iAssists",
+        "controller:m_pActionTrackingServices.m_iAssists",
     ),
     (
         "damage_total",
-        "controller:m_pActionTrackingServices.m_matchStats.m_iDamage",
+        "controller:m_pActionTrackingServices.m_iDamage",
     ),
 ];
 
