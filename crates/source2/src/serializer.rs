@@ -631,13 +631,13 @@ impl SendTables {
         };
         let mut tables = SendTables::default();
         // Serializer ids first, so fields can refer to serializers defined later.
-        let mut by_key: FxHashMap<(String, i32), SerializerId> = FxHashMap::default();
+        let mut by_key: FxHashMap<(&str, i32), SerializerId> = FxHashMap::default();
         for s in &msg.serializers {
             let name = sym(s.serializer_name_sym)
                 .ok_or_else(|| ErrorKind::SendTables("serializer without a name symbol".into()))?;
             let version = s.serializer_version.unwrap_or(0);
             let id = tables.serializers.len() as SerializerId;
-            by_key.insert((name.to_string(), version), id);
+            by_key.insert((name, version), id);
             // The highest version wins for lookups by name.
             let replace = match tables.by_name.get(name) {
                 Some(&old) => tables
@@ -670,7 +670,7 @@ impl SendTables {
         let lookup = |name: Option<&str>, version: Option<i32>| -> Option<SerializerId> {
             let name = name?;
             version
-                .and_then(|v| by_key.get(&(name.to_string(), v)).copied())
+                .and_then(|v| by_key.get(&(name, v)).copied())
                 .or_else(|| tables.by_name.get(name).copied())
         };
         // Which serializer uses each field first (for fallback reports).
