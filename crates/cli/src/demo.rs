@@ -405,32 +405,8 @@ fn write_serializer(
     Ok(())
 }
 
-/// The names closest to `want` (edit distance), at most five.
-pub fn closest(want: &str, names: &[&str]) -> Vec<String> {
-    fn distance(a: &str, b: &str) -> usize {
-        let a: Vec<char> = a.to_lowercase().chars().collect();
-        let b: Vec<char> = b.to_lowercase().chars().collect();
-        let mut prev: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.iter().enumerate() {
-            let mut cur = vec![i + 1; b.len() + 1];
-            for (j, cb) in b.iter().enumerate() {
-                let cost = usize::from(ca != cb);
-                let best = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-                cur[j + 1] = best;
-            }
-            prev = cur;
-        }
-        prev[b.len()]
-    }
-    let mut scored: Vec<(usize, &str)> = names.iter().map(|n| (distance(want, n), *n)).collect();
-    scored.sort();
-    scored.dedup();
-    scored
-        .into_iter()
-        .take(5)
-        .map(|(_, n)| n.to_string())
-        .collect()
-}
+/// The names closest to a wrong name (edit distance), at most five.
+pub use gamewire_query::props::closest;
 
 fn write_rows(out: &mut impl Write, table: &Table, format: RowFormat) -> Result<(), String> {
     match format {
