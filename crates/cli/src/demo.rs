@@ -338,16 +338,7 @@ pub fn schema(args: SchemaArgs) -> Result<(), String> {
     }
     if printed == 0 {
         if let Some(want) = &args.class {
-            let names: Vec<&str> = state
-                .classes
-                .iter()
-                .map(|c| c.name.as_str())
-                .filter(|n| !n.is_empty())
-                .collect();
-            return Err(format!(
-                "no class named {want:?}; closest: {}",
-                closest(want, &names).join(", ")
-            ));
+            return Err(unknown_class(state, want));
         }
     }
     out.flush().map_err(io_err)
@@ -403,6 +394,20 @@ fn write_serializer(
     }
     stack.pop();
     Ok(())
+}
+
+/// The error for a class name the demo does not have, with the closest names.
+fn unknown_class(state: &DemoState, want: &str) -> String {
+    let names: Vec<&str> = state
+        .classes
+        .iter()
+        .map(|c| c.name.as_str())
+        .filter(|n| !n.is_empty())
+        .collect();
+    format!(
+        "no class named {want:?}; closest: {}",
+        closest(want, &names).join(", ")
+    )
 }
 
 /// The names closest to a wrong name (edit distance), at most five.
@@ -671,16 +676,7 @@ pub fn entities(args: EntitiesArgs) -> Result<(), String> {
     }
     if let Some(want) = &args.class {
         if !state.classes.iter().any(|c| c.name == *want) {
-            let names: Vec<&str> = state
-                .classes
-                .iter()
-                .map(|c| c.name.as_str())
-                .filter(|n| !n.is_empty())
-                .collect();
-            return Err(format!(
-                "no class named {want:?}; closest: {}",
-                closest(want, &names).join(", ")
-            ));
+            return Err(unknown_class(&state, want));
         }
     }
     let mut out = stdout();

@@ -41,30 +41,12 @@ impl Paths {
 
 /// Converts an entity value to a cell.
 pub fn cell_of(v: &Value) -> Cell {
-    match v {
-        Value::Bool(b) => Cell::Bool(*b),
-        Value::I32(x) => Cell::Int(i64::from(*x)),
-        Value::I64(x) => Cell::Int(*x),
-        Value::U32(x) => Cell::Int(i64::from(*x)),
-        Value::U64(x) => Cell::UInt(*x),
-        Value::F32(x) => Cell::Float(*x),
-        Value::String(s) => Cell::Str(s.to_string()),
-        other => match other.as_floats() {
-            Some(f) => Cell::Floats(f.to_vec()),
-            None => Cell::Str(other.to_string()),
-        },
-    }
+    Cell::from_value(v)
 }
 
 /// Converts an event value to a cell.
 pub fn cell_of_event(v: &EventValue) -> Cell {
-    match v {
-        EventValue::String(s) => Cell::Str(s.clone()),
-        EventValue::Float(f) => Cell::Float(*f),
-        EventValue::Int(i) => Cell::Int(i64::from(*i)),
-        EventValue::Bool(b) => Cell::Bool(*b),
-        EventValue::U64(u) => Cell::UInt(*u),
-    }
+    Cell::from_event(v)
 }
 
 /// A player an event refers to, as far as it could be resolved.

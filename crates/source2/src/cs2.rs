@@ -213,7 +213,8 @@ pub enum Cell {
 }
 
 impl Cell {
-    fn from_value(v: &Value) -> Cell {
+    /// The cell for an entity value (vectors as float lists).
+    pub fn from_value(v: &Value) -> Cell {
         match v {
             Value::Bool(b) => Cell::Bool(*b),
             Value::I32(x) => Cell::Int(i64::from(*x)),
@@ -229,7 +230,8 @@ impl Cell {
         }
     }
 
-    fn from_event(v: &EventValue) -> Cell {
+    /// The cell for a game-event value.
+    pub fn from_event(v: &EventValue) -> Cell {
         match v {
             EventValue::String(s) => Cell::Str(s.clone()),
             EventValue::Float(f) => Cell::Float(*f),
