@@ -23,6 +23,8 @@
 //! nothing is cloned per tick.
 
 use gamewire_bits::BitReader;
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use crate::error::ErrorKind;
@@ -93,8 +95,7 @@ impl Entity {
     /// Every stored (key, value).
     pub fn values(&self) -> Vec<(u128, &Value)> {
         let mut out = Vec::new();
-        let mut prefix = Vec::with_capacity(7);
-        self.state.collect(&mut prefix, &mut out);
+        self.state.collect_all(&mut out);
         out
     }
 
@@ -104,33 +105,77 @@ impl Entity {
     }
 }
 
-/// One slot of a [`FieldState`] node.
+/// One slot of a [`FieldState`] node: the value at this path and the range
+/// of the node holding its children (`child_len == 0`: no children).
 #[derive(Debug, Clone, Default)]
-pub struct Slot {
+struct Slot {
     value: Option<Value>,
-    children: Option<Box<FieldState>>,
+    child_start: u32,
+    child_len: u32,
 }
 
-/// Entity field values as a tree mirroring the serializer.
+/// Entity field values as a tree mirroring the serializer, stored flat.
+///
+/// Every node is a contiguous range of one arena (`slots`); a slot points at
+/// the range of its children. Cloning a class baseline into a new entity is
+/// one vector clone and dropping an entity is one free (plus its boxed
+/// strings), instead of one allocation per node. A node that must grow and is
+/// not at the end of the arena moves to the end; its old range becomes
+/// unreachable (growth is geometric, so at most about half the arena is ever
+/// unreachable).
+///
+/// A created entity does not copy its class baseline: it shares it
+/// (`base`) and stores only the values set since. A read looks at the
+/// entity's own values first, then at the baseline.
 #[derive(Debug, Clone, Default)]
 pub struct FieldState {
     slots: Vec<Slot>,
+    root_start: u32,
+    root_len: u32,
+    base: Option<Arc<FieldState>>,
+}
+
+/// Where a node's (start, len) is stored: in the state (root) or in a slot.
+#[derive(Clone, Copy)]
+enum Owner {
+    Root,
+    Slot(usize),
 }
 
 impl FieldState {
-    /// The value at a path.
+    /// An empty state on top of a shared baseline.
+    pub fn layered(base: Arc<FieldState>) -> FieldState {
+        FieldState {
+            base: Some(base),
+            ..FieldState::default()
+        }
+    }
+
+    /// The value at a path: the state's own value, else the baseline's.
     #[inline]
     pub fn get(&self, path: &[i32]) -> Option<&Value> {
-        let (&last, head) = path.split_last()?;
-        let mut node = self;
-        for &c in head {
-            node = node
-                .slots
-                .get(usize::try_from(c).ok()?)?
-                .children
-                .as_deref()?;
+        match self.get_own(path) {
+            Some(v) => Some(v),
+            None => self.base.as_deref().and_then(|b| b.get_own(path)),
         }
-        node.slots.get(usize::try_from(last).ok()?)?.value.as_ref()
+    }
+
+    #[inline]
+    fn get_own(&self, path: &[i32]) -> Option<&Value> {
+        let (&last, head) = path.split_last()?;
+        let (mut start, mut len) = (self.root_start as usize, self.root_len as usize);
+        for &c in head {
+            let slot = self.slot_in(start, len, c)?;
+            start = slot.child_start as usize;
+            len = slot.child_len as usize;
+        }
+        self.slot_in(start, len, last)?.value.as_ref()
+    }
+
+    #[inline]
+    fn slot_in(&self, start: usize, len: usize, index: i32) -> Option<&Slot> {
+        let i = usize::try_from(index).ok().filter(|&i| i < len)?;
+        self.slots.get(start + i)
     }
 
     /// Sets the value at a path. Indices must be below
@@ -138,42 +183,150 @@ impl FieldState {
     /// against the serializer.
     #[inline]
     pub fn set(&mut self, path: &[i32], value: Value) -> Result<(), String> {
+        self.set_sized(path, value, &[0; crate::fieldpath::MAX_DEPTH])
+    }
+
+    /// [`FieldState::set`] with the size of the node at each depth (from
+    /// [`SendTables::resolve_sized`]; 0 when unknown): a node is allocated
+    /// at its full size when first touched.
+    #[inline]
+    pub fn set_sized(
+        &mut self,
+        path: &[i32],
+        value: Value,
+        sizes: &[u32; crate::fieldpath::MAX_DEPTH],
+    ) -> Result<(), String> {
         let Some((&last, head)) = path.split_last() else {
             return Err("empty path".into());
         };
-        let mut node = self;
-        for &c in head {
-            let slot = node.slot_mut(c)?;
-            node = slot.children.get_or_insert_with(Box::default);
+        let mut owner = Owner::Root;
+        for (depth, &c) in head.iter().enumerate() {
+            let size = sizes.get(depth).copied().unwrap_or(0);
+            let at = self.slot_index(owner, c, size as usize)?;
+            owner = Owner::Slot(at);
         }
-        node.slot_mut(last)?.value = Some(value);
+        let size = sizes.get(head.len()).copied().unwrap_or(0);
+        let at = self.slot_index(owner, last, size as usize)?;
+        if let Some(slot) = self.slots.get_mut(at) {
+            slot.value = Some(value);
+        }
         Ok(())
     }
 
+    fn node(&self, owner: Owner) -> (usize, usize) {
+        match owner {
+            Owner::Root => (self.root_start as usize, self.root_len as usize),
+            Owner::Slot(at) => self
+                .slots
+                .get(at)
+                .map_or((0, 0), |s| (s.child_start as usize, s.child_len as usize)),
+        }
+    }
+
+    fn set_node(&mut self, owner: Owner, start: usize, len: usize) {
+        // Both fit in u32: the arena is bounded by entity limits long before.
+        let (start, len) = (start as u32, len as u32);
+        match owner {
+            Owner::Root => {
+                self.root_start = start;
+                self.root_len = len;
+            }
+            Owner::Slot(at) => {
+                if let Some(s) = self.slots.get_mut(at) {
+                    s.child_start = start;
+                    s.child_len = len;
+                }
+            }
+        }
+    }
+
+    /// The arena index of slot `index` of the node `owner` points at,
+    /// creating or growing the node as needed.
     #[inline]
-    fn slot_mut(&mut self, index: i32) -> Result<&mut Slot, String> {
+    fn slot_index(&mut self, owner: Owner, index: i32, size_hint: usize) -> Result<usize, String> {
         let i = usize::try_from(index)
             .ok()
             .filter(|&i| i < crate::serializer::MAX_ARRAY_LEN as usize)
             .ok_or_else(|| format!("path index {index} is out of range"))?;
-        if i >= self.slots.len() {
-            self.slots.resize_with(i + 1, Slot::default);
+        let (start, len) = self.node(owner);
+        if i < len {
+            return Ok(start + i);
         }
-        self.slots.get_mut(i).ok_or_else(|| "slot".to_string())
+        let end = self.slots.len();
+        if len > 0 && start + len == end {
+            // The node is the last range: extend it in place.
+            self.slots.resize_with(start + i + 1, Slot::default);
+            self.set_node(owner, start, i + 1);
+            return Ok(start + i);
+        }
+        if end + i + 1 > u32::MAX as usize {
+            return Err("entity state is too large".into());
+        }
+        // New node, or a node that cannot grow in place: (re)place it at the
+        // end with room to grow.
+        let new_len = (i + 1).max(len * 2).max(size_hint).max(4);
+        if end == 0 {
+            // First node of this state: room for the nodes that follow it.
+            self.slots.reserve(new_len * 4);
+        }
+        self.slots.reserve(new_len);
+        for k in 0..len {
+            let moved = self.slots.get_mut(start + k).map(std::mem::take);
+            self.slots.push(moved.unwrap_or_default());
+        }
+        self.slots.resize_with(end + new_len, Slot::default);
+        self.set_node(owner, end, new_len);
+        Ok(end + i)
     }
 
-    fn collect<'a>(&'a self, prefix: &mut Vec<i32>, out: &mut Vec<(u128, &'a Value)>) {
-        for (i, slot) in self.slots.iter().enumerate() {
+    /// Every (key, value), own values hiding the baseline's, in depth-first
+    /// path order.
+    fn collect_all<'a>(&'a self, out: &mut Vec<(u128, &'a Value)>) {
+        let mut prefix = Vec::with_capacity(7);
+        self.collect(
+            self.root_start as usize,
+            self.root_len as usize,
+            &mut prefix,
+            out,
+        );
+        if let Some(base) = self.base.as_deref() {
+            let own: rustc_hash::FxHashSet<u128> = out.iter().map(|(k, _)| *k).collect();
+            let mut from_base = Vec::new();
+            base.collect(
+                base.root_start as usize,
+                base.root_len as usize,
+                &mut prefix,
+                &mut from_base,
+            );
+            out.extend(from_base.into_iter().filter(|(k, _)| !own.contains(k)));
+            out.sort_by(|a, b| key_to_path(a.0).as_slice().cmp(key_to_path(b.0).as_slice()));
+        }
+    }
+
+    fn collect<'a>(
+        &'a self,
+        start: usize,
+        len: usize,
+        prefix: &mut Vec<i32>,
+        out: &mut Vec<(u128, &'a Value)>,
+    ) {
+        let Some(node) = self.slots.get(start..start + len) else {
+            return;
+        };
+        for (i, slot) in node.iter().enumerate() {
             prefix.push(i as i32);
             if let Some(v) = &slot.value {
                 if let Some(k) = FieldPath::from_slice(prefix).key() {
                     out.push((k, v));
                 }
             }
-            if let Some(c) = &slot.children {
-                if prefix.len() < crate::fieldpath::MAX_DEPTH {
-                    c.collect(prefix, out);
-                }
+            if slot.child_len > 0 && prefix.len() < crate::fieldpath::MAX_DEPTH {
+                self.collect(
+                    slot.child_start as usize,
+                    slot.child_len as usize,
+                    prefix,
+                    out,
+                );
             }
             prefix.pop();
         }
@@ -203,21 +356,27 @@ pub(crate) fn read_fields(
     tick_interval: f32,
 ) -> Result<(), (Option<FieldPath>, String)> {
     read_field_paths(r, paths).map_err(|e| (None, format!("field paths: {e}")))?;
+    let mut sizes = [0u32; crate::fieldpath::MAX_DEPTH];
     for fp in paths.iter() {
         let decoder = tables
-            .resolve(serializer, fp, |len| {
-                fp.as_slice()
-                    .get(..len)
-                    .and_then(|p| state.get(p))
-                    .and_then(Value::as_u64)
-                    .map(|v| v as u32)
-            })
+            .resolve_sized(
+                serializer,
+                fp,
+                |len| {
+                    fp.as_slice()
+                        .get(..len)
+                        .and_then(|p| state.get(p))
+                        .and_then(Value::as_u64)
+                        .map(|v| v as u32)
+                },
+                &mut sizes,
+            )
             .map_err(|m| (Some(*fp), m))?;
         let value = decoder
             .decode(r, tick_interval)
             .map_err(|e| (Some(*fp), format!("value: {e}")))?;
         state
-            .set(fp.as_slice(), value)
+            .set_sized(fp.as_slice(), value, &sizes)
             .map_err(|m| (Some(*fp), m))?;
     }
     Ok(())
@@ -265,7 +424,7 @@ pub enum EntityChange {
 pub struct EntityList {
     pub(crate) slots: Vec<Option<Entity>>,
     /// Decoded class baselines, by class id.
-    pub(crate) baseline_cache: FxHashMap<u32, FieldState>,
+    pub(crate) baseline_cache: FxHashMap<u32, Arc<FieldState>>,
 }
 
 impl EntityList {
@@ -313,5 +472,132 @@ impl EntityList {
             value: index as u64,
             limit: MAX_ENTITIES as u64 - 1,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    fn v(i: i32) -> Value {
+        Value::I32(i)
+    }
+
+    #[test]
+    fn set_get_grow_and_relocate() {
+        let mut s = FieldState::default();
+        s.set(&[0], v(1)).unwrap();
+        s.set(&[2, 1], v(21)).unwrap();
+        // The root is not the last node any more: growing it relocates it.
+        s.set(&[9], v(9)).unwrap();
+        s.set(&[2, 7], v(27)).unwrap();
+        s.set(&[2, 7, 3], v(273)).unwrap();
+        s.set(&[0], v(100)).unwrap();
+        assert_eq!(s.get(&[0]), Some(&v(100)));
+        assert_eq!(s.get(&[2, 1]), Some(&v(21)));
+        assert_eq!(s.get(&[2, 7]), Some(&v(27)));
+        assert_eq!(s.get(&[2, 7, 3]), Some(&v(273)));
+        assert_eq!(s.get(&[9]), Some(&v(9)));
+        assert_eq!(s.get(&[1]), None);
+        assert_eq!(s.get(&[2, 8]), None);
+        assert_eq!(s.get(&[2, 1, 0]), None);
+        assert_eq!(s.get(&[-1]), None);
+        assert!(s.set(&[], v(0)).is_err());
+        assert!(s
+            .set(&[crate::serializer::MAX_ARRAY_LEN as i32], v(0))
+            .is_err());
+    }
+
+    #[test]
+    fn sized_nodes_match_unsized() {
+        let paths: &[&[i32]] = &[&[3], &[5, 0], &[5, 2], &[1], &[5, 1, 4], &[7]];
+        let mut a = FieldState::default();
+        let mut b = FieldState::default();
+        let sizes = [8, 3, 6, 0, 0, 0, 0];
+        for (i, p) in paths.iter().enumerate() {
+            a.set(p, v(i as i32)).unwrap();
+            b.set_sized(p, v(i as i32), &sizes).unwrap();
+        }
+        for p in paths {
+            assert_eq!(a.get(p), b.get(p));
+        }
+        let mut out_a = Vec::new();
+        let mut out_b = Vec::new();
+        a.collect_all(&mut out_a);
+        b.collect_all(&mut out_b);
+        assert_eq!(out_a, out_b);
+        assert_eq!(out_a.len(), paths.len());
+    }
+
+    #[test]
+    fn layered_state_reads_through_to_the_baseline() {
+        let mut base = FieldState::default();
+        base.set(&[0], v(1)).unwrap();
+        base.set(&[4, 2], v(42)).unwrap();
+        base.set(&[6], v(6)).unwrap();
+        let base = Arc::new(base);
+        let mut e = FieldState::layered(Arc::clone(&base));
+        e.set(&[4, 2], v(99)).unwrap();
+        e.set(&[5], v(5)).unwrap();
+        assert_eq!(e.get(&[0]), Some(&v(1)));
+        assert_eq!(e.get(&[4, 2]), Some(&v(99)));
+        assert_eq!(e.get(&[5]), Some(&v(5)));
+        assert_eq!(e.get(&[6]), Some(&v(6)));
+        // The baseline is untouched.
+        assert_eq!(base.get(&[4, 2]), Some(&v(42)));
+        // Every value once, own values hiding the baseline's, in path order.
+        let mut out = Vec::new();
+        e.collect_all(&mut out);
+        let got: Vec<(Vec<i32>, Value)> = out
+            .iter()
+            .map(|(k, val)| (key_to_path(*k).as_slice().to_vec(), (*val).clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (vec![0], v(1)),
+                (vec![4, 2], v(99)),
+                (vec![5], v(5)),
+                (vec![6], v(6)),
+            ]
+        );
+    }
+
+    proptest::proptest! {
+        /// The flat tree behaves like a map from paths to values, with and
+        /// without a baseline underneath.
+        #[test]
+        fn behaves_like_a_map(
+            base_ops in proptest::collection::vec(
+                (proptest::collection::vec(0i32..24, 1..4), -5i32..5), 0..40),
+            ops in proptest::collection::vec(
+                (proptest::collection::vec(0i32..24, 1..4), -5i32..5), 0..80),
+        ) {
+            use std::collections::BTreeMap;
+            let mut base = FieldState::default();
+            let mut model: BTreeMap<Vec<i32>, i32> = BTreeMap::new();
+            for (p, x) in &base_ops {
+                base.set(p, v(*x)).unwrap();
+                model.insert(p.clone(), *x);
+            }
+            let mut s = FieldState::layered(Arc::new(base));
+            for (p, x) in &ops {
+                s.set(p, v(*x)).unwrap();
+                model.insert(p.clone(), *x);
+            }
+            for (p, x) in &model {
+                proptest::prop_assert_eq!(s.get(p), Some(&v(*x)));
+            }
+            let mut out = Vec::new();
+            s.collect_all(&mut out);
+            let got: Vec<(Vec<i32>, Value)> = out
+                .iter()
+                .map(|(k, val)| (key_to_path(*k).as_slice().to_vec(), (*val).clone()))
+                .collect();
+            let want: Vec<(Vec<i32>, Value)> =
+                model.iter().map(|(p, x)| (p.clone(), v(*x))).collect();
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }

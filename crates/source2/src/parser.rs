@@ -8,6 +8,7 @@
 //! Unknown ids are counted and skipped.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use gamewire_bits::BitReader;
 use prost::Message;
@@ -874,7 +875,7 @@ impl<'a> DemoParser<'a> {
         serializer: SerializerId,
     ) -> Result<FieldState, DemoError> {
         if let Some(b) = self.state.entities.baseline_cache.get(&class_id) {
-            return Ok(b.clone());
+            return Ok(FieldState::layered(Arc::clone(b)));
         }
         let key = class_id.to_string();
         let data = self
@@ -902,11 +903,12 @@ impl<'a> DemoParser<'a> {
                 ));
             }
         }
+        let state = Arc::new(state);
         self.state
             .entities
             .baseline_cache
-            .insert(class_id, state.clone());
-        Ok(state)
+            .insert(class_id, Arc::clone(&state));
+        Ok(FieldState::layered(state))
     }
 
     /// Applies one `CSVCMsg_PacketEntities` to the current state, as if it

@@ -684,6 +684,9 @@ impl SendTables {
         }
         let mut fields = Vec::with_capacity(msg.fields.len());
         let mut fallbacks = Vec::new();
+        // Many fields share a type: parse each type symbol once.
+        let mut var_types: Vec<Option<VarType>> = vec![None; msg.symbols.len()];
+        let mut unnamed_type = None;
         for (fi, f) in msg.fields.iter().enumerate() {
             let name = sym(f.var_name_sym).unwrap_or("");
             let var_type_str = sym(f.var_type_sym).unwrap_or("");
@@ -713,7 +716,14 @@ impl SendTables {
                 high: f.high_value,
                 flags: f.encode_flags,
             };
-            let vt = VarType::parse(var_type_str);
+            let cached = f
+                .var_type_sym
+                .and_then(|i| usize::try_from(i).ok())
+                .and_then(|i| var_types.get_mut(i));
+            let vt: &VarType = match cached {
+                Some(slot) => slot.get_or_insert_with(|| VarType::parse(var_type_str)),
+                None => unnamed_type.get_or_insert_with(|| VarType::parse(var_type_str)),
+            };
             let field_serializer =
                 lookup(sym(f.field_serializer_name_sym), f.field_serializer_version);
             let mut fallback = false;
@@ -821,7 +831,22 @@ impl SendTables {
         &'s self,
         root: SerializerId,
         fp: &FieldPath,
+        poly_index: impl FnMut(usize) -> Option<u32>,
+    ) -> Result<&'s FieldDecoder, String> {
+        let mut sizes = [0u32; crate::fieldpath::MAX_DEPTH];
+        self.resolve_sized(root, fp, poly_index, &mut sizes)
+    }
+
+    /// [`SendTables::resolve`], also giving the size of the node each path
+    /// index selects in (`sizes[d]`: the field count of the serializer, the
+    /// length of the array), so entity state can allocate nodes at once.
+    #[inline]
+    pub fn resolve_sized<'s>(
+        &'s self,
+        root: SerializerId,
+        fp: &FieldPath,
         mut poly_index: impl FnMut(usize) -> Option<u32>,
+        sizes: &mut [u32; crate::fieldpath::MAX_DEPTH],
     ) -> Result<&'s FieldDecoder, String> {
         const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
         const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
@@ -832,6 +857,9 @@ impl SendTables {
         let mut i = 0usize;
         loop {
             let index = path.get(i).copied().unwrap_or(-1);
+            if let (Some(size), Some(s)) = (sizes.get_mut(i), self.serializers.get(ser as usize)) {
+                *size = s.fields.len() as u32;
+            }
             let field = self.field(ser, index).ok_or_else(|| {
                 format!(
                     "index {index} at depth {i} is outside serializer {}",
@@ -847,6 +875,9 @@ impl SendTables {
                     };
                 }
                 FieldModel::FixedArray { len, element } => {
+                    if let Some(size) = sizes.get_mut(i + 1) {
+                        *size = *len;
+                    }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
                     return if i + 1 == last && elem >= 0 && (elem as u32) < *len {
                         Ok(element)
@@ -865,6 +896,9 @@ impl SendTables {
                     let len = poly_index(i + 1)
                         .unwrap_or(MAX_ARRAY_LEN)
                         .min(MAX_ARRAY_LEN);
+                    if let Some(size) = sizes.get_mut(i + 1) {
+                        *size = if len == MAX_ARRAY_LEN { 0 } else { len };
+                    }
                     return if i + 1 == last && elem >= 0 && (elem as u32) < len {
                         Ok(element)
                     } else {
@@ -897,6 +931,9 @@ impl SendTables {
                     let len = poly_index(i + 1)
                         .unwrap_or(MAX_ARRAY_LEN)
                         .min(MAX_ARRAY_LEN);
+                    if let Some(size) = sizes.get_mut(i + 1) {
+                        *size = if len == MAX_ARRAY_LEN { 0 } else { len };
+                    }
                     if elem < 0 || elem as u32 >= len || i + 1 == last {
                         return Err(format!(
                             "bad element path into variable table {}",
