@@ -181,6 +181,9 @@ pub struct FrameReader<'a> {
     index: u64,
     last_tick: i32,
     done: bool,
+    /// A payload buffer handed back by [`FrameReader::recycle`], reused for
+    /// the next decompressed frame.
+    spare: Vec<u8>,
 }
 
 impl<'a> FrameReader<'a> {
@@ -223,6 +226,7 @@ impl<'a> FrameReader<'a> {
             index: 0,
             last_tick: -1,
             done: false,
+            spare: Vec::new(),
         })
     }
 
@@ -246,6 +250,14 @@ impl<'a> FrameReader<'a> {
             byte_offset: offset as u64,
             frame: self.index,
             tick: self.last_tick,
+        }
+    }
+
+    /// Hands a frame's decompressed payload back for reuse, so a long demo
+    /// does not allocate (and page in) a new buffer per frame.
+    pub fn recycle(&mut self, buffer: Vec<u8>) {
+        if buffer.capacity() > self.spare.capacity() {
+            self.spare = buffer;
         }
     }
 
@@ -311,8 +323,15 @@ impl<'a> FrameReader<'a> {
                     location: self.location(start),
                 });
             }
-            let out = snap::raw::Decoder::new()
-                .decompress_vec(raw)
+            let mut out = std::mem::take(&mut self.spare);
+            // Only the part not written before needs zeroing.
+            if out.len() < len {
+                out.resize(len, 0);
+            } else {
+                out.truncate(len);
+            }
+            let written = snap::raw::Decoder::new()
+                .decompress(raw, &mut out)
                 .map_err(|e| DemoError {
                     kind: ErrorKind::Snappy {
                         what: "frame payload",
@@ -320,6 +339,7 @@ impl<'a> FrameReader<'a> {
                     },
                     location: self.location(start),
                 })?;
+            out.truncate(written);
             std::borrow::Cow::Owned(out)
         } else {
             std::borrow::Cow::Borrowed(raw)

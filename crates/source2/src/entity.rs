@@ -213,6 +213,7 @@ impl FieldState {
         Ok(())
     }
 
+    #[inline(always)]
     fn node(&self, owner: Owner) -> (usize, usize) {
         match owner {
             Owner::Root => (self.root_start as usize, self.root_len as usize),
@@ -242,16 +243,26 @@ impl FieldState {
 
     /// The arena index of slot `index` of the node `owner` points at,
     /// creating or growing the node as needed.
-    #[inline]
+    #[inline(always)]
     fn slot_index(&mut self, owner: Owner, index: i32, size_hint: usize) -> Result<usize, String> {
-        let i = usize::try_from(index)
-            .ok()
-            .filter(|&i| i < crate::serializer::MAX_ARRAY_LEN as usize)
-            .ok_or_else(|| format!("path index {index} is out of range"))?;
         let (start, len) = self.node(owner);
+        // A negative index becomes huge and fails the test.
+        let i = index as u32 as usize;
         if i < len {
             return Ok(start + i);
         }
+        self.grow_node(owner, index, size_hint)
+    }
+
+    /// [`FieldState::slot_index`] when the node must be created or grown.
+    #[inline(never)]
+    fn grow_node(&mut self, owner: Owner, index: i32, size_hint: usize) -> Result<usize, String> {
+        const MAX: usize = crate::serializer::MAX_ARRAY_LEN as usize;
+        let i = usize::try_from(index)
+            .ok()
+            .filter(|&i| i < MAX)
+            .ok_or_else(|| format!("path index {index} is out of range"))?;
+        let (start, len) = self.node(owner);
         let end = self.slots.len();
         if len > 0 && start + len == end {
             // The node is the last range: extend it in place.
@@ -264,7 +275,9 @@ impl FieldState {
         }
         // New node, or a node that cannot grow in place: (re)place it at the
         // end with room to grow.
-        let new_len = (i + 1).max(len * 2).max(size_hint).max(4);
+        // Nodes never exceed the array limit, so the fast path's bound check
+        // is the limit check too.
+        let new_len = (len * 2).max(size_hint).max(4).min(MAX).max(i + 1);
         if end == 0 {
             // First node of this state: room for the nodes that follow it.
             self.slots.reserve(new_len * 4);
@@ -356,30 +369,157 @@ pub(crate) fn read_fields(
     tick_interval: f32,
 ) -> Result<(), (Option<FieldPath>, String)> {
     read_field_paths(r, paths).map_err(|e| (None, format!("field paths: {e}")))?;
-    let mut sizes = [0u32; crate::fieldpath::MAX_DEPTH];
     for fp in paths.iter() {
-        let decoder = tables
-            .resolve_sized(
-                serializer,
-                fp,
-                |len| {
-                    fp.as_slice()
-                        .get(..len)
-                        .and_then(|p| state.get(p))
-                        .and_then(Value::as_u64)
-                        .map(|v| v as u32)
-                },
-                &mut sizes,
-            )
-            .map_err(|m| (Some(*fp), m))?;
-        let value = decoder
-            .decode(r, tick_interval)
-            .map_err(|e| (Some(*fp), format!("value: {e}")))?;
         state
-            .set_sized(fp.as_slice(), value, &sizes)
+            .apply(tables, serializer, fp, r, tick_interval)
             .map_err(|m| (Some(*fp), m))?;
     }
     Ok(())
+}
+
+impl FieldState {
+    /// The stored value of the slot at arena index `at` (path `prefix`),
+    /// looking through to the baseline when the entity has not set it.
+    #[inline]
+    fn value_at(&self, at: usize, prefix: &[i32]) -> Option<&Value> {
+        match self.slots.get(at).and_then(|s| s.value.as_ref()) {
+            Some(v) => Some(v),
+            None => self.base.as_deref().and_then(|b| b.get_own(prefix)),
+        }
+    }
+
+    /// Resolves `fp` against the serializer, decodes its value from `r` and
+    /// stores it, in one walk down both the serializer and the state.
+    ///
+    /// This is [`SendTables::resolve_sized`] followed by
+    /// [`FieldState::set_sized`], fused: the length of a variable array and
+    /// the type index of a polymorphic pointer are read from the slot the
+    /// walk is already at, and each node is allocated at its full size.
+    #[inline]
+    fn apply(
+        &mut self,
+        tables: &SendTables,
+        root: SerializerId,
+        fp: &FieldPath,
+        r: &mut BitReader<'_>,
+        tick_interval: f32,
+    ) -> Result<(), String> {
+        use crate::serializer::{FieldDecoder, FieldModel, MAX_ARRAY_LEN};
+        const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
+        const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
+        const POLY: FieldDecoder = FieldDecoder::PolyPointer;
+        let path = fp.as_slice();
+        let last = path.len() - 1;
+        let mut ser = root;
+        let mut owner = Owner::Root;
+        let mut i = 0usize;
+        let (at, decoder) = loop {
+            let index = path.get(i).copied().unwrap_or(-1);
+            let Some(s) = tables.serializers.get(ser as usize) else {
+                return Err(format!("serializer {ser} is missing"));
+            };
+            let field = usize::try_from(index)
+                .ok()
+                .and_then(|k| s.fields.get(k))
+                .and_then(|&f| tables.fields.get(f as usize))
+                .ok_or_else(|| {
+                    format!(
+                        "index {index} at depth {i} is outside serializer {}",
+                        s.name
+                    )
+                })?;
+            let at = self.slot_index(owner, index, s.fields.len())?;
+            match &field.model {
+                FieldModel::Value(d) => {
+                    if i != last {
+                        return Err(format!("path continues past value field {}", field.name));
+                    }
+                    break (at, d);
+                }
+                FieldModel::FixedArray { len, element } => {
+                    let elem = path.get(i + 1).copied().unwrap_or(-1);
+                    if i + 1 != last || elem < 0 || elem as u32 >= *len {
+                        return Err(format!(
+                            "bad element path into fixed array {} of {len}",
+                            field.name
+                        ));
+                    }
+                    let at = self.slot_index(Owner::Slot(at), elem, *len as usize)?;
+                    break (at, element);
+                }
+                FieldModel::VariableArray(element) => {
+                    if i == last {
+                        break (at, &LENGTH);
+                    }
+                    let elem = path.get(i + 1).copied().unwrap_or(-1);
+                    let len = self.array_len(at, path.get(..=i).unwrap_or(&[]));
+                    if i + 1 != last || elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) {
+                        return Err(format!(
+                            "bad element path into variable array {}",
+                            field.name
+                        ));
+                    }
+                    let size = len.unwrap_or(0) as usize;
+                    let at = self.slot_index(Owner::Slot(at), elem, size)?;
+                    break (at, element);
+                }
+                FieldModel::FixedTable { serializer, poly } => {
+                    if i == last {
+                        break (at, if poly.is_empty() { &POINTER } else { &POLY });
+                    }
+                    ser = if poly.is_empty() {
+                        *serializer
+                    } else {
+                        let idx = self
+                            .value_at(at, path.get(..=i).unwrap_or(&[]))
+                            .and_then(Value::as_u64)
+                            .unwrap_or(0);
+                        match idx.checked_sub(1).and_then(|k| poly.get(k as usize)) {
+                            Some(&p) => p,
+                            None => *serializer,
+                        }
+                    };
+                    owner = Owner::Slot(at);
+                    i += 1;
+                }
+                FieldModel::VariableTable(child) => {
+                    if i == last {
+                        break (at, &LENGTH);
+                    }
+                    let elem = path.get(i + 1).copied().unwrap_or(-1);
+                    let len = self.array_len(at, path.get(..=i).unwrap_or(&[]));
+                    if elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) || i + 1 == last {
+                        return Err(format!(
+                            "bad element path into variable table {}",
+                            field.name
+                        ));
+                    }
+                    let size = len.unwrap_or(0) as usize;
+                    let at = self.slot_index(Owner::Slot(at), elem, size)?;
+                    owner = Owner::Slot(at);
+                    ser = *child;
+                    i += 2;
+                }
+            }
+        };
+        let value = decoder
+            .decode(r, tick_interval)
+            .map_err(|e| format!("value: {e}"))?;
+        if let Some(slot) = self.slots.get_mut(at) {
+            slot.value = Some(value);
+        }
+        Ok(())
+    }
+
+    /// The current length of the variable array or table whose length slot
+    /// is at `at`, capped at [`crate::serializer::MAX_ARRAY_LEN`]; `None`
+    /// when it was never set.
+    #[inline]
+    fn array_len(&self, at: usize, prefix: &[i32]) -> Option<u32> {
+        self.value_at(at, prefix)
+            .and_then(Value::as_u64)
+            .map(|v| v.min(u64::from(crate::serializer::MAX_ARRAY_LEN)) as u32)
+    }
 }
 
 /// Formats a failing path for an error message.

@@ -292,6 +292,11 @@ pub struct DemoParser<'a> {
     pub state: DemoState,
     paths: Vec<FieldPath>,
     scratch: Vec<u8>,
+    /// Reused byte buffers of the two most frequent messages (`CDemoPacket`
+    /// and `CSVCMsg_PacketEntities` carry one large blob each), so decoding
+    /// them does not allocate per message.
+    packet_buffer: Vec<u8>,
+    entity_buffer: Vec<u8>,
     current_frame: Location,
 }
 
@@ -307,6 +312,8 @@ impl<'a> DemoParser<'a> {
             },
             paths: Vec::with_capacity(256),
             scratch: Vec::new(),
+            packet_buffer: Vec::new(),
+            entity_buffer: Vec::new(),
             current_frame: Location::default(),
         })
     }
@@ -357,6 +364,9 @@ impl<'a> DemoParser<'a> {
             }
             if frame.command == DemoCommand::Stop {
                 self.state.reached_stop = true;
+            }
+            if let std::borrow::Cow::Owned(buffer) = frame.payload {
+                self.frames.recycle(buffer);
             }
         }
         if let Some(t) = open_tick {
@@ -450,14 +460,18 @@ impl<'a> DemoParser<'a> {
                 self.apply_string_table_snapshot(&msg, visitor);
             }
             DemoCommand::Packet | DemoCommand::SignonPacket => {
-                let msg = pb::CDemoPacket::decode(payload)
+                let mut msg = pb::CDemoPacket {
+                    data: Some(std::mem::take(&mut self.packet_buffer)),
+                };
+                if let Some(d) = msg.data.as_mut() {
+                    d.clear();
+                }
+                msg.merge(payload)
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoPacket", e)))?;
-                self.handle_packet(
-                    msg.data.as_deref().unwrap_or(&[]),
-                    visitor,
-                    interests,
-                    false,
-                )?;
+                let data = msg.data.unwrap_or_default();
+                let result = self.handle_packet(&data, visitor, interests, false);
+                self.packet_buffer = data;
+                result?;
             }
             DemoCommand::FullPacket => {
                 let msg = pb::CDemoFullPacket::decode(payload)
@@ -810,9 +824,17 @@ impl<'a> DemoParser<'a> {
                 if !interests.entities || skip_entities {
                     return Ok(());
                 }
-                let m = pb::CSvcMsgPacketEntities::decode(body)
+                let mut buffer = std::mem::take(&mut self.entity_buffer);
+                buffer.clear();
+                let mut m = pb::CSvcMsgPacketEntities {
+                    entity_data: Some(buffer),
+                    ..Default::default()
+                };
+                m.merge(body)
                     .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_PacketEntities", e)))?;
-                self.packet_entities(&m, visitor)?;
+                let result = self.packet_entities(&m, visitor);
+                self.entity_buffer = m.entity_data.take().unwrap_or_default();
+                result?;
                 visitor.on_packet_entities(&self.state);
             }
             205 => {
