@@ -277,7 +277,7 @@ impl FieldState {
         // end with room to grow.
         // Nodes never exceed the array limit, so the fast path's bound check
         // is the limit check too.
-        let new_len = (len * 2).max(size_hint).max(4).min(MAX).max(i + 1);
+        let new_len = (len * 2).max(size_hint).clamp(4, MAX).max(i + 1);
         if end == 0 {
             // First node of this state: room for the nodes that follow it.
             self.slots.reserve(new_len * 4);
