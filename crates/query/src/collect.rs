@@ -1,32 +1,116 @@
-//! Collectors for `events`, `players`, `chat` and `grenades`.
+//! Collectors for `events`, `ticks`, `players`, `chat` and `grenades`.
 
 use std::collections::BTreeMap;
 
-use gamewire_source2::cs2::{prop_source, Cell, PropSource};
+use gamewire_source2::cs2::{players as cs2_players, Cell};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::{DemoState, Entity, UserMessage, Value};
+use rustc_hash::FxHashMap;
 
+use crate::kinds::{event_key_kind, other_kind, player_kind, widen};
 use crate::matches::hitgroup_name;
 use crate::props::{
-    cell_of_event, event_player, identity, other_prop, other_source, player_by_handle,
-    player_by_slot, player_prop, position, OtherSource, Paths, PlayerEnts, INTERNAL_KEYS,
-    PLAYER_KEYS,
+    cell_of_event, event_has_player, event_player, handle_index, identity, other_columns,
+    other_prop_in, player_by_handle, player_by_slot, player_source, player_value, position,
+    OtherSource, Paths, PlayerEnts, PlayerSource, World, INTERNAL_KEYS, PLAYER_KEYS,
 };
 use crate::table::{Kind, Table};
 
+/// Events whose rows demoparser2 builds only after the packet's entities
+/// are applied (the entity their `entityid` names is created in the same
+/// packet); [`crate::Collectors`] hands them on after the next
+/// `PacketEntities` message or at the end of the tick.
+pub const ENTITIES_FIRST_EVENTS: &[&str] =
+    &["inferno_startburn", "decoy_started", "inferno_expire"];
+
+/// Events the parser reports that no descriptor declares, with their keys
+/// and key types: convars (`CNETMsg_SetConVar`) as `server_cvar`, as
+/// demoparser2 does.
+pub const SYNTHETIC_EVENTS: &[(&str, &[(&str, i32)])] =
+    &[("server_cvar", &[("name", 1), ("value", 1)])];
+
+/// Grenade events that carry the grenade's `entityid`, and the grenade type
+/// their name implies (inferno events: molotov or incendiary, from the
+/// entity).
+pub const GRENADE_EVENTS: &[(&str, Option<&str>)] = &[
+    ("smokegrenade_detonate", Some("smoke")),
+    ("smokegrenade_expired", Some("smoke")),
+    ("hegrenade_detonate", Some("he_grenade")),
+    ("flashbang_detonate", Some("flashbang")),
+    ("decoy_started", Some("decoy")),
+    ("decoy_firing", Some("decoy")),
+    ("decoy_detonate", Some("decoy")),
+    ("inferno_startburn", None),
+    ("inferno_expire", None),
+    ("inferno_extinguish", None),
+];
+
+/// The keys of an event name and their types: a synthetic event's keys
+/// (CS2 also declares a `server_cvar` event, with other keys, that the
+/// parser reports as synthetic), else its descriptor.
+fn declared_keys(state: &DemoState, name: &str) -> Option<Vec<(String, i32)>> {
+    if let Some((_, keys)) = SYNTHETIC_EVENTS.iter().find(|(n, _)| *n == name) {
+        return Some(keys.iter().map(|(k, t)| (k.to_string(), *t)).collect());
+    }
+    state
+        .event_descriptors
+        .values()
+        .find(|d| d.name == name)
+        .map(|d| d.keys.iter().map(|k| (k.name.clone(), k.kind)).collect())
+}
+
+/// Whether an event with these keys gets a `grenade_type` column.
+fn is_grenade_event(name: &str, keys: &[&str]) -> bool {
+    GRENADE_EVENTS.iter().any(|(n, _)| *n == name) && keys.contains(&"entityid")
+}
+
+/// The grenade type of an entity: projectile classes ([`grenade_type`];
+/// a `CMolotovProjectile` with `m_bIsIncGrenade` is an incendiary), and
+/// `CInferno` by `m_nInfernoType` (0 fire → molotov, 1 incendiary-grenade
+/// fire → incendiary; CS:GO's `inferno.h`).
+pub fn entity_grenade_type(
+    state: &DemoState,
+    paths: &mut Paths,
+    e: &Entity,
+) -> Option<&'static str> {
+    match state.class_name(e) {
+        "CMolotovProjectile" => {
+            let inc = paths
+                .value(state, e, "m_bIsIncGrenade")
+                .and_then(Value::as_i64)
+                == Some(1);
+            Some(if inc { "incendiary" } else { "molotov" })
+        }
+        "CInferno" => match paths
+            .value(state, e, "m_nInfernoType")
+            .and_then(Value::as_i64)
+        {
+            Some(0) => Some("molotov"),
+            Some(1) => Some("incendiary"),
+            _ => None,
+        },
+        class => grenade_type(class),
+    }
+}
+
 /// `events`: demoparser2's `parse_event` rows. `event_name`, `tick`, the
-/// event's keys (without the player keys), then for each player key
-/// (`attacker`, `userid` → `user`, `assister`, `victim`) `<p>_name`,
-/// `<p>_steamid` and `<p>_<prop>` for each player prop asked for, then the
-/// game-wide props asked for. `hitgroup` is a name, as in demoparser2.
+/// event's keys (without the player keys), `grenade_type` for grenade
+/// events, then for each player key (`attacker`, `userid` → `user`,
+/// `assister`, `victim`) `<p>_name`, `<p>_steamid` and `<p>_<prop>` for
+/// each player prop asked for, then the game-wide props asked for (a team
+/// prop as `t_<name>` and `ct_<name>`). `hitgroup` is a name, as in
+/// demoparser2. Column types are declared ([`crate::kinds`]).
 #[derive(Debug)]
 pub struct EventsCollector {
     names: Option<Vec<String>>,
-    player_props: Vec<(String, PropSource)>,
+    player_props: Vec<(String, PlayerSource)>,
     other_props: Vec<(String, OtherSource)>,
+    needs_world: bool,
     paths: Paths,
     columns: Vec<String>,
     rows: Vec<Vec<(usize, Cell)>>,
+    /// Event names seen, in order of first appearance, with their keys.
+    seen: Vec<(String, Vec<(String, i32)>)>,
 }
 
 impl EventsCollector {
@@ -37,19 +121,28 @@ impl EventsCollector {
         player_props: &[String],
         other_props: &[String],
     ) -> Self {
+        let player_props: Vec<(String, PlayerSource)> = player_props
+            .iter()
+            .map(|p| (p.clone(), player_source(p)))
+            .collect();
+        let other_props: Vec<(String, OtherSource)> = other_props
+            .iter()
+            .filter_map(|p| other_columns(p))
+            .flatten()
+            .collect();
+        let needs_world = !other_props.is_empty()
+            || player_props
+                .iter()
+                .any(|(_, s)| !matches!(s, PlayerSource::Entity(_)));
         EventsCollector {
             names,
-            player_props: player_props
-                .iter()
-                .map(|p| (p.clone(), prop_source(crate::props::player_prop_path(p))))
-                .collect(),
-            other_props: other_props
-                .iter()
-                .filter_map(|p| other_source(p).map(|s| (p.clone(), s)))
-                .collect(),
+            player_props,
+            other_props,
+            needs_world,
             paths: Paths::default(),
             columns: vec!["event_name".into(), "tick".into()],
             rows: Vec::new(),
+            seen: Vec::new(),
         }
     }
 
@@ -63,13 +156,27 @@ impl EventsCollector {
         }
     }
 
+    /// Whether this collector keeps events of this name.
+    pub fn wants(&self, name: &str) -> bool {
+        self.names
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == name))
+    }
+
     /// Takes one game event.
     pub fn on_event(&mut self, state: &DemoState, ev: &GameEvent) {
-        if let Some(names) = &self.names {
-            if !names.contains(&ev.name) {
-                return;
-            }
+        if !self.wants(&ev.name) {
+            return;
         }
+        if !self.seen.iter().any(|(n, _)| *n == ev.name) {
+            let keys = ev.keys.iter().map(|(k, t, _)| (k.clone(), *t)).collect();
+            self.seen.push((ev.name.clone(), keys));
+        }
+        let world = if self.needs_world {
+            World::of(state, &mut self.paths)
+        } else {
+            World::default()
+        };
         let mut row: Vec<(usize, Cell)> = vec![
             (0, Cell::Str(ev.name.clone())),
             (1, Cell::Int(i64::from(ev.tick))),
@@ -79,17 +186,39 @@ impl EventsCollector {
                 continue;
             }
             let cell = match (k.as_str(), v.as_i64()) {
-                ("hitgroup", Some(h)) => hitgroup_name(h)
-                    .map(|s| Cell::Str(s.to_string()))
-                    .unwrap_or(Cell::Int(h)),
+                ("hitgroup", Some(h)) => Cell::Str(
+                    hitgroup_name(h)
+                        .map(str::to_string)
+                        .unwrap_or_else(|| h.to_string()),
+                ),
                 _ => cell_of_event(v),
             };
             let i = self.col(k);
             row.push((i, cell));
         }
+        let keys: Vec<&str> = ev.keys.iter().map(|(k, _, _)| k.as_str()).collect();
+        if is_grenade_event(&ev.name, &keys) {
+            let from_entity = ev
+                .get("entityid")
+                .and_then(EventValue::as_i64)
+                .and_then(|i| i32::try_from(i).ok())
+                .and_then(|i| state.entities.get(i))
+                .and_then(|e| entity_grenade_type(state, &mut self.paths, e));
+            let default = GRENADE_EVENTS
+                .iter()
+                .find(|(n, _)| *n == ev.name)
+                .and_then(|(_, t)| *t);
+            let i = self.col("grenade_type");
+            row.push((
+                i,
+                from_entity
+                    .or(default)
+                    .map(|t| Cell::Str(t.to_string()))
+                    .unwrap_or(Cell::Null),
+            ));
+        }
         for (key, prefix) in PLAYER_KEYS {
-            let present = ev.get(key).is_some() || ev.get(&format!("{key}_pawn")).is_some();
-            if !present {
+            if !event_has_player(&keys, key) {
                 continue;
             }
             let p: PlayerEnts<'_> =
@@ -117,7 +246,7 @@ impl EventsCollector {
                 let Some((pname, src)) = self.player_props.get(pi).cloned() else {
                     continue;
                 };
-                let cell = player_prop(state, &mut self.paths, &p, &src);
+                let cell = player_value(state, &mut self.paths, &world, &p, &src);
                 let i = self.col(&format!("{prefix}_{pname}"));
                 row.push((i, cell));
             }
@@ -126,30 +255,224 @@ impl EventsCollector {
             let Some((oname, src)) = self.other_props.get(oi).cloned() else {
                 continue;
             };
-            let cell = other_prop(state, &mut self.paths, &src);
+            let cell = other_prop_in(state, &mut self.paths, &world, &src);
             let i = self.col(&oname);
             row.push((i, cell));
         }
         self.rows.push(row);
     }
 
+    /// The declared columns: `event_name`, `tick`, the keys of the events
+    /// in the table (the names asked for, else the names seen), the player
+    /// columns of the player keys those events have, the game-wide props.
+    /// A key name with different types in different events takes the
+    /// wider type ([`widen`]); with no names asked for, over every event
+    /// the demo declares, so that the type does not depend on which events
+    /// a demo happens to have.
+    fn schema(&self, state: &DemoState) -> Vec<(String, Option<Kind>)> {
+        let scope: Vec<(String, Vec<(String, i32)>)> = match &self.names {
+            Some(names) => names
+                .iter()
+                .filter_map(|n| {
+                    declared_keys(state, n)
+                        .or_else(|| {
+                            self.seen
+                                .iter()
+                                .find(|(s, _)| s == n)
+                                .map(|(_, k)| k.clone())
+                        })
+                        .map(|k| (n.clone(), k))
+                })
+                .collect(),
+            None => self.seen.clone(),
+        };
+        let mut universe: Vec<Vec<(String, i32)>> = scope.iter().map(|(_, k)| k.clone()).collect();
+        if self.names.is_none() {
+            universe.extend(
+                state
+                    .event_descriptors
+                    .values()
+                    .map(|d| d.keys.iter().map(|k| (k.name.clone(), k.kind)).collect()),
+            );
+            universe.extend(
+                SYNTHETIC_EVENTS
+                    .iter()
+                    .map(|(_, keys)| keys.iter().map(|(k, t)| (k.to_string(), *t)).collect()),
+            );
+        }
+        let mut key_kinds: FxHashMap<&str, Kind> = FxHashMap::default();
+        for (k, t) in universe.iter().flatten() {
+            let kind = if k == "hitgroup" {
+                Some(Kind::Str)
+            } else {
+                event_key_kind(*t)
+            };
+            if let Some(kind) = kind {
+                let merged = key_kinds
+                    .get(k.as_str())
+                    .map_or(kind, |old| widen(*old, kind));
+                key_kinds.insert(k.as_str(), merged);
+            }
+        }
+        let mut schema: Vec<(String, Option<Kind>)> = vec![
+            ("event_name".into(), Some(Kind::Str)),
+            ("tick".into(), Some(Kind::I64)),
+        ];
+        let push = |schema: &mut Vec<(String, Option<Kind>)>, name: String, kind: Option<Kind>| {
+            if !schema.iter().any(|(n, _)| *n == name) {
+                schema.push((name, kind));
+            }
+        };
+        for (_, keys) in &scope {
+            for (k, _) in keys {
+                if !INTERNAL_KEYS.contains(&k.as_str()) {
+                    push(&mut schema, k.clone(), key_kinds.get(k.as_str()).copied());
+                }
+            }
+        }
+        let key_names: Vec<(&str, Vec<&str>)> = scope
+            .iter()
+            .map(|(n, keys)| (n.as_str(), keys.iter().map(|(k, _)| k.as_str()).collect()))
+            .collect();
+        if key_names.iter().any(|(n, keys)| is_grenade_event(n, keys)) {
+            push(&mut schema, "grenade_type".into(), Some(Kind::Str));
+        }
+        for (key, prefix) in PLAYER_KEYS {
+            if !key_names
+                .iter()
+                .any(|(_, keys)| event_has_player(keys, key))
+            {
+                continue;
+            }
+            push(&mut schema, format!("{prefix}_name"), Some(Kind::Str));
+            push(&mut schema, format!("{prefix}_steamid"), Some(Kind::U64));
+            for (pname, src) in &self.player_props {
+                push(
+                    &mut schema,
+                    format!("{prefix}_{pname}"),
+                    player_kind(state, src),
+                );
+            }
+        }
+        for (oname, src) in &self.other_props {
+            push(&mut schema, oname.clone(), other_kind(state, src));
+        }
+        // Columns of rows outside the declared scope (none expected).
+        for c in &self.columns {
+            push(&mut schema, c.clone(), None);
+        }
+        schema
+    }
+
     /// The table.
-    pub fn finish(self) -> Table {
-        let n = self.columns.len();
+    pub fn finish(self, state: &DemoState) -> Table {
+        let schema = self.schema(state);
+        let to_schema: Vec<Option<usize>> = self
+            .columns
+            .iter()
+            .map(|c| schema.iter().position(|(n, _)| n == c))
+            .collect();
+        let n = schema.len();
         let rows: Vec<Vec<Cell>> = self
             .rows
             .into_iter()
             .map(|sparse| {
                 let mut row = vec![Cell::Null; n];
                 for (i, c) in sparse {
-                    if let Some(slot) = row.get_mut(i) {
+                    if let Some(slot) = to_schema
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .and_then(|j| row.get_mut(j))
+                    {
                         *slot = c;
                     }
                 }
                 row
             })
             .collect();
-        Table::from_cells("events", &self.columns, &rows)
+        Table::from_cells_typed("events", &schema, &rows)
+    }
+}
+
+/// `ticks`: demoparser2's `parse_ticks` rows. One row per player after
+/// every `PacketEntities` message outside full packets (players: pawn
+/// present, steam id ≠ 0, not spectator, as `cs2::players` selects them):
+/// the props asked for (player, team and game-wide props), then `tick`,
+/// `steamid`, `name`. Column types are declared ([`crate::kinds`]).
+#[derive(Debug)]
+pub struct TicksCollector {
+    props: Vec<(String, PlayerSource)>,
+    ticks: Option<Vec<i32>>,
+    needs_world: bool,
+    paths: Paths,
+    rows: Vec<Vec<Cell>>,
+}
+
+impl TicksCollector {
+    /// Rows with these props, at every tick or only at these.
+    pub fn new(props: &[String], ticks: Option<Vec<i32>>) -> Self {
+        let props: Vec<(String, PlayerSource)> = props
+            .iter()
+            .map(|p| (p.clone(), player_source(p)))
+            .collect();
+        let needs_world = props
+            .iter()
+            .any(|(_, s)| !matches!(s, PlayerSource::Entity(_)));
+        TicksCollector {
+            props,
+            ticks,
+            needs_world,
+            paths: Paths::default(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Takes the state after a `PacketEntities` message.
+    pub fn on_packet_entities(&mut self, state: &DemoState) {
+        if state.in_full_packet {
+            return;
+        }
+        if let Some(t) = &self.ticks {
+            if !t.contains(&state.tick) {
+                return;
+            }
+        }
+        let paths = &mut self.paths;
+        let players = cs2_players(state, &mut |s, e, n| paths.value(s, e, n).cloned());
+        let world = if self.needs_world {
+            World::of(state, &mut self.paths)
+        } else {
+            World::default()
+        };
+        for p in players {
+            let ents = PlayerEnts {
+                controller: state.entities.get(p.controller),
+                pawn: state.entities.get(p.pawn),
+                slot: usize::try_from(p.controller - 1).ok(),
+            };
+            let mut row = Vec::with_capacity(self.props.len() + 3);
+            for (_, src) in &self.props {
+                row.push(player_value(state, &mut self.paths, &world, &ents, src));
+            }
+            row.push(Cell::Int(i64::from(state.tick)));
+            row.push(Cell::UInt(p.steamid));
+            row.push(Cell::Str(p.name));
+            self.rows.push(row);
+        }
+    }
+
+    /// The table.
+    pub fn finish(self, state: &DemoState) -> Table {
+        let mut schema: Vec<(String, Option<Kind>)> = self
+            .props
+            .iter()
+            .map(|(n, s)| (n.clone(), player_kind(state, s)))
+            .collect();
+        schema.push(("tick".into(), Some(Kind::I64)));
+        schema.push(("steamid".into(), Some(Kind::U64)));
+        schema.push(("name".into(), Some(Kind::Str)));
+        Table::from_cells_typed("ticks", &schema, &self.rows)
     }
 }
 
@@ -322,6 +645,10 @@ pub const GRENADES: &[(&str, Kind)] = &[
     ("thrower_steamid", Kind::U64),
     ("start_tick", Kind::I64),
     ("end_tick", Kind::I64),
+    ("detonate_tick", Kind::I64),
+    ("detonate_x", Kind::F32),
+    ("detonate_y", Kind::F32),
+    ("detonate_z", Kind::F32),
     ("tick", Kind::I64),
     ("x", Kind::F32),
     ("y", Kind::F32),
@@ -329,6 +656,9 @@ pub const GRENADES: &[(&str, Kind)] = &[
 ];
 
 /// The grenade type of a projectile class, `None` for other classes.
+/// (CS2 has no incendiary projectile class: an incendiary is a
+/// `CMolotovProjectile` with `m_bIsIncGrenade`, see
+/// [`entity_grenade_type`].)
 pub fn grenade_type(class: &str) -> Option<&'static str> {
     Some(match class {
         "CSmokeGrenadeProjectile" => "smoke",
@@ -342,6 +672,26 @@ pub fn grenade_type(class: &str) -> Option<&'static str> {
     })
 }
 
+/// Detonation events linked to a projectile by their `entityid`, and the
+/// grenade type the projectile must have. A decoy's detonation is
+/// `decoy_started` (it lands and starts firing).
+pub const DETONATIONS: &[(&str, &str)] = &[
+    ("smokegrenade_detonate", "smoke"),
+    ("hegrenade_detonate", "he_grenade"),
+    ("flashbang_detonate", "flashbang"),
+    ("decoy_started", "decoy"),
+];
+
+/// How long after a projectile was deleted a detonation event can still be
+/// linked to it, in ticks (the deletion may come in the packet before the
+/// event's).
+pub const DETONATE_AFTER_DELETE_TICKS: i32 = 2;
+
+/// How long after a molotov or incendiary projectile was deleted its fire
+/// (`inferno_startburn`, `molotov_detonate`) can still be linked to it, in
+/// ticks (a quarter second at 64 ticks/s).
+pub const FIRE_AFTER_DELETE_TICKS: i32 = 16;
+
 #[derive(Debug, Clone)]
 struct Flight {
     id: i64,
@@ -349,14 +699,17 @@ struct Flight {
     kind: String,
     thrower_name: Option<String>,
     thrower_steamid: Option<u64>,
+    thrower_pawn: Option<i32>,
     start: i32,
     end: Option<i32>,
+    detonation: Option<(i32, [f32; 3])>,
     points: Vec<(i32, [f32; 3])>,
 }
 
 /// Tracks grenade flights from entity lifetimes: a projectile entity is
 /// spawned (start tick), moves (one point per tick, the last position of
-/// the tick kept), and is deleted (end tick).
+/// the tick kept), detonates (a detonation event linked to it), and is
+/// deleted (end tick).
 #[derive(Debug, Default)]
 pub struct GrenadeTracker {
     live: BTreeMap<i32, Flight>,
@@ -385,8 +738,10 @@ impl GrenadeTracker {
                 kind: kind.to_string(),
                 thrower_name: thrower.0,
                 thrower_steamid: thrower.1,
+                thrower_pawn: None,
                 start: tick,
                 end: None,
+                detonation: None,
                 points: Vec::new(),
             },
         );
@@ -398,6 +753,24 @@ impl GrenadeTracker {
             if f.thrower_name.is_none() && f.thrower_steamid.is_none() {
                 f.thrower_name = thrower.0;
                 f.thrower_steamid = thrower.1;
+            }
+        }
+    }
+
+    /// Sets the entity index of the thrower's pawn (`m_hThrower`), used to
+    /// link a fire to its projectile.
+    pub fn thrower_pawn(&mut self, entity: i32, pawn: i32) {
+        if let Some(f) = self.live.get_mut(&entity) {
+            f.thrower_pawn = Some(pawn);
+        }
+    }
+
+    /// Changes the grenade type of a live projectile (a molotov projectile
+    /// whose `m_bIsIncGrenade` is set is an incendiary).
+    pub fn set_kind(&mut self, entity: i32, kind: &str) {
+        if let Some(f) = self.live.get_mut(&entity) {
+            if f.kind != kind {
+                f.kind = kind.to_string();
             }
         }
     }
@@ -420,6 +793,70 @@ impl GrenadeTracker {
         }
     }
 
+    /// A detonation event names projectile entity `entity`: links it to
+    /// the live flight of that entity whose type is one of `kinds`, else to
+    /// the last such flight deleted at most
+    /// [`DETONATE_AFTER_DELETE_TICKS`] before. The first detonation of a
+    /// flight is kept. Returns the flight's `grenade_id`.
+    pub fn detonate(
+        &mut self,
+        entity: i32,
+        tick: i32,
+        pos: [f32; 3],
+        kinds: &[&str],
+    ) -> Option<i64> {
+        let fits = |f: &Flight| f.entity == entity && kinds.contains(&f.kind.as_str());
+        let flight = match self.live.get_mut(&entity).filter(|f| fits(f)) {
+            Some(f) => f,
+            None => self.done.iter_mut().rev().find(|f| {
+                fits(f)
+                    && f.end
+                        .is_some_and(|e| e <= tick && e >= tick - DETONATE_AFTER_DELETE_TICKS)
+            })?,
+        };
+        if flight.detonation.is_none() {
+            flight.detonation = Some((tick, pos));
+        }
+        Some(flight.id)
+    }
+
+    /// A fire started at `pos` (`inferno_startburn`, or `molotov_detonate`)
+    /// from a player whose pawn is `thrower_pawn` (when known): links it to
+    /// a molotov or incendiary flight that has not detonated, was spawned
+    /// at or before `tick`, is alive or was deleted at most
+    /// [`FIRE_AFTER_DELETE_TICKS`] before, and has that thrower (when both
+    /// are known); of several, the one whose last point is nearest to
+    /// `pos`, then the latest spawned. Returns the flight's `grenade_id`.
+    pub fn fire(&mut self, tick: i32, pos: [f32; 3], thrower_pawn: Option<i32>) -> Option<i64> {
+        let candidate = |f: &Flight| {
+            matches!(f.kind.as_str(), "molotov" | "incendiary")
+                && f.detonation.is_none()
+                && f.start <= tick
+                && f.end
+                    .is_none_or(|e| e <= tick && e >= tick - FIRE_AFTER_DELETE_TICKS)
+                && match (thrower_pawn, f.thrower_pawn) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                }
+        };
+        let distance = |f: &Flight| {
+            f.points.last().map_or(f32::INFINITY, |(_, p)| {
+                p.iter()
+                    .zip(pos)
+                    .map(|(a, b)| (a - b) * (a - b))
+                    .sum::<f32>()
+            })
+        };
+        let best = self
+            .live
+            .values_mut()
+            .chain(self.done.iter_mut())
+            .filter(|f| candidate(f))
+            .min_by(|a, b| distance(a).total_cmp(&distance(b)).then(b.id.cmp(&a.id)))?;
+        best.detonation = Some((tick, pos));
+        Some(best.id)
+    }
+
     /// A projectile entity was deleted.
     pub fn remove(&mut self, entity: i32, tick: i32) {
         if let Some(mut f) = self.live.remove(&entity) {
@@ -429,13 +866,20 @@ impl GrenadeTracker {
     }
 
     /// The table: flights in spawn order, points in tick order. Flights
-    /// still alive at the end have a null end tick.
+    /// still alive at the end have a null end tick; flights with no linked
+    /// detonation have null `detonate_*` columns.
     pub fn finish(mut self) -> Table {
         self.done
             .extend(std::mem::take(&mut self.live).into_values());
         self.done.sort_by_key(|f| f.id);
         let mut t = Table::with_schema("grenades", GRENADES);
+        let int = |v: Option<i32>| v.map_or(Cell::Null, |v| Cell::Int(i64::from(v)));
         for f in &self.done {
+            let det = |axis: usize| {
+                f.detonation
+                    .and_then(|(_, p)| p.get(axis).copied())
+                    .map_or(Cell::Null, Cell::Float)
+            };
             for (tick, pos) in &f.points {
                 t.push_row(&[
                     Cell::Int(f.id),
@@ -444,7 +888,11 @@ impl GrenadeTracker {
                     f.thrower_name.clone().map(Cell::Str).unwrap_or(Cell::Null),
                     f.thrower_steamid.map(Cell::UInt).unwrap_or(Cell::Null),
                     Cell::Int(i64::from(f.start)),
-                    f.end.map(|e| Cell::Int(i64::from(e))).unwrap_or(Cell::Null),
+                    int(f.end),
+                    int(f.detonation.map(|(t, _)| t)),
+                    det(0),
+                    det(1),
+                    det(2),
                     Cell::Int(i64::from(*tick)),
                     Cell::Float(pos[0]),
                     Cell::Float(pos[1]),
@@ -456,8 +904,10 @@ impl GrenadeTracker {
     }
 }
 
-/// `grenades` from entities: projectile classes, `m_hThrower` → pawn →
-/// controller, positions from the body component.
+/// `grenades` from entities and events: projectile classes, `m_hThrower` →
+/// pawn → controller, positions from the body component, detonations from
+/// the grenade events ([`DETONATIONS`] by `entityid`; molotov and
+/// incendiary fires by thrower and position, [`GrenadeTracker::fire`]).
 #[derive(Debug, Default)]
 pub struct GrenadesCollector {
     /// The flights.
@@ -489,7 +939,10 @@ impl GrenadesCollector {
         e: &Entity,
     ) {
         use gamewire_source2::EntityChange;
-        let Some(kind) = grenade_type(state.class_name(e)) else {
+        if grenade_type(state.class_name(e)).is_none() {
+            return;
+        }
+        let Some(kind) = entity_grenade_type(state, &mut self.paths, e) else {
             return;
         };
         match change {
@@ -506,12 +959,57 @@ impl GrenadesCollector {
                     let who = self.thrower(state, e);
                     self.tracker.thrower(e.index, who);
                 }
+                self.tracker.set_kind(e.index, kind);
             }
             EntityChange::LeftPvs => return,
+        }
+        if let Some(pawn) = self
+            .paths
+            .value(state, e, "m_hThrower")
+            .and_then(Value::as_u64)
+            .and_then(handle_index)
+        {
+            self.tracker.thrower_pawn(e.index, pawn);
         }
         if let Some(pos) = position(state, &mut self.paths, e) {
             self.tracker.point(e.index, state.tick, pos);
         }
+    }
+
+    /// Takes one game event: links detonations to flights.
+    pub fn on_event(&mut self, state: &DemoState, ev: &GameEvent) {
+        let float = |k: &str| match ev.get(k) {
+            Some(EventValue::Float(f)) => *f,
+            _ => f32::NAN,
+        };
+        let pos = [float("x"), float("y"), float("z")];
+        let entity = ev
+            .get("entityid")
+            .and_then(EventValue::as_i64)
+            .and_then(|i| i32::try_from(i).ok());
+        if let Some((_, kind)) = DETONATIONS.iter().find(|(n, _)| *n == ev.name) {
+            if let Some(entity) = entity {
+                self.tracker.detonate(entity, ev.tick, pos, &[kind]);
+            }
+            return;
+        }
+        let thrower_pawn = match ev.name.as_str() {
+            // The inferno's owner is the thrower's pawn.
+            "inferno_startburn" => entity
+                .and_then(|i| state.entities.get(i))
+                .and_then(|e| {
+                    ["m_hOwnerEntity", "m_nOwnerId"]
+                        .iter()
+                        .find_map(|p| self.paths.value(state, e, p).and_then(Value::as_u64))
+                })
+                .and_then(handle_index),
+            "molotov_detonate" => {
+                let p = event_player(state, &mut self.paths, ev, "userid").unwrap_or_default();
+                p.pawn.map(|e| e.index)
+            }
+            _ => return,
+        };
+        self.tracker.fire(ev.tick, pos, thrower_pawn);
     }
 }
 

@@ -19,6 +19,7 @@
 
 pub mod collect;
 pub mod error;
+pub mod kinds;
 pub mod matches;
 pub mod props;
 pub mod table;
@@ -26,7 +27,6 @@ pub mod write;
 
 use std::str::FromStr;
 
-use gamewire_source2::cs2::TickCollector;
 use gamewire_source2::gameevent::GameEvent;
 use gamewire_source2::stringtable::StringTable;
 use gamewire_source2::{
@@ -36,7 +36,10 @@ use gamewire_source2::{
 pub use error::QueryError;
 pub use table::{Column, Kind, Table};
 
-use collect::{ChatCollector, EventsCollector, GrenadesCollector, PlayersCollector};
+use collect::{
+    ChatCollector, EventsCollector, GrenadesCollector, PlayersCollector, TicksCollector,
+    ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS,
+};
 use matches::MatchTables;
 
 /// A table a query can ask for.
@@ -128,10 +131,12 @@ pub struct Query {
     /// `events`: only these event names (all when `None`).
     pub events: Option<Vec<String>>,
     /// `events` and `ticks`: player props (friendly names such as `health`,
-    /// `X`, or raw `CCSPlayerPawn.m_iHealth`).
+    /// `X`, team props such as `team_rounds_total`, game-wide props, or raw
+    /// `CCSPlayerPawn.m_iHealth`, `CCSTeam.m_iScore`).
     pub player_props: Vec<String>,
     /// `events`: game-wide props (`total_rounds_played`, `is_bomb_planted`,
-    /// `game_time`, or raw `CCSGameRulesProxy.m_pGameRules.<field>`).
+    /// `game_time`, or raw `CCSGameRulesProxy.m_pGameRules.<field>`); a team
+    /// prop (`team_rounds_total`) gives `t_` and `ct_` columns.
     pub other_props: Vec<String>,
     /// `ticks`: only these ticks (all when `None`).
     pub ticks: Option<Vec<i32>>,
@@ -145,10 +150,12 @@ impl Query {
     /// What the parser must decode for these tables: entities for every
     /// table that reads entity props (names of players come from their
     /// controllers), game events for `events` and the match tables, user
-    /// messages for `chat` only.
+    /// messages for `chat` only; `grenades` reads game events too (the
+    /// detonations).
     pub fn interests(&self) -> Interests {
         use TableKind::*;
         let events = self.wants(Events)
+            || self.wants(Grenades)
             || self.wants(Rounds)
             || self.wants(Kills)
             || self.wants(Damages)
@@ -169,6 +176,7 @@ impl Query {
                     .event_descriptors
                     .values()
                     .map(|d| d.name.as_str())
+                    .chain(SYNTHETIC_EVENTS.iter().map(|(n, _)| *n))
                     .collect();
                 for n in names {
                     if !declared.contains(&n.as_str()) {
@@ -213,13 +221,14 @@ impl Query {
 pub struct Collectors {
     interests: Interests,
     order: Vec<TableKind>,
-    player_props: Vec<String>,
     events: Option<EventsCollector>,
-    ticks: Option<TickCollector>,
+    ticks: Option<TicksCollector>,
     players: Option<PlayersCollector>,
     chat: Option<ChatCollector>,
     grenades: Option<GrenadesCollector>,
     matches: MatchTables,
+    /// [`ENTITIES_FIRST_EVENTS`] waiting for the packet's entities.
+    deferred: Vec<GameEvent>,
 }
 
 impl Collectors {
@@ -229,18 +238,12 @@ impl Collectors {
         Collectors {
             interests: q.interests(),
             order: q.tables.clone(),
-            player_props: q.player_props.clone(),
             events: q
                 .wants(Events)
                 .then(|| EventsCollector::new(q.events.clone(), &q.player_props, &q.other_props)),
-            ticks: q.wants(Ticks).then(|| {
-                let paths: Vec<String> = q
-                    .player_props
-                    .iter()
-                    .map(|p| props::player_prop_path(p).to_string())
-                    .collect();
-                TickCollector::new(&paths, q.ticks.clone())
-            }),
+            ticks: q
+                .wants(Ticks)
+                .then(|| TicksCollector::new(&q.player_props, q.ticks.clone())),
             players: q.wants(Players).then(PlayersCollector::default),
             chat: q.wants(Chat).then(ChatCollector::default),
             grenades: q.wants(Grenades).then(GrenadesCollector::default),
@@ -250,22 +253,42 @@ impl Collectors {
                 q.wants(Damages),
                 q.wants(Purchases),
             ),
+            deferred: Vec::new(),
+        }
+    }
+
+    /// Hands an event to every collector that reads events.
+    fn dispatch(&mut self, state: &DemoState, event: &GameEvent) {
+        if let Some(e) = &mut self.events {
+            e.on_event(state, event);
+        }
+        if let Some(g) = &mut self.grenades {
+            g.on_event(state, event);
+        }
+        if self.matches.any() {
+            self.matches.on_event(state, event);
+        }
+    }
+
+    /// Hands on the deferred events (after the packet's entities).
+    fn flush(&mut self, state: &DemoState) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        for ev in std::mem::take(&mut self.deferred) {
+            self.dispatch(state, &ev);
         }
     }
 
     /// The tables, in the order of the query.
-    pub fn finish(self, state: &DemoState) -> Vec<Table> {
+    pub fn finish(mut self, state: &DemoState) -> Vec<Table> {
+        self.flush(state);
         let mut out: Vec<Table> = Vec::new();
         if let Some(c) = self.events {
-            out.push(c.finish());
+            out.push(c.finish(state));
         }
         if let Some(c) = self.ticks {
-            let mut t = Table::from_cells("ticks", &c.table.columns, &c.table.rows);
-            // Columns carry the names asked for, not the paths read.
-            for ((name, _), asked) in t.columns.iter_mut().zip(&self.player_props) {
-                *name = asked.clone();
-            }
-            out.push(t);
+            out.push(c.finish(state));
         }
         if let Some(c) = self.players {
             out.push(c.finish(state));
@@ -293,6 +316,7 @@ impl Visitor for Collectors {
     }
 
     fn on_tick_end(&mut self, state: &DemoState, _tick: i32) {
+        self.flush(state);
         if let Some(p) = &mut self.players {
             p.on_tick(state);
         }
@@ -311,18 +335,20 @@ impl Visitor for Collectors {
     }
 
     fn on_packet_entities(&mut self, state: &DemoState) {
+        self.flush(state);
         if let Some(t) = &mut self.ticks {
             t.on_packet_entities(state);
         }
     }
 
     fn on_game_event(&mut self, state: &DemoState, event: &GameEvent) {
-        if let Some(e) = &mut self.events {
-            e.on_event(state, event);
+        // demoparser2 reads these after the packet's entities: the entity
+        // their `entityid` names is created in the same packet.
+        if ENTITIES_FIRST_EVENTS.contains(&event.name.as_str()) {
+            self.deferred.push(event.clone());
+            return;
         }
-        if self.matches.any() {
-            self.matches.on_event(state, event);
-        }
+        self.dispatch(state, event);
     }
 
     fn on_user_message(&mut self, state: &DemoState, message: &UserMessage<'_>) {

@@ -204,6 +204,31 @@ impl Table {
         }
     }
 
+    /// A table from rows of cells with declared column kinds; a column
+    /// without one gets the kind its values need ([`infer_kind`]).
+    pub fn from_cells_typed(
+        name: &str,
+        columns: &[(String, Option<Kind>)],
+        rows: &[Vec<Cell>],
+    ) -> Table {
+        let cols = columns
+            .iter()
+            .enumerate()
+            .map(|(i, (c, kind))| {
+                let kind = kind.unwrap_or_else(|| infer_kind(rows.iter().filter_map(|r| r.get(i))));
+                let mut col = Column::new(kind);
+                for r in rows {
+                    col.push(r.get(i).unwrap_or(&Cell::Null));
+                }
+                (c.clone(), col)
+            })
+            .collect();
+        Table {
+            name: name.to_string(),
+            columns: cols,
+        }
+    }
+
     /// Appends a row (one cell per column; missing cells are null).
     pub fn push_row(&mut self, row: &[Cell]) {
         for (i, (_, col)) in self.columns.iter_mut().enumerate() {

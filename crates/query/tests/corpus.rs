@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use gamewire_query::write::{record_batch, write_table, Format};
-use gamewire_query::{run, run_file, Column, Query, QueryError, TableKind};
+use gamewire_query::{run, run_file, Column, Kind, Query, QueryError, TableKind};
 use gamewire_source2::cs2::{Cell, EventCollector};
 
 fn corpus() -> PathBuf {
@@ -489,5 +489,340 @@ fn event_player_props_read_what_ticks_read() {
         let mut col = Column::new(ticks.columns[i].1.kind());
         col.push(&cell);
         assert_eq!(col.cell(0), last[i], "{name}");
+    }
+}
+
+fn cs2_demos() -> Vec<PathBuf> {
+    demos()
+        .into_iter()
+        .filter(|d| d.to_string_lossy().contains("cs2"))
+        .collect()
+}
+
+fn kinds(t: &gamewire_query::Table) -> Vec<(String, Kind)> {
+    t.columns
+        .iter()
+        .map(|(n, c)| (n.clone(), c.kind()))
+        .collect()
+}
+
+#[test]
+fn an_event_with_no_rows_has_typed_columns() {
+    // 14065 has no player_death: the columns still come from the
+    // descriptor (types 1 string, 2 float, 4/5 short/byte, 6 bool), the
+    // player keys and the props asked for.
+    let q = Query {
+        tables: vec![TableKind::Events],
+        events: Some(vec!["player_death".into()]),
+        player_props: vec!["health".into(), "X".into(), "team_name".into()],
+        other_props: vec!["total_rounds_played".into(), "team_rounds_total".into()],
+        ..Query::default()
+    };
+    let t = run_file(&q, &corpus().join("cs2/14065.dem"))
+        .unwrap()
+        .remove(0);
+    assert_eq!(t.rows(), 0);
+    let k = kinds(&t);
+    let get = |n: &str| {
+        k.iter()
+            .find(|(c, _)| c == n)
+            .map(|(_, k)| *k)
+            .unwrap_or_else(|| panic!("no column {n} in {k:?}"))
+    };
+    for (col, kind) in [
+        ("event_name", Kind::Str),
+        ("tick", Kind::I64),
+        ("assistedflash", Kind::Bool),
+        ("weapon", Kind::Str),
+        ("weapon_originalowner_xuid", Kind::Str),
+        ("headshot", Kind::Bool),
+        ("penetrated", Kind::I64),
+        ("distance", Kind::F32),
+        ("dmg_armor", Kind::I64),
+        ("hitgroup", Kind::Str),
+        ("attacker_name", Kind::Str),
+        ("attacker_steamid", Kind::U64),
+        ("attacker_health", Kind::I64),
+        ("attacker_X", Kind::F32),
+        ("attacker_team_name", Kind::Str),
+        ("user_health", Kind::I64),
+        ("assister_X", Kind::F32),
+        ("total_rounds_played", Kind::I64),
+        ("t_team_rounds_total", Kind::I64),
+        ("ct_team_rounds_total", Kind::I64),
+    ] {
+        assert_eq!(get(col), kind, "{col}");
+    }
+    for internal in ["userid", "attacker_pawn", "assister"] {
+        assert!(t.column(internal).is_none(), "{internal}");
+    }
+    // A player-less event with no rows: keys and game-wide props only.
+    let q = Query {
+        tables: vec![TableKind::Events],
+        events: Some(vec!["round_end".into()]),
+        player_props: vec!["health".into()],
+        other_props: vec!["is_bomb_planted".into()],
+        ..Query::default()
+    };
+    let t = run_file(&q, &corpus().join("cs2/14132.dem"))
+        .unwrap()
+        .remove(0);
+    assert_eq!(t.rows(), 0);
+    let names = t.column_names();
+    assert!(names.contains(&"winner") && names.contains(&"is_bomb_planted"));
+    assert!(!names.iter().any(|n| n.starts_with("user_")), "{names:?}");
+    assert_eq!(t.column("message").map(|c| c.kind()), Some(Kind::Str));
+    assert_eq!(t.column("winner").map(|c| c.kind()), Some(Kind::I64));
+    assert_eq!(
+        t.column("is_bomb_planted").map(|c| c.kind()),
+        Some(Kind::Bool)
+    );
+}
+
+#[test]
+fn column_types_do_not_depend_on_the_demo() {
+    // The same query over every CS2 corpus demo: each column has one type
+    // in every demo, whatever values (or only nulls: the bots of 14011
+    // get null player columns) a demo has.
+    let q = Query {
+        tables: vec![TableKind::Events, TableKind::Ticks],
+        player_props: vec![
+            "health".into(),
+            "X".into(),
+            "team_name".into(),
+            "is_bomb_planted".into(),
+            "CCSPlayerController.m_iPing".into(),
+        ],
+        other_props: vec![
+            "is_bomb_planted".into(),
+            "team_rounds_total".into(),
+            "game_time".into(),
+        ],
+        ..Query::default()
+    };
+    let mut seen: std::collections::BTreeMap<(String, String), (Kind, PathBuf)> =
+        Default::default();
+    for demo in cs2_demos() {
+        for t in run_file(&q, &demo).unwrap() {
+            for (col, kind) in kinds(&t) {
+                let key = (t.name.clone(), col.clone());
+                match seen.get(&key) {
+                    Some((k, first)) => assert_eq!(
+                        *k,
+                        kind,
+                        "{}.{col}: {} vs {}",
+                        t.name,
+                        first.display(),
+                        demo.display()
+                    ),
+                    None => {
+                        seen.insert(key, (kind, demo.clone()));
+                    }
+                }
+            }
+        }
+    }
+    // 14011's player_hurt rows all name bots: null, but typed.
+    let q = Query {
+        tables: vec![TableKind::Events],
+        events: Some(vec!["player_hurt".into()]),
+        player_props: vec!["health".into(), "X".into()],
+        ..Query::default()
+    };
+    let t = run_file(&q, &corpus().join("cs2/14011.dem"))
+        .unwrap()
+        .remove(0);
+    assert_eq!(t.rows(), 3);
+    assert_eq!(
+        t.column("user_health"),
+        Some(&Column::I64(vec![None, None, None]))
+    );
+    assert_eq!(
+        t.column("attacker_X"),
+        Some(&Column::F32(vec![None, None, None]))
+    );
+    // With no names asked for, a key whose type differs between events
+    // (`weapon`: string in player_hurt, byte in other events the demo
+    // declares) takes the wider type, so it does not depend on which
+    // events a demo has.
+    let q = Query {
+        tables: vec![TableKind::Events],
+        ..Query::default()
+    };
+    let t = run_file(&q, &corpus().join("cs2/14011.dem"))
+        .unwrap()
+        .remove(0);
+    assert_eq!(t.column("weapon").map(|c| c.kind()), Some(Kind::Str));
+    // server_cvar is the parser's synthetic event (name, value).
+    let q = Query {
+        tables: vec![TableKind::Events],
+        events: Some(vec!["server_cvar".into()]),
+        ..Query::default()
+    };
+    let t = run_file(&q, &corpus().join("cs2/14065.dem"))
+        .unwrap()
+        .remove(0);
+    assert_eq!(t.column_names(), ["event_name", "tick", "name", "value"]);
+    assert!(t.rows() > 10, "{} server_cvar rows", t.rows());
+}
+
+#[test]
+fn team_and_game_wide_props_on_the_corpus() {
+    // Values as demoparser2 0.42.0 gives them (parse_ticks / parse_event
+    // on the same demos): Partridge plays T on 14065 and CT on 14155; no
+    // rounds yet; team clan names empty; freeze period.
+    for (demo, team, team_name) in [
+        ("cs2/14065.dem", 2, "TERRORIST"),
+        ("cs2/14155.dem", 3, "CT"),
+    ] {
+        let q = Query {
+            tables: vec![TableKind::Ticks],
+            player_props: vec![
+                "team_num".into(),
+                "team_name".into(),
+                "team_clan_name".into(),
+                "team_rounds_total".into(),
+                "team_score_first_half".into(),
+                "is_warmup_period".into(),
+                "game_phase".into(),
+            ],
+            ticks: Some(vec![100]),
+            ..Query::default()
+        };
+        let t = run_file(&q, &corpus().join(demo)).unwrap().remove(0);
+        assert_eq!(t.rows(), 1, "{demo}");
+        assert_eq!(
+            t.row(0)[..7],
+            [
+                Cell::Int(team),
+                Cell::Str(team_name.into()),
+                Cell::Str(String::new()),
+                Cell::Int(0),
+                Cell::Int(0),
+                Cell::Bool(false),
+                Cell::Int(2),
+            ],
+            "{demo}"
+        );
+    }
+    let q = Query {
+        tables: vec![TableKind::Events],
+        events: Some(vec!["round_freeze_end".into()]),
+        other_props: vec![
+            "team_name".into(),
+            "ct_team_rounds_total".into(),
+            "is_freeze_period".into(),
+            "round_start_time".into(),
+            "CCSTeam.m_iScore".into(),
+        ],
+        ..Query::default()
+    };
+    let t = run_file(&q, &corpus().join("cs2/14065.dem"))
+        .unwrap()
+        .remove(0);
+    assert_eq!(
+        t.column_names(),
+        [
+            "event_name",
+            "tick",
+            "t_team_name",
+            "ct_team_name",
+            "ct_team_rounds_total",
+            "is_freeze_period",
+            "round_start_time",
+            "t_CCSTeam.m_iScore",
+            "ct_CCSTeam.m_iScore"
+        ]
+    );
+    assert_eq!(
+        t.row(0),
+        vec![
+            Cell::Str("round_freeze_end".into()),
+            Cell::Int(142),
+            Cell::Str("TERRORIST".into()),
+            Cell::Str("CT".into()),
+            Cell::Int(0),
+            Cell::Bool(true),
+            Cell::Float(30.5),
+            Cell::Int(0),
+            Cell::Int(0),
+        ]
+    );
+    // Every friendly game-wide and team name resolves on every CS2 demo.
+    for demo in cs2_demos() {
+        let (_, state) = gamewire_query::run_with_state(
+            &Query {
+                tables: vec![TableKind::Chat],
+                ..Query::default()
+            },
+            &std::fs::read(&demo).unwrap(),
+        )
+        .unwrap();
+        for name in gamewire_query::props::other_names() {
+            assert!(
+                gamewire_query::props::other_prop_known(&state, name),
+                "{} {name}",
+                demo.display()
+            );
+            assert!(
+                gamewire_query::props::player_prop_known(&state, name),
+                "{} {name}",
+                demo.display()
+            );
+        }
+        assert!(!gamewire_query::props::other_prop_known(
+            &state,
+            "t_team_nme"
+        ));
+        assert!(!gamewire_query::props::other_prop_known(
+            &state,
+            "CCSTeam.m_nope"
+        ));
+    }
+}
+
+#[test]
+fn ticks_equal_the_parsers_tick_collector() {
+    // The query's ticks collector (which also reads team and game-wide
+    // props) gives the rows of gamewire_source2::cs2::TickCollector (checked
+    // against demoparser2 by crates/cli/tests/demoparser2_diff.rs).
+    let props = [
+        "X",
+        "Y",
+        "Z",
+        "health",
+        "armor_value",
+        "team_num",
+        "pitch",
+        "yaw",
+        "balance",
+        "is_alive",
+        "active_weapon",
+        "CCSPlayerController.m_iPing",
+    ];
+    for demo in cs2_demos() {
+        let data = std::fs::read(&demo).unwrap();
+        let q = Query {
+            tables: vec![TableKind::Ticks],
+            player_props: props.iter().map(|p| p.to_string()).collect(),
+            ..Query::default()
+        };
+        let t = run(&q, &data).unwrap().remove(0);
+        let mut tc = gamewire_source2::cs2::TickCollector::new(&props.map(String::from), None);
+        gamewire_source2::parse_with(&data, &mut tc).unwrap();
+        assert_eq!(t.rows(), tc.table.rows.len(), "{}", demo.display());
+        for (r, row) in tc.table.rows.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                let (name, col) = &t.columns[c];
+                let mut want = Column::new(col.kind());
+                want.push(cell);
+                assert_eq!(
+                    col.cell(r),
+                    want.cell(0),
+                    "{} row {r} {name}",
+                    demo.display()
+                );
+            }
+        }
     }
 }

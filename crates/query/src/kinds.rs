@@ -1,0 +1,161 @@
+//! Declared column types.
+//!
+//! A column's type comes from what the demo declares, never from the values
+//! one demo happens to hold, so that a batch over many demos gives every
+//! column one type and a table with no rows still has typed columns:
+//!
+//! - an event key's type is its `CMsgSource1LegacyGameEventList` descriptor
+//!   type: 1 string → `Str`, 2 float → `F32`, 3 long, 4 short, 5 byte,
+//!   8 entity handle, 9 player slot → `I64`, 6 bool → `Bool`, 7 uint64 →
+//!   `U64` (demoparser2 gives the same keys `str`, `float32`, `int32`,
+//!   `bool`, `uint64`);
+//! - a prop's type is that of its field's decoder in the send tables
+//!   (booleans → `Bool`, signed and unsigned 32-bit and signed 64-bit
+//!   integers → `I64`, unsigned 64-bit → `U64`, floats → `F32`, strings and
+//!   vectors → `Str`).
+//!
+//! Where nothing is declared (a raw path on a class the demo does not
+//! have), the type falls back to the values ([`crate::table::infer_kind`]).
+
+use gamewire_source2::cs2::{Owner, PropSource};
+use gamewire_source2::serializer::{FieldDecoder, FieldModel, SendTables, SerializerId};
+use gamewire_source2::DemoState;
+
+use crate::props::{OtherSource, PlayerSource};
+use crate::table::Kind;
+
+/// The column type of a game-event key type (1..=9).
+pub fn event_key_kind(key_type: i32) -> Option<Kind> {
+    Some(match key_type {
+        1 => Kind::Str,
+        2 => Kind::F32,
+        3 | 4 | 5 | 8 | 9 => Kind::I64,
+        6 => Kind::Bool,
+        7 => Kind::U64,
+        _ => return None,
+    })
+}
+
+/// The type that holds values of two types: the same type; a string with
+/// anything → `Str`; a float with a number or bool → `F32`; an integer
+/// with a bool or uint64 → `I64`; bool with uint64 → `U64`. Used when one
+/// key name has different types in different events of one table
+/// (`weapon` is a string in `player_death`, a byte elsewhere).
+pub fn widen(a: Kind, b: Kind) -> Kind {
+    use Kind::*;
+    match (a, b) {
+        _ if a == b => a,
+        (Str, _) | (_, Str) => Str,
+        (F32, _) | (_, F32) => F32,
+        (I64, _) | (_, I64) => I64,
+        _ => U64,
+    }
+}
+
+/// The column type of a field decoder's values.
+pub fn decoder_kind(d: &FieldDecoder) -> Kind {
+    match d {
+        FieldDecoder::Bool | FieldDecoder::Component | FieldDecoder::PointerPresent => Kind::Bool,
+        FieldDecoder::I32
+        | FieldDecoder::I64
+        | FieldDecoder::U32
+        | FieldDecoder::ArrayLength
+        | FieldDecoder::AmmoCount
+        | FieldDecoder::MinusOne
+        | FieldDecoder::PolyPointer => Kind::I64,
+        FieldDecoder::U64 | FieldDecoder::Fixed64 | FieldDecoder::Fallback => Kind::U64,
+        FieldDecoder::Float(_) => Kind::F32,
+        _ => Kind::Str,
+    }
+}
+
+/// The decoder of the value a dotted path names in a serializer (the same
+/// walk as `cs2::resolve_prop`; array elements by number). `None` when the
+/// path does not exist or names a table or a whole array.
+pub fn field_decoder<'t>(
+    tables: &'t SendTables,
+    root: SerializerId,
+    path: &str,
+) -> Option<&'t FieldDecoder> {
+    let mut ser = root;
+    let mut parts = path.split('.').peekable();
+    while let Some(part) = parts.next() {
+        let s = tables.serializer(ser)?;
+        let field = s
+            .fields
+            .iter()
+            .filter_map(|&f| tables.fields.get(f as usize))
+            .find(|f| &*f.name == part)?;
+        match &field.model {
+            FieldModel::Value(d) => return parts.peek().is_none().then_some(d),
+            FieldModel::FixedArray { element, .. } | FieldModel::VariableArray(element) => {
+                parts.next()?.parse::<u32>().ok()?;
+                return parts.peek().is_none().then_some(element);
+            }
+            FieldModel::FixedTable { serializer, .. } => ser = *serializer,
+            FieldModel::VariableTable(s) => {
+                parts.next()?.parse::<u32>().ok()?;
+                ser = *s;
+            }
+        }
+    }
+    None
+}
+
+/// The type of a dotted path on a class, if the demo declares it.
+pub fn path_kind(state: &DemoState, class: &str, path: &str) -> Option<Kind> {
+    let tables = state.send_tables.as_ref()?;
+    let root = tables.by_name(class)?;
+    field_decoder(tables, root, path).map(decoder_kind)
+}
+
+/// The type of a player prop.
+pub fn player_kind(state: &DemoState, source: &PlayerSource) -> Option<Kind> {
+    match source {
+        PlayerSource::Entity(PropSource::Position(_) | PropSource::Element(..)) => Some(Kind::F32),
+        PlayerSource::Entity(PropSource::IsAlive) => Some(Kind::Bool),
+        PlayerSource::Entity(PropSource::Raw(Owner::Pawn, p)) => {
+            path_kind(state, "CCSPlayerPawn", p)
+                .or_else(|| path_kind(state, "CCSPlayerController", p))
+        }
+        PlayerSource::Entity(PropSource::Raw(Owner::Controller, p)) => {
+            path_kind(state, "CCSPlayerController", p)
+        }
+        PlayerSource::Team(p) => path_kind(state, "CCSTeam", p),
+        PlayerSource::World(o) => other_kind(state, o),
+    }
+}
+
+/// The type of a game-wide prop.
+pub fn other_kind(state: &DemoState, source: &OtherSource) -> Option<Kind> {
+    match source {
+        OtherSource::GameTime => Some(Kind::F32),
+        OtherSource::Rules(p) => path_kind(state, "CCSGameRulesProxy", p),
+        OtherSource::Team(_, p) => path_kind(state, "CCSTeam", p),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn key_types_and_widening() {
+        assert_eq!(event_key_kind(1), Some(Kind::Str));
+        assert_eq!(event_key_kind(2), Some(Kind::F32));
+        for t in [3, 4, 5, 8, 9] {
+            assert_eq!(event_key_kind(t), Some(Kind::I64));
+        }
+        assert_eq!(event_key_kind(6), Some(Kind::Bool));
+        assert_eq!(event_key_kind(7), Some(Kind::U64));
+        assert_eq!(event_key_kind(0), None);
+        assert_eq!(widen(Kind::I64, Kind::I64), Kind::I64);
+        assert_eq!(widen(Kind::I64, Kind::Str), Kind::Str);
+        assert_eq!(widen(Kind::F32, Kind::I64), Kind::F32);
+        assert_eq!(widen(Kind::Bool, Kind::I64), Kind::I64);
+        assert_eq!(widen(Kind::U64, Kind::I64), Kind::I64);
+        assert_eq!(widen(Kind::Bool, Kind::U64), Kind::U64);
+        assert_eq!(widen(Kind::Bool, Kind::F32), Kind::F32);
+    }
+}
