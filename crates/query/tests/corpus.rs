@@ -514,7 +514,14 @@ fn an_event_with_no_rows_has_typed_columns() {
     let q = Query {
         tables: vec![TableKind::Events],
         events: Some(vec!["player_death".into()]),
-        player_props: vec!["health".into(), "X".into(), "team_name".into()],
+        // team_rounds_total both as a player and a game-wide prop (which
+        // makes demoparser2 0.42.0 panic).
+        player_props: vec![
+            "health".into(),
+            "X".into(),
+            "team_name".into(),
+            "team_rounds_total".into(),
+        ],
         other_props: vec!["total_rounds_played".into(), "team_rounds_total".into()],
         ..Query::default()
     };
@@ -545,6 +552,7 @@ fn an_event_with_no_rows_has_typed_columns() {
         ("attacker_health", Kind::I64),
         ("attacker_X", Kind::F32),
         ("attacker_team_name", Kind::Str),
+        ("user_team_rounds_total", Kind::I64),
         ("user_health", Kind::I64),
         ("assister_X", Kind::F32),
         ("total_rounds_played", Kind::I64),
