@@ -5,7 +5,7 @@
 //! options; [`run`] computes all of them in one pass over a demo, asking the
 //! parser to decode only what those tables need ([`Query::interests`]).
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
-//! or Parquet ([`write`]).
+//! or Parquet ([`write`](mod@write)).
 //!
 //! ```no_run
 //! use gamewire_query::{run, Query, TableKind};
