@@ -685,3 +685,131 @@ pub fn entities(args: EntitiesArgs) -> Result<(), String> {
     }
     out.flush().map_err(io_err)
 }
+
+/// `gamewire messages`.
+#[derive(Debug, Args)]
+pub struct MessagesArgs {
+    /// The demo file.
+    pub demo: PathBuf,
+    /// Only messages with this name (`CsUmServerRankUpdate`, `UmSayText2`,
+    /// `GeFireBulletsId`, ...; repeatable).
+    #[arg(long)]
+    pub name: Vec<String>,
+    /// List the message names present, with counts, instead of the messages.
+    #[arg(long)]
+    pub list: bool,
+    /// Output format: JSON Lines (one object per message, its fields nested
+    /// under `data`) or CSV (`data` as a JSON string).
+    #[arg(long, value_enum, default_value_t = RowFormat::Jsonl)]
+    pub format: RowFormat,
+}
+
+/// Collects user messages and protobuf game events, decoded to JSON.
+#[derive(Default)]
+struct MessageCollector {
+    names: Option<Vec<String>>,
+    counts: std::collections::BTreeMap<String, u64>,
+    rows: Vec<(i32, u32, String, Option<&'static str>, serde_json::Value)>,
+}
+
+impl Visitor for MessageCollector {
+    fn interests(&self) -> Interests {
+        Interests {
+            entities: false,
+            game_events: false,
+            user_messages: true,
+        }
+    }
+
+    fn on_user_message(&mut self, state: &DemoState, message: &gamewire_source2::UserMessage<'_>) {
+        let name = message.name();
+        *self.counts.entry(name.clone()).or_default() += 1;
+        if self.names.as_ref().is_some_and(|n| !n.contains(&name)) {
+            return;
+        }
+        let data = match message.to_json() {
+            Some(Ok(v)) => v,
+            Some(Err(e)) => serde_json::json!({ "error": e }),
+            None => serde_json::json!({ "undecoded_bytes": message.payload.len() }),
+        };
+        self.rows.push((
+            state.tick,
+            message.id,
+            name,
+            message.kind().map(kind_name),
+            data,
+        ));
+    }
+}
+
+fn kind_name(kind: gamewire_source2::MessageKind) -> &'static str {
+    match kind {
+        gamewire_source2::MessageKind::UserMessage => "user_message",
+        gamewire_source2::MessageKind::GameEvent => "game_event",
+        gamewire_source2::MessageKind::TempEntity => "temp_entity",
+    }
+}
+
+pub fn messages(args: MessagesArgs) -> Result<(), String> {
+    let data = read_demo(&args.demo)?;
+    let mut collector = MessageCollector {
+        names: (!args.name.is_empty()).then(|| args.name.clone()),
+        ..MessageCollector::default()
+    };
+    let state = parse(&args.demo, &data, &mut collector)?;
+    let mut out = stdout();
+    if args.list {
+        for (name, count) in &collector.counts {
+            writeln!(out, "{name}\t{count}").map_err(io_err)?;
+        }
+        return out.flush().map_err(io_err);
+    }
+    for want in &args.name {
+        if !collector.counts.contains_key(want) {
+            let known: Vec<String> = gamewire_source2::messages::message_types(state.game)
+                .into_iter()
+                .map(|(_, _, name, _)| name.to_string())
+                .chain(collector.counts.keys().cloned())
+                .collect();
+            if !known.contains(want) {
+                let names: Vec<&str> = known.iter().map(String::as_str).collect();
+                return Err(format!(
+                    "no message is called {want:?} in {:?} demos; closest: {}",
+                    state.game,
+                    closest(want, &names).join(", ")
+                ));
+            }
+        }
+    }
+    match args.format {
+        RowFormat::Jsonl => {
+            for (tick, id, name, kind, data) in collector.rows {
+                let obj = serde_json::json!({
+                    "tick": tick, "id": id, "message": name, "kind": kind, "data": data,
+                });
+                serde_json::to_writer(&mut out, &obj).map_err(|e| e.to_string())?;
+                writeln!(out).map_err(io_err)?;
+            }
+        }
+        RowFormat::Csv => {
+            let mut table = Table {
+                columns: ["tick", "id", "message", "kind", "data"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                rows: Vec::with_capacity(collector.rows.len()),
+            };
+            for (tick, id, name, kind, data) in collector.rows {
+                table.rows.push(vec![
+                    Cell::Int(i64::from(tick)),
+                    Cell::Int(i64::from(id)),
+                    Cell::Str(name),
+                    kind.map_or(Cell::Null, |k| Cell::Str(k.to_string())),
+                    Cell::Str(data.to_string()),
+                ]);
+            }
+            write_rows(&mut out, &table, RowFormat::Csv)?;
+        }
+    }
+    out.flush().map_err(io_err)
+}

@@ -34,6 +34,9 @@ enum Command {
     Events(demo::EventsArgs),
     /// Source 2 demo: the full state of the entities at a tick.
     Entities(demo::EntitiesArgs),
+    /// Source 2 demo: user messages and protobuf game events (chat, text, rank
+    /// updates, round reports, bullets, ...) decoded to JSON.
+    Messages(demo::MessagesArgs),
     /// Source 2 demo (CS2): one row per player per tick with the props asked for.
     Ticks(demo::TicksArgs),
     /// Star Trek: Bridge Commander TGBufferStream: CF16 and field-list decoding.
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Info(args) => demo::info(args),
         Command::Schema(args) => demo::schema(args),
         Command::Events(args) => demo::events(args),
+        Command::Messages(args) => demo::messages(args),
         Command::Entities(args) => demo::entities(args),
         Command::Ticks(args) => demo::ticks(args),
         Command::Tg(args) => tg::run(args),

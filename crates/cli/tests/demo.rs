@@ -102,3 +102,52 @@ fn ticks_and_events_on_a_cs2_demo() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("health"), "closest names expected: {err}");
 }
+
+#[test]
+fn messages_lists_and_decodes_user_messages_and_protobuf_events() {
+    let demo = corpus("cs2/14011.dem");
+    let demo = demo.to_str().unwrap();
+    let out = gamewire(&["messages", demo, "--list"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list = String::from_utf8(out.stdout).unwrap();
+    assert!(list.contains("GeFireBulletsId\t15"), "{list}");
+    assert!(list.contains("CsUmMatchEndConditions\t1"), "{list}");
+
+    let out = gamewire(&["messages", demo, "--name", "GeFireBulletsId"]);
+    assert!(out.status.success());
+    let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 15);
+    for r in &rows {
+        assert_eq!(r["id"], 452);
+        assert_eq!(r["kind"], "game_event");
+        assert!(r["tick"].as_i64().unwrap() >= 0);
+        assert!(r["data"]["origin"]["x"].is_number(), "{r}");
+        assert!(r["data"]["item_def_index"].is_number(), "{r}");
+    }
+
+    let out = gamewire(&[
+        "messages",
+        demo,
+        "--name",
+        "CsUmMatchEndConditions",
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success());
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(csv.starts_with("tick,id,message,kind,data\n"), "{csv}");
+    assert!(csv.contains("mp_timelimit"), "{csv}");
+
+    let out = gamewire(&["messages", demo, "--name", "FireBullets"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("closest: GeFireBulletsId"), "{err}");
+}

@@ -8,6 +8,7 @@
 //! - [`serializer`]: send tables → fields with models and decoders;
 //! - [`fieldpath`] and [`entity`]: entity updates;
 //! - [`gameevent`]: game events;
+//! - [`messages`]: user messages and protobuf game events, decoded by id;
 //! - [`cs2`]: CS2-specific prop names and helpers.
 //!
 //! ```no_run
@@ -24,6 +25,8 @@ pub mod entity;
 pub mod error;
 pub mod fieldpath;
 pub mod gameevent;
+pub mod messages;
+mod messages_generated;
 pub mod parser;
 pub mod serializer;
 pub mod stringtable;
@@ -33,6 +36,7 @@ pub use entity::{Entity, EntityChange, Handle};
 pub use error::{DemoError, ErrorKind, Location, Warning};
 pub use fieldpath::FieldPath;
 pub use gameevent::{EventValue, GameEvent};
+pub use messages::{Game, MessageKind};
 pub use parser::{
     parse_file, parse_with, DemoParser, DemoState, Interests, NoVisitor, PlayerInfo, UserMessage,
     Visitor,

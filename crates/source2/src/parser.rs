@@ -20,6 +20,7 @@ use crate::entity::{describe_path, read_fields, Entity, EntityChange, EntityList
 use crate::error::{DemoError, ErrorKind, Location, Warning};
 use crate::fieldpath::FieldPath;
 use crate::gameevent::{EventDescriptor, EventValue, GameEvent};
+use crate::messages::{Game, MessageKind};
 use crate::serializer::{SendTables, SerializerId};
 use crate::stringtable::{StringTable, StringTableEntry};
 
@@ -48,25 +49,49 @@ impl Interests {
     };
 }
 
-/// A user message (chat, HUD text, round reports, ...), undecoded beyond its id.
+/// A user message (chat, HUD text, round reports, ...) or protobuf game
+/// event (`GE_FireBulletsId`, ...), as it came: decode it with
+/// [`UserMessage::to_json`] or [`UserMessage::chat`].
 #[derive(Debug, Clone)]
 pub struct UserMessage<'a> {
     /// The message id.
     pub id: u32,
+    /// The game whose id table applies.
+    pub game: Game,
     /// The protobuf payload.
     pub payload: &'a [u8],
 }
 
 impl UserMessage<'_> {
-    /// The engine's name for the id.
+    /// The engine's name for the id (`CsUmServerRankUpdate`,
+    /// `GeFireBulletsId`, …), or `unknown_<id>`.
     pub fn name(&self) -> String {
-        message_name(self.id)
+        message_name_in(self.game, self.id)
+    }
+
+    /// User message or protobuf game event; `None` for an unknown id.
+    pub fn kind(&self) -> Option<MessageKind> {
+        crate::messages::message_type(self.game, self.id).map(|t| t.0)
+    }
+
+    /// The protobuf type that decodes this message (`CCsUsrMsgServerRankUpdate`).
+    pub fn type_name(&self) -> Option<&'static str> {
+        crate::messages::message_type(self.game, self.id).and_then(|t| t.2)
+    }
+
+    /// The message decoded into its protobuf type and turned into JSON.
+    /// `None` for an id with no known type; `Some(Err)` when the payload does
+    /// not decode.
+    pub fn to_json(&self) -> Option<Result<serde_json::Value, String>> {
+        crate::messages::to_json(self.game, self.id, self.payload)
     }
 
     /// The chat line, for `SayText2`/`SayText` messages.
     pub fn chat(&self) -> Option<ChatMessage> {
+        // 306 is CS2's legacy SayText2 id; in Deadlock it means something else.
+        let say_text2 = self.id == 118 || (self.id == 306 && self.game == Game::Cs2);
         match self.id {
-            118 | 306 => {
+            _ if say_text2 => {
                 let m = pb::CUserMessageSayText2::decode(self.payload).ok()?;
                 Some(ChatMessage {
                     entity_index: m.entityindex.unwrap_or(-1),
@@ -106,8 +131,13 @@ pub struct ChatMessage {
     pub text: String,
 }
 
-/// The engine name of a packet message id.
+/// The engine name of a packet message id, with CS2's id tables.
 pub fn message_name(id: u32) -> String {
+    message_name_in(Game::Cs2, id)
+}
+
+/// The engine name of a packet message id in a game.
+pub fn message_name_in(game: Game, id: u32) -> String {
     let id32 = id as i32;
     if let Ok(m) = pb::NetMessages::try_from(id32) {
         return format!("{m:?}");
@@ -115,19 +145,26 @@ pub fn message_name(id: u32) -> String {
     if let Ok(m) = pb::SvcMessages::try_from(id32) {
         return format!("{m:?}");
     }
+    if let Some((_, name, _)) = crate::messages::message_type(game, id) {
+        return name.to_string();
+    }
     if let Ok(m) = pb::EBaseUserMessages::try_from(id32) {
         return format!("{m:?}");
     }
     if let Ok(m) = pb::EBaseGameEvents::try_from(id32) {
         return format!("{m:?}");
     }
-    if let Ok(m) = pb::ECstrike15UserMessages::try_from(id32) {
-        return format!("{m:?}");
-    }
-    if let Ok(m) = pb::ECsgoGameEvents::try_from(id32) {
-        return format!("{m:?}");
-    }
-    format!("unknown_{id}")
+    let specific = match game {
+        Game::Cs2 => pb::ECstrike15UserMessages::try_from(id32)
+            .map(|m| format!("{m:?}"))
+            .or_else(|_| pb::ECsgoGameEvents::try_from(id32).map(|m| format!("{m:?}"))),
+        Game::Dota2 => pb::EDotaUserMessages::try_from(id32).map(|m| format!("{m:?}")),
+        Game::Deadlock => pb::CitadelUserMessageIds::try_from(id32)
+            .map(|m| format!("{m:?}"))
+            .or_else(|_| pb::ECitadelGameEvents::try_from(id32).map(|m| format!("{m:?}"))),
+        Game::Any => Err(prost::UnknownEnumValue(id32)),
+    };
+    specific.unwrap_or_else(|_| format!("unknown_{id}"))
 }
 
 /// Receives what the parser decodes. Every method has an empty default.
@@ -199,6 +236,8 @@ pub struct ServerClass {
 pub struct DemoState {
     /// `CDemoFileHeader`.
     pub header: Option<pb::CDemoFileHeader>,
+    /// The game, from the header's game directory ([`Game::Any`] before it).
+    pub game: Game,
     /// `CDemoFileInfo` (at the end of the file).
     pub file_info: Option<pb::CDemoFileInfo>,
     /// `CSVCMsg_ServerInfo`.
@@ -395,6 +434,8 @@ impl<'a> DemoParser<'a> {
             DemoCommand::FileHeader => {
                 let h = pb::CDemoFileHeader::decode(payload)
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoFileHeader", e)))?;
+                self.state.game =
+                    Game::from_game_directory(h.game_directory.as_deref().unwrap_or(""));
                 self.state.header = Some(h);
             }
             DemoCommand::FileInfo => {
@@ -857,15 +898,23 @@ impl<'a> DemoParser<'a> {
                 }
             }
             _ => {
-                let name = message_name(id);
+                let name = message_name_in(self.state.game, id);
                 if name.starts_with("unknown_") {
                     *self.state.unknown_messages.entry(id).or_default() += 1;
                 } else {
                     known(&name, &mut self.state);
                 }
-                let is_user_message = (100..200).contains(&id) || (300..400).contains(&id);
-                if is_user_message && interests.user_messages {
-                    visitor.on_user_message(&self.state, &UserMessage { id, payload: body });
+                // Everything above the engine's net/svc range is a user
+                // message or a protobuf game event.
+                if id >= 100 && interests.user_messages {
+                    visitor.on_user_message(
+                        &self.state,
+                        &UserMessage {
+                            id,
+                            game: self.state.game,
+                            payload: body,
+                        },
+                    );
                 }
             }
         }

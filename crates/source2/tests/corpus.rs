@@ -404,3 +404,61 @@ fn parse_file_reads_from_a_path_and_reports_missing_files() {
         .unwrap_err();
     assert!(e.to_string().contains("cannot read"), "{e}");
 }
+
+/// Every user message, protobuf game event and temp entity of every corpus
+/// demo: named for its game, and, where the protobuf crate has its type,
+/// decoded without error.
+#[test]
+fn every_message_is_named_and_decodes() {
+    use std::collections::BTreeMap;
+
+    use gamewire_source2::{DemoState, Game, Interests, UserMessage, Visitor};
+
+    #[derive(Default)]
+    struct Messages {
+        decoded: BTreeMap<String, u64>,
+        failed: Vec<String>,
+        unknown: BTreeMap<u32, u64>,
+    }
+    impl Visitor for Messages {
+        fn interests(&self) -> Interests {
+            Interests {
+                entities: false,
+                game_events: false,
+                user_messages: true,
+            }
+        }
+        fn on_user_message(&mut self, _: &DemoState, m: &UserMessage<'_>) {
+            match m.to_json() {
+                Some(Ok(v)) => {
+                    assert!(v.is_object(), "{}: {v}", m.name());
+                    *self.decoded.entry(m.name()).or_default() += 1;
+                }
+                Some(Err(e)) => self.failed.push(format!("{} ({}): {e}", m.name(), m.id)),
+                None if m.kind().is_none() => *self.unknown.entry(m.id).or_default() += 1,
+                None => {}
+            }
+        }
+    }
+    let mut per_game: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for path in demos() {
+        let data = std::fs::read(&path).unwrap();
+        let mut v = Messages::default();
+        let (state, err) = parse_with(&data, &mut v).unwrap();
+        assert!(err.is_none(), "{}: {err:?}", path.display());
+        assert!(v.failed.is_empty(), "{}: {:?}", path.display(), v.failed);
+        assert_ne!(state.game, Game::Any, "{}", path.display());
+        // At most a handful of ids no table names (CS2 id 138 is one).
+        assert!(v.unknown.len() <= 2, "{}: {:?}", path.display(), v.unknown);
+        let game = per_game.entry(format!("{:?}", state.game)).or_default();
+        for (k, n) in v.decoded {
+            *game.entry(k).or_default() += n;
+        }
+    }
+    // What the corpus holds, per game (a regression check on the tables).
+    let cs2 = &per_game["Cs2"];
+    assert_eq!(cs2.get("GeFireBulletsId"), Some(&37));
+    assert_eq!(cs2.get("CsUmMatchEndConditions"), Some(&5));
+    assert!(per_game["Dota2"].contains_key("DotaUmCombatLogDataHltv"));
+    assert!(per_game["Deadlock"].contains_key("GeSosStartSoundEvent"));
+}
