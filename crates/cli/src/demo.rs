@@ -95,7 +95,17 @@ pub struct TicksArgs {
     pub format: RowFormat,
 }
 
-fn read_demo(path: &Path) -> Result<Vec<u8>, String> {
+/// Reads a `.dem` file, or a broadcast directory (with a `sync.json`)
+/// rewritten as a demo stream. A cut broadcast fragment is reported on
+/// standard error; everything before it is still parsed.
+pub(crate) fn read_demo(path: &Path) -> Result<Vec<u8>, String> {
+    if gamewire_source2::broadcast::is_broadcast_dir(path) {
+        let (data, cut) = gamewire_source2::broadcast::load(path).map_err(|e| e.to_string())?;
+        if let Some(e) = cut {
+            eprintln!("warning: {}: {e}; parsing what came before", path.display());
+        }
+        return Ok(data);
+    }
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 

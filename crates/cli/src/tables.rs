@@ -106,8 +106,12 @@ pub struct TableArgs {
 pub fn table(args: TableArgs) -> Result<(), String> {
     let kind: TableKind = args.table.parse().map_err(|e| format!("{e}"))?;
     let query = args.query.query(vec![kind]);
-    let tables =
-        run_file(&query, &args.demo).map_err(|e| format!("{}: {e}", args.demo.display()))?;
+    let tables = if gamewire_source2::broadcast::is_broadcast_dir(&args.demo) {
+        let data = crate::demo::read_demo(&args.demo)?;
+        gamewire_query::run(&query, &data).map_err(|e| format!("{}: {e}", args.demo.display()))?
+    } else {
+        run_file(&query, &args.demo).map_err(|e| format!("{}: {e}", args.demo.display()))?
+    };
     let table = tables.into_iter().next().ok_or_else(|| {
         format!(
             "{}: table {} was not produced",

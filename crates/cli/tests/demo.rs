@@ -151,3 +151,32 @@ fn messages_lists_and_decodes_user_messages_and_protobuf_events() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("closest: GeFireBulletsId"), "{err}");
 }
+
+#[test]
+fn broadcast_directories_are_read_like_demos() {
+    let dir = corpus("deadlock/broadcast/dl_midtown_2025-02-27");
+    let dir = dir.to_str().unwrap();
+    let out = gamewire(&["info", dir, "--format", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(info["last_tick"], 15772, "{info}");
+    assert!(info["error"].is_null(), "{info}");
+    let out = gamewire(&[
+        "entities",
+        dir,
+        "--tick",
+        "10000",
+        "--class",
+        "CCitadelPlayerPawn",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("m_iHealth"));
+}

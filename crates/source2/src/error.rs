@@ -81,6 +81,15 @@ pub enum ErrorKind {
     /// The send tables are inconsistent.
     #[error("send tables: {0}")]
     SendTables(String),
+    /// A broadcast fragment is malformed (the location's byte offset is
+    /// within that fragment).
+    #[error("broadcast fragment {fragment}: {inner}")]
+    Broadcast {
+        /// The fragment (`35/delta.bin`).
+        fragment: String,
+        /// What was wrong.
+        inner: Box<ErrorKind>,
+    },
     /// A string table message is inconsistent.
     #[error("string table {table:?}: {message}")]
     StringTable {

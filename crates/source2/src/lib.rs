@@ -3,6 +3,7 @@
 //! The layers, bottom up:
 //!
 //! - [`container`]: the `PBDEMS2` file, frames, snappy;
+//! - [`broadcast`]: HTTP broadcast fragments, rewritten as a demo stream;
 //! - [`parser`]: packets of protobuf messages, dispatched into [`DemoState`];
 //! - [`stringtable`]: string tables (players, baselines);
 //! - [`serializer`]: send tables → fields with models and decoders;
@@ -19,6 +20,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod broadcast;
 pub mod container;
 pub mod cs2;
 pub mod entity;

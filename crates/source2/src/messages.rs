@@ -43,6 +43,20 @@ impl Game {
             _ => Game::Any,
         }
     }
+
+    /// The game whose player pawn class is among `names` (for streams
+    /// without a file header, such as broadcasts).
+    pub fn from_class_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Game {
+        for name in names {
+            match name {
+                "CCSPlayerPawn" => return Game::Cs2,
+                "CCitadelPlayerPawn" => return Game::Deadlock,
+                "CDOTA_PlayerResource" => return Game::Dota2,
+                _ => {}
+            }
+        }
+        Game::Any
+    }
 }
 
 /// What family a message id belongs to.
@@ -116,6 +130,19 @@ mod tests {
             Game::Deadlock
         );
         assert_eq!(Game::from_game_directory("hl2"), Game::Any);
+        assert_eq!(
+            Game::from_class_names(["CBaseEntity", "CCSPlayerPawn"]),
+            Game::Cs2
+        );
+        assert_eq!(
+            Game::from_class_names(["CDOTA_PlayerResource"]),
+            Game::Dota2
+        );
+        assert_eq!(
+            Game::from_class_names(["CCitadelPlayerPawn"]),
+            Game::Deadlock
+        );
+        assert_eq!(Game::from_class_names(["CBaseEntity"]), Game::Any);
     }
 
     #[test]

@@ -490,6 +490,11 @@ impl<'a> DemoParser<'a> {
                     }
                 }
                 self.state.classes = classes;
+                if self.state.game == Game::Any {
+                    // No file header (a broadcast): tell the game by its classes.
+                    self.state.game =
+                        Game::from_class_names(self.state.classes.iter().map(|c| c.name.as_str()));
+                }
                 if self.state.class_id_bits == 0 {
                     self.state.class_id_bits = class_bits(self.state.classes.len() as u32);
                 }
