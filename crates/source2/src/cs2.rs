@@ -491,12 +491,11 @@ const PLAYER_KEYS: &[(&str, &str)] = &[
 pub type EventRow = (String, i32, Vec<(String, Cell)>);
 
 /// Collects game events as rows: `event`, `tick`, every key of the event,
-/// and for player keys `<prefix>_name` and `<prefix>_steamid` from the
-/// player's controller.
+/// and for player keys `<prefix>_name` and `<prefix>_steamid` of the player
+/// in that slot (from `userinfo`; no entity is decoded).
 #[derive(Debug, Default)]
 pub struct EventCollector {
     names: Option<Vec<String>>,
-    cache: PathCache,
     /// Events as (name, tick, key/value pairs).
     pub events: Vec<EventRow>,
     /// Every event name seen, with its count.
@@ -512,24 +511,18 @@ impl EventCollector {
         }
     }
 
-    fn player_columns(&mut self, state: &DemoState, ev: &GameEvent, out: &mut Vec<(String, Cell)>) {
+    fn player_columns(&self, state: &DemoState, ev: &GameEvent, out: &mut Vec<(String, Cell)>) {
         for (key, prefix) in PLAYER_KEYS {
             let Some(v) = ev.get(key).and_then(EventValue::as_i64) else {
                 continue;
             };
-            let controller = state
-                .entities
-                .get((v & 0xFF) as i32 + 1)
-                .filter(|e| state.class_name(e).ends_with("PlayerController"));
-            let name = controller
-                .and_then(|e| self.cache.value(state, e, "m_iszPlayerName"))
-                .and_then(|v| v.as_str().map(str::to_string));
+            // The player in that slot, from the `userinfo` string table
+            // (the same name and steam id the controller entity carries), so
+            // events need no entity decoding.
+            let player = state.players.get(&((v & 0xFF) as usize));
             // Bots (steam id 0) are not players to demoparser2: null columns.
-            let steamid = controller
-                .and_then(|e| self.cache.value(state, e, "m_steamID"))
-                .and_then(Value::as_u64)
-                .filter(|&s| s != 0);
-            let name = name.filter(|_| steamid.is_some());
+            let steamid = player.map(|p| p.steamid).filter(|&s| s != 0);
+            let name = player.filter(|_| steamid.is_some()).map(|p| p.name.clone());
             out.push((
                 format!("{prefix}_name"),
                 name.map(Cell::Str).unwrap_or(Cell::Null),
@@ -547,7 +540,7 @@ impl EventCollector {
 impl Visitor for EventCollector {
     fn interests(&self) -> Interests {
         Interests {
-            entities: true,
+            entities: false,
             game_events: true,
             user_messages: false,
         }
