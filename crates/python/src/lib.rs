@@ -1,11 +1,532 @@
-//! Python bindings (module `gamewire._gamewire`).
+//! The native half of the `gamewire` Python package (module
+//! `gamewire._gamewire`).
+//!
+//! [`NativeDemo`] holds a demo's bytes, read once when it is constructed, and
+//! answers with the GIL released: the header (the same fields as
+//! `gamewire info --format json`), the names of the game events that occur,
+//! and the analyst tables of `gamewire-query`, several queries in one pass
+//! over the demo. A table comes back as typed column buffers (little-endian
+//! values plus a null mask) that the Python half
+//! (`python/gamewire/__init__.py`) turns into pandas or polars DataFrames
+//! without a Python object per value.
+//!
+//! Errors carry the text the CLI prints: `gamewire.DemoError` (a
+//! `ValueError`) for a non-demo, a truncated or corrupt demo, or an unknown
+//! table, event or prop name (with the closest valid names), and
+//! `FileNotFoundError` / `OSError` when the file cannot be read.
 #![forbid(unsafe_code)]
 
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use gamewire_query::{Collectors, Column, Query, QueryError, Table, TableKind};
+use gamewire_source2::gameevent::GameEvent;
+use gamewire_source2::stringtable::StringTable;
+use gamewire_source2::{
+    DemoError as ParseError, DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests,
+    UserMessage, Visitor,
+};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+
+create_exception!(
+    gamewire,
+    DemoError,
+    PyValueError,
+    "A demo that cannot be parsed (not a demo, truncated, corrupt) or a query \
+     naming an unknown table, event or prop; the message is the CLI's."
+);
+
+/// `{path}: {error}`, as `gamewire table` prints it.
+fn demo_error(path: &Path, e: &dyn std::fmt::Display) -> PyErr {
+    DemoError::new_err(format!("{}: {e}", path.display()))
+}
+
+/// The query crate's message for a file that cannot be read, as
+/// `FileNotFoundError` (missing) or `OSError` (anything else).
+fn read_error(path: &Path, source: std::io::Error) -> PyErr {
+    let missing = source.kind() == std::io::ErrorKind::NotFound;
+    let message = QueryError::Read {
+        path: path.to_path_buf(),
+        source,
+    }
+    .to_string();
+    if missing {
+        PyFileNotFoundError::new_err(message)
+    } else {
+        PyOSError::new_err(message)
+    }
+}
+
+/// A query as the Python half passes it (a dict).
+#[derive(Debug, FromPyObject)]
+struct QuerySpec {
+    /// Table names (`events`, `ticks`, ...).
+    #[pyo3(item)]
+    tables: Vec<String>,
+    /// `events`: only these event names (all when `None`).
+    #[pyo3(item)]
+    events: Option<Vec<String>>,
+    /// Player props (`events`, `ticks`).
+    #[pyo3(item)]
+    player: Vec<String>,
+    /// Game-wide props (`events`).
+    #[pyo3(item)]
+    other: Vec<String>,
+    /// `ticks`: only these ticks.
+    #[pyo3(item)]
+    ticks: Option<Vec<i32>>,
+    /// `ticks`: only these steam ids.
+    #[pyo3(item)]
+    players: Option<Vec<u64>>,
+}
+
+impl QuerySpec {
+    fn query(&self) -> Result<Query, QueryError> {
+        let mut tables = Vec::with_capacity(self.tables.len());
+        for name in &self.tables {
+            let kind: TableKind = name.parse()?;
+            if !tables.contains(&kind) {
+                tables.push(kind);
+            }
+        }
+        Ok(Query {
+            tables,
+            events: self.events.clone(),
+            player_props: self.player.clone(),
+            other_props: self.other.clone(),
+            ticks: self.ticks.clone(),
+        })
+    }
+}
+
+/// Several queries' collectors fed by one pass over a demo: the parser
+/// decodes the union of what they need, and every callback goes to each.
+struct Fanout(Vec<Collectors>);
+
+impl Visitor for Fanout {
+    fn interests(&self) -> Interests {
+        let mut any = Interests {
+            entities: false,
+            game_events: false,
+            user_messages: false,
+        };
+        for c in &self.0 {
+            let i = c.interests();
+            any.entities |= i.entities;
+            any.game_events |= i.game_events;
+            any.user_messages |= i.user_messages;
+        }
+        any
+    }
+    fn on_tick_start(&mut self, state: &DemoState, tick: i32) {
+        self.0.iter_mut().for_each(|c| c.on_tick_start(state, tick));
+    }
+    fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
+        self.0.iter_mut().for_each(|c| c.on_tick_end(state, tick));
+    }
+    fn on_entity(
+        &mut self,
+        state: &DemoState,
+        change: EntityChange,
+        entity: &Entity,
+        paths: &[FieldPath],
+    ) {
+        for c in &mut self.0 {
+            c.on_entity(state, change, entity, paths);
+        }
+    }
+    fn on_packet_entities(&mut self, state: &DemoState) {
+        self.0.iter_mut().for_each(|c| c.on_packet_entities(state));
+    }
+    fn on_game_event(&mut self, state: &DemoState, event: &GameEvent) {
+        self.0
+            .iter_mut()
+            .for_each(|c| c.on_game_event(state, event));
+    }
+    fn on_user_message(&mut self, state: &DemoState, message: &UserMessage<'_>) {
+        for c in &mut self.0 {
+            c.on_user_message(state, message);
+        }
+    }
+    fn on_string_table(&mut self, state: &DemoState, table: &StringTable, changed: &[usize]) {
+        for c in &mut self.0 {
+            c.on_string_table(state, table, changed);
+        }
+    }
+}
+
+/// Runs queries in one pass and returns each query's tables, in order.
+fn run_queries(queries: &[Query], data: &[u8]) -> Result<Vec<Vec<Table>>, QueryError> {
+    let mut parser = DemoParser::new(data).map_err(QueryError::from)?;
+    let mut fanout = Fanout(queries.iter().map(Collectors::new).collect());
+    parser.run(&mut fanout).map_err(QueryError::from)?;
+    for q in queries {
+        q.validate(&parser.state)?;
+    }
+    Ok(fanout
+        .0
+        .into_iter()
+        .map(|c| c.finish(&parser.state))
+        .collect())
+}
+
+/// Keeps the rows whose `steamid` is one of `players`.
+fn filter_players(table: &mut Table, players: &[u64]) {
+    let keep: Vec<bool> = match table.column("steamid") {
+        Some(Column::U64(ids)) => ids
+            .iter()
+            .map(|id| id.is_some_and(|id| players.contains(&id)))
+            .collect(),
+        _ => return,
+    };
+    fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
+        let mut i = 0;
+        v.retain(|_| {
+            let k = keep.get(i).copied().unwrap_or(false);
+            i += 1;
+            k
+        });
+    }
+    for (_, col) in &mut table.columns {
+        match col {
+            Column::Bool(v) => retain(v, &keep),
+            Column::I64(v) => retain(v, &keep),
+            Column::U64(v) => retain(v, &keep),
+            Column::F32(v) => retain(v, &keep),
+            Column::Str(v) => retain(v, &keep),
+        }
+    }
+}
+
+/// A column ready for Python: fixed-width little-endian values (nulls as 0,
+/// or NaN for floats) and a null mask (one byte per row, 1 = null; `None`
+/// when nothing is null), or the strings.
+enum Buffer {
+    Fixed {
+        kind: &'static str,
+        data: Vec<u8>,
+        mask: Option<Vec<u8>>,
+    },
+    Str(Vec<Option<String>>),
+}
+
+fn fixed<T, const N: usize>(
+    kind: &'static str,
+    values: Vec<Option<T>>,
+    null: T,
+    bytes: impl Fn(T) -> [u8; N],
+) -> Buffer
+where
+    T: Copy,
+{
+    let mut data = Vec::with_capacity(values.len() * N);
+    let mut mask = Vec::with_capacity(values.len());
+    for v in &values {
+        data.extend_from_slice(&bytes(v.unwrap_or(null)));
+        mask.push(u8::from(v.is_none()));
+    }
+    let mask = mask.contains(&1).then_some(mask);
+    Buffer::Fixed { kind, data, mask }
+}
+
+/// The query crate types a column without any value as text; a steam id or
+/// tick column keeps its own type even then (an empty `ticks` table, the
+/// player columns of an event only bots triggered).
+fn typed_when_empty(name: &str, column: Column) -> Column {
+    match column {
+        Column::Str(v) if v.iter().all(Option::is_none) => {
+            if name == "steamid" || name.ends_with("_steamid") {
+                Column::U64(vec![None; v.len()])
+            } else if name == "tick" || name.ends_with("_tick") {
+                Column::I64(vec![None; v.len()])
+            } else {
+                Column::Str(v)
+            }
+        }
+        other => other,
+    }
+}
+
+fn buffer(name: &str, column: Column) -> Buffer {
+    match typed_when_empty(name, column) {
+        Column::Bool(v) => fixed("bool", v, false, |b| [u8::from(b)]),
+        Column::I64(v) => fixed("i64", v, 0, i64::to_le_bytes),
+        Column::U64(v) => fixed("u64", v, 0, u64::to_le_bytes),
+        Column::F32(v) => fixed("f32", v, f32::NAN, f32::to_le_bytes),
+        Column::Str(v) => Buffer::Str(v),
+    }
+}
+
+type Buffers = Vec<(String, Vec<(String, Buffer)>)>;
+
+fn buffers(tables: Vec<Table>) -> Buffers {
+    tables
+        .into_iter()
+        .map(|t| {
+            let cols = t
+                .columns
+                .into_iter()
+                .map(|(name, col)| {
+                    let buf = buffer(&name, col);
+                    (name, buf)
+                })
+                .collect();
+            (t.name, cols)
+        })
+        .collect()
+}
+
+/// `[(table name, [(column, kind, data, mask), ...]), ...]`.
+fn to_python<'py>(py: Python<'py>, tables: Buffers) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for (name, cols) in tables {
+        let pycols = PyList::empty(py);
+        for (col, buf) in cols {
+            let item = match buf {
+                Buffer::Fixed { kind, data, mask } => {
+                    let mask = mask.map(|m| PyBytes::new(py, &m));
+                    PyTuple::new(
+                        py,
+                        [
+                            col.into_pyobject(py)?.into_any(),
+                            kind.into_pyobject(py)?.into_any(),
+                            PyBytes::new(py, &data).into_any(),
+                            mask.into_pyobject(py)?.into_any(),
+                        ],
+                    )?
+                }
+                Buffer::Str(values) => PyTuple::new(
+                    py,
+                    [
+                        col.into_pyobject(py)?.into_any(),
+                        "str".into_pyobject(py)?.into_any(),
+                        PyList::new(py, values)?.into_any(),
+                        py.None().into_bound(py),
+                    ],
+                )?,
+            };
+            pycols.append(item)?;
+        }
+        out.append((name, pycols))?;
+    }
+    Ok(out)
+}
+
+/// The visitor of `list_game_events`: game events only, no entities.
+#[derive(Default)]
+struct EventNames(BTreeSet<String>);
+
+impl Visitor for EventNames {
+    fn interests(&self) -> Interests {
+        Interests {
+            entities: false,
+            game_events: true,
+            user_messages: false,
+        }
+    }
+    fn on_game_event(&mut self, _state: &DemoState, event: &GameEvent) {
+        if !self.0.contains(&event.name) {
+            self.0.insert(event.name.clone());
+        }
+    }
+}
+
+/// The visitor of `header`: the container and its messages only.
+struct HeaderOnly;
+
+impl Visitor for HeaderOnly {
+    fn interests(&self) -> Interests {
+        Interests {
+            entities: false,
+            game_events: false,
+            user_messages: false,
+        }
+    }
+}
+
+/// A header value.
+enum HeaderValue {
+    Str(Option<String>),
+    Int(Option<i64>),
+    Float(Option<f64>),
+    Bool(bool),
+}
+
+/// The scalar fields of `gamewire info --format json`, from the same state
+/// fields, plus `tick_rate` (1 / `tick_interval`).
+fn header_fields(state: &DemoState) -> Vec<(&'static str, HeaderValue)> {
+    use HeaderValue::*;
+    let h = state.header.as_ref();
+    let fi = state.file_info.as_ref();
+    // The f32 interval as its shortest decimal (0.015625, 0.033333335), not
+    // its binary expansion in f64.
+    let tick_interval: f64 = state
+        .tick_interval
+        .to_string()
+        .parse()
+        .unwrap_or(f64::from(state.tick_interval));
+    vec![
+        ("map_name", Str(state.map_name().map(str::to_string))),
+        ("server_name", Str(h.and_then(|h| h.server_name.clone()))),
+        ("client_name", Str(h.and_then(|h| h.client_name.clone()))),
+        (
+            "game_directory",
+            Str(h.and_then(|h| h.game_directory.clone())),
+        ),
+        ("build_num", Int(h.and_then(|h| h.build_num).map(i64::from))),
+        (
+            "network_protocol",
+            Int(h
+                .and_then(|h| h.patch_version)
+                .or_else(|| state.server_info.as_ref().and_then(|s| s.protocol))
+                .map(i64::from)),
+        ),
+        (
+            "demo_version_name",
+            Str(h.and_then(|h| h.demo_version_name.clone())),
+        ),
+        (
+            "playback_ticks",
+            Int(fi.and_then(|f| f.playback_ticks).map(i64::from)),
+        ),
+        (
+            "playback_frames",
+            Int(fi.and_then(|f| f.playback_frames).map(i64::from)),
+        ),
+        (
+            "playback_time",
+            Float(fi.and_then(|f| f.playback_time).map(f64::from)),
+        ),
+        ("tick_interval", Float(Some(tick_interval))),
+        (
+            "tick_rate",
+            // Rounded to 1/1000: 64 for CS2, 30 for Dota 2 (whose f32
+            // interval is not exactly 1/30).
+            Float((tick_interval > 0.0).then(|| (1.0 / tick_interval * 1e3).round() / 1e3)),
+        ),
+        ("frames", Int(i64::try_from(state.frames).ok())),
+        ("last_tick", Int(Some(i64::from(state.tick)))),
+        ("reached_stop", Bool(state.reached_stop)),
+    ]
+}
+
+/// A demo file held in memory; the native half of `gamewire.Demo`.
+#[pyclass(frozen, module = "gamewire._gamewire")]
+struct NativeDemo {
+    path: PathBuf,
+    data: Vec<u8>,
+}
+
+impl NativeDemo {
+    /// Parses with a visitor, the GIL released.
+    fn parse<V: Visitor + Send>(&self, py: Python<'_>, mut visitor: V) -> PyResult<(V, DemoState)> {
+        let data = self.data.as_slice();
+        let v = &mut visitor;
+        let result: Result<DemoState, ParseError> = py.detach(move || {
+            let mut parser = DemoParser::new(data)?;
+            parser.run(v)?;
+            Ok(parser.state)
+        });
+        let state = result.map_err(|e| demo_error(&self.path, &e))?;
+        Ok((visitor, state))
+    }
+}
+
+#[pymethods]
+impl NativeDemo {
+    /// Reads the file (released GIL) and checks that it is a Source 2 demo.
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let read = py.detach(|| std::fs::read(&path));
+        let data = read.map_err(|e| read_error(&path, e))?;
+        if let Err(e) = DemoParser::new(&data) {
+            return Err(demo_error(&path, &e));
+        }
+        Ok(NativeDemo { path, data })
+    }
+
+    /// The path given.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// The file's size in bytes.
+    #[getter]
+    fn size(&self) -> usize {
+        self.data.len()
+    }
+
+    /// The header and file info as a dict.
+    fn header<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (_, state) = self.parse(py, HeaderOnly)?;
+        let dict = PyDict::new(py);
+        for (key, value) in header_fields(&state) {
+            match value {
+                HeaderValue::Str(v) => dict.set_item(key, v)?,
+                HeaderValue::Int(v) => dict.set_item(key, v)?,
+                HeaderValue::Float(v) => dict.set_item(key, v)?,
+                HeaderValue::Bool(v) => dict.set_item(key, v)?,
+            }
+        }
+        Ok(dict)
+    }
+
+    /// The names of the game events that occur in the demo, sorted.
+    fn list_game_events(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let (names, _) = self.parse(py, EventNames::default())?;
+        Ok(names.0.into_iter().collect())
+    }
+
+    /// Runs queries in one pass; per query, a list of `(table, columns)`.
+    fn run<'py>(&self, py: Python<'py>, queries: Vec<QuerySpec>) -> PyResult<Bound<'py, PyList>> {
+        let mut built = Vec::with_capacity(queries.len());
+        for q in &queries {
+            built.push(q.query().map_err(|e| DemoError::new_err(e.to_string()))?);
+        }
+        let data = self.data.as_slice();
+        let players: Vec<Option<Vec<u64>>> = queries.iter().map(|q| q.players.clone()).collect();
+        let result = py.detach(move || {
+            run_queries(&built, data).map(|per_query| {
+                per_query
+                    .into_iter()
+                    .zip(players)
+                    .map(|(mut tables, players)| {
+                        if let Some(players) = players {
+                            for t in tables.iter_mut().filter(|t| t.name == "ticks") {
+                                filter_players(t, &players);
+                            }
+                        }
+                        buffers(tables)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        });
+        let per_query = result.map_err(|e| demo_error(&self.path, &e))?;
+        let out = PyList::empty(py);
+        for tables in per_query {
+            out.append(to_python(py, tables)?)?;
+        }
+        Ok(out)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "NativeDemo({:?}, {} bytes)",
+            self.path.display().to_string(),
+            self.data.len()
+        )
+    }
+}
 
 /// The native module.
 #[pymodule]
 fn _gamewire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("DemoError", m.py().get_type::<DemoError>())?;
+    m.add_class::<NativeDemo>()?;
     Ok(())
 }

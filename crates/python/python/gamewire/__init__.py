@@ -1,0 +1,336 @@
+"""gamewire: Source 2 demos (CS2, Deadlock, Dota 2) as pandas or polars DataFrames.
+
+    >>> import gamewire
+    >>> demo = gamewire.Demo("match.dem")
+    >>> demo.header()["map_name"]
+    >>> kills = demo.kills()
+    >>> hurt = demo.events("player_hurt", player=["X", "Y", "health"], other=["total_rounds_played"])
+    >>> ticks = demo.ticks(["X", "Y", "Z", "health"], ticks=[1000, 2000])
+
+The file is read once, when the `Demo` is made (a missing file raises `FileNotFoundError`,
+a file that is not a Source 2 demo raises `DemoError`). Each method parses the bytes in one
+pass with the GIL released, decoding only what its tables need, and returns a pandas DataFrame,
+or a polars DataFrame with `polars=True` (or after `gamewire.set_polars(True)`).
+
+Column types: integers are `int64` (`Int64` when a column has nulls), steam ids `uint64`
+(`UInt64` with nulls; 0 for bots in controller-sourced columns), floats `float32` (NaN for
+null), booleans `bool` (`boolean` with nulls), text `object` (None for null). Units: game units
+for positions, degrees for angles, demo ticks for times (CS2 runs 64 ticks/s; see `header()`'s
+`tick_rate`).
+
+The demoparser2 names are there too: `parse_header`, `parse_event`, `parse_events`,
+`parse_ticks`, `parse_player_info`, `parse_grenades`, `list_game_events`.
+
+Errors are `gamewire.DemoError` (a `ValueError`) with the message the `gamewire` CLI prints:
+the demo is not a demo, is truncated or corrupt (frame, byte offset, tick), or a table, event or
+prop name is unknown (the message lists the closest valid names).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Sequence, Union
+
+from ._gamewire import DemoError, NativeDemo, __version__
+
+__all__ = ["Demo", "DemoError", "TABLES", "set_polars", "__version__"]
+
+#: The analyst tables, in the order `Demo.tables` returns them.
+TABLES = (
+    "events",
+    "ticks",
+    "players",
+    "chat",
+    "grenades",
+    "rounds",
+    "kills",
+    "damages",
+    "purchases",
+)
+
+_POLARS_DEFAULT = False
+
+
+def set_polars(enabled: bool = True) -> None:
+    """Make every table method return polars DataFrames by default (`polars=None`)."""
+    global _POLARS_DEFAULT
+    _POLARS_DEFAULT = bool(enabled)
+
+
+Names = Union[str, Sequence[str], None]
+
+# Column kinds of the native module: numpy dtype of the buffer, pandas dtype with nulls.
+_NUMPY = {"i64": "<i8", "u64": "<u8", "f32": "<f4", "bool": "?"}
+
+
+def _names(value: Names) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def _ints(value: Any) -> list[int] | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, str)):
+        value = [value]
+    return [int(v) for v in value]
+
+
+def _query(
+    tables: Iterable[str],
+    events: Names = None,
+    player: Names = None,
+    other: Names = None,
+    ticks: Any = None,
+    players: Any = None,
+) -> dict:
+    ev = _names(events)
+    return {
+        "tables": list(tables),
+        "events": ev or None,
+        "player": _names(player),
+        "other": _names(other),
+        "ticks": _ints(ticks),
+        "players": _ints(players),
+    }
+
+
+def _pandas_frame(columns: list) -> Any:
+    import numpy as np
+    import pandas as pd
+
+    data = {}
+    for name, kind, values, mask in columns:
+        if kind == "str":
+            data[name] = pd.Series(values, dtype=object)
+            continue
+        arr = np.frombuffer(values, dtype=_NUMPY[kind]).copy()
+        if mask is None or kind == "f32":
+            data[name] = pd.Series(arr)
+            continue
+        m = np.frombuffer(mask, dtype=np.bool_).copy()
+        if kind == "bool":
+            data[name] = pd.Series(pd.arrays.BooleanArray(arr, m))
+        else:
+            data[name] = pd.Series(pd.arrays.IntegerArray(arr, m))
+    return pd.DataFrame(data)
+
+
+def _polars_frame(columns: list) -> Any:
+    import numpy as np
+    import polars as pl
+
+    kinds = {"i64": pl.Int64, "u64": pl.UInt64, "f32": pl.Float32, "bool": pl.Boolean}
+    series = []
+    for name, kind, values, mask in columns:
+        if kind == "str":
+            series.append(pl.Series(name, values, dtype=pl.String))
+            continue
+        s = pl.Series(name, np.frombuffer(values, dtype=_NUMPY[kind]), dtype=kinds[kind])
+        if mask is not None:
+            nulls = np.flatnonzero(np.frombuffer(mask, dtype=np.bool_))
+            s = s.scatter(nulls, None)
+        series.append(s)
+    return pl.DataFrame(series)
+
+
+def _frame(columns: list, polars: bool | None) -> Any:
+    use_polars = _POLARS_DEFAULT if polars is None else polars
+    return _polars_frame(columns) if use_polars else _pandas_frame(columns)
+
+
+def _drop(frame: Any, column: str) -> Any:
+    if column not in frame.columns:
+        return frame
+    if hasattr(frame, "drop_in_place"):  # polars
+        return frame.drop(column)
+    return frame.drop(columns=[column])
+
+
+class Demo:
+    """A Source 2 demo file, read into memory once.
+
+    Raises `FileNotFoundError` (or `OSError`) when the file cannot be read and `DemoError`
+    when it is not a Source 2 demo.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike]):
+        self._native = NativeDemo(os.fspath(path))
+
+    def __repr__(self) -> str:
+        return f"gamewire.Demo({str(self.path)!r}, {self.size} bytes)"
+
+    @property
+    def path(self) -> str:
+        """The path given."""
+        return str(self._native.path)
+
+    @property
+    def size(self) -> int:
+        """The file's size in bytes."""
+        return self._native.size
+
+    # -- header and event names --------------------------------------------------------------
+
+    def header(self) -> dict:
+        """The demo header and file info as a dict: `map_name`, `server_name`, `client_name`,
+        `game_directory`, `build_num`, `network_protocol`, `demo_version_name`,
+        `playback_ticks`, `playback_frames`, `playback_time` (s), `tick_interval` (s),
+        `tick_rate` (ticks/s), `frames`, `last_tick`, `reached_stop` (the same values as
+        `gamewire info --format json`)."""
+        return self._native.header()
+
+    def list_game_events(self) -> list[str]:
+        """The names of the game events that occur in the demo, sorted (`server_cvar`, the
+        synthetic convar event, included, as in demoparser2)."""
+        return self._native.list_game_events()
+
+    # -- tables --------------------------------------------------------------------------------
+
+    def _run(self, queries: list[dict], polars: bool | None) -> list[dict]:
+        out = []
+        for tables in self._native.run(queries):
+            out.append({name: _frame(cols, polars) for name, cols in tables})
+        return out
+
+    def tables(
+        self,
+        names: Names = TABLES,
+        *,
+        event_name: Names = None,
+        player: Names = None,
+        other: Names = None,
+        ticks: Any = None,
+        players: Any = None,
+        polars: bool | None = None,
+    ) -> dict:
+        """Several tables in one pass over the demo: a dict from table name to DataFrame.
+        `names` is a table name or a list of them (default: all of `TABLES`); the keyword
+        options are those of `events` and `ticks`."""
+        query = _query(_names(names), event_name, player, other, ticks, players)
+        return self._run([query], polars)[0]
+
+    def _table(self, name: str, polars: bool | None, **options: Any) -> Any:
+        return self.tables(name, polars=polars, **options)[name]
+
+    def events(
+        self,
+        event_name: Names = None,
+        player: Names = None,
+        other: Names = None,
+        *,
+        polars: bool | None = None,
+    ) -> Any:
+        """Game events, one row each: `event_name`, `tick`, the event's keys (player handles
+        resolved), then per player key (`attacker`, `user`, `assister`, `victim`) `<p>_name`,
+        `<p>_steamid` and `<p>_<prop>` for each `player` prop at that tick, then each `other`
+        (game-wide) prop. `event_name` is a name, a list of names or None for every event.
+        Semantics of demoparser2's `parse_event`."""
+        return self._table("events", polars, event_name=event_name, player=player, other=other)
+
+    def ticks(
+        self,
+        props: Names,
+        ticks: Any = None,
+        players: Any = None,
+        *,
+        polars: bool | None = None,
+    ) -> Any:
+        """One row per player per tick: each prop of `props` (friendly names such as `X`,
+        `health`, `yaw`, or raw `CCSPlayerPawn.m_iHealth`), `tick`, `steamid`, `name`.
+        `ticks` keeps only those ticks, `players` only those steam ids."""
+        return self._table("ticks", polars, player=props, ticks=ticks, players=players)
+
+    def players(self, *, polars: bool | None = None) -> Any:
+        """Players seen in `userinfo`, with their controller's team and match stats."""
+        return self._table("players", polars)
+
+    def chat(self, *, polars: bool | None = None) -> Any:
+        """Chat messages: `tick`, `entity_index`, `name`, `steamid`, `text`, `all_chat`,
+        `kind`."""
+        return self._table("chat", polars)
+
+    def grenades(self, *, polars: bool | None = None) -> Any:
+        """Grenade trajectories: one row per projectile per tick it moved, with thrower,
+        type, start and end ticks, and position."""
+        return self._table("grenades", polars)
+
+    def rounds(self, *, polars: bool | None = None) -> Any:
+        """Rounds: start, freeze end, end and official end ticks, winner and reason."""
+        return self._table("rounds", polars)
+
+    def kills(self, *, polars: bool | None = None) -> Any:
+        """Kills (`player_death`): attacker, victim, assister, weapon, headshot, wallbang,
+        flash assist, ..."""
+        return self._table("kills", polars)
+
+    def damages(self, *, polars: bool | None = None) -> Any:
+        """Damage (`player_hurt`): attacker, victim, weapon, damage, remaining health/armor,
+        hit group."""
+        return self._table("damages", polars)
+
+    def purchases(self, *, polars: bool | None = None) -> Any:
+        """Purchases (`item_purchase`): tick, buyer, team, weapon."""
+        return self._table("purchases", polars)
+
+    # -- demoparser2 names -----------------------------------------------------------------
+
+    def parse_header(self) -> dict:
+        """`header()`."""
+        return self.header()
+
+    def parse_event(
+        self,
+        event_name: str,
+        player: Names = None,
+        other: Names = None,
+        *,
+        polars: bool | None = None,
+    ) -> Any:
+        """demoparser2's `parse_event`: `events(event_name, player, other)` without the
+        `event_name` column. Steam ids are `uint64` (demoparser2: strings)."""
+        frame = self.events(event_name, player, other, polars=polars)
+        return _drop(frame, "event_name")
+
+    def parse_events(
+        self,
+        event_names: Names,
+        player: Names = None,
+        other: Names = None,
+        *,
+        polars: bool | None = None,
+    ) -> list:
+        """demoparser2's `parse_events`: a list of `(event name, DataFrame)`, one per event
+        name (`["all"]`: every event that occurs), each frame as `parse_event` gives it. One
+        pass over the demo (two for `"all"`: the first lists the events)."""
+        names = _names(event_names)
+        if "all" in names:
+            names = self.list_game_events()
+        queries = [_query(["events"], [n], player, other) for n in names]
+        out = []
+        for name, tables in zip(names, self._run(queries, polars)):
+            out.append((name, _drop(tables["events"], "event_name")))
+        return out
+
+    def parse_ticks(
+        self,
+        wanted_props: Names,
+        players: Any = None,
+        ticks: Any = None,
+        *,
+        polars: bool | None = None,
+    ) -> Any:
+        """demoparser2's `parse_ticks`: `ticks(wanted_props, ticks, players)`."""
+        return self.ticks(wanted_props, ticks=ticks, players=players, polars=polars)
+
+    def parse_player_info(self, *, polars: bool | None = None) -> Any:
+        """`players()` (demoparser2's columns `steamid`, `name` and `team_number` are
+        `steamid`, `name` and `team_num` here)."""
+        return self.players(polars=polars)
+
+    def parse_grenades(self, *, polars: bool | None = None) -> Any:
+        """`grenades()`."""
+        return self.grenades(polars=polars)

@@ -1,0 +1,52 @@
+"""Shared fixtures of the gamewire Python tests.
+
+Run from the repository root with the venv of `.ci/setup-python.sh start`:
+
+    target/py-venv/bin/python -m pytest crates/python/tests -q
+
+(`cargo test -p gamewire-python` does exactly that, see pytest.rs). The corpus is
+`../shared/corpus` beside the repository (read `../shared/corpus/SOURCES.md`); it is never
+copied into the repository.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
+
+# Every Source 2 demo of the corpus with what SOURCES.md says about it:
+# (path, map, network protocol, build, last tick = playback ticks).
+DEMOS = [
+    ("cs2/14011.dem", "cs_italy", 14011, 10072, 391),
+    ("cs2/14065.dem", "de_nuke", 14065, 10231, 185),
+    ("cs2/14132.dem", "de_ancient", 14132, 10679, 125),
+    ("cs2/14150_ag2.dem", "de_train", 14150, 10750, 154),
+    ("cs2/14155.dem", "de_dust2", 14155, 10772, 161),
+    ("deadlock/hltv_10423.dem", "dl_midtown", 48, 10423, 148),
+    ("dota2/auto-20240102-2233-start.dem", "start", 47, 9912, 812),
+]
+
+# The CS2 demos demoparser2 0.42.0 reads (it fails on 14011 and 14150_ag2).
+DP2_DEMOS = ["cs2/14065.dem", "cs2/14132.dem", "cs2/14155.dem"]
+
+
+def corpus(rel: str) -> Path:
+    path = CORPUS / rel
+    if not path.is_file():
+        pytest.fail(f"corpus demo missing: {path} (the corpus must sit at ../shared/corpus)")
+    return path
+
+
+# What the demoparser2 comparison compared (filled by test_demoparser2.py), printed in the
+# terminal summary so that `-q` runs (and the Rust wrapper's output) show it.
+COMPARED: dict = {}
+
+
+def pytest_terminal_summary(terminalreporter):
+    if COMPARED:
+        terminalreporter.write_line(
+            "compared with demoparser2: " + ", ".join(f"{v} {k}" for k, v in COMPARED.items()))

@@ -1,0 +1,115 @@
+"""Bad input: the exception types and the CLI's message text (`gamewire table` prints
+`error: <path>: <message>`; the Python message is what follows `error: `)."""
+
+from __future__ import annotations
+
+import pytest
+
+import gamewire
+from conftest import corpus
+
+
+def test_demo_error_is_a_value_error():
+    assert issubclass(gamewire.DemoError, ValueError)
+
+
+def test_missing_file(tmp_path):
+    path = tmp_path / "nope.dem"
+    with pytest.raises(FileNotFoundError) as e:
+        gamewire.Demo(path)
+    assert str(e.value) == f"cannot read {path}: No such file or directory (os error 2)"
+
+
+def test_directory(tmp_path):
+    with pytest.raises(OSError) as e:
+        gamewire.Demo(tmp_path)
+    assert str(e.value).startswith(f"cannot read {tmp_path}: ")
+
+
+def test_not_a_demo(tmp_path):
+    path = tmp_path / "notes.dem"
+    path.write_bytes(b"hello, this is not a demo\n")
+    with pytest.raises(gamewire.DemoError) as e:
+        gamewire.Demo(path)
+    assert str(e.value) == (
+        f'{path}: not a Source 2 demo: the file starts with "hello, t", '
+        'expected "PBDEMS2\\0" (frame 0 at byte 0, tick -1)'
+    )
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty.dem"
+    path.write_bytes(b"")
+    with pytest.raises(gamewire.DemoError) as e:
+        gamewire.Demo(path)
+    assert str(e.value).startswith(f"{path}: ")
+
+
+def test_source1_demo(tmp_path):
+    path = tmp_path / "old.dem"
+    path.write_bytes(b"HL2DEMO\0" + bytes(1064))
+    with pytest.raises(gamewire.DemoError, match="not a Source 2 demo"):
+        gamewire.Demo(path)
+
+
+def test_truncated_demo(tmp_path):
+    data = corpus("cs2/14065.dem").read_bytes()
+    path = tmp_path / "cut.dem"
+    path.write_bytes(data[: len(data) // 2])
+    demo = gamewire.Demo(path)  # the magic is fine: reading succeeds
+    expected = (
+        f"{path}: the demo is truncated: frame payload needs 5405 bytes, 1701 left "
+        "(frame 20 at byte 159037, tick 1)"
+    )
+    for call in (demo.header, demo.list_game_events, demo.kills, demo.players,
+                 lambda: demo.ticks(["X"]), lambda: demo.events("player_hurt")):
+        with pytest.raises(gamewire.DemoError) as e:
+            call()
+        assert str(e.value) == expected
+
+
+def test_unknown_player_prop():
+    path = corpus("cs2/14065.dem")
+    demo = gamewire.Demo(path)
+    with pytest.raises(gamewire.DemoError) as e:
+        demo.ticks(["X", "helth"])
+    msg = str(e.value)
+    assert msg.startswith(f'{path}: unknown player prop "helth"; closest: health, ')
+    assert "(friendly names: X, Y, Z, health, armor_value" in msg
+    with pytest.raises(gamewire.DemoError, match='unknown player prop "yaww"; closest: yaw'):
+        demo.events("round_freeze_end", player=["yaww"])
+
+
+def test_unknown_game_wide_prop():
+    demo = gamewire.Demo(corpus("cs2/14065.dem"))
+    with pytest.raises(gamewire.DemoError) as e:
+        demo.events(other=["total_round"])
+    msg = str(e.value)
+    assert 'unknown game-wide prop "total_round"; closest: ' in msg
+    closest = msg.split("; closest: ")[1].split(" (")[0].split(", ")
+    assert "total_rounds_played" in closest
+
+
+def test_unknown_event():
+    path = corpus("cs2/14065.dem")
+    with pytest.raises(gamewire.DemoError) as e:
+        gamewire.Demo(path).parse_event("player_deth")
+    assert str(e.value) == (
+        f'{path}: the demo declares no event "player_deth"; closest: player_death, '
+        "player_decal, player_team, player_chat, player_hurt"
+    )
+
+
+def test_unknown_table():
+    with pytest.raises(gamewire.DemoError) as e:
+        gamewire.Demo(corpus("cs2/14065.dem")).tables(["kills", "kils"])
+    assert str(e.value) == (
+        'unknown table "kils"; valid tables: events, ticks, players, chat, grenades, rounds, '
+        "kills, damages, purchases; closest: kills, ticks, chat, events, rounds"
+    )
+
+
+def test_bad_argument_types():
+    demo = gamewire.Demo(corpus("cs2/14065.dem"))
+    with pytest.raises((TypeError, ValueError)):
+        demo.ticks(["X"], ticks=["not a number"])

@@ -1,0 +1,247 @@
+"""Every table and the header on every corpus demo, with their dtypes; pandas and polars agree;
+the one-pass `tables()` agrees with the single-table methods; the demoparser2-named aliases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+import gamewire
+from conftest import DEMOS, corpus
+
+TICK_PROPS = ["X", "Y", "Z", "health", "armor_value", "team_num", "pitch", "yaw"]
+
+# The dtypes a column may have: int64 / uint64 / float32 / bool / object, and the nullable
+# Int64 / UInt64 / boolean when a column holds nulls.
+ALLOWED = {"int64", "Int64", "uint64", "UInt64", "float32", "bool", "boolean", "object"}
+
+# Columns every fixed-schema table has (README "Analyst tables"); the query crate may add
+# more, so these are checked as a subset, in this order.
+SCHEMAS = {
+    "players": ["slot", "userid", "name", "steamid", "fake_player", "is_hltv", "first_tick",
+                "team_num", "score", "kills_total", "deaths_total", "assists_total",
+                "damage_total", "mvps", "ping", "rank"],
+    "chat": ["tick", "entity_index", "name", "steamid", "text", "all_chat", "kind"],
+    "grenades": ["grenade_id", "entity_index", "grenade_type", "thrower_name",
+                 "thrower_steamid", "start_tick", "end_tick", "tick", "x", "y", "z"],
+    "rounds": ["round", "start_tick", "freeze_end_tick", "end_tick", "official_end_tick",
+               "winner", "winner_side", "reason", "reason_name", "message"],
+    "kills": ["tick",
+              "attacker_name", "attacker_steamid", "attacker_team",
+              "victim_name", "victim_steamid", "victim_team",
+              "assister_name", "assister_steamid", "assister_team",
+              "weapon", "headshot", "penetrated", "wallbang", "assistedflash", "noscope",
+              "thrusmoke", "attackerblind", "attackerinair", "distance", "dmg_health",
+              "dmg_armor", "hitgroup"],
+    "damages": ["tick", "attacker_name", "attacker_steamid", "attacker_team",
+                "victim_name", "victim_steamid", "victim_team", "weapon", "dmg_health",
+                "dmg_armor", "health", "armor", "hitgroup"],
+    "purchases": ["tick", "name", "steamid", "team", "weapon", "loadout"],
+}
+
+DEMO_IDS = [d[0] for d in DEMOS]
+
+
+@pytest.fixture(scope="module", params=DEMOS, ids=DEMO_IDS)
+def demo_case(request):
+    rel, *expected = request.param
+    return gamewire.Demo(corpus(rel)), rel, expected
+
+
+def table_of(demo: gamewire.Demo, name: str, **kw):
+    if name == "ticks":
+        return demo.ticks(TICK_PROPS, **kw)
+    return getattr(demo, name)(**kw)
+
+
+def check_dtypes(frame: pd.DataFrame) -> None:
+    for col, dtype in frame.dtypes.items():
+        assert str(dtype) in ALLOWED, f"column {col} has dtype {dtype}"
+        if str(dtype) == "object":
+            bad = [v for v in frame[col] if v is not None and not isinstance(v, str)]
+            assert not bad, f"object column {col} holds non-strings {bad[:3]}"
+        if str(dtype) in ("int64", "uint64", "bool"):
+            assert not frame[col].isna().any()
+
+
+def test_header(demo_case):
+    demo, rel, (map_name, protocol, build, last_tick) = demo_case
+    h = demo.header()
+    assert h["map_name"] == map_name
+    assert h["network_protocol"] == protocol
+    assert h["build_num"] == build
+    assert h["playback_ticks"] == last_tick
+    assert h["last_tick"] == last_tick
+    assert h["reached_stop"] is True
+    assert h["frames"] > 0
+    assert h["tick_rate"] == (30.0 if rel.startswith("dota2") else 64.0)
+    assert math.isclose(h["tick_interval"] * h["tick_rate"], 1.0, rel_tol=1e-6)
+    assert isinstance(h["server_name"], str) and isinstance(h["demo_version_name"], str)
+    assert demo.parse_header() == h
+
+
+@pytest.mark.parametrize("name", gamewire.TABLES)
+def test_every_table(demo_case, name):
+    demo, rel, _ = demo_case
+    frame = table_of(demo, name)
+    assert isinstance(frame, pd.DataFrame)
+    check_dtypes(frame)
+    assert frame.columns.is_unique
+    if name in SCHEMAS:
+        cols = list(frame.columns)
+        missing = [c for c in SCHEMAS[name] if c not in cols]
+        assert not missing, f"{name} lacks {missing}"
+        assert sorted(SCHEMAS[name], key=cols.index) == SCHEMAS[name], f"{name} order"
+    if name == "ticks":
+        assert list(frame.columns) == TICK_PROPS + ["tick", "steamid", "name"]
+        assert frame["steamid"].dtype == np.uint64
+        if len(frame):  # no player rows (Deadlock, Dota 2): no values to type the props by
+            for c in ("X", "Y", "Z", "pitch", "yaw"):
+                assert frame[c].dtype == np.float32
+        if rel.startswith("cs2"):
+            # One human on every CS2 clip, one row per tick from tick 1 to the last.
+            assert len(frame) == demo.header()["last_tick"]
+            assert frame["tick"].is_monotonic_increasing
+            assert frame["yaw"].between(-180, 180).all()
+    if name == "events":
+        assert list(frame.columns[:2]) == ["event_name", "tick"]
+        assert sorted(set(frame["event_name"])) == demo.list_game_events()
+    if name == "players":
+        assert len(frame) > 0
+        assert frame["steamid"].dtype == np.uint64
+
+
+def test_tables_in_one_pass_equal_single_calls(demo_case):
+    demo, _, _ = demo_case
+    everything = demo.tables(player=TICK_PROPS)
+    assert list(everything) == list(gamewire.TABLES)
+    for name in gamewire.TABLES:
+        single = table_of(demo, name)
+        if name == "events":
+            single = demo.events(player=TICK_PROPS)
+        pd.testing.assert_frame_equal(everything[name], single, obj=name)
+
+
+def polars_rows(frame: pl.DataFrame) -> list[dict]:
+    return frame.to_dicts()
+
+
+def pandas_rows(frame: pd.DataFrame) -> list[dict]:
+    out = []
+    for r in frame.astype(object).to_dict("records"):
+        row = {}
+        for k, v in r.items():
+            if v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+                v = None
+            elif hasattr(v, "item"):
+                v = v.item()
+            row[k] = v
+        out.append(row)
+    return out
+
+
+@pytest.mark.parametrize("name", gamewire.TABLES)
+def test_polars_equals_pandas(demo_case, name):
+    demo, _, _ = demo_case
+    pdf = table_of(demo, name)
+    plf = table_of(demo, name, polars=True)
+    assert isinstance(plf, pl.DataFrame)
+    assert plf.columns == list(pdf.columns)
+    kinds = {"int64": pl.Int64, "Int64": pl.Int64, "uint64": pl.UInt64, "UInt64": pl.UInt64,
+             "float32": pl.Float32, "bool": pl.Boolean, "boolean": pl.Boolean,
+             "object": pl.String}
+    for col, dtype in pdf.dtypes.items():
+        assert plf.schema[col] == kinds[str(dtype)], col
+    assert polars_rows(plf) == pandas_rows(pdf)
+
+
+def test_set_polars_switches_the_default():
+    demo = gamewire.Demo(corpus("cs2/14065.dem"))
+    try:
+        gamewire.set_polars(True)
+        assert isinstance(demo.rounds(), pl.DataFrame)
+        assert isinstance(demo.rounds(polars=False), pd.DataFrame)
+    finally:
+        gamewire.set_polars(False)
+    assert isinstance(demo.rounds(), pd.DataFrame)
+
+
+def test_nullable_columns():
+    # 14065 has one round_freeze_end and no round_start: the round's start and end are null.
+    rounds = gamewire.Demo(corpus("cs2/14065.dem")).rounds()
+    assert len(rounds) == 1
+    assert str(rounds["start_tick"].dtype) == "Int64"
+    assert rounds["start_tick"].isna().all()
+    assert rounds["freeze_end_tick"].tolist() == [142]
+    assert rounds["winner_side"].tolist() == [None]
+    prl = gamewire.Demo(corpus("cs2/14065.dem")).rounds(polars=True)
+    assert prl["start_tick"].null_count() == 1 and prl["freeze_end_tick"].to_list() == [142]
+
+
+def test_ticks_filters():
+    demo = gamewire.Demo(corpus("cs2/14155.dem"))
+    full = demo.ticks(["X", "health"])
+    some = demo.ticks(["X", "health"], ticks=[10, 20, 99999])
+    assert some["tick"].tolist() == [10, 20]
+    pd.testing.assert_frame_equal(
+        some, full[full["tick"].isin([10, 20])].reset_index(drop=True))
+    steamid = int(full["steamid"].iloc[0])
+    assert len(demo.ticks(["X"], players=[steamid])) == len(full)
+    assert len(demo.ticks(["X"], players=[str(steamid)])) == len(full)
+    assert len(demo.ticks(["X"], players=[1])) == 0
+    assert demo.ticks("health", ticks=5)["tick"].tolist() == [5]
+    pd.testing.assert_frame_equal(demo.parse_ticks(["X", "health"], ticks=[10, 20]), some)
+
+
+def test_events_with_player_and_game_props():
+    # 14011 (deathmatch) has 3 real player_hurt events; bots on both sides, so the player
+    # columns are there and null (bots have steam id 0: null, as in demoparser2).
+    demo = gamewire.Demo(corpus("cs2/14011.dem"))
+    hurt = demo.events("player_hurt", player=["X", "health"], other=["total_rounds_played", "game_time"])
+    assert len(hurt) == 3
+    assert set(hurt["event_name"]) == {"player_hurt"}
+    for col in ("attacker_name", "attacker_steamid", "attacker_X", "attacker_health",
+                "user_name", "user_steamid", "user_X", "user_health",
+                "dmg_health", "hitgroup", "total_rounds_played", "game_time"):
+        assert col in hurt.columns, col
+    assert str(hurt["user_steamid"].dtype) in ("uint64", "UInt64")
+    assert hurt["user_steamid"].isna().all() and hurt["attacker_name"].isna().all()
+    assert hurt["hitgroup"].tolist() == ["chest", "chest", "chest"]
+    assert hurt["game_time"].dtype == np.float32
+    check_dtypes(hurt)
+    # Same rows as the damages table.
+    assert hurt["tick"].tolist() == demo.damages()["tick"].tolist()
+    # A list of names, and parse_event without the event_name column.
+    two = demo.events(["player_hurt", "player_footstep"])
+    assert set(two["event_name"]) <= {"player_hurt", "player_footstep"}
+    pe = demo.parse_event("player_hurt", player=["X", "health"], other=["total_rounds_played", "game_time"])
+    pd.testing.assert_frame_equal(pe, hurt.drop(columns=["event_name"]))
+
+
+def test_parse_events():
+    demo = gamewire.Demo(corpus("cs2/14150_ag2.dem"))
+    names = demo.list_game_events()
+    pairs = demo.parse_events(["all"], player=["health"])
+    assert [n for n, _ in pairs] == names
+    for name, frame in pairs:
+        pd.testing.assert_frame_equal(frame, demo.parse_event(name, player=["health"]), obj=name)
+        assert "event_name" not in frame.columns
+    subset = demo.parse_events(["player_hurt", "server_cvar"], polars=True)
+    assert [n for n, _ in subset] == ["player_hurt", "server_cvar"]
+    assert all(isinstance(f, pl.DataFrame) for _, f in subset)
+
+
+def test_aliases():
+    demo = gamewire.Demo(corpus("cs2/14065.dem"))
+    pd.testing.assert_frame_equal(demo.parse_player_info(), demo.players())
+    pd.testing.assert_frame_equal(demo.parse_grenades(), demo.grenades())
+    assert demo.path.endswith("14065.dem")
+    assert demo.size == corpus("cs2/14065.dem").stat().st_size
+    assert "14065.dem" in repr(demo)
+    assert gamewire.__version__
+    # A pathlib.Path works as well as a str.
+    assert gamewire.Demo(corpus("cs2/14065.dem")).header()["map_name"] == "de_nuke"
