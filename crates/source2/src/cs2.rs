@@ -271,16 +271,18 @@ pub struct Table {
 /// Cached field paths per class for the props of one query.
 #[derive(Debug, Default)]
 struct PathCache {
-    by_serializer: rustc_hash::FxHashMap<(SerializerId, String), Option<u128>>,
+    /// Per serializer, prop name → path key (a hit allocates nothing).
+    by_serializer: rustc_hash::FxHashMap<SerializerId, rustc_hash::FxHashMap<String, Option<u128>>>,
 }
 
 impl PathCache {
     fn key(&mut self, tables: &SendTables, ser: SerializerId, name: &str) -> Option<u128> {
-        if let Some(k) = self.by_serializer.get(&(ser, name.to_string())) {
+        let names = self.by_serializer.entry(ser).or_default();
+        if let Some(k) = names.get(name) {
             return *k;
         }
         let k = resolve_prop(tables, ser, name).and_then(|p| p.key());
-        self.by_serializer.insert((ser, name.to_string()), k);
+        names.insert(name.to_string(), k);
         k
     }
 

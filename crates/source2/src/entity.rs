@@ -348,13 +348,17 @@ impl FieldState {
 
 /// Turns a compact key back into a path.
 pub fn key_to_path(key: u128) -> FieldPath {
-    let mut parts = Vec::with_capacity(7);
+    let mut parts = [0i32; crate::fieldpath::MAX_DEPTH];
+    let mut len = 0;
     let mut k = key;
-    while k != 0 && parts.len() < 7 {
-        parts.push(((k & 0x1FFFF) as i32) - 1);
+    while k != 0 && len < parts.len() {
+        if let Some(slot) = parts.get_mut(len) {
+            *slot = ((k & 0x1FFFF) as i32) - 1;
+        }
+        len += 1;
         k >>= 17;
     }
-    FieldPath::from_slice(&parts)
+    FieldPath::from_slice(parts.get(..len).unwrap_or(&[]))
 }
 
 /// Reads a field-path sequence and its values into `state`.
