@@ -10,9 +10,6 @@ use clap::{Parser, Subcommand};
 
 mod demo;
 mod tables;
-
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod tg;
 mod tw;
 
