@@ -417,6 +417,11 @@ impl FieldState {
         let mut ser = root;
         let mut owner = Owner::Root;
         let mut i = 0usize;
+        // A baseline gets its nodes at full size (it sets most fields); an
+        // entity's own layer over a baseline only holds what changed, so its
+        // nodes grow as needed instead (this keeps many sparse entities,
+        // as in Dota 2, small). `sized` masks the size hints.
+        let sized = if self.base.is_some() { 0 } else { usize::MAX };
         let (at, decoder) = loop {
             let index = path.get(i).copied().unwrap_or(-1);
             let Some(s) = tables.serializers.get(ser as usize) else {
@@ -432,7 +437,7 @@ impl FieldState {
                         s.name
                     )
                 })?;
-            let at = self.slot_index(owner, index, s.fields.len())?;
+            let at = self.slot_index(owner, index, s.fields.len() & sized)?;
             match &field.model {
                 FieldModel::Value(d) => {
                     if i != last {
@@ -448,7 +453,7 @@ impl FieldState {
                             field.name
                         ));
                     }
-                    let at = self.slot_index(Owner::Slot(at), elem, *len as usize)?;
+                    let at = self.slot_index(Owner::Slot(at), elem, *len as usize & sized)?;
                     break (at, element);
                 }
                 FieldModel::VariableArray(element) => {
@@ -464,7 +469,7 @@ impl FieldState {
                         ));
                     }
                     let size = len.unwrap_or(0) as usize;
-                    let at = self.slot_index(Owner::Slot(at), elem, size)?;
+                    let at = self.slot_index(Owner::Slot(at), elem, size & sized)?;
                     break (at, element);
                 }
                 FieldModel::FixedTable { serializer, poly } => {
@@ -499,7 +504,7 @@ impl FieldState {
                         ));
                     }
                     let size = len.unwrap_or(0) as usize;
-                    let at = self.slot_index(Owner::Slot(at), elem, size)?;
+                    let at = self.slot_index(Owner::Slot(at), elem, size & sized)?;
                     owner = Owner::Slot(at);
                     ser = *child;
                     i += 2;
