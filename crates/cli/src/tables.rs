@@ -59,9 +59,10 @@ pub struct QueryArgs {
     /// `balance`, ...) or raw `CCSPlayerPawn.<path>` / `CCSPlayerController.<path>`.
     #[arg(long, value_delimiter = ',')]
     pub props: Vec<String>,
-    /// Game-wide props for `events` (comma-separated or repeated):
-    /// `total_rounds_played`, `is_bomb_planted`, `game_time`, ... or raw
-    /// `CCSGameRulesProxy.m_pGameRules.<field>`.
+    /// Game-wide props for `events` (comma-separated or repeated): game
+    /// rules (`total_rounds_played`, `is_bomb_planted`, `game_time`, ...),
+    /// team props as `t_`/`ct_` columns (`team_rounds_total` gives both,
+    /// `ct_team_name` one), or raw `CCSGameRulesProxy.m_pGameRules.<field>`.
     #[arg(long, value_delimiter = ',')]
     pub other: Vec<String>,
     /// `events`: only events with this name (repeatable).
