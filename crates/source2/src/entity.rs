@@ -187,7 +187,7 @@ impl FieldState {
     }
 
     /// [`FieldState::set`] with the size of the node at each depth (from
-    /// [`SendTables::resolve_sized`]; 0 when unknown): a node is allocated
+    /// the serializer; 0 when unknown): a node is allocated
     /// at its full size when first touched.
     #[inline]
     pub fn set_sized(
@@ -395,7 +395,7 @@ impl FieldState {
     /// Resolves `fp` against the serializer, decodes its value from `r` and
     /// stores it, in one walk down both the serializer and the state.
     ///
-    /// This is [`SendTables::resolve_sized`] followed by
+    /// This is [`SendTables::resolve`] followed by
     /// [`FieldState::set_sized`], fused: the length of a variable array and
     /// the type index of a polymorphic pointer are read from the slot the
     /// walk is already at, and each node is allocated at its full size.

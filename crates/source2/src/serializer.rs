@@ -831,22 +831,7 @@ impl SendTables {
         &'s self,
         root: SerializerId,
         fp: &FieldPath,
-        poly_index: impl FnMut(usize) -> Option<u32>,
-    ) -> Result<&'s FieldDecoder, String> {
-        let mut sizes = [0u32; crate::fieldpath::MAX_DEPTH];
-        self.resolve_sized(root, fp, poly_index, &mut sizes)
-    }
-
-    /// [`SendTables::resolve`], also giving the size of the node each path
-    /// index selects in (`sizes[d]`: the field count of the serializer, the
-    /// length of the array), so entity state can allocate nodes at once.
-    #[inline]
-    pub fn resolve_sized<'s>(
-        &'s self,
-        root: SerializerId,
-        fp: &FieldPath,
         mut poly_index: impl FnMut(usize) -> Option<u32>,
-        sizes: &mut [u32; crate::fieldpath::MAX_DEPTH],
     ) -> Result<&'s FieldDecoder, String> {
         const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
         const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
@@ -857,9 +842,6 @@ impl SendTables {
         let mut i = 0usize;
         loop {
             let index = path.get(i).copied().unwrap_or(-1);
-            if let (Some(size), Some(s)) = (sizes.get_mut(i), self.serializers.get(ser as usize)) {
-                *size = s.fields.len() as u32;
-            }
             let field = self.field(ser, index).ok_or_else(|| {
                 format!(
                     "index {index} at depth {i} is outside serializer {}",
@@ -875,9 +857,6 @@ impl SendTables {
                     };
                 }
                 FieldModel::FixedArray { len, element } => {
-                    if let Some(size) = sizes.get_mut(i + 1) {
-                        *size = *len;
-                    }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
                     return if i + 1 == last && elem >= 0 && (elem as u32) < *len {
                         Ok(element)
@@ -896,9 +875,6 @@ impl SendTables {
                     let len = poly_index(i + 1)
                         .unwrap_or(MAX_ARRAY_LEN)
                         .min(MAX_ARRAY_LEN);
-                    if let Some(size) = sizes.get_mut(i + 1) {
-                        *size = if len == MAX_ARRAY_LEN { 0 } else { len };
-                    }
                     return if i + 1 == last && elem >= 0 && (elem as u32) < len {
                         Ok(element)
                     } else {
@@ -931,9 +907,6 @@ impl SendTables {
                     let len = poly_index(i + 1)
                         .unwrap_or(MAX_ARRAY_LEN)
                         .min(MAX_ARRAY_LEN);
-                    if let Some(size) = sizes.get_mut(i + 1) {
-                        *size = if len == MAX_ARRAY_LEN { 0 } else { len };
-                    }
                     if elem < 0 || elem as u32 >= len || i + 1 == last {
                         return Err(format!(
                             "bad element path into variable table {}",
