@@ -315,9 +315,8 @@ pub fn schema(args: SchemaArgs) -> Result<(), String> {
     impl Visitor for StopAfterSignon {
         fn interests(&self) -> Interests {
             Interests {
-                entities: false,
-                game_events: false,
-                user_messages: false,
+                send_tables: true,
+                ..Interests::NONE
             }
         }
     }
@@ -618,6 +617,7 @@ impl Visitor for Snapshot {
             entities: true,
             game_events: false,
             user_messages: false,
+            send_tables: false,
         }
     }
     fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
@@ -728,6 +728,7 @@ impl Visitor for MessageCollector {
             entities: false,
             game_events: false,
             user_messages: true,
+            send_tables: false,
         }
     }
 

@@ -108,18 +108,9 @@ struct Fanout(Vec<Collectors>);
 
 impl Visitor for Fanout {
     fn interests(&self) -> Interests {
-        let mut any = Interests {
-            entities: false,
-            game_events: false,
-            user_messages: false,
-        };
-        for c in &self.0 {
-            let i = c.interests();
-            any.entities |= i.entities;
-            any.game_events |= i.game_events;
-            any.user_messages |= i.user_messages;
-        }
-        any
+        self.0
+            .iter()
+            .fold(Interests::NONE, |any, c| any.union(c.interests()))
     }
     fn on_tick_start(&mut self, state: &DemoState, tick: i32) {
         self.0.iter_mut().for_each(|c| c.on_tick_start(state, tick));
@@ -325,6 +316,7 @@ impl Visitor for EventNames {
             entities: false,
             game_events: true,
             user_messages: false,
+            send_tables: false,
         }
     }
     fn on_game_event(&mut self, _state: &DemoState, event: &GameEvent) {
@@ -343,6 +335,7 @@ impl Visitor for HeaderOnly {
             entities: false,
             game_events: false,
             user_messages: false,
+            send_tables: false,
         }
     }
 }

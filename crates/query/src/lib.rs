@@ -151,7 +151,7 @@ impl Query {
     /// table that reads entity props (names of players come from their
     /// controllers), game events for `events` and the match tables, user
     /// messages for `chat` only; `grenades` reads game events too (the
-    /// detonations).
+    /// detonations); send tables when props are named (to check the names).
     pub fn interests(&self) -> Interests {
         use TableKind::*;
         let events = self.wants(Events)
@@ -164,6 +164,8 @@ impl Query {
             entities: self.tables.iter().any(|k| !matches!(k, Chat | Rounds)),
             game_events: events,
             user_messages: self.wants(Chat),
+            // Prop names are checked against the serializers.
+            send_tables: !self.player_props.is_empty() || !self.other_props.is_empty(),
         }
     }
 

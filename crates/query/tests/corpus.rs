@@ -761,11 +761,14 @@ fn team_and_game_wide_props_on_the_corpus() {
         let (_, state) = gamewire_query::run_with_state(
             &Query {
                 tables: vec![TableKind::Chat],
+                // Naming a prop makes the parser build the send tables.
+                other_props: vec!["total_rounds_played".into()],
                 ..Query::default()
             },
             &std::fs::read(&demo).unwrap(),
         )
         .unwrap();
+        assert!(state.send_tables.is_some());
         for name in gamewire_query::props::other_names() {
             assert!(
                 gamewire_query::props::other_prop_known(&state, name),

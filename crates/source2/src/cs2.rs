@@ -451,6 +451,7 @@ impl Visitor for TickCollector {
             entities: true,
             game_events: false,
             user_messages: false,
+            send_tables: false,
         }
     }
 
@@ -545,6 +546,7 @@ impl Visitor for EventCollector {
             entities: false,
             game_events: true,
             user_messages: false,
+            send_tables: false,
         }
     }
 

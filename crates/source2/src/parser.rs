@@ -38,6 +38,11 @@ pub struct Interests {
     pub game_events: bool,
     /// Report user messages.
     pub user_messages: bool,
+    /// Build the send tables (serializers) even when entities are not
+    /// wanted, to inspect them after the run. Entities imply send tables;
+    /// without either, `CDemoSendTables` is skipped, not decoded, which
+    /// is most of the signon's cost.
+    pub send_tables: bool,
 }
 
 impl Interests {
@@ -46,7 +51,34 @@ impl Interests {
         entities: true,
         game_events: true,
         user_messages: true,
+        send_tables: true,
     };
+
+    /// Nothing beyond the container, string tables and header messages;
+    /// start from it with struct update syntax
+    /// (`Interests { game_events: true, ..Interests::NONE }`).
+    pub const NONE: Interests = Interests {
+        entities: false,
+        game_events: false,
+        user_messages: false,
+        send_tables: false,
+    };
+
+    /// What either asks for.
+    #[must_use]
+    pub fn union(self, other: Interests) -> Interests {
+        Interests {
+            entities: self.entities | other.entities,
+            game_events: self.game_events | other.game_events,
+            user_messages: self.user_messages | other.user_messages,
+            send_tables: self.send_tables | other.send_tables,
+        }
+    }
+
+    /// Whether the send tables are decoded.
+    pub fn wants_send_tables(self) -> bool {
+        self.entities || self.send_tables
+    }
 }
 
 /// A user message (chat, HUD text, round reports, ...) or protobuf game
@@ -443,6 +475,7 @@ impl<'a> DemoParser<'a> {
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoFileInfo", e)))?;
                 self.state.file_info = Some(i);
             }
+            DemoCommand::SendTables if !interests.wants_send_tables() => {}
             DemoCommand::SendTables => {
                 let msg = pb::CDemoSendTables::decode(payload)
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoSendTables", e)))?;
@@ -794,6 +827,9 @@ impl<'a> DemoParser<'a> {
             }
             41 => {
                 known("svc_FlattenedSerializer", &mut self.state);
+                if !interests.wants_send_tables() {
+                    return Ok(());
+                }
                 let m = pb::CSvcMsgFlattenedSerializer::decode(body)
                     .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_FlattenedSerializer", e)))?;
                 let tables = SendTables::build(&m).map_err(|k| self.err(k))?;

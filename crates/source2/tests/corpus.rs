@@ -426,6 +426,7 @@ fn every_message_is_named_and_decodes() {
                 entities: false,
                 game_events: false,
                 user_messages: true,
+                send_tables: false,
             }
         }
         fn on_user_message(&mut self, _: &DemoState, m: &UserMessage<'_>) {
@@ -461,4 +462,49 @@ fn every_message_is_named_and_decodes() {
     assert_eq!(cs2.get("CsUmMatchEndConditions"), Some(&5));
     assert!(per_game["Dota2"].contains_key("DotaUmCombatLogDataHltv"));
     assert!(per_game["Deadlock"].contains_key("GeSosStartSoundEvent"));
+}
+
+/// Without entities, the send tables are skipped (most of the signon's
+/// cost) unless asked for; game events come out the same either way.
+#[test]
+fn send_tables_are_decoded_only_when_wanted() {
+    use gamewire_source2::{DemoState, GameEvent, Interests, Visitor};
+    struct Events(Interests, Vec<String>);
+    impl Visitor for Events {
+        fn interests(&self) -> Interests {
+            self.0
+        }
+        fn on_game_event(&mut self, _: &DemoState, e: &GameEvent) {
+            self.1.push(format!("{} {}", e.name, e.tick));
+        }
+    }
+    for demo in demos() {
+        let data = std::fs::read(&demo).unwrap();
+        let mut runs = Vec::new();
+        for interests in [
+            Interests {
+                game_events: true,
+                ..Interests::NONE
+            },
+            Interests {
+                game_events: true,
+                send_tables: true,
+                ..Interests::NONE
+            },
+            Interests::ALL,
+        ] {
+            let mut parser = DemoParser::new(&data).unwrap();
+            let mut v = Events(interests, Vec::new());
+            parser.run(&mut v).unwrap();
+            assert_eq!(
+                parser.state.send_tables.is_some(),
+                interests.wants_send_tables(),
+                "{}: {interests:?}",
+                demo.display()
+            );
+            assert_eq!(parser.state.entities.is_empty(), !interests.entities);
+            runs.push(v.1);
+        }
+        assert!(runs.windows(2).all(|w| w[0] == w[1]), "{}", demo.display());
+    }
 }
