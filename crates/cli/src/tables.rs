@@ -4,11 +4,12 @@ use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args, Subcommand, ValueEnum};
 use gamewire_query::write::{write_table, Format};
-use gamewire_query::{run_file, Query, TableKind};
+use gamewire_query::{run_file, run_file_cached, Query, SendTableCache, TableKind};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
@@ -214,12 +215,13 @@ fn dataset_names(demos: &[PathBuf]) -> Vec<String> {
 
 fn one_demo(
     query: &Query,
+    cache: &Arc<SendTableCache>,
     path: &Path,
     name: &str,
     out: &Path,
     format: Format,
 ) -> Result<(), String> {
-    let tables = run_file(query, path).map_err(|e| e.to_string())?;
+    let tables = run_file_cached(query, path, cache).map_err(|e| e.to_string())?;
     for mut t in tables {
         t.prepend_constant("demo", name);
         let file = out
@@ -270,13 +272,15 @@ pub fn batch(args: BatchArgs) -> Result<(), String> {
     let bytes = AtomicU64::new(0);
     let format = args.format.format();
     let start = Instant::now();
+    // Demos of one game build share their send tables: built once.
+    let cache = Arc::new(SendTableCache::default());
     let results: Vec<Result<(), String>> = pool.install(|| {
         demos
             .par_iter()
             .zip(names.par_iter())
             .map(|(path, name)| {
                 let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-                let r = one_demo(&query, path, name, &args.out, format)
+                let r = one_demo(&query, &cache, path, name, &args.out, format)
                     .map_err(|e| format!("{}: {e}", path.display()));
                 match &r {
                     Ok(()) => {

@@ -18,8 +18,9 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
-use gamewire_query::{Collectors, Column, Query, QueryError, Table, TableKind};
+use gamewire_query::{Collectors, Column, Query, QueryError, SendTableCache, Table, TableKind};
 use gamewire_source2::gameevent::GameEvent;
 use gamewire_source2::stringtable::StringTable;
 use gamewire_source2::{
@@ -149,9 +150,19 @@ impl Visitor for Fanout {
     }
 }
 
+/// Send tables built in this process, shared by every `Demo` (a script that
+/// loops over demos of one game build builds them once; bounded to a few
+/// builds).
+fn send_table_cache() -> Arc<SendTableCache> {
+    static CACHE: OnceLock<Arc<SendTableCache>> = OnceLock::new();
+    Arc::clone(CACHE.get_or_init(|| Arc::new(SendTableCache::default())))
+}
+
 /// Runs queries in one pass and returns each query's tables, in order.
 fn run_queries(queries: &[Query], data: &[u8]) -> Result<Vec<Vec<Table>>, QueryError> {
-    let mut parser = DemoParser::new(data).map_err(QueryError::from)?;
+    let mut parser = DemoParser::new(data)
+        .map_err(QueryError::from)?
+        .with_send_table_cache(send_table_cache());
     let mut fanout = Fanout(queries.iter().map(Collectors::new).collect());
     parser.run(&mut fanout).map_err(QueryError::from)?;
     for q in queries {

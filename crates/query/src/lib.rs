@@ -26,12 +26,15 @@ pub mod table;
 pub mod write;
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use gamewire_source2::gameevent::GameEvent;
 use gamewire_source2::stringtable::StringTable;
 use gamewire_source2::{
     DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, UserMessage, Visitor,
 };
+
+pub use gamewire_source2::SendTableCache;
 
 pub use error::QueryError;
 pub use table::{Column, Kind, Table};
@@ -378,7 +381,29 @@ pub fn run(query: &Query, data: &[u8]) -> Result<Vec<Table>, QueryError> {
 
 /// [`run`], also returning the final parser state.
 pub fn run_with_state(query: &Query, data: &[u8]) -> Result<(Vec<Table>, DemoState), QueryError> {
+    run_inner(query, data, None)
+}
+
+/// [`run`] for one demo of many: demos whose send tables `cache` already
+/// holds (same game build) skip building them. Results are those of
+/// [`run`].
+pub fn run_cached(
+    query: &Query,
+    data: &[u8],
+    cache: &Arc<SendTableCache>,
+) -> Result<Vec<Table>, QueryError> {
+    run_inner(query, data, Some(cache)).map(|(tables, _)| tables)
+}
+
+fn run_inner(
+    query: &Query,
+    data: &[u8],
+    cache: Option<&Arc<SendTableCache>>,
+) -> Result<(Vec<Table>, DemoState), QueryError> {
     let mut parser = DemoParser::new(data)?;
+    if let Some(cache) = cache {
+        parser = parser.with_send_table_cache(Arc::clone(cache));
+    }
     let mut collectors = Collectors::new(query);
     parser.run(&mut collectors)?;
     query.validate(&parser.state)?;
@@ -386,11 +411,24 @@ pub fn run_with_state(query: &Query, data: &[u8]) -> Result<(Vec<Table>, DemoSta
     Ok((tables, parser.state))
 }
 
-/// Reads a demo file and runs a query on it.
-pub fn run_file(query: &Query, path: &std::path::Path) -> Result<Vec<Table>, QueryError> {
-    let data = std::fs::read(path).map_err(|source| QueryError::Read {
+fn read_file(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
+    std::fs::read(path).map_err(|source| QueryError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
-    run(query, &data)
+    })
+}
+
+/// Reads a demo file and runs a query on it.
+pub fn run_file(query: &Query, path: &std::path::Path) -> Result<Vec<Table>, QueryError> {
+    run(query, &read_file(path)?)
+}
+
+/// [`run_file`] with a send-table cache shared between demos (see
+/// [`run_cached`]).
+pub fn run_file_cached(
+    query: &Query,
+    path: &std::path::Path,
+    cache: &Arc<SendTableCache>,
+) -> Result<Vec<Table>, QueryError> {
+    run_cached(query, &read_file(path)?, cache)
 }

@@ -7,6 +7,7 @@
 //! - [`parser`]: packets of protobuf messages, dispatched into [`DemoState`];
 //! - [`stringtable`]: string tables (players, baselines);
 //! - [`serializer`]: send tables → fields with models and decoders;
+//! - [`cache`]: send tables shared between the demos of a batch;
 //! - [`fieldpath`] and [`entity`]: entity updates;
 //! - [`gameevent`]: game events;
 //! - [`messages`]: user messages and protobuf game events, decoded by id;
@@ -21,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 pub mod broadcast;
+pub mod cache;
 pub mod container;
 pub mod cs2;
 pub mod entity;
@@ -34,6 +36,7 @@ pub mod serializer;
 pub mod stringtable;
 pub mod value;
 
+pub use cache::SendTableCache;
 pub use entity::{Entity, EntityChange, Handle};
 pub use error::{DemoError, ErrorKind, Location, Warning};
 pub use fieldpath::FieldPath;

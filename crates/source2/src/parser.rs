@@ -15,6 +15,7 @@ use prost::Message;
 use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
+use crate::cache::SendTableCache;
 use crate::container::{DemoCommand, Frame, FrameReader};
 use crate::entity::{describe_path, read_fields, Entity, EntityChange, EntityList, FieldState};
 use crate::error::{DemoError, ErrorKind, Location, Warning};
@@ -277,7 +278,7 @@ pub struct DemoState {
     /// Seconds per tick (1/64 for CS2 unless the server says otherwise).
     pub tick_interval: f32,
     /// Send tables.
-    pub send_tables: Option<SendTables>,
+    pub send_tables: Option<Arc<SendTables>>,
     /// Server classes by id.
     pub classes: Vec<ServerClass>,
     /// Bits of a class id in entity create records.
@@ -369,6 +370,7 @@ pub struct DemoParser<'a> {
     packet_buffer: Vec<u8>,
     entity_buffer: Vec<u8>,
     current_frame: Location,
+    send_table_cache: Option<Arc<SendTableCache>>,
 }
 
 impl<'a> DemoParser<'a> {
@@ -386,7 +388,16 @@ impl<'a> DemoParser<'a> {
             packet_buffer: Vec::new(),
             entity_buffer: Vec::new(),
             current_frame: Location::default(),
+            send_table_cache: None,
         })
+    }
+
+    /// Shares built send tables with the other parsers that use `cache`:
+    /// demos of the same game build skip building them (see [`crate::cache`]).
+    #[must_use]
+    pub fn with_send_table_cache(mut self, cache: Arc<SendTableCache>) -> Self {
+        self.send_table_cache = Some(cache);
+        self
     }
 
     fn err(&self, kind: ErrorKind) -> DemoError {
@@ -479,8 +490,12 @@ impl<'a> DemoParser<'a> {
             DemoCommand::SendTables => {
                 let msg = pb::CDemoSendTables::decode(payload)
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoSendTables", e)))?;
-                let tables = SendTables::from_demo_payload(msg.data.as_deref().unwrap_or(&[]))
-                    .map_err(|k| self.err(k))?;
+                let data = msg.data.as_deref().unwrap_or(&[]);
+                let tables = match &self.send_table_cache {
+                    Some(cache) => cache.get_or_build(data, SendTables::from_demo_payload),
+                    None => SendTables::from_demo_payload(data).map(Arc::new),
+                }
+                .map_err(|k| self.err(k))?;
                 for (ser, field, ty) in &tables.fallbacks {
                     self.state.warn(format!(
                         "field {ser}.{field} of unknown type {ty:?} is read as a varuint64"
@@ -833,7 +848,7 @@ impl<'a> DemoParser<'a> {
                 let m = pb::CSvcMsgFlattenedSerializer::decode(body)
                     .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_FlattenedSerializer", e)))?;
                 let tables = SendTables::build(&m).map_err(|k| self.err(k))?;
-                self.state.send_tables = Some(tables);
+                self.state.send_tables = Some(Arc::new(tables));
                 self.link_classes();
             }
             44 => {

@@ -508,3 +508,37 @@ fn send_tables_are_decoded_only_when_wanted() {
         assert!(runs.windows(2).all(|w| w[0] == w[1]), "{}", demo.display());
     }
 }
+
+/// A send-table cache shared between parsers gives the same final state as
+/// fresh builds, and builds each demo's tables once.
+#[test]
+fn shared_send_tables_give_the_same_state() {
+    use std::sync::Arc;
+    let cache = Arc::new(gamewire_source2::SendTableCache::new(16));
+    let paths = demos();
+    for _round in 0..2 {
+        for path in &paths {
+            let data = std::fs::read(path).unwrap();
+            let (fresh, _) = parse_with(&data, &mut NoVisitor).unwrap();
+            let mut parser = DemoParser::new(&data)
+                .unwrap()
+                .with_send_table_cache(Arc::clone(&cache));
+            parser.run(&mut NoVisitor).unwrap();
+            let shared = parser.state;
+            assert_eq!(
+                state_checksum(&fresh),
+                state_checksum(&shared),
+                "{}",
+                path.display()
+            );
+            assert_eq!(fresh.entity_updates, shared.entity_updates);
+            assert_eq!(fresh.warnings.len(), shared.warnings.len());
+        }
+    }
+    let stats = cache.stats();
+    // Each demo misses once (unless two corpus demos share a build) and
+    // hits on the second round.
+    assert_eq!(stats.hits + stats.misses, 2 * paths.len() as u64);
+    assert!(stats.hits >= paths.len() as u64, "{stats:?}");
+    assert!(cache.len() <= paths.len());
+}
