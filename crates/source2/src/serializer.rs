@@ -24,10 +24,15 @@
 //! 64-bit varint (all integer encodings are varints, so the stream stays in
 //! step) and reported as a fallback.
 
+use std::sync::Arc;
+
 use gamewire_bits::{BitError, BitReader, QuantizedFloat};
+use prost::bytes::Bytes;
 use prost::Message;
 use rustc_hash::FxHashMap;
-use source2_demo_protobufs::CSvcMsgFlattenedSerializer;
+use source2_demo_protobufs::{
+    CSvcMsgFlattenedSerializer, ProtoFlattenedSerializerFieldT, ProtoFlattenedSerializerT,
+};
 
 use crate::error::ErrorKind;
 use crate::fieldpath::FieldPath;
@@ -247,15 +252,28 @@ pub enum FieldModel {
     VariableTable(SerializerId),
 }
 
+/// `CSVCMsg_FlattenedSerializer` as the send tables read it: the same
+/// tags as the generated type, but the symbols are slices of the message's
+/// buffer, not one `String` each (a demo has thousands).
+#[derive(Clone, PartialEq, Message)]
+struct LeanFlattenedSerializer {
+    #[prost(message, repeated, tag = "1")]
+    serializers: Vec<ProtoFlattenedSerializerT>,
+    #[prost(bytes = "bytes", repeated, tag = "2")]
+    symbols: Vec<Bytes>,
+    #[prost(message, repeated, tag = "3")]
+    fields: Vec<ProtoFlattenedSerializerFieldT>,
+}
+
 /// One field of a serializer.
 #[derive(Debug, Clone)]
 pub struct Field {
-    /// Variable name (`m_iHealth`).
-    pub name: Box<str>,
-    /// Declared type (`int32`, `CHandle< CBaseEntity >`, ...).
-    pub var_type: Box<str>,
+    /// Variable name (`m_iHealth`), shared with the fields of the same name.
+    pub name: Arc<str>,
+    /// Declared type (`int32`, `CHandle< CBaseEntity >`, ...), shared likewise.
+    pub var_type: Arc<str>,
     /// Encoder name, if any.
-    pub encoder: Option<Box<str>>,
+    pub encoder: Option<Arc<str>>,
     /// The model and decoder.
     pub model: FieldModel,
     /// True when the decoder is the fallback for an unknown type.
@@ -617,22 +635,49 @@ impl SendTables {
                 available: (data.len() - pos) as u64,
             });
         };
-        let msg = CSvcMsgFlattenedSerializer::decode(body)
+        // The lean view borrows the symbols from one shared buffer instead
+        // of allocating a String per symbol (most of prost's work here).
+        let msg = LeanFlattenedSerializer::decode(Bytes::copy_from_slice(body))
             .map_err(|e| ErrorKind::protobuf("CSVCMsg_FlattenedSerializer", e))?;
-        SendTables::build(&msg)
+        let mut symbols = Vec::with_capacity(msg.symbols.len());
+        for (i, b) in msg.symbols.iter().enumerate() {
+            let text = std::str::from_utf8(b)
+                .map_err(|_| ErrorKind::SendTables(format!("symbol {i} is not valid UTF-8")))?;
+            symbols.push(text);
+        }
+        SendTables::build_from(&symbols, &msg.serializers, &msg.fields)
     }
 
     /// Builds the send tables from a decoded message.
     pub fn build(msg: &CSvcMsgFlattenedSerializer) -> Result<SendTables, ErrorKind> {
+        let symbols: Vec<&str> = msg.symbols.iter().map(String::as_str).collect();
+        SendTables::build_from(&symbols, &msg.serializers, &msg.fields)
+    }
+
+    fn build_from(
+        symbols: &[&str],
+        serializers: &[ProtoFlattenedSerializerT],
+        msg_fields: &[ProtoFlattenedSerializerFieldT],
+    ) -> Result<SendTables, ErrorKind> {
         let sym = |i: Option<i32>| -> Option<&str> {
             i.and_then(|i| usize::try_from(i).ok())
-                .and_then(|i| msg.symbols.get(i))
-                .map(String::as_str)
+                .and_then(|i| symbols.get(i))
+                .copied()
         };
+        // Field names and types repeat across serializers: one shared string
+        // per symbol.
+        let mut shared: Vec<Option<Arc<str>>> = vec![None; symbols.len()];
+        let mut shared_sym = |i: Option<i32>| -> Option<Arc<str>> {
+            let i = usize::try_from(i?).ok()?;
+            let text = *symbols.get(i)?;
+            let slot = shared.get_mut(i)?;
+            Some(Arc::clone(slot.get_or_insert_with(|| Arc::from(text))))
+        };
+        let empty: Arc<str> = Arc::from("");
         let mut tables = SendTables::default();
         // Serializer ids first, so fields can refer to serializers defined later.
         let mut by_key: FxHashMap<(&str, i32), SerializerId> = FxHashMap::default();
-        for s in &msg.serializers {
+        for s in serializers {
             let name = sym(s.serializer_name_sym)
                 .ok_or_else(|| ErrorKind::SendTables("serializer without a name symbol".into()))?;
             let version = s.serializer_version.unwrap_or(0);
@@ -653,7 +698,7 @@ impl SendTables {
             for &f in &s.fields_index {
                 let f = u32::try_from(f)
                     .ok()
-                    .filter(|&f| (f as usize) < msg.fields.len())
+                    .filter(|&f| (f as usize) < msg_fields.len())
                     .ok_or_else(|| {
                         ErrorKind::SendTables(format!(
                             "serializer {name} refers to missing field {f}"
@@ -674,7 +719,7 @@ impl SendTables {
                 .or_else(|| tables.by_name.get(name).copied())
         };
         // Which serializer uses each field first (for fallback reports).
-        let mut owner: Vec<Option<&str>> = vec![None; msg.fields.len()];
+        let mut owner: Vec<Option<&str>> = vec![None; msg_fields.len()];
         for s in &tables.serializers {
             for &f in &s.fields {
                 if let Some(slot) = owner.get_mut(f as usize) {
@@ -682,12 +727,12 @@ impl SendTables {
                 }
             }
         }
-        let mut fields = Vec::with_capacity(msg.fields.len());
+        let mut fields = Vec::with_capacity(msg_fields.len());
         let mut fallbacks = Vec::new();
         // Many fields share a type: parse each type symbol once.
-        let mut var_types: Vec<Option<VarType>> = vec![None; msg.symbols.len()];
+        let mut var_types: Vec<Option<VarType>> = vec![None; symbols.len()];
         let mut unnamed_type = None;
-        for (fi, f) in msg.fields.iter().enumerate() {
+        for (fi, f) in msg_fields.iter().enumerate() {
             let name = sym(f.var_name_sym).unwrap_or("");
             let var_type_str = sym(f.var_type_sym).unwrap_or("");
             let mut encoder = sym(f.var_encoder_sym);
@@ -791,10 +836,16 @@ impl SendTables {
                     var_type_str.to_string(),
                 ));
             }
+            // The encoder may be one set above, not a symbol of the field.
+            let encoder = match encoder {
+                Some(e) if sym(f.var_encoder_sym) == Some(e) => shared_sym(f.var_encoder_sym),
+                Some(e) => Some(Arc::from(e)),
+                None => None,
+            };
             fields.push(Field {
-                name: name.into(),
-                var_type: var_type_str.into(),
-                encoder: encoder.map(Into::into),
+                name: shared_sym(f.var_name_sym).unwrap_or_else(|| Arc::clone(&empty)),
+                var_type: shared_sym(f.var_type_sym).unwrap_or_else(|| Arc::clone(&empty)),
+                encoder,
                 model,
                 fallback,
             });

@@ -542,3 +542,40 @@ fn shared_send_tables_give_the_same_state() {
     assert!(stats.hits >= paths.len() as u64, "{stats:?}");
     assert!(cache.len() <= paths.len());
 }
+
+/// The send tables built from the lean decode of `DEM_SendTables` (symbols
+/// borrowed from the buffer) equal those built from prost's full decode.
+#[test]
+fn lean_send_table_decode_equals_the_generated_type() {
+    use gamewire_source2::container::{DemoCommand, FrameReader};
+    use gamewire_source2::serializer::SendTables;
+    use prost::Message;
+    for path in demos() {
+        let data = std::fs::read(&path).unwrap();
+        let mut frames = FrameReader::new(&data).unwrap();
+        let mut seen = false;
+        while let Some(f) = frames.next_frame().unwrap() {
+            if f.command != DemoCommand::SendTables {
+                continue;
+            }
+            let msg = source2_demo_protobufs::CDemoSendTables::decode(&*f.payload).unwrap();
+            let payload = msg.data.unwrap();
+            let lean = SendTables::from_demo_payload(&payload).unwrap();
+            let mut rest = payload.as_slice();
+            let len = prost::encoding::decode_varint(&mut rest).unwrap() as usize;
+            let full =
+                source2_demo_protobufs::CSvcMsgFlattenedSerializer::decode(&rest[..len]).unwrap();
+            let built = SendTables::build(&full).unwrap();
+            assert_eq!(
+                format!("{:?} {:?}", lean.serializers, lean.fields),
+                format!("{:?} {:?}", built.serializers, built.fields),
+                "{}",
+                path.display()
+            );
+            assert_eq!(lean.fallbacks, built.fallbacks);
+            assert!(lean.fields.len() > 1000);
+            seen = true;
+        }
+        assert!(seen, "{}: no DEM_SendTables", path.display());
+    }
+}
