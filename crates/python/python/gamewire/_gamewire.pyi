@@ -1,0 +1,33 @@
+"""Type stubs of the native half of `gamewire` (built from `crates/python/src/lib.rs`).
+
+Use `gamewire.Demo`; this module is its engine. A column travels as `(name, kind, values, mask)`:
+`kind` is `"i64"`, `"u64"`, `"f32"` or `"bool"` with `values` the little-endian buffer and `mask`
+one byte per row (1 = null) or None; or `"str"` with `values` a list of `str | None`.
+"""
+
+import os
+from pathlib import Path
+from typing import Any, Optional, Union
+
+__version__: str
+
+Column = tuple[str, str, Union[bytes, list[Optional[str]]], Optional[bytes]]
+
+class DemoError(ValueError):
+    """The demo is not a Source 2 demo, is truncated or corrupt, or a name is unknown; the
+    message is the one the `gamewire` CLI prints."""
+
+class NativeDemo:
+    """A demo file held in memory."""
+
+    def __new__(cls, path: Union[str, os.PathLike[str]]) -> "NativeDemo": ...
+    @property
+    def path(self) -> Union[Path, str]: ...
+    @property
+    def size(self) -> int: ...
+    def header(self) -> dict[str, Any]: ...
+    def list_game_events(self) -> list[str]: ...
+    def run(self, queries: list[dict[str, Any]]) -> list[list[tuple[str, list[Column]]]]:
+        """Runs queries (dicts with `tables`, `events`, `player`, `other`, `ticks`, `players`)
+        in one pass; per query, a list of `(table name, columns)`."""
+    def __repr__(self) -> str: ...
