@@ -10,6 +10,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand, ValueEnum};
 use gamewire_query::write::{write_table, Format};
 use gamewire_query::{run_file, run_file_cached, Query, SendTableCache, TableKind};
+use gamewire_source2::broadcast::is_broadcast_dir;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
@@ -108,7 +109,8 @@ pub struct TableArgs {
 pub fn table(args: TableArgs) -> Result<(), String> {
     let kind: TableKind = args.table.parse().map_err(|e| format!("{e}"))?;
     let query = args.query.query(vec![kind]);
-    let tables = if gamewire_source2::broadcast::is_broadcast_dir(&args.demo) {
+    let tables = if is_broadcast_dir(&args.demo) {
+        // Here a cut fragment is a warning: everything before it is kept.
         let data = crate::demo::read_demo(&args.demo)?;
         gamewire_query::run(&query, &data).map_err(|e| format!("{}: {e}", args.demo.display()))?
     } else {
@@ -141,7 +143,9 @@ pub fn table(args: TableArgs) -> Result<(), String> {
 /// `gamewire batch`.
 #[derive(Debug, Args)]
 pub struct BatchArgs {
-    /// Demo files, or directories searched recursively for `.dem` files.
+    /// Demo files, or directories searched recursively for `.dem` files and
+    /// broadcast directories (a `sync.json` and its fragments: one demo
+    /// each; a cut fragment fails that demo, as a truncated file does).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Tables, comma-separated (events, ticks, players, chat, grenades,
@@ -162,6 +166,32 @@ pub struct BatchArgs {
     pub query: QueryArgs,
 }
 
+/// Bytes of a demo file, or of the fragments of a broadcast directory.
+fn input_size(path: &Path) -> u64 {
+    fn dir_size(dir: &Path) -> u64 {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| {
+                        let p = e.path();
+                        if p.is_dir() {
+                            dir_size(&p)
+                        } else {
+                            e.metadata().map(|m| m.len()).unwrap_or(0)
+                        }
+                    })
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+    if path.is_dir() {
+        dir_size(path)
+    } else {
+        std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+    }
+}
+
 fn collect_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -170,7 +200,9 @@ fn collect_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             .collect();
         entries.sort();
         for p in entries {
-            if p.is_dir() {
+            if is_broadcast_dir(&p) {
+                out.push(p);
+            } else if p.is_dir() {
                 walk(&p, out)?;
             } else if p.extension().is_some_and(|e| e == "dem") {
                 out.push(p);
@@ -180,7 +212,10 @@ fn collect_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     }
     let mut out = Vec::new();
     for p in inputs {
-        if p.is_dir() {
+        if is_broadcast_dir(p) {
+            // A broadcast directory (sync.json + fragments) is one demo.
+            out.push(p.clone());
+        } else if p.is_dir() {
             walk(p, &mut out)?;
         } else {
             // Files named explicitly are taken whatever their extension (a
@@ -279,7 +314,7 @@ pub fn batch(args: BatchArgs) -> Result<(), String> {
             .par_iter()
             .zip(names.par_iter())
             .map(|(path, name)| {
-                let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+                let size = input_size(path);
                 let r = one_demo(&query, &cache, path, name, &args.out, format)
                     .map_err(|e| format!("{}: {e}", path.display()));
                 match &r {

@@ -27,11 +27,14 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
+/// `.dem` files and broadcast directories (a `sync.json` and fragments).
 fn count_demos(dir: &Path) -> usize {
     let mut n = 0;
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
-        if p.is_dir() {
+        if p.join("sync.json").is_file() {
+            n += 1;
+        } else if p.is_dir() {
             n += count_demos(&p);
         } else if p.extension().is_some_and(|x| x == "dem") {
             n += 1;
@@ -177,5 +180,78 @@ fn batch_skips_bad_demos() {
     assert!(players
         .lines()
         .all(|l| l.starts_with("{\"demo\":\"14065\"")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Broadcast directories are demos to `batch`: found inside a directory or
+/// named directly, each gives one dataset file per table; a cut fragment
+/// fails that demo only.
+#[test]
+fn batch_reads_broadcast_directories() {
+    let dir = tmp("batch-broadcast");
+    let broadcasts = corpus().join("deadlock/broadcast");
+    let street = broadcasts.join("street_test_60tps");
+    // A copy of one capture whose last delta fragment is cut in half.
+    let cut = dir.join("cut_capture");
+    std::fs::create_dir_all(&cut).unwrap();
+    let mut fragments: Vec<PathBuf> = std::fs::read_dir(&street)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    fragments.sort();
+    for p in &fragments {
+        let to = cut.join(p.file_name().unwrap());
+        if p.is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+            for f in std::fs::read_dir(p).unwrap() {
+                let f = f.unwrap().path();
+                std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();
+            }
+        } else {
+            std::fs::copy(p, &to).unwrap();
+        }
+    }
+    let mut deltas: Vec<PathBuf> = std::fs::read_dir(&cut)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("delta.bin"))
+        .filter(|p| p.is_file())
+        .collect();
+    deltas.sort_by_key(|p| {
+        p.parent()
+            .and_then(|d| d.file_name())
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.parse::<u64>().ok())
+    });
+    let last = deltas.last().unwrap();
+    let bytes = std::fs::read(last).unwrap();
+    std::fs::write(last, &bytes[..bytes.len() / 2]).unwrap();
+
+    let out = dir.join("out");
+    let (ok, _, err) = gamewire(&[
+        "batch",
+        broadcasts.to_str().unwrap(),
+        cut.to_str().unwrap(),
+        "--tables",
+        "rounds,players",
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]);
+    assert!(ok, "{err}");
+    assert!(err.contains("2 demos ok, 1 failed"), "{err}");
+    assert!(
+        err.contains("skipped") && err.contains("cut_capture"),
+        "{err}"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(out.join("players"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["dl_midtown_2025-02-27.jsonl", "street_test_60tps.jsonl"]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -441,11 +441,17 @@ impl NativeDemo {
 
 #[pymethods]
 impl NativeDemo {
-    /// Reads the file (released GIL) and checks that it is a Source 2 demo.
+    /// Reads the file or broadcast directory (released GIL) and checks that
+    /// it is a Source 2 demo.
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let read = py.detach(|| std::fs::read(&path));
-        let data = read.map_err(|e| read_error(&path, e))?;
+        // A `.dem` file, or a broadcast directory (sync.json + fragments).
+        let read = py.detach(|| gamewire_query::read_input(&path));
+        let data = match read {
+            Ok(data) => data,
+            Err(QueryError::Read { source, .. }) => return Err(read_error(&path, source)),
+            Err(e) => return Err(demo_error(&path, &e)),
+        };
         if let Err(e) = DemoParser::new(&data) {
             return Err(demo_error(&path, &e));
         }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import gamewire
-from conftest import corpus
+from conftest import CORPUS, corpus
 
 
 def test_demo_error_is_a_value_error():
@@ -113,3 +113,22 @@ def test_bad_argument_types():
     demo = gamewire.Demo(corpus("cs2/14065.dem"))
     with pytest.raises((TypeError, ValueError)):
         demo.ticks(["X"], ticks=["not a number"])
+
+
+def test_broadcast_directory_is_a_demo_and_a_cut_one_is_an_error(tmp_path):
+    import shutil
+
+    street = CORPUS / "deadlock/broadcast/street_test_60tps"
+    assert (street / "sync.json").is_file(), street
+    demo = gamewire.Demo(street)
+    assert demo.header()["last_tick"] == 8861
+    assert list(demo.rounds().columns)[:2] == ["round", "start_tick"]
+    cut = tmp_path / "cut"
+    shutil.copytree(street, cut)
+    last = max((p for p in cut.iterdir() if (p / "delta.bin").is_file()), key=lambda p: int(p.name))
+    data = (last / "delta.bin").read_bytes()
+    (last / "delta.bin").write_bytes(data[: len(data) // 2])
+    with pytest.raises(gamewire.DemoError) as e:
+        gamewire.Demo(cut)
+    assert str(e.value).startswith(f"{cut}: ")
+    assert "delta.bin" in str(e.value)

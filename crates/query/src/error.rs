@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use gamewire_source2::broadcast::BroadcastError;
 use gamewire_source2::DemoError;
 
 /// What can go wrong in a query or while writing its output.
@@ -18,6 +19,9 @@ pub enum QueryError {
     /// The demo is not a demo, or its parse stopped on an error.
     #[error("{0}")]
     Demo(#[from] DemoError),
+    /// A broadcast directory could not be read.
+    #[error("{0}")]
+    Broadcast(#[from] BroadcastError),
     /// An unknown table name.
     #[error("unknown table {name:?}; valid tables: {valid}; closest: {closest}")]
     UnknownTable {

@@ -411,14 +411,29 @@ fn run_inner(
     Ok((tables, parser.state))
 }
 
-fn read_file(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
+/// Reads a demo: a `.dem` file, or an HTTP broadcast directory (a
+/// `sync.json` and its fragments, rewritten as one demo stream). A cut
+/// fragment is an error, as a truncated `.dem` is.
+pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
+    if gamewire_source2::broadcast::is_broadcast_dir(path) {
+        let (data, cut) = gamewire_source2::broadcast::load(path)?;
+        return match cut {
+            Some(e) => Err(QueryError::Demo(e)),
+            None => Ok(data),
+        };
+    }
     std::fs::read(path).map_err(|source| QueryError::Read {
         path: path.to_path_buf(),
         source,
     })
 }
 
-/// Reads a demo file and runs a query on it.
+fn read_file(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
+    read_input(path)
+}
+
+/// Reads a demo file (or broadcast directory, see [`read_input`]) and runs
+/// a query on it.
 pub fn run_file(query: &Query, path: &std::path::Path) -> Result<Vec<Table>, QueryError> {
     run(query, &read_file(path)?)
 }

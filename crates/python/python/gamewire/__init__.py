@@ -151,7 +151,8 @@ def _drop(frame: Any, column: str) -> Any:
 
 
 class Demo:
-    """A Source 2 demo file, read into memory once.
+    """A Source 2 demo file, read into memory once. `path` may also be an HTTP broadcast
+    directory (a `sync.json` and its fragments), read as one demo.
 
     Raises `FileNotFoundError` (or `OSError`) when the file cannot be read and `DemoError`
     when it is not a Source 2 demo.
