@@ -615,9 +615,7 @@ impl Visitor for Snapshot {
     fn interests(&self) -> Interests {
         Interests {
             entities: true,
-            game_events: false,
-            user_messages: false,
-            send_tables: false,
+            ..Interests::NONE
         }
     }
     fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
@@ -725,10 +723,8 @@ struct MessageCollector {
 impl Visitor for MessageCollector {
     fn interests(&self) -> Interests {
         Interests {
-            entities: false,
-            game_events: false,
             user_messages: true,
-            send_tables: false,
+            ..Interests::NONE
         }
     }
 

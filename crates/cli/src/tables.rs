@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand, ValueEnum};
 use gamewire_query::write::{write_table, Format};
-use gamewire_query::{run_file, run_file_cached, Query, SendTableCache, TableKind};
+use gamewire_query::{read_input, run_cached, run_file, Query, SendTableCache, TableKind};
 use gamewire_source2::broadcast::is_broadcast_dir;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -166,32 +166,6 @@ pub struct BatchArgs {
     pub query: QueryArgs,
 }
 
-/// Bytes of a demo file, or of the fragments of a broadcast directory.
-fn input_size(path: &Path) -> u64 {
-    fn dir_size(dir: &Path) -> u64 {
-        std::fs::read_dir(dir)
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .map(|e| {
-                        let p = e.path();
-                        if p.is_dir() {
-                            dir_size(&p)
-                        } else {
-                            e.metadata().map(|m| m.len()).unwrap_or(0)
-                        }
-                    })
-                    .sum()
-            })
-            .unwrap_or(0)
-    }
-    if path.is_dir() {
-        dir_size(path)
-    } else {
-        std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
-    }
-}
-
 fn collect_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -248,6 +222,8 @@ fn dataset_names(demos: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
+/// Parses one demo (file or broadcast directory) and writes its tables;
+/// returns the bytes parsed.
 fn one_demo(
     query: &Query,
     cache: &Arc<SendTableCache>,
@@ -255,8 +231,11 @@ fn one_demo(
     name: &str,
     out: &Path,
     format: Format,
-) -> Result<(), String> {
-    let tables = run_file_cached(query, path, cache).map_err(|e| e.to_string())?;
+) -> Result<u64, String> {
+    let data = read_input(path).map_err(|e| e.to_string())?;
+    let tables = run_cached(query, &data, cache).map_err(|e| e.to_string())?;
+    let size = data.len() as u64;
+    drop(data);
     for mut t in tables {
         t.prepend_constant("demo", name);
         let file = out
@@ -266,7 +245,7 @@ fn one_demo(
             File::create(&file).map_err(|e| format!("cannot create {}: {e}", file.display()))?;
         write_table(&t, format, BufWriter::new(f)).map_err(|e| e.to_string())?;
     }
-    Ok(())
+    Ok(size)
 }
 
 /// `gamewire batch`.
@@ -314,12 +293,11 @@ pub fn batch(args: BatchArgs) -> Result<(), String> {
             .par_iter()
             .zip(names.par_iter())
             .map(|(path, name)| {
-                let size = input_size(path);
                 let r = one_demo(&query, &cache, path, name, &args.out, format)
                     .map_err(|e| format!("{}: {e}", path.display()));
                 match &r {
-                    Ok(()) => {
-                        bytes.fetch_add(size, Ordering::Relaxed);
+                    Ok(size) => {
+                        bytes.fetch_add(*size, Ordering::Relaxed);
                     }
                     Err(msg) => {
                         let line = format!("skipped {msg}");
@@ -331,7 +309,7 @@ pub fn batch(args: BatchArgs) -> Result<(), String> {
                     }
                 }
                 bar.inc(1);
-                r
+                r.map(|_| ())
             })
             .collect()
     });

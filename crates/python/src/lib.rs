@@ -324,10 +324,8 @@ struct EventNames(BTreeSet<String>);
 impl Visitor for EventNames {
     fn interests(&self) -> Interests {
         Interests {
-            entities: false,
             game_events: true,
-            user_messages: false,
-            send_tables: false,
+            ..Interests::NONE
         }
     }
     fn on_game_event(&mut self, _state: &DemoState, event: &GameEvent) {
@@ -342,12 +340,7 @@ struct HeaderOnly;
 
 impl Visitor for HeaderOnly {
     fn interests(&self) -> Interests {
-        Interests {
-            entities: false,
-            game_events: false,
-            user_messages: false,
-            send_tables: false,
-        }
+        Interests::NONE
     }
 }
 

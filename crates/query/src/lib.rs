@@ -428,22 +428,8 @@ pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
     })
 }
 
-fn read_file(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
-    read_input(path)
-}
-
 /// Reads a demo file (or broadcast directory, see [`read_input`]) and runs
 /// a query on it.
 pub fn run_file(query: &Query, path: &std::path::Path) -> Result<Vec<Table>, QueryError> {
-    run(query, &read_file(path)?)
-}
-
-/// [`run_file`] with a send-table cache shared between demos (see
-/// [`run_cached`]).
-pub fn run_file_cached(
-    query: &Query,
-    path: &std::path::Path,
-    cache: &Arc<SendTableCache>,
-) -> Result<Vec<Table>, QueryError> {
-    run_cached(query, &read_file(path)?, cache)
+    run(query, &read_input(path)?)
 }

@@ -26,6 +26,8 @@
 
 use std::path::{Path, PathBuf};
 
+use prost::encoding::{encode_varint, encoded_len_varint};
+
 use crate::container::{DemoCommand, MAGIC_SOURCE2};
 use crate::error::{DemoError, ErrorKind, Location};
 
@@ -122,14 +124,6 @@ pub fn load(dir: &Path) -> Result<(Vec<u8>, Option<DemoError>), BroadcastError> 
     Ok(to_demo(&b.fragments))
 }
 
-fn push_varint(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 /// Rewrites broadcast fragments as a `.dem` byte stream (magic, eight unused
 /// bytes, frames, a final `DEM_Stop`).
 ///
@@ -194,21 +188,20 @@ pub fn to_demo(fragments: &[Fragment]) -> (Vec<u8>, Option<DemoError>) {
                 break 'fragments;
             };
             pos += size;
-            push_varint(&mut out, cmd);
-            push_varint(&mut out, tick);
+            encode_varint(u64::from(cmd), &mut out);
+            encode_varint(u64::from(tick), &mut out);
             if matches!(
                 DemoCommand::from_raw(cmd),
                 DemoCommand::Packet | DemoCommand::SignonPacket
             ) {
                 // Packets come bare; a demo wraps them in CDemoPacket
                 // (field 3, `data`, length-delimited).
-                let mut len_bytes = Vec::with_capacity(5);
-                push_varint(&mut len_bytes, payload.len() as u32);
-                push_varint(&mut out, (1 + len_bytes.len() + payload.len()) as u32);
+                let len = payload.len() as u64;
+                encode_varint(1 + encoded_len_varint(len) as u64 + len, &mut out);
                 out.push(0x1a);
-                out.extend_from_slice(&len_bytes);
+                encode_varint(len, &mut out);
             } else {
-                push_varint(&mut out, payload.len() as u32);
+                encode_varint(payload.len() as u64, &mut out);
             }
             out.extend_from_slice(payload);
             frame += 1;
@@ -216,8 +209,8 @@ pub fn to_demo(fragments: &[Fragment]) -> (Vec<u8>, Option<DemoError>) {
         }
     }
     // DEM_Stop at the last tick, empty payload.
-    push_varint(&mut out, 0);
-    push_varint(&mut out, last_tick.max(0) as u32);
-    push_varint(&mut out, 0);
+    encode_varint(0, &mut out);
+    encode_varint(last_tick.max(0) as u64, &mut out);
+    encode_varint(0, &mut out);
     (out, error)
 }

@@ -78,8 +78,8 @@ impl SendTableCache {
         }
     }
 
-    /// The tables built from `payload` (a `CDemoSendTables.data`), building
-    /// them with `build` on a miss. A failed build is not cached. The lock
+    /// The tables built from `payload` (the bytes of a
+    /// `CSVCMsg_FlattenedSerializer`), building them with `build` on a miss. A failed build is not cached. The lock
     /// is not held while building, so two threads that miss on the same
     /// tables at once both build them (and both results are equal).
     pub fn get_or_build(

@@ -449,9 +449,7 @@ impl Visitor for TickCollector {
     fn interests(&self) -> Interests {
         Interests {
             entities: true,
-            game_events: false,
-            user_messages: false,
-            send_tables: false,
+            ..Interests::NONE
         }
     }
 
@@ -543,10 +541,8 @@ impl EventCollector {
 impl Visitor for EventCollector {
     fn interests(&self) -> Interests {
         Interests {
-            entities: false,
             game_events: true,
-            user_messages: false,
-            send_tables: false,
+            ..Interests::NONE
         }
     }
 

@@ -490,19 +490,10 @@ impl<'a> DemoParser<'a> {
             DemoCommand::SendTables => {
                 let msg = pb::CDemoSendTables::decode(payload)
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoSendTables", e)))?;
-                let data = msg.data.as_deref().unwrap_or(&[]);
-                let tables = match &self.send_table_cache {
-                    Some(cache) => cache.get_or_build(data, SendTables::from_demo_payload),
-                    None => SendTables::from_demo_payload(data).map(Arc::new),
-                }
-                .map_err(|k| self.err(k))?;
-                for (ser, field, ty) in &tables.fallbacks {
-                    self.state.warn(format!(
-                        "field {ser}.{field} of unknown type {ty:?} is read as a varuint64"
-                    ));
-                }
-                self.state.send_tables = Some(tables);
-                self.link_classes();
+                let body =
+                    crate::serializer::demo_payload_message(msg.data.as_deref().unwrap_or(&[]))
+                        .map_err(|k| self.err(k))?;
+                self.load_send_tables(body)?;
             }
             DemoCommand::ClassInfo => {
                 let msg = pb::CDemoClassInfo::decode(payload)
@@ -599,6 +590,25 @@ impl<'a> DemoParser<'a> {
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    /// Builds (or takes from the shared cache) the send tables of a
+    /// `CSVCMsg_FlattenedSerializer`, whichever command carried it, reports
+    /// fallback decoders and links the classes to their serializers.
+    fn load_send_tables(&mut self, message: &[u8]) -> Result<(), DemoError> {
+        let tables = match &self.send_table_cache {
+            Some(cache) => cache.get_or_build(message, SendTables::from_message),
+            None => SendTables::from_message(message).map(Arc::new),
+        }
+        .map_err(|k| self.err(k))?;
+        for (ser, field, ty) in &tables.fallbacks {
+            self.state.warn(format!(
+                "field {ser}.{field} of unknown type {ty:?} is read as a varuint64"
+            ));
+        }
+        self.state.send_tables = Some(tables);
+        self.link_classes();
         Ok(())
     }
 
@@ -845,11 +855,7 @@ impl<'a> DemoParser<'a> {
                 if !interests.wants_send_tables() {
                     return Ok(());
                 }
-                let m = pb::CSvcMsgFlattenedSerializer::decode(body)
-                    .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_FlattenedSerializer", e)))?;
-                let tables = SendTables::build(&m).map_err(|k| self.err(k))?;
-                self.state.send_tables = Some(Arc::new(tables));
-                self.link_classes();
+                self.load_send_tables(body)?;
             }
             44 => {
                 known("svc_CreateStringTable", &mut self.state);

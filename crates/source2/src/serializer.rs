@@ -622,19 +622,31 @@ fn decoder_for(
     Ok(Some(d))
 }
 
+/// The `CSVCMsg_FlattenedSerializer` bytes inside a `CDemoSendTables`
+/// payload (a varuint32 length, then the message).
+pub fn demo_payload_message(data: &[u8]) -> Result<&[u8], ErrorKind> {
+    let mut pos = 0usize;
+    let len = crate::container::read_varint32(data, &mut pos, "send tables length")? as usize;
+    pos.checked_add(len)
+        .and_then(|end| data.get(pos..end))
+        .ok_or(ErrorKind::Truncated {
+            what: "send tables",
+            needed: len as u64,
+            available: (data.len() - pos) as u64,
+        })
+}
+
 impl SendTables {
     /// Builds the send tables from a `CDemoSendTables` payload (a varuint32
     /// length, then a `CSVCMsg_FlattenedSerializer`).
     pub fn from_demo_payload(data: &[u8]) -> Result<SendTables, ErrorKind> {
-        let mut pos = 0usize;
-        let len = crate::container::read_varint32(data, &mut pos, "send tables length")? as usize;
-        let Some(body) = pos.checked_add(len).and_then(|end| data.get(pos..end)) else {
-            return Err(ErrorKind::Truncated {
-                what: "send tables",
-                needed: len as u64,
-                available: (data.len() - pos) as u64,
-            });
-        };
+        SendTables::from_message(demo_payload_message(data)?)
+    }
+
+    /// Builds the send tables from the bytes of a
+    /// `CSVCMsg_FlattenedSerializer` (as `svc_FlattenedSerializer` carries
+    /// them, or [`demo_payload_message`] finds them).
+    pub fn from_message(body: &[u8]) -> Result<SendTables, ErrorKind> {
         // The lean view borrows the symbols from one shared buffer instead
         // of allocating a String per symbol (most of prost's work here).
         let msg = LeanFlattenedSerializer::decode(Bytes::copy_from_slice(body))

@@ -423,10 +423,8 @@ fn every_message_is_named_and_decodes() {
     impl Visitor for Messages {
         fn interests(&self) -> Interests {
             Interests {
-                entities: false,
-                game_events: false,
                 user_messages: true,
-                send_tables: false,
+                ..Interests::NONE
             }
         }
         fn on_user_message(&mut self, _: &DemoState, m: &UserMessage<'_>) {
