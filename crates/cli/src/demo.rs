@@ -425,20 +425,28 @@ pub use gamewire_query::props::closest;
 fn write_rows(out: &mut impl Write, table: &Table, format: RowFormat) -> Result<(), String> {
     match format {
         RowFormat::Jsonl => {
+            // Keys in sorted order, as a `serde_json::Map` writes them;
+            // rendered once.
+            let mut order: Vec<(usize, String)> = table
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i, serde_json::to_string(c).unwrap_or_default()))
+                .collect();
+            order.sort_by(|a, b| table.columns.get(a.0).cmp(&table.columns.get(b.0)));
+            order.dedup_by(|a, b| table.columns.get(a.0) == table.columns.get(b.0));
             for row in &table.rows {
-                let obj: serde_json::Map<String, serde_json::Value> = table
-                    .columns
-                    .iter()
-                    .zip(row)
-                    .map(|(c, v)| {
-                        (
-                            c.clone(),
-                            serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
-                        )
-                    })
-                    .collect();
-                serde_json::to_writer(&mut *out, &obj).map_err(|e| e.to_string())?;
-                writeln!(out).map_err(io_err)?;
+                out.write_all(b"{").map_err(io_err)?;
+                for (n, (i, key)) in order.iter().enumerate() {
+                    let Some(cell) = row.get(*i) else { continue };
+                    if n > 0 {
+                        out.write_all(b",").map_err(io_err)?;
+                    }
+                    out.write_all(key.as_bytes()).map_err(io_err)?;
+                    out.write_all(b":").map_err(io_err)?;
+                    write_json_cell(out, cell)?;
+                }
+                out.write_all(b"}\n").map_err(io_err)?;
             }
         }
         RowFormat::Csv => {
@@ -460,6 +468,26 @@ fn write_rows(out: &mut impl Write, table: &Table, format: RowFormat) -> Result<
         }
     }
     Ok(())
+}
+
+/// One cell as JSON. Floats are written as the `f64` they widen to (as
+/// `serde_json::to_value` stores them), non-finite ones as `null`.
+fn write_json_cell(out: &mut impl Write, cell: &Cell) -> Result<(), String> {
+    let json = |e: serde_json::Error| format!("writing output: {e}");
+    match cell {
+        Cell::Float(x) => serde_json::to_writer(&mut *out, &f64::from(*x)).map_err(json),
+        Cell::Floats(v) => {
+            out.write_all(b"[").map_err(io_err)?;
+            for (n, x) in v.iter().enumerate() {
+                if n > 0 {
+                    out.write_all(b",").map_err(io_err)?;
+                }
+                serde_json::to_writer(&mut *out, &f64::from(*x)).map_err(json)?;
+            }
+            out.write_all(b"]").map_err(io_err)
+        }
+        other => serde_json::to_writer(&mut *out, other).map_err(json),
+    }
 }
 
 fn csv_field(s: &str) -> String {

@@ -438,8 +438,7 @@ impl TicksCollector {
                 return;
             }
         }
-        let paths = &mut self.paths;
-        let players = cs2_players(state, &mut |s, e, n| paths.value(s, e, n).cloned());
+        let players = cs2_players(state, &mut self.paths);
         let world = if self.needs_world {
             World::of(state, &mut self.paths)
         } else {

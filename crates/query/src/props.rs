@@ -1,43 +1,19 @@
 //! Reading props off entities: cached field paths, player resolution from
 //! event keys, player props and game-rules props.
 
-use gamewire_source2::cs2::{coord_from_cell, prop_source, resolve_prop, Cell, PropSource};
+use gamewire_source2::cs2::{
+    coord_from_cell, prop_source, resolve_prop, Cell, PropCache, PropSource,
+};
 use gamewire_source2::cs2::{Owner, FRIENDLY_PROPS};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
-use gamewire_source2::serializer::SerializerId;
-use gamewire_source2::{DemoState, Entity, FieldPath, Value};
-use rustc_hash::FxHashMap;
+use gamewire_source2::{DemoState, Entity, Value};
 
 /// Index bits of a networked handle.
 const HANDLE_INDEX_MASK: u64 = 0x3FFF;
 
-/// Field-path keys of dotted prop names, cached per serializer.
-#[derive(Debug, Default)]
-pub struct Paths {
-    by_serializer: FxHashMap<SerializerId, FxHashMap<String, Option<FieldPath>>>,
-}
-
-impl Paths {
-    /// The value of a dotted prop on an entity.
-    pub fn value<'e>(
-        &mut self,
-        state: &DemoState,
-        entity: &'e Entity,
-        name: &str,
-    ) -> Option<&'e Value> {
-        let tables = state.send_tables.as_ref()?;
-        let per = self.by_serializer.entry(entity.serializer).or_default();
-        let key = match per.get(name) {
-            Some(k) => *k,
-            None => {
-                let k = resolve_prop(tables, entity.serializer, name);
-                per.insert(name.to_string(), k);
-                k
-            }
-        };
-        entity.get(&key?)
-    }
-}
+/// Field paths of dotted prop names, cached per serializer (the parser
+/// crate's [`PropCache`]).
+pub type Paths = PropCache;
 
 /// Converts an entity value to a cell.
 pub fn cell_of(v: &Value) -> Cell {

@@ -268,33 +268,91 @@ pub struct Table {
     pub rows: Vec<Vec<Cell>>,
 }
 
-/// Cached field paths per class for the props of one query.
+/// A prop name interned in a [`PropCache`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PropId(u32);
+
+/// Field paths of dotted prop names, resolved once per serializer.
+///
+/// A name is interned once ([`PropCache::id`]); reading a prop by id is two
+/// vector lookups and the walk down the entity's state. Reading by name
+/// ([`PropCache::value`]) hashes the name first, and allocates nothing once
+/// the name is known. The cache follows the demo's send tables: when they
+/// are replaced, the resolved paths are dropped.
 #[derive(Debug, Default)]
-struct PathCache {
-    /// Per serializer, prop name → path key (a hit allocates nothing).
-    by_serializer: rustc_hash::FxHashMap<SerializerId, rustc_hash::FxHashMap<String, Option<u128>>>,
+pub struct PropCache {
+    ids: rustc_hash::FxHashMap<Box<str>, PropId>,
+    names: Vec<Box<str>>,
+    /// `paths[serializer][prop]`: `None` until resolved, then the path if
+    /// the serializer has the prop.
+    paths: Vec<Vec<Option<Option<FieldPath>>>>,
+    /// The send tables the paths were resolved against.
+    tables: Option<std::sync::Arc<SendTables>>,
 }
 
-impl PathCache {
-    fn key(&mut self, tables: &SendTables, ser: SerializerId, name: &str) -> Option<u128> {
-        let names = self.by_serializer.entry(ser).or_default();
-        if let Some(k) = names.get(name) {
-            return *k;
+impl PropCache {
+    /// The id of a prop name, interning it on first use.
+    pub fn id(&mut self, name: &str) -> PropId {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
         }
-        let k = resolve_prop(tables, ser, name).and_then(|p| p.key());
-        names.insert(name.to_string(), k);
-        k
+        let id = PropId(self.names.len() as u32);
+        self.names.push(name.into());
+        self.ids.insert(name.into(), id);
+        id
     }
 
-    fn value<'e>(
+    /// The value of an interned prop on an entity.
+    #[inline]
+    pub fn get<'e>(
+        &mut self,
+        state: &DemoState,
+        entity: &'e Entity,
+        id: PropId,
+    ) -> Option<&'e Value> {
+        let tables = state.send_tables.as_ref()?;
+        if !self
+            .tables
+            .as_ref()
+            .is_some_and(|t| std::sync::Arc::ptr_eq(t, tables))
+        {
+            self.paths.clear();
+            self.tables = Some(std::sync::Arc::clone(tables));
+        }
+        let ser = entity.serializer as usize;
+        if self.paths.len() <= ser {
+            self.paths.resize_with(ser + 1, Vec::new);
+        }
+        let row = self.paths.get_mut(ser)?;
+        let prop = id.0 as usize;
+        if row.len() <= prop {
+            row.resize(self.names.len().max(prop + 1), None);
+        }
+        let slot = row.get_mut(prop)?;
+        let path = match slot {
+            Some(p) => *p,
+            None => {
+                let p = self
+                    .names
+                    .get(prop)
+                    .and_then(|n| resolve_prop(tables, entity.serializer, n));
+                *slot = Some(p);
+                p
+            }
+        };
+        entity.get(&path?)
+    }
+
+    /// The value of a dotted prop on an entity.
+    #[inline]
+    pub fn value<'e>(
         &mut self,
         state: &DemoState,
         entity: &'e Entity,
         name: &str,
     ) -> Option<&'e Value> {
-        let tables = state.send_tables.as_ref()?;
-        let key = self.key(tables, entity.serializer, name)?;
-        entity.get_key(key)
+        let id = self.id(name);
+        self.get(state, entity, id)
     }
 }
 
@@ -314,32 +372,77 @@ pub struct PlayerRef {
 
 /// The players of the current state (demoparser2's rules: pawn handle valid,
 /// steam id non-zero, team not spectator).
-pub fn players(
-    state: &DemoState,
-    cache: &mut impl FnMut(&DemoState, &Entity, &str) -> Option<Value>,
-) -> Vec<PlayerRef> {
+pub fn players(state: &DemoState, cache: &mut PropCache) -> Vec<PlayerRef> {
+    let ids = PlayerIds::new(cache);
     let mut out = Vec::new();
+    players_into(state, cache, &ids, &mut out);
+    out
+}
+
+/// The prop ids [`players`] reads.
+#[derive(Debug, Clone, Copy)]
+struct PlayerIds {
+    pawn: PropId,
+    steamid: PropId,
+    team: PropId,
+    name: PropId,
+}
+
+impl PlayerIds {
+    fn new(cache: &mut PropCache) -> PlayerIds {
+        PlayerIds {
+            pawn: cache.id("m_hPlayerPawn"),
+            steamid: cache.id("m_steamID"),
+            team: cache.id("m_iTeamNum"),
+            name: cache.id("m_iszPlayerName"),
+        }
+    }
+}
+
+/// The class id of `CCSPlayerController`, if the demo has one.
+fn controller_class(state: &DemoState) -> Option<u32> {
+    state
+        .classes
+        .iter()
+        .find(|c| c.name == "CCSPlayerController")
+        .map(|c| c.id)
+}
+
+fn players_into(
+    state: &DemoState,
+    cache: &mut PropCache,
+    ids: &PlayerIds,
+    out: &mut Vec<PlayerRef>,
+) {
+    out.clear();
+    let Some(class) = controller_class(state) else {
+        return;
+    };
     for e in state.entities.iter() {
-        if state.class_name(e) != "CCSPlayerController" {
+        if e.class_id != class {
             continue;
         }
-        let pawn_handle = cache(state, e, "m_hPlayerPawn")
-            .and_then(|v| v.as_u64())
+        let pawn_handle = cache
+            .get(state, e, ids.pawn)
+            .and_then(Value::as_u64)
             .unwrap_or(u64::from(PAWN_HANDLE_MASK));
         let pawn = (pawn_handle as u32) & PAWN_HANDLE_MASK;
         if pawn == PAWN_HANDLE_MASK {
             continue;
         }
-        let steamid = cache(state, e, "m_steamID")
-            .and_then(|v| v.as_u64())
+        let steamid = cache
+            .get(state, e, ids.steamid)
+            .and_then(Value::as_u64)
             .unwrap_or(0);
-        let team = cache(state, e, "m_iTeamNum")
-            .and_then(|v| v.as_i64())
+        let team = cache
+            .get(state, e, ids.team)
+            .and_then(Value::as_i64)
             .unwrap_or(0);
         if steamid == 0 || team == 1 {
             continue;
         }
-        let name = cache(state, e, "m_iszPlayerName")
+        let name = cache
+            .get(state, e, ids.name)
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
         out.push(PlayerRef {
@@ -349,15 +452,51 @@ pub fn players(
             steamid,
         });
     }
-    out
+}
+
+/// A [`PropSource`] with its prop names interned.
+#[derive(Debug, Clone, Copy)]
+enum SourceIds {
+    Raw(Owner, PropId),
+    Element(Owner, PropId, usize),
+    Position { cell: PropId, offset: PropId },
+    IsAlive(PropId),
+    Missing,
+}
+
+impl SourceIds {
+    fn new(source: &PropSource, cache: &mut PropCache) -> SourceIds {
+        const CELLS: [&str; 3] = [
+            "CBodyComponent.m_cellX",
+            "CBodyComponent.m_cellY",
+            "CBodyComponent.m_cellZ",
+        ];
+        const OFFSETS: [&str; 3] = [
+            "CBodyComponent.m_vecX",
+            "CBodyComponent.m_vecY",
+            "CBodyComponent.m_vecZ",
+        ];
+        match source {
+            PropSource::Raw(owner, name) => SourceIds::Raw(*owner, cache.id(name)),
+            PropSource::Element(owner, name, i) => SourceIds::Element(*owner, cache.id(name), *i),
+            PropSource::Position(axis) => match (CELLS.get(*axis), OFFSETS.get(*axis)) {
+                (Some(c), Some(o)) => SourceIds::Position {
+                    cell: cache.id(c),
+                    offset: cache.id(o),
+                },
+                _ => SourceIds::Missing,
+            },
+            PropSource::IsAlive => SourceIds::IsAlive(cache.id("m_lifeState")),
+        }
+    }
 }
 
 fn read_prop(
     state: &DemoState,
     entities: &EntityList,
-    cache: &mut PathCache,
+    cache: &mut PropCache,
     player: &PlayerRef,
-    source: &PropSource,
+    source: SourceIds,
 ) -> Cell {
     let pawn = entities.get(player.pawn);
     let controller = entities.get(player.controller);
@@ -366,13 +505,11 @@ fn read_prop(
         Owner::Controller => controller,
     };
     match source {
-        PropSource::Raw(owner, name) => {
-            let primary = on(*owner).and_then(|e| cache.value(state, e, name));
+        SourceIds::Raw(owner, id) => {
+            let primary = on(owner).and_then(|e| cache.get(state, e, id));
             let value = match primary {
                 Some(v) => Some(v),
-                None if *owner == Owner::Pawn => {
-                    controller.and_then(|e| cache.value(state, e, name))
-                }
+                None if owner == Owner::Pawn => controller.and_then(|e| cache.get(state, e, id)),
                 None => None,
             };
             match value {
@@ -380,39 +517,27 @@ fn read_prop(
                 None => Cell::Null,
             }
         }
-        PropSource::Element(owner, name, i) => on(*owner)
-            .and_then(|e| cache.value(state, e, name))
-            .and_then(|v| v.as_floats().and_then(|f| f.get(*i).copied()))
+        SourceIds::Element(owner, id, i) => on(owner)
+            .and_then(|e| cache.get(state, e, id))
+            .and_then(|v| v.as_floats().and_then(|f| f.get(i).copied()))
             .map(Cell::Float)
             .unwrap_or(Cell::Null),
-        PropSource::Position(axis) => {
+        SourceIds::Position { cell, offset } => {
             let Some(p) = pawn else { return Cell::Null };
-            let cell_name = [
-                "CBodyComponent.m_cellX",
-                "CBodyComponent.m_cellY",
-                "CBodyComponent.m_cellZ",
-            ];
-            let vec_name = [
-                "CBodyComponent.m_vecX",
-                "CBodyComponent.m_vecY",
-                "CBodyComponent.m_vecZ",
-            ];
-            let (Some(c), Some(o)) = (cell_name.get(*axis), vec_name.get(*axis)) else {
-                return Cell::Null;
-            };
-            let cell = cache.value(state, p, c).and_then(Value::as_u64);
-            let off = cache.value(state, p, o).and_then(Value::as_f32);
+            let cell = cache.get(state, p, cell).and_then(Value::as_u64);
+            let off = cache.get(state, p, offset).and_then(Value::as_f32);
             match (cell, off) {
                 (Some(c), Some(o)) => Cell::Float(coord_from_cell(c, o)),
                 _ => Cell::Null,
             }
         }
-        PropSource::IsAlive => {
+        SourceIds::IsAlive(id) => {
             let v = pawn
-                .and_then(|e| cache.value(state, e, "m_lifeState"))
+                .and_then(|e| cache.get(state, e, id))
                 .and_then(Value::as_i64);
             Cell::Bool(v == Some(0))
         }
+        SourceIds::Missing => Cell::Null,
     }
 }
 
@@ -421,9 +546,11 @@ fn read_prop(
 /// `tick`, `steamid`, `name`.
 #[derive(Debug)]
 pub struct TickCollector {
-    props: Vec<(String, PropSource)>,
+    props: Vec<SourceIds>,
     ticks: Option<Vec<i32>>,
-    cache: PathCache,
+    cache: PropCache,
+    player_ids: PlayerIds,
+    players: Vec<PlayerRef>,
     /// The collected rows.
     pub table: Table,
 }
@@ -433,10 +560,16 @@ impl TickCollector {
     pub fn new(props: &[String], ticks: Option<Vec<i32>>) -> Self {
         let mut columns: Vec<String> = props.to_vec();
         columns.extend(["tick", "steamid", "name"].map(String::from));
+        let mut cache = PropCache::default();
         TickCollector {
-            props: props.iter().map(|p| (p.clone(), prop_source(p))).collect(),
+            props: props
+                .iter()
+                .map(|p| SourceIds::new(&prop_source(p), &mut cache))
+                .collect(),
             ticks,
-            cache: PathCache::default(),
+            player_ids: PlayerIds::new(&mut cache),
+            cache,
+            players: Vec::new(),
             table: Table {
                 columns,
                 rows: Vec::new(),
@@ -462,20 +595,19 @@ impl Visitor for TickCollector {
                 return;
             }
         }
-        let cache = &mut self.cache;
-        let mut get = |s: &DemoState, e: &Entity, n: &str| cache.value(s, e, n).cloned();
-        let players = players(state, &mut get);
-        for p in players {
-            let mut row: Vec<Cell> = self
-                .props
-                .iter()
-                .map(|(_, src)| read_prop(state, &state.entities, &mut self.cache, &p, src))
-                .collect();
+        let mut players = std::mem::take(&mut self.players);
+        players_into(state, &mut self.cache, &self.player_ids, &mut players);
+        for p in players.drain(..) {
+            let mut row = Vec::with_capacity(self.props.len() + 3);
+            for &src in &self.props {
+                row.push(read_prop(state, &state.entities, &mut self.cache, &p, src));
+            }
             row.push(Cell::Int(i64::from(state.tick)));
             row.push(Cell::UInt(p.steamid));
-            row.push(Cell::Str(p.name.clone()));
+            row.push(Cell::Str(p.name));
             self.table.rows.push(row);
         }
+        self.players = players;
     }
 }
 

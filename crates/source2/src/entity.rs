@@ -105,11 +105,17 @@ impl Entity {
     }
 }
 
-/// One slot of a [`FieldState`] node: the value at this path and the range
-/// of the node holding its children (`child_len == 0`: no children).
-#[derive(Debug, Clone, Default)]
+/// One slot of a [`FieldState`] node: where the value at this path is kept
+/// and the range of the node holding its children (`child_len == 0`: no
+/// children).
+///
+/// Twelve bytes: the value itself lives in [`FieldState::values`] (`value`
+/// is its index + 1, 0 for none). Nodes are sized by their highest index, so
+/// most slots of a sparse layer hold nothing; keeping values out of the slots
+/// keeps those empty slots small.
+#[derive(Debug, Clone, Copy, Default)]
 struct Slot {
-    value: Option<Value>,
+    value: u32,
     child_start: u32,
     child_len: u32,
 }
@@ -117,8 +123,9 @@ struct Slot {
 /// Entity field values as a tree mirroring the serializer, stored flat.
 ///
 /// Every node is a contiguous range of one arena (`slots`); a slot points at
-/// the range of its children. Cloning a class baseline into a new entity is
-/// one vector clone and dropping an entity is one free (plus its boxed
+/// the range of its children; the values sit in a second vector (`values`),
+/// so the many empty slots of a sparse node cost 12 bytes each. Cloning a
+/// state is two vector clones and dropping one is two frees (plus its boxed
 /// strings), instead of one allocation per node. A node that must grow and is
 /// not at the end of the arena moves to the end; its old range becomes
 /// unreachable (growth is geometric, so at most about half the arena is ever
@@ -130,6 +137,8 @@ struct Slot {
 #[derive(Debug, Clone, Default)]
 pub struct FieldState {
     slots: Vec<Slot>,
+    /// The values the slots point at, in the order they were first set.
+    values: Vec<Value>,
     root_start: u32,
     root_len: u32,
     base: Option<Arc<FieldState>>,
@@ -151,6 +160,20 @@ impl FieldState {
         }
     }
 
+    /// Reserves room for `slots` slots and `values` values.
+    pub(crate) fn reserve(&mut self, (slots, values): (u32, u32)) {
+        self.slots.reserve(slots as usize);
+        self.values.reserve(values as usize);
+    }
+
+    /// (slots, values) in use.
+    pub(crate) fn size(&self) -> (u32, u32) {
+        (
+            u32::try_from(self.slots.len()).unwrap_or(u32::MAX),
+            u32::try_from(self.values.len()).unwrap_or(u32::MAX),
+        )
+    }
+
     /// The value at a path: the state's own value, else the baseline's.
     #[inline]
     pub fn get(&self, path: &[i32]) -> Option<&Value> {
@@ -169,7 +192,36 @@ impl FieldState {
             start = slot.child_start as usize;
             len = slot.child_len as usize;
         }
-        self.slot_in(start, len, last)?.value.as_ref()
+        self.value_of(self.slot_in(start, len, last)?)
+    }
+
+    /// The value a slot points at.
+    #[inline(always)]
+    fn value_of(&self, slot: &Slot) -> Option<&Value> {
+        let i = (slot.value as usize).checked_sub(1)?;
+        self.values.get(i)
+    }
+
+    /// Stores `value` in the slot at arena index `at` (replacing its value).
+    #[inline(always)]
+    fn store(&mut self, at: usize, value: Value) -> Result<(), String> {
+        let Some(slot) = self.slots.get_mut(at) else {
+            return Ok(());
+        };
+        match (slot.value as usize)
+            .checked_sub(1)
+            .and_then(|i| self.values.get_mut(i))
+        {
+            Some(v) => *v = value,
+            None => {
+                // Bounded by the arena, itself bounded by the entity limits.
+                let id = u32::try_from(self.values.len() + 1)
+                    .map_err(|_| "entity state is too large".to_string())?;
+                slot.value = id;
+                self.values.push(value);
+            }
+        }
+        Ok(())
     }
 
     #[inline]
@@ -207,10 +259,7 @@ impl FieldState {
         }
         let size = sizes.get(head.len()).copied().unwrap_or(0);
         let at = self.slot_index(owner, last, size as usize)?;
-        if let Some(slot) = self.slots.get_mut(at) {
-            slot.value = Some(value);
-        }
-        Ok(())
+        self.store(at, value)
     }
 
     #[inline(always)]
@@ -266,7 +315,7 @@ impl FieldState {
         let end = self.slots.len();
         if len > 0 && start + len == end {
             // The node is the last range: extend it in place.
-            self.slots.resize_with(start + i + 1, Slot::default);
+            self.slots.resize(start + i + 1, Slot::default());
             self.set_node(owner, start, i + 1);
             return Ok(start + i);
         }
@@ -283,11 +332,11 @@ impl FieldState {
             self.slots.reserve(new_len * 4);
         }
         self.slots.reserve(new_len);
-        for k in 0..len {
-            let moved = self.slots.get_mut(start + k).map(std::mem::take);
-            self.slots.push(moved.unwrap_or_default());
+        if start + len > end {
+            return Err("entity state is corrupt".into());
         }
-        self.slots.resize_with(end + new_len, Slot::default);
+        self.slots.extend_from_within(start..start + len);
+        self.slots.resize(end + new_len, Slot::default());
         self.set_node(owner, end, new_len);
         Ok(end + i)
     }
@@ -328,7 +377,7 @@ impl FieldState {
         };
         for (i, slot) in node.iter().enumerate() {
             prefix.push(i as i32);
-            if let Some(v) = &slot.value {
+            if let Some(v) = self.value_of(slot) {
                 if let Some(k) = FieldPath::from_slice(prefix).key() {
                     out.push((k, v));
                 }
@@ -386,7 +435,7 @@ impl FieldState {
     /// looking through to the baseline when the entity has not set it.
     #[inline]
     fn value_at(&self, at: usize, prefix: &[i32]) -> Option<&Value> {
-        match self.slots.get(at).and_then(|s| s.value.as_ref()) {
+        match self.slots.get(at).and_then(|s| self.value_of(s)) {
             Some(v) => Some(v),
             None => self.base.as_deref().and_then(|b| b.get_own(prefix)),
         }
@@ -514,10 +563,7 @@ impl FieldState {
         let value = decoder
             .decode(r, tick_interval)
             .map_err(|e| format!("value: {e}"))?;
-        if let Some(slot) = self.slots.get_mut(at) {
-            slot.value = Some(value);
-        }
-        Ok(())
+        self.store(at, value)
     }
 
     /// The current length of the variable array or table whose length slot
@@ -574,6 +620,10 @@ pub struct EntityList {
     pub(crate) slots: Vec<Option<Entity>>,
     /// Decoded class baselines, by class id.
     pub(crate) baseline_cache: FxHashMap<u32, Arc<FieldState>>,
+    /// The largest (slots, values) a created entity of each class had after
+    /// its create record: a new entity of the class reserves that much at
+    /// once instead of growing step by step.
+    pub(crate) size_hints: FxHashMap<u32, (u32, u32)>,
 }
 
 impl EntityList {

@@ -35,7 +35,8 @@ pub const MAX_STRING_TABLES: usize = 256;
 pub struct Interests {
     /// Decode `PacketEntities` (entity state).
     pub entities: bool,
-    /// Decode game events.
+    /// Decode game events (and their descriptors,
+    /// [`DemoState::event_descriptors`], which stay empty without it).
     pub game_events: bool,
     /// Report user messages.
     pub user_messages: bool,
@@ -287,7 +288,7 @@ pub struct DemoState {
     pub string_tables: Vec<StringTable>,
     /// Entities.
     pub entities: EntityList,
-    /// Game event descriptors by id.
+    /// Game event descriptors by id (decoded when game events are wanted).
     pub event_descriptors: FxHashMap<i32, EventDescriptor>,
     /// Players by slot, from `userinfo`.
     pub players: BTreeMap<usize, PlayerInfo>,
@@ -942,6 +943,9 @@ impl<'a> DemoParser<'a> {
             }
             205 => {
                 known("GE_Source1LegacyGameEventList", &mut self.state);
+                if !interests.game_events {
+                    return Ok(());
+                }
                 let m = pb::CMsgSource1LegacyGameEventList::decode(body).map_err(|e| {
                     self.err(ErrorKind::protobuf("CMsgSource1LegacyGameEventList", e))
                 })?;
@@ -1146,7 +1150,11 @@ impl<'a> DemoParser<'a> {
                             if let Some(old) = self.state.entities.get(index as i32) {
                                 visitor.on_entity(&self.state, EntityChange::Deleted, old, &[]);
                             }
-                            self.baseline_for(class_id, serializer)?
+                            let mut fresh = self.baseline_for(class_id, serializer)?;
+                            if let Some(&hint) = self.state.entities.size_hints.get(&class_id) {
+                                fresh.reserve(hint);
+                            }
+                            fresh
                         };
                         let tables = self
                             .state
@@ -1163,6 +1171,11 @@ impl<'a> DemoParser<'a> {
                         ) {
                             let path = describe_path(tables, serializer, None, fp);
                             return Err(self.entity_error(index as i32, Some(class_id), path, msg));
+                        }
+                        if !reuse {
+                            let (slots, values) = state.size();
+                            let hint = self.state.entities.size_hints.entry(class_id).or_default();
+                            *hint = (hint.0.max(slots), hint.1.max(values));
                         }
                         let entity = Entity {
                             index: index as i32,
