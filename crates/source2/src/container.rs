@@ -264,6 +264,17 @@ impl<'a> FrameReader<'a> {
     /// The next frame, `None` at the clean end of the data. Frames after
     /// `DEM_Stop` (CS2 writes `DEM_FileInfo` there) are returned too.
     pub fn next_frame(&mut self) -> Result<Option<Frame<'a>>, DemoError> {
+        self.next_frame_if(|_| true)
+    }
+
+    /// [`FrameReader::next_frame`], decompressing the payload only when
+    /// `wanted(command)` says so: a frame that is not wanted comes with an
+    /// empty payload (its size and place are still checked), so commands
+    /// nobody reads cost no snappy work.
+    pub fn next_frame_if(
+        &mut self,
+        wanted: impl FnOnce(DemoCommand) -> bool,
+    ) -> Result<Option<Frame<'a>>, DemoError> {
         if self.done || self.pos >= self.data.len() {
             return Ok(None);
         }
@@ -299,7 +310,9 @@ impl<'a> FrameReader<'a> {
                 location: self.location(start),
             });
         };
-        let payload = if compressed {
+        let payload = if !wanted(command) {
+            std::borrow::Cow::Borrowed(&[][..])
+        } else if compressed {
             let len = snap::raw::decompress_len(raw).map_err(|e| DemoError {
                 kind: ErrorKind::Snappy {
                     what: "frame payload",

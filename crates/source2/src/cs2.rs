@@ -373,9 +373,9 @@ pub struct PlayerRef {
 /// The players of the current state (demoparser2's rules: pawn handle valid,
 /// steam id non-zero, team not spectator).
 pub fn players(state: &DemoState, cache: &mut PropCache) -> Vec<PlayerRef> {
-    let ids = PlayerIds::new(cache);
+    let mut ids = PlayerIds::new(cache);
     let mut out = Vec::new();
-    players_into(state, cache, &ids, &mut out);
+    players_into(state, cache, &mut ids, &mut out);
     out
 }
 
@@ -386,6 +386,8 @@ struct PlayerIds {
     steamid: PropId,
     team: PropId,
     name: PropId,
+    /// The controller class id last found.
+    controller: Option<u32>,
 }
 
 impl PlayerIds {
@@ -395,27 +397,36 @@ impl PlayerIds {
             steamid: cache.id("m_steamID"),
             team: cache.id("m_iTeamNum"),
             name: cache.id("m_iszPlayerName"),
+            controller: None,
         }
     }
 }
 
-/// The class id of `CCSPlayerController`, if the demo has one.
-fn controller_class(state: &DemoState) -> Option<u32> {
-    state
+/// The class id of `CCSPlayerController`, if the demo has one; `cached` is
+/// the id found last time, checked before the classes are searched again.
+fn controller_class(state: &DemoState, cached: &mut Option<u32>) -> Option<u32> {
+    const NAME: &str = "CCSPlayerController";
+    if let Some(id) = *cached {
+        if state.classes.get(id as usize).is_some_and(|c| c.name == NAME) {
+            return Some(id);
+        }
+    }
+    *cached = state
         .classes
         .iter()
-        .find(|c| c.name == "CCSPlayerController")
-        .map(|c| c.id)
+        .find(|c| c.name == NAME)
+        .map(|c| c.id);
+    *cached
 }
 
 fn players_into(
     state: &DemoState,
     cache: &mut PropCache,
-    ids: &PlayerIds,
+    ids: &mut PlayerIds,
     out: &mut Vec<PlayerRef>,
 ) {
     out.clear();
-    let Some(class) = controller_class(state) else {
+    let Some(class) = controller_class(state, &mut ids.controller) else {
         return;
     };
     for e in state.entities.iter() {
@@ -596,7 +607,7 @@ impl Visitor for TickCollector {
             }
         }
         let mut players = std::mem::take(&mut self.players);
-        players_into(state, &mut self.cache, &self.player_ids, &mut players);
+        players_into(state, &mut self.cache, &mut self.player_ids, &mut players);
         for p in players.drain(..) {
             let mut row = Vec::with_capacity(self.props.len() + 3);
             for &src in &self.props {

@@ -414,7 +414,22 @@ impl<'a> DemoParser<'a> {
         let interests = visitor.interests();
         let mut open_tick: Option<i32> = None;
         loop {
-            let frame = match self.frames.next_frame() {
+            let after_stop = self.state.reached_stop;
+            // Payloads `handle_frame` ignores are not decompressed.
+            let wanted = |command: DemoCommand| match command {
+                _ if after_stop => command == DemoCommand::FileInfo,
+                DemoCommand::SendTables => interests.wants_send_tables(),
+                DemoCommand::FileHeader
+                | DemoCommand::FileInfo
+                | DemoCommand::ClassInfo
+                | DemoCommand::StringTables
+                | DemoCommand::Packet
+                | DemoCommand::SignonPacket
+                | DemoCommand::FullPacket
+                | DemoCommand::Unknown(_) => true,
+                _ => false,
+            };
+            let frame = match self.frames.next_frame_if(wanted) {
                 Ok(Some(f)) => f,
                 Ok(None) => break,
                 Err(e) => {
