@@ -13,38 +13,51 @@
 //! search, the bytes are then compared in full), so a hit gives exactly the
 //! tables a fresh build would. The cache holds a few builds (least recently
 //! used goes first), so its memory is bounded whatever the number of demos.
+//!
+//! The game-event descriptor list (`CMsgSource1LegacyGameEventList`, some
+//! 500 events with their keys) is the same kind of per-build constant and is
+//! shared the same way, in the same cache.
 
 use std::hash::Hasher;
 use std::sync::{Arc, Mutex};
 
 use crate::error::ErrorKind;
+use crate::gameevent::EventDescriptors;
 use crate::serializer::SendTables;
 
 /// Builds kept by [`SendTableCache::default`].
 pub const DEFAULT_CAPACITY: usize = 4;
 
 #[derive(Debug)]
-struct Entry {
+struct Entry<T> {
     hash: u64,
     payload: Box<[u8]>,
-    tables: Arc<SendTables>,
+    built: Arc<T>,
     last_used: u64,
 }
 
-#[derive(Debug, Default)]
-struct Inner {
-    entries: Vec<Entry>,
+#[derive(Debug)]
+struct Inner<T> {
+    entries: Vec<Entry<T>>,
     clock: u64,
     hits: u64,
     misses: u64,
 }
 
-/// Built send tables, keyed by the bytes they were built from; shareable
-/// between threads (`Arc<SendTableCache>`).
+/// Values built from bytes, keyed by those bytes, least recently used first
+/// out.
+#[derive(Debug)]
+struct ByBytes<T> {
+    capacity: usize,
+    inner: Mutex<Inner<T>>,
+}
+
+/// Built send tables (and game-event descriptors), keyed by the bytes they
+/// were built from; shareable between threads (`Arc<SendTableCache>`).
 #[derive(Debug)]
 pub struct SendTableCache {
-    capacity: usize,
-    inner: Mutex<Inner>,
+    tables: ByBytes<SendTables>,
+    events: ByBytes<EventDescriptors>,
 }
 
 impl Default for SendTableCache {
@@ -70,34 +83,87 @@ fn hash(payload: &[u8]) -> u64 {
 }
 
 impl SendTableCache {
-    /// A cache that keeps up to `capacity` builds (at least one).
+    /// A cache that keeps up to `capacity` builds (at least one) of each
+    /// kind.
     pub fn new(capacity: usize) -> Self {
         SendTableCache {
-            capacity: capacity.max(1),
-            inner: Mutex::new(Inner::default()),
+            tables: ByBytes::new(capacity),
+            events: ByBytes::new(capacity),
         }
     }
 
     /// The tables built from `payload` (the bytes of a
-    /// `CSVCMsg_FlattenedSerializer`), building them with `build` on a miss. A failed build is not cached. The lock
-    /// is not held while building, so two threads that miss on the same
-    /// tables at once both build them (and both results are equal).
+    /// `CSVCMsg_FlattenedSerializer`), building them with `build` on a miss.
+    /// A failed build is not cached. The lock is not held while building, so
+    /// two threads that miss on the same tables at once both build them
+    /// (and both results are equal).
     pub fn get_or_build(
         &self,
         payload: &[u8],
         build: impl FnOnce(&[u8]) -> Result<SendTables, ErrorKind>,
     ) -> Result<Arc<SendTables>, ErrorKind> {
+        self.tables.get_or_build(payload, build)
+    }
+
+    /// The game-event descriptors decoded from `payload` (the bytes of a
+    /// `CMsgSource1LegacyGameEventList`), as [`SendTableCache::get_or_build`].
+    pub fn descriptors_or_build(
+        &self,
+        payload: &[u8],
+        build: impl FnOnce(&[u8]) -> Result<EventDescriptors, ErrorKind>,
+    ) -> Result<Arc<EventDescriptors>, ErrorKind> {
+        self.events.get_or_build(payload, build)
+    }
+
+    /// Send-table hits and misses so far.
+    pub fn stats(&self) -> CacheStats {
+        self.tables.stats()
+    }
+
+    /// Event-descriptor hits and misses so far.
+    pub fn descriptor_stats(&self) -> CacheStats {
+        self.events.stats()
+    }
+
+    /// Send-table builds held now.
+    pub fn len(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// Whether no send-table build is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<T> ByBytes<T> {
+    fn new(capacity: usize) -> Self {
+        ByBytes {
+            capacity: capacity.max(1),
+            inner: Mutex::new(Inner {
+                entries: Vec::new(),
+                clock: 0,
+                hits: 0,
+                misses: 0,
+            }),
+        }
+    }
+
+    fn get_or_build(
+        &self,
+        payload: &[u8],
+        build: impl FnOnce(&[u8]) -> Result<T, ErrorKind>,
+    ) -> Result<Arc<T>, ErrorKind> {
         let key = hash(payload);
         if let Some(found) = self.lookup(key, payload) {
             return Ok(found);
         }
-        let tables = Arc::new(build(payload)?);
-        self.insert(key, payload, &tables);
-        Ok(tables)
+        let built = Arc::new(build(payload)?);
+        self.insert(key, payload, &built);
+        Ok(built)
     }
 
-    /// Hits and misses so far.
-    pub fn stats(&self) -> CacheStats {
+    fn stats(&self) -> CacheStats {
         match self.inner.lock() {
             Ok(inner) => CacheStats {
                 hits: inner.hits,
@@ -107,17 +173,11 @@ impl SendTableCache {
         }
     }
 
-    /// Builds held now.
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.inner.lock().map(|i| i.entries.len()).unwrap_or(0)
     }
 
-    /// Whether no build is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn lookup(&self, key: u64, payload: &[u8]) -> Option<Arc<SendTables>> {
+    fn lookup(&self, key: u64, payload: &[u8]) -> Option<Arc<T>> {
         // A poisoned lock (a panic elsewhere while holding it) only means
         // the cache is bypassed.
         let mut inner = self.inner.lock().ok()?;
@@ -129,7 +189,7 @@ impl SendTableCache {
             .find(|e| e.hash == key && *e.payload == *payload)
             .map(|e| {
                 e.last_used = now;
-                Arc::clone(&e.tables)
+                Arc::clone(&e.built)
             });
         match found {
             Some(_) => inner.hits += 1,
@@ -138,7 +198,7 @@ impl SendTableCache {
         found
     }
 
-    fn insert(&self, key: u64, payload: &[u8], tables: &Arc<SendTables>) {
+    fn insert(&self, key: u64, payload: &[u8], built: &Arc<T>) {
         let Ok(mut inner) = self.inner.lock() else {
             return;
         };
@@ -165,7 +225,7 @@ impl SendTableCache {
         inner.entries.push(Entry {
             hash: key,
             payload: payload.into(),
-            tables: Arc::clone(tables),
+            built: Arc::clone(built),
             last_used: now,
         });
     }
@@ -218,5 +278,21 @@ mod tests {
         let err = cache.get_or_build(b"bad", |_| Err(ErrorKind::SendTables("no".into())));
         assert!(err.is_err());
         assert_eq!(cache.len(), 2);
+    }
+
+    #[test]
+    fn descriptors_are_kept_apart_from_tables() {
+        let cache = SendTableCache::new(2);
+        let d = cache
+            .descriptors_or_build(b"aaaa", |_| Ok(EventDescriptors::default()))
+            .unwrap();
+        let d2 = cache
+            .descriptors_or_build(b"aaaa", |_| panic!("decoded twice"))
+            .unwrap();
+        assert!(Arc::ptr_eq(&d, &d2));
+        // The same bytes as send tables are another entry.
+        cache.get_or_build(b"aaaa", |_| tables(1)).unwrap();
+        assert_eq!(cache.descriptor_stats(), CacheStats { hits: 1, misses: 1 });
+        assert_eq!(cache.stats(), CacheStats { hits: 0, misses: 1 });
     }
 }

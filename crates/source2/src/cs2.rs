@@ -407,15 +407,15 @@ impl PlayerIds {
 fn controller_class(state: &DemoState, cached: &mut Option<u32>) -> Option<u32> {
     const NAME: &str = "CCSPlayerController";
     if let Some(id) = *cached {
-        if state.classes.get(id as usize).is_some_and(|c| c.name == NAME) {
+        if state
+            .classes
+            .get(id as usize)
+            .is_some_and(|c| c.name == NAME)
+        {
             return Some(id);
         }
     }
-    *cached = state
-        .classes
-        .iter()
-        .find(|c| c.name == NAME)
-        .map(|c| c.id);
+    *cached = state.classes.iter().find(|c| c.name == NAME).map(|c| c.id);
     *cached
 }
 

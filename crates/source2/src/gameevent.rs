@@ -18,6 +18,9 @@ pub struct EventKey {
     pub kind: i32,
 }
 
+/// Game-event descriptors by event id.
+pub type EventDescriptors = FxHashMap<i32, EventDescriptor>;
+
 /// An event descriptor.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct EventDescriptor {
@@ -81,7 +84,7 @@ impl GameEvent {
 }
 
 /// Indexes descriptors by id.
-pub fn descriptors(list: &pb::CMsgSource1LegacyGameEventList) -> FxHashMap<i32, EventDescriptor> {
+pub fn descriptors(list: &pb::CMsgSource1LegacyGameEventList) -> EventDescriptors {
     list.descriptors
         .iter()
         .map(|d| {

@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use gamewire_bits::BitReader;
 use prost::Message;
-use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
 use crate::cache::SendTableCache;
@@ -20,7 +19,7 @@ use crate::container::{DemoCommand, Frame, FrameReader};
 use crate::entity::{describe_path, read_fields, Entity, EntityChange, EntityList, FieldState};
 use crate::error::{DemoError, ErrorKind, Location, Warning};
 use crate::fieldpath::FieldPath;
-use crate::gameevent::{EventDescriptor, EventValue, GameEvent};
+use crate::gameevent::{EventValue, GameEvent};
 use crate::messages::{Game, MessageKind};
 use crate::serializer::{SendTables, SerializerId};
 use crate::stringtable::{StringTable, StringTableEntry};
@@ -289,7 +288,7 @@ pub struct DemoState {
     /// Entities.
     pub entities: EntityList,
     /// Game event descriptors by id (decoded when game events are wanted).
-    pub event_descriptors: FxHashMap<i32, EventDescriptor>,
+    pub event_descriptors: Arc<crate::gameevent::EventDescriptors>,
     /// Players by slot, from `userinfo`.
     pub players: BTreeMap<usize, PlayerInfo>,
     /// Current tick (frame tick; -1 before the first).
@@ -961,10 +960,16 @@ impl<'a> DemoParser<'a> {
                 if !interests.game_events {
                     return Ok(());
                 }
-                let m = pb::CMsgSource1LegacyGameEventList::decode(body).map_err(|e| {
-                    self.err(ErrorKind::protobuf("CMsgSource1LegacyGameEventList", e))
-                })?;
-                self.state.event_descriptors = crate::gameevent::descriptors(&m);
+                let decode = |body: &[u8]| {
+                    pb::CMsgSource1LegacyGameEventList::decode(body)
+                        .map(|m| crate::gameevent::descriptors(&m))
+                        .map_err(|e| ErrorKind::protobuf("CMsgSource1LegacyGameEventList", e))
+                };
+                self.state.event_descriptors = match &self.send_table_cache {
+                    Some(cache) => cache.descriptors_or_build(body, decode),
+                    None => decode(body).map(Arc::new),
+                }
+                .map_err(|k| self.err(k))?;
             }
             207 => {
                 known("GE_Source1LegacyGameEvent", &mut self.state);

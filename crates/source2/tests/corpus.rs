@@ -508,13 +508,15 @@ fn send_tables_are_decoded_only_when_wanted() {
 }
 
 /// A send-table cache shared between parsers gives the same final state as
-/// fresh builds, and builds each demo's tables once.
+/// fresh builds (and the same event descriptors), and builds each demo's
+/// tables and descriptors once.
 #[test]
 fn shared_send_tables_give_the_same_state() {
     use std::sync::Arc;
     let cache = Arc::new(gamewire_source2::SendTableCache::new(16));
     let paths = demos();
-    for _round in 0..2 {
+    let mut with_events = 0;
+    for round in 0..2 {
         for path in &paths {
             let data = std::fs::read(path).unwrap();
             let (fresh, _) = parse_with(&data, &mut NoVisitor).unwrap();
@@ -531,8 +533,16 @@ fn shared_send_tables_give_the_same_state() {
             );
             assert_eq!(fresh.entity_updates, shared.entity_updates);
             assert_eq!(fresh.warnings.len(), shared.warnings.len());
+            assert_eq!(fresh.event_descriptors, shared.event_descriptors);
+            if round == 0 && !fresh.event_descriptors.is_empty() {
+                with_events += 1;
+            }
         }
     }
+    let events = cache.descriptor_stats();
+    assert!(with_events >= 5, "{with_events}");
+    assert!(events.hits >= with_events, "{events:?}");
+    assert!(events.misses <= with_events, "{events:?}");
     let stats = cache.stats();
     // Each demo misses once (unless two corpus demos share a build) and
     // hits on the second round.
