@@ -587,3 +587,49 @@ fn lean_send_table_decode_equals_the_generated_type() {
         assert!(seen, "{}: no DEM_SendTables", path.display());
     }
 }
+
+/// `PropCache` reads the same values as resolving each name afresh, by id
+/// and by name, and re-resolves when the demo's send tables are replaced.
+#[test]
+fn prop_cache_reads_what_a_fresh_resolve_reads() {
+    use gamewire_source2::cs2::{resolve_prop, PropCache};
+    use std::sync::Arc;
+    let data = std::fs::read(corpus().join("cs2/14065.dem")).unwrap();
+    let (mut state, err) = parse_with(&data, &mut NoVisitor).unwrap();
+    assert!(err.is_none());
+    let names = [
+        "m_iHealth",
+        "m_iTeamNum",
+        "CBodyComponent.m_cellX",
+        "CBodyComponent.m_vecX",
+        "m_angEyeAngles",
+        "m_pWeaponServices.m_hActiveWeapon",
+        "m_steamID",
+        "m_iszPlayerName",
+        "no_such_prop",
+    ];
+    let mut cache = PropCache::default();
+    let ids: Vec<_> = names.iter().map(|n| cache.id(n)).collect();
+    assert_eq!(cache.id("m_iHealth"), ids[0], "interned once");
+    let check = |state: &gamewire_source2::DemoState, cache: &mut PropCache| {
+        let tables = Arc::clone(state.send_tables.as_ref().unwrap());
+        let mut found = 0;
+        for e in state.entities.iter() {
+            for (name, id) in names.iter().zip(&ids) {
+                let fresh = resolve_prop(&tables, e.serializer, name).and_then(|p| e.get(&p));
+                assert_eq!(cache.get(state, e, *id), fresh, "{name} on {}", e.index);
+                assert_eq!(cache.value(state, e, name), fresh, "{name} on {}", e.index);
+                found += usize::from(fresh.is_some());
+            }
+        }
+        found
+    };
+    let found = check(&state, &mut cache);
+    // Pawns and controllers have most of these props.
+    assert!(found >= 8, "{found}");
+    // New send tables (equal content, another build): paths are resolved
+    // again and give the same values.
+    let copy = (**state.send_tables.as_ref().unwrap()).clone();
+    state.send_tables = Some(Arc::new(copy));
+    assert_eq!(check(&state, &mut cache), found);
+}
