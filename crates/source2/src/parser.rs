@@ -557,7 +557,7 @@ impl<'a> DemoParser<'a> {
             DemoCommand::StringTables => {
                 let msg = pb::CDemoStringTables::decode(payload)
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoStringTables", e)))?;
-                self.apply_string_table_snapshot(&msg, visitor);
+                self.apply_string_table_snapshot(msg, visitor);
             }
             DemoCommand::Packet | DemoCommand::SignonPacket => {
                 let mut msg = pb::CDemoPacket {
@@ -574,9 +574,9 @@ impl<'a> DemoParser<'a> {
                 result?;
             }
             DemoCommand::FullPacket => {
-                let msg = pb::CDemoFullPacket::decode(payload)
+                let mut msg = pb::CDemoFullPacket::decode(payload)
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoFullPacket", e)))?;
-                if let Some(st) = &msg.string_table {
+                if let Some(st) = msg.string_table.take() {
                     self.apply_string_table_snapshot(st, visitor);
                 }
                 // A full packet repeats the whole world for seeking. The first
@@ -646,13 +646,18 @@ impl<'a> DemoParser<'a> {
         }
     }
 
+    /// Replaces string tables with a snapshot (`CDemoStringTables`, alone or
+    /// in a full packet). Only entries that differ from what the table held
+    /// count as changed: a full packet repeats tables the delta stream has
+    /// already built, and an unchanged `instancebaseline` entry keeps its
+    /// decoded baseline.
     fn apply_string_table_snapshot<V: Visitor>(
         &mut self,
-        msg: &pb::CDemoStringTables,
+        msg: pb::CDemoStringTables,
         visitor: &mut V,
     ) {
-        for t in &msg.tables {
-            let name = t.table_name.clone().unwrap_or_default();
+        for t in msg.tables {
+            let name = t.table_name.unwrap_or_default();
             let idx = match self.state.string_tables.iter().position(|s| s.name == name) {
                 Some(i) => i,
                 None => {
@@ -660,7 +665,7 @@ impl<'a> DemoParser<'a> {
                         continue;
                     }
                     self.state.string_tables.push(StringTable {
-                        name: name.clone(),
+                        name,
                         flags: t.table_flags.unwrap_or(0),
                         ..Default::default()
                     });
@@ -669,17 +674,25 @@ impl<'a> DemoParser<'a> {
             };
             let entries: Vec<StringTableEntry> = t
                 .items
-                .iter()
+                .into_iter()
                 .map(|i| StringTableEntry {
-                    key: i.str.clone().unwrap_or_default(),
-                    value: i.data.clone().unwrap_or_default(),
+                    key: i.str.unwrap_or_default(),
+                    value: i.data.unwrap_or_default(),
                 })
                 .collect();
-            let changed: Vec<usize> = (0..entries.len()).collect();
-            if let Some(table) = self.state.string_tables.get_mut(idx) {
-                table.entries = entries;
+            let Some(table) = self.state.string_tables.get_mut(idx) else {
+                continue;
+            };
+            let changed: Vec<usize> = entries
+                .iter()
+                .enumerate()
+                .filter(|&(i, e)| table.entries.get(i) != Some(e))
+                .map(|(i, _)| i)
+                .collect();
+            table.entries = entries;
+            if !changed.is_empty() {
+                self.after_string_table_change(idx, &changed, visitor);
             }
-            self.after_string_table_change(idx, &changed, visitor);
         }
     }
 

@@ -633,3 +633,49 @@ fn prop_cache_reads_what_a_fresh_resolve_reads() {
     state.send_tables = Some(Arc::new(copy));
     assert_eq!(check(&state, &mut cache), found);
 }
+
+/// String-table callbacks report every change: a visitor that mirrors the
+/// tables from the reported entries alone ends with the parser's tables, on
+/// every corpus demo (full-packet snapshots report only entries that
+/// differ, so nothing may be lost there).
+#[test]
+fn string_table_changes_are_reported_completely() {
+    use gamewire_source2::stringtable::{StringTable, StringTableEntry};
+    use gamewire_source2::{DemoState, Interests, Visitor};
+    use std::collections::HashMap;
+
+    #[derive(Default)]
+    struct Mirror {
+        tables: HashMap<String, Vec<StringTableEntry>>,
+        reports: usize,
+    }
+    impl Visitor for Mirror {
+        fn interests(&self) -> Interests {
+            Interests::NONE
+        }
+        fn on_string_table(&mut self, _: &DemoState, table: &StringTable, changed: &[usize]) {
+            let mirror = self.tables.entry(table.name.clone()).or_default();
+            // The table may have been replaced by a shorter snapshot.
+            mirror.truncate(table.entries.len());
+            mirror.resize(table.entries.len(), StringTableEntry::default());
+            for &i in changed {
+                mirror[i] = table.entries[i].clone();
+            }
+            self.reports += 1;
+        }
+    }
+
+    for path in demos() {
+        let data = std::fs::read(&path).unwrap();
+        let mut mirror = Mirror::default();
+        let (state, err) = parse_with(&data, &mut mirror).unwrap();
+        assert!(err.is_none(), "{}", path.display());
+        assert!(mirror.reports > 0, "{}", path.display());
+        for t in &state.string_tables {
+            let seen = mirror.tables.get(&t.name).cloned().unwrap_or_default();
+            // Entries never reported are still empty (the default entry).
+            let want: Vec<_> = t.entries.to_vec();
+            assert_eq!(seen, want, "{} table {}", path.display(), t.name);
+        }
+    }
+}
