@@ -18,6 +18,11 @@ What is timed, per demo, per repetition:
         parse_ticks(["X","Y","Z","health","armor_value","team_num","pitch","yaw"])
         parse_events(["all"])
     i.e. two full parses, returning pandas DataFrames.
+Also, when the example binary `target/release/examples/ticks_events` exists (build it with
+`cargo build --release -p gamewire-source2 --example ticks_events`), the same two passes
+in-process in Rust (DemoParser + TickCollector, DemoParser + EventCollector: the library work of
+the two commands without process start and output writing), best of the repetitions, against
+demoparser2's in-process best from the same run: what a tool embedding the library sees.
 The best (minimum) of the repetitions is kept for each side; the median is printed too. CPU time
 (user+sys over all threads: child rusage for gamewire, process_time() for demoparser2) is printed
 as well, since wall time on a shared machine is noisy.
@@ -175,6 +180,25 @@ def main() -> int:
     if cpu_p:
         print(f"  {'readable total':16} gamewire {cpu_b / cpu_o:6.1f} MB/cpu-s, demoparser2 "
               f"{cpu_b / cpu_p:6.1f} MB/cpu-s, ratio {cpu_p / cpu_o:.1f}x")
+    in_process = REPO / "target/release/examples/ticks_events"
+    if in_process.is_file():
+        print("\nIn-process (library: parse + collect, no process start, no output), best of "
+              f"{args.reps}, against demoparser2's in-process best above:")
+        lib_b = lib_o = lib_p = 0.0
+        for name, _o, p in breakdown:
+            demo = corpus / name
+            out = subprocess.run([str(in_process), str(demo), str(args.reps)], capture_output=True,
+                                 text=True, check=True).stdout.split()
+            t, e = float(out[0]), float(out[1])
+            mb = demo.stat().st_size / 1e6
+            line = f"  {name:16} gamewire {t:.4f} / {e:.4f} s = {mb / (t + e):6.1f} MB/s"
+            if p:
+                line += f"   demoparser2 {sum(p):.4f} s = {mb / sum(p):5.1f} MB/s   ratio {sum(p) / (t + e):5.1f}x"
+                lib_b, lib_o, lib_p = lib_b + mb, lib_o + t + e, lib_p + sum(p)
+            print(line)
+        if lib_p:
+            print(f"  {'readable total':16} gamewire {lib_b / lib_o:6.1f} MB/s, demoparser2 "
+                  f"{lib_b / lib_p:6.1f} MB/s, ratio {lib_p / lib_o:.1f}x")
     if tot_peer:
         print("-" * len(hdr))
         print(f"{'readable total':16} {tot_bytes:7.3f} {tot_ours:8.4f} {'':9} {tot_bytes / tot_ours:8.1f}"

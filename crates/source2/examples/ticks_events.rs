@@ -1,0 +1,50 @@
+//! In-process timing of the two passes `gamewire ticks` and `gamewire
+//! events` make (parse + collect, no process start, no output writing), for
+//! `scripts/bench_vs_demoparser2.py`:
+//! `cargo run --release -p gamewire-source2 --example ticks_events -- FILE [REPS]`.
+//! Prints one line: `best_ticks_s best_events_s rows events`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::{Duration, Instant};
+
+use gamewire_source2::cs2::{EventCollector, TickCollector};
+use gamewire_source2::DemoParser;
+
+const PROPS: [&str; 8] = [
+    "X",
+    "Y",
+    "Z",
+    "health",
+    "armor_value",
+    "team_num",
+    "pitch",
+    "yaw",
+];
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: ticks_events FILE [REPS]");
+    let reps: usize = args.next().map_or(7, |r| r.parse().expect("REPS"));
+    let data = std::fs::read(&path).expect("read the demo");
+    let props: Vec<String> = PROPS.iter().map(|p| p.to_string()).collect();
+    let (mut best_ticks, mut best_events) = (Duration::MAX, Duration::MAX);
+    let (mut rows, mut events) = (0, 0);
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        let mut ticks = TickCollector::new(&props, None);
+        DemoParser::new(&data).unwrap().run(&mut ticks).unwrap();
+        let t1 = Instant::now();
+        let mut evs = EventCollector::new(None);
+        DemoParser::new(&data).unwrap().run(&mut evs).unwrap();
+        let t2 = Instant::now();
+        best_ticks = best_ticks.min(t1 - t0);
+        best_events = best_events.min(t2 - t1);
+        rows = ticks.table.rows.len();
+        events = evs.events.len();
+    }
+    println!(
+        "{:.6} {:.6} {rows} {events}",
+        best_ticks.as_secs_f64(),
+        best_events.as_secs_f64()
+    );
+}
