@@ -10,6 +10,10 @@
 //! (`python/gamewire/__init__.py`) turns into pandas or polars DataFrames
 //! without a Python object per value.
 //!
+//! [`run_many`] runs one query over many demos on a worker pool (the
+//! `parse_many` of the Python half), each demo read, parsed and turned into
+//! buffers on a worker, the GIL released throughout.
+//!
 //! Errors carry the text the CLI prints: `gamewire.DemoError` (a
 //! `ValueError`) for a non-demo, a truncated or corrupt demo, or an unknown
 //! table, event or prop name (with the closest valid names), and
@@ -156,6 +160,22 @@ impl Visitor for Fanout {
 fn send_table_cache() -> Arc<SendTableCache> {
     static CACHE: OnceLock<Arc<SendTableCache>> = OnceLock::new();
     Arc::clone(CACHE.get_or_init(|| Arc::new(SendTableCache::default())))
+}
+
+/// One query's tables of one demo, as buffers (players filtered).
+fn query_buffers(
+    query: &Query,
+    players: Option<&[u64]>,
+    data: &[u8],
+) -> Result<Buffers, QueryError> {
+    let mut per_query = run_queries(std::slice::from_ref(query), data)?;
+    let mut tables = per_query.pop().unwrap_or_default();
+    if let Some(players) = players {
+        for t in tables.iter_mut().filter(|t| t.name == "ticks") {
+            filter_players(t, players);
+        }
+    }
+    Ok(buffers(tables))
 }
 
 /// Runs queries in one pass and returns each query's tables, in order.
@@ -525,11 +545,94 @@ impl NativeDemo {
     }
 }
 
+/// What one demo of [`run_many`] gave: its tables, or why it failed
+/// (`"missing"` or `"read"` when the file could not be read, `"demo"`
+/// otherwise) with the CLI's message.
+enum ManyResult {
+    Tables(Buffers),
+    Failed(&'static str, String),
+}
+
+/// Runs one query over many demos on `jobs` worker threads (default: one
+/// per core), the GIL released. Per demo, in the order given,
+/// `(path, tables, None, None)` or `(path, None, kind, message)` with
+/// `kind` `"missing"`, `"read"` or `"demo"` and the CLI's message. Send tables and event
+/// descriptors are shared between the demos (see `SendTableCache`).
+#[pyfunction]
+#[pyo3(signature = (paths, query, jobs=None))]
+fn run_many<'py>(
+    py: Python<'py>,
+    paths: Vec<PathBuf>,
+    query: QuerySpec,
+    jobs: Option<usize>,
+) -> PyResult<Bound<'py, PyList>> {
+    use rayon::prelude::*;
+    let built = query
+        .query()
+        .map_err(|e| DemoError::new_err(e.to_string()))?;
+    let players = query.players.clone();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| PyOSError::new_err(format!("cannot start worker threads: {e}")))?;
+    let results: Vec<ManyResult> = py.detach(|| {
+        pool.install(|| {
+            paths
+                .par_iter()
+                .map(|path| {
+                    let data = match gamewire_query::read_input(path) {
+                        Ok(data) => data,
+                        Err(e @ QueryError::Read { .. }) => {
+                            let missing = matches!(&e, QueryError::Read { source, .. }
+                                if source.kind() == std::io::ErrorKind::NotFound);
+                            let kind = if missing { "missing" } else { "read" };
+                            return ManyResult::Failed(kind, e.to_string());
+                        }
+                        Err(e) => {
+                            return ManyResult::Failed("demo", format!("{}: {e}", path.display()))
+                        }
+                    };
+                    match query_buffers(&built, players.as_deref(), &data) {
+                        Ok(b) => ManyResult::Tables(b),
+                        Err(e) => ManyResult::Failed("demo", format!("{}: {e}", path.display())),
+                    }
+                })
+                .collect()
+        })
+    });
+    let out = PyList::empty(py);
+    for (path, result) in paths.iter().zip(results) {
+        let item = match result {
+            ManyResult::Tables(tables) => PyTuple::new(
+                py,
+                [
+                    path.into_pyobject(py)?.into_any(),
+                    to_python(py, tables)?.into_any(),
+                    py.None().into_bound(py),
+                    py.None().into_bound(py),
+                ],
+            )?,
+            ManyResult::Failed(kind, message) => PyTuple::new(
+                py,
+                [
+                    path.into_pyobject(py)?.into_any(),
+                    py.None().into_bound(py),
+                    kind.into_pyobject(py)?.into_any(),
+                    message.into_pyobject(py)?.into_any(),
+                ],
+            )?,
+        };
+        out.append(item)?;
+    }
+    Ok(out)
+}
+
 /// The native module.
 #[pymodule]
 fn _gamewire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("DemoError", m.py().get_type::<DemoError>())?;
     m.add_class::<NativeDemo>()?;
+    m.add_function(wrap_pyfunction!(run_many, m)?)?;
     Ok(())
 }

@@ -18,6 +18,10 @@ null), booleans `bool` (`boolean` with nulls), text `object` (None for null). Un
 for positions, degrees for angles, demo ticks for times (CS2 runs 64 ticks/s; see `header()`'s
 `tick_rate`).
 
+Many demos at once: `gamewire.parse_many(paths, ["kills", "rounds"])` parses them in parallel
+(one worker per core, the GIL released) and returns one DataFrame per table with a `demo` column
+(the file's stem).
+
 The demoparser2 names are there too: `parse_header`, `parse_event`, `parse_events`,
 `parse_ticks`, `parse_player_info`, `parse_grenades`, `list_game_events`.
 
@@ -31,9 +35,9 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable, Sequence, Union
 
-from ._gamewire import DemoError, NativeDemo, __version__
+from ._gamewire import DemoError, NativeDemo, __version__, run_many
 
-__all__ = ["Demo", "DemoError", "TABLES", "set_polars", "__version__"]
+__all__ = ["Demo", "DemoError", "TABLES", "parse_many", "set_polars", "__version__"]
 
 #: The analyst tables, in the order `Demo.tables` returns them.
 TABLES = (
@@ -335,3 +339,85 @@ class Demo:
     def parse_grenades(self, *, polars: bool | None = None) -> Any:
         """`grenades()`."""
         return self.grenades(polars=polars)
+
+
+def _dataset_names(paths: Sequence[str]) -> list[str]:
+    """A unique name per demo, as `gamewire batch` names its files: the file's stem (a broadcast
+    directory's name), with `-2`, `-3`, ... for repeats."""
+    seen: dict[str, int] = {}
+    out = []
+    for p in paths:
+        stem = os.path.splitext(os.path.basename(os.path.normpath(p)))[0]
+        n = seen.get(stem, 0) + 1
+        seen[stem] = n
+        out.append(stem if n == 1 else f"{stem}-{n}")
+    return out
+
+
+def _concat(frames: list, polars: bool) -> Any:
+    if polars:
+        import polars as pl
+
+        return pl.concat(frames, how="diagonal_relaxed")
+    import pandas as pd
+
+    return pd.concat(frames, ignore_index=True)
+
+
+def parse_many(
+    paths: Iterable[Union[str, os.PathLike]],
+    tables: Names = ("kills", "rounds"),
+    *,
+    event_name: Names = None,
+    player: Names = None,
+    other: Names = None,
+    ticks: Any = None,
+    players: Any = None,
+    jobs: int | None = None,
+    on_error: str = "raise",
+    polars: bool | None = None,
+) -> dict:
+    """The same tables of many demos (`.dem` files or broadcast directories), parsed in
+    parallel on `jobs` worker threads (default: one per core) with the GIL released: a dict
+    from table name to one DataFrame of every demo's rows, with a first column `demo` (the
+    file's stem, as `gamewire batch` names its files). The keyword options are those of
+    `Demo.tables`; send tables and event descriptors are built once per game build.
+
+    A demo that cannot be read or parsed raises (`FileNotFoundError`, `OSError` or `DemoError`
+    with the CLI's message, the first failing demo in the order given) when `on_error` is
+    `"raise"`, the default; with `"skip"` it is left out with a `RuntimeWarning` naming it and
+    the others are returned."""
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
+    paths = [os.fspath(p) for p in paths]
+    names = _dataset_names(paths)
+    query = _query(_names(tables), event_name, player, other, ticks, players)
+    use_polars = _POLARS_DEFAULT if polars is None else polars
+    results = run_many(paths, query, jobs)
+    frames: dict[str, list] = {}
+    for name, (_path, demo_tables, kind, message) in zip(names, results):
+        if demo_tables is None:
+            if on_error == "raise":
+                if kind == "missing":
+                    raise FileNotFoundError(message)
+                if kind == "read":
+                    raise OSError(message)
+                raise DemoError(message)
+            import warnings
+
+            warnings.warn(f"skipped: {message}", RuntimeWarning, stacklevel=2)
+            continue
+        for table, cols in demo_tables:
+            frame = _frame(cols, use_polars)
+            if use_polars:
+                import polars as pl
+
+                frame = frame.select(pl.lit(name).alias("demo"), pl.all())
+            else:
+                frame.insert(0, "demo", name)
+            frames.setdefault(table, []).append(frame)
+    out = {table: _concat(parts, use_polars) for table, parts in frames.items()}
+    for table in query["tables"]:
+        # Every demo skipped: an empty frame (a `demo` column only) per table asked for.
+        out.setdefault(table, _frame([("demo", "str", [], None)], use_polars))
+    return out

@@ -31,3 +31,10 @@ class NativeDemo:
         """Runs queries (dicts with `tables`, `events`, `player`, `other`, `ticks`, `players`)
         in one pass; per query, a list of `(table name, columns)`."""
     def __repr__(self) -> str: ...
+
+def run_many(
+    paths: list[Union[str, os.PathLike[str]]], query: dict[str, Any], jobs: Optional[int] = None
+) -> list[tuple[Union[Path, str], Optional[list[tuple[str, list[Column]]]], Optional[str], Optional[str]]]:
+    """Runs one query over many demos on `jobs` worker threads (default: one per core), the GIL
+    released; per demo, in order, `(path, tables, None, None)` or `(path, None, kind, message)`
+    with `kind` `"missing"`, `"read"` or `"demo"`."""

@@ -1,0 +1,105 @@
+"""`gamewire.parse_many`: many demos in parallel, one DataFrame per table with a `demo` column,
+equal to the demos parsed one by one; bad demos raise or are skipped with a warning."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import gamewire
+from conftest import DEMOS, corpus
+
+PROPS = ["X", "Y", "Z", "health", "team_num"]
+
+
+def one_by_one(paths, names, tables, **options):
+    """The tables of each demo through `Demo`, with the `demo` column parse_many adds."""
+    out = {}
+    for path, name in zip(paths, names):
+        for table, frame in gamewire.Demo(path).tables(tables, **options).items():
+            frame.insert(0, "demo", name)
+            out.setdefault(table, []).append(frame)
+    return {t: pd.concat(parts, ignore_index=True) for t, parts in out.items()}
+
+
+def test_equals_the_demos_one_by_one():
+    paths = [corpus(rel) for rel, *_ in DEMOS]
+    tables = ["ticks", "players", "chat", "rounds"]
+    many = gamewire.parse_many(paths, tables, player=PROPS, jobs=2)
+    names = [p.stem for p in paths]
+    want = one_by_one(paths, names, tables, player=PROPS)
+    assert set(many) == set(tables)
+    for t in tables:
+        pd.testing.assert_frame_equal(many[t], want[t], check_dtype=False)
+    assert list(many["ticks"].columns[:1]) == ["demo"]
+    # Every CS2 clip gives tick rows, tagged with its name.
+    cs2 = {p.stem for p in paths if p.parent.name == "cs2"}
+    assert cs2 <= set(many["ticks"]["demo"]), set(many["ticks"]["demo"])
+    assert len(many["ticks"]) > 1000
+
+
+def test_thread_count_does_not_change_the_result():
+    paths = [corpus("cs2/14065.dem"), corpus("cs2/14132.dem"), corpus("cs2/14155.dem")]
+    a = gamewire.parse_many(paths, ["ticks", "events"], player=PROPS, jobs=1)
+    b = gamewire.parse_many(paths, ["ticks", "events"], player=PROPS, jobs=3)
+    for t in a:
+        pd.testing.assert_frame_equal(a[t], b[t])
+
+
+def test_repeated_stems_get_numbered_names():
+    path = corpus("cs2/14155.dem")
+    many = gamewire.parse_many([path, path, path], "players")
+    one = len(gamewire.Demo(path).players())
+    assert one > 0
+    assert list(many["players"]["demo"]) == ["14155"] * one + ["14155-2"] * one + ["14155-3"] * one
+
+
+def test_polars():
+    pl = pytest.importorskip("polars")
+    paths = [corpus("cs2/14065.dem"), corpus("cs2/14155.dem")]
+    many = gamewire.parse_many(paths, ["ticks"], player=PROPS, polars=True)
+    frame = many["ticks"]
+    assert isinstance(frame, pl.DataFrame)
+    assert frame.columns[0] == "demo"
+    pandas = gamewire.parse_many(paths, ["ticks"], player=PROPS)["ticks"]
+    assert frame.height == len(pandas)
+    assert frame["demo"].to_list() == list(pandas["demo"])
+
+
+def test_bad_demos_raise_by_default(tmp_path):
+    good = corpus("cs2/14155.dem")
+    bad = tmp_path / "notes.dem"
+    bad.write_bytes(b"hello, this is not a demo\n")
+    with pytest.raises(gamewire.DemoError) as e:
+        gamewire.parse_many([good, bad], "players")
+    assert str(e.value).startswith(f"{bad}: not a Source 2 demo")
+    missing = tmp_path / "nope.dem"
+    with pytest.raises(FileNotFoundError) as e:
+        gamewire.parse_many([missing, good], "players")
+    assert str(e.value) == f"cannot read {missing}: No such file or directory (os error 2)"
+
+
+def test_bad_demos_are_skipped_with_a_warning(tmp_path):
+    good = corpus("cs2/14155.dem")
+    cut = tmp_path / "cut.dem"
+    cut.write_bytes(good.read_bytes()[: 60_000])
+    missing = tmp_path / "nope.dem"
+    with pytest.warns(RuntimeWarning) as record:
+        many = gamewire.parse_many([cut, good, missing], "players", on_error="skip")
+    messages = [str(w.message) for w in record]
+    assert len(messages) == 2, messages
+    assert messages[0].startswith(f"skipped: {cut}: ") and "tick" in messages[0]
+    assert messages[1].startswith(f"skipped: cannot read {missing}")
+    assert set(many["players"]["demo"]) == {"14155"}
+    # All skipped: an empty frame per table asked for.
+    with pytest.warns(RuntimeWarning):
+        empty = gamewire.parse_many([missing], ["kills", "rounds"], on_error="skip")
+    assert set(empty) == {"kills", "rounds"}
+    assert all(len(f) == 0 for f in empty.values())
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="on_error"):
+        gamewire.parse_many([], "players", on_error="ignore")
+    with pytest.raises(gamewire.DemoError, match="closest"):
+        gamewire.parse_many([corpus("cs2/14155.dem")], "kils")
