@@ -17,6 +17,11 @@ on a directory of symbolic links: every CS2 demo demoparser2 can read, COPIES ti
 and separately every corpus demo (CS2, Deadlock, Dota 2) COPIES times (ours only: demoparser2
 cannot read the rest). Peak RSS of our process is printed for both, to show that memory stays flat
 in the number of demos. MB = 10^6 bytes of demo files.
+
+When the venv of `.ci/setup-python.sh start` exists (target/py-venv), the Python package's
+`gamewire.parse_many(paths, ["kills", "rounds", "damages"], jobs=JOBS)` is timed too, in-process
+in that interpreter (best of the repetitions, after one warm-up call), on the same readable demos:
+the same tables as DataFrames, against demoparser2's best whole-script time above.
 """
 
 from __future__ import annotations
@@ -84,6 +89,28 @@ def run(cmd: list[str], rss: bool = False) -> tuple[float, float, int]:
 run.cpu_seen = 0.0
 
 
+def time_parse_many(folder: Path, reps: int, jobs: int) -> float | None:
+    """Best in-process time of gamewire.parse_many over the demos in `folder`, or None without
+    the package's venv."""
+    python = REPO / "target/py-venv/bin/python"
+    if not python.is_file():
+        return None
+    code = (
+        "import sys, time, gamewire\n"
+        "paths = sorted(sys.argv[1:-2]); reps, jobs = int(sys.argv[-2]), int(sys.argv[-1])\n"
+        "gamewire.parse_many(paths, ['kills', 'rounds', 'damages'], jobs=jobs)\n"
+        "best = float('inf')\n"
+        "for _ in range(reps):\n"
+        "    t = time.perf_counter(); gamewire.parse_many(paths, ['kills', 'rounds', 'damages'], jobs=jobs)\n"
+        "    best = min(best, time.perf_counter() - t)\n"
+        "print(best)\n"
+    )
+    paths = [str(p) for p in sorted(folder.iterdir())]
+    out = subprocess.run([str(python), "-c", code, *paths, str(reps), str(jobs)], capture_output=True,
+                         text=True, check=True)
+    return float(out.stdout.strip())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--gamewire", default=str(REPO / "target/release/gamewire"))
@@ -118,6 +145,7 @@ def main() -> None:
             dt, _, rss = run(ours(tmp / "all"), rss=True)
             t_all.append(dt)
             rss_a.append(rss)
+        py_many = time_parse_many(tmp / "readable", a.reps, a.jobs)
     n_r, n_a = len(readable) * a.copies, len(all_demos) * a.copies
     mb_r, mb_a = size_r / 1e6, size_a / 1e6
     best = lambda xs: min(xs)  # noqa: E731
@@ -130,6 +158,9 @@ def main() -> None:
           f"demoparser2 best {best(c_peer):.3f} s, ratio {best(c_peer) / best(c_ours):.1f}x")
     print(f"  ratio: best/best {best(t_peer) / best(t_ours):.1f}x, median/median {med(t_peer) / med(t_ours):.1f}x, "
           f"run pairs {pairs[0]:.1f}x-{pairs[-1]:.1f}x (target >= 20x)")
+    if py_many is not None:
+        print(f"  gamewire.parse_many (Python, in-process, DataFrames) best {py_many:.3f} s "
+              f"({mb_r / py_many:6.1f} MB/s), ratio to demoparser2's best {best(t_peer) / py_many:.1f}x")
     print(f"\n{n_a} demos, the whole corpus ({mb_a:.1f} MB; gamewire only):")
     print(f"  gamewire batch   best {best(t_all):.3f} s ({mb_a / best(t_all):6.1f} MB/s)   median {med(t_all):.3f} s   peak RSS {max(rss_a) / 1024:.1f} MiB")
 

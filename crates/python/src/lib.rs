@@ -11,8 +11,9 @@
 //! without a Python object per value.
 //!
 //! [`run_many`] runs one query over many demos on a worker pool (the
-//! `parse_many` of the Python half), each demo read, parsed and turned into
-//! buffers on a worker, the GIL released throughout.
+//! `parse_many` of the Python half), each demo read and parsed on a worker,
+//! and returns one table per name with every demo's rows, the GIL released
+//! throughout.
 //!
 //! Errors carry the text the CLI prints: `gamewire.DemoError` (a
 //! `ValueError`) for a non-demo, a truncated or corrupt demo, or an unknown
@@ -162,12 +163,12 @@ fn send_table_cache() -> Arc<SendTableCache> {
     Arc::clone(CACHE.get_or_init(|| Arc::new(SendTableCache::default())))
 }
 
-/// One query's tables of one demo, as buffers (players filtered).
-fn query_buffers(
+/// One query's tables of one demo (players filtered).
+fn query_tables(
     query: &Query,
     players: Option<&[u64]>,
     data: &[u8],
-) -> Result<Buffers, QueryError> {
+) -> Result<Vec<Table>, QueryError> {
     let mut per_query = run_queries(std::slice::from_ref(query), data)?;
     let mut tables = per_query.pop().unwrap_or_default();
     if let Some(players) = players {
@@ -175,7 +176,7 @@ fn query_buffers(
             filter_players(t, players);
         }
     }
-    Ok(buffers(tables))
+    Ok(tables)
 }
 
 /// Runs queries in one pass and returns each query's tables, in order.
@@ -545,28 +546,28 @@ impl NativeDemo {
     }
 }
 
-/// What one demo of [`run_many`] gave: its tables, or why it failed
-/// (`"missing"` or `"read"` when the file could not be read, `"demo"`
-/// otherwise) with the CLI's message.
-enum ManyResult {
-    Tables(Buffers),
-    Failed(&'static str, String),
-}
-
 /// Runs one query over many demos on `jobs` worker threads (default: one
-/// per core), the GIL released. Per demo, in the order given,
-/// `(path, tables, None, None)` or `(path, None, kind, message)` with
-/// `kind` `"missing"`, `"read"` or `"demo"` and the CLI's message. Send tables and event
-/// descriptors are shared between the demos (see `SendTableCache`).
+/// per core), the GIL released, and appends every demo's rows into one table
+/// per name, a first column `demo` holding `names[i]` for the rows of
+/// `paths[i]` (the columns are the union over the demos, see
+/// [`Table::append`]). Returns `(tables, failures)`: `[(table, columns)]` and,
+/// in the order given, `[(path, kind, message)]` for the demos that failed,
+/// `kind` `"missing"` or `"read"` (the file could not be read) or `"demo"`,
+/// with the CLI's message. Send tables and event descriptors are shared
+/// between the demos (see `SendTableCache`).
 #[pyfunction]
-#[pyo3(signature = (paths, query, jobs=None))]
+#[pyo3(signature = (paths, names, query, jobs=None))]
 fn run_many<'py>(
     py: Python<'py>,
     paths: Vec<PathBuf>,
+    names: Vec<String>,
     query: QuerySpec,
     jobs: Option<usize>,
-) -> PyResult<Bound<'py, PyList>> {
+) -> PyResult<Bound<'py, PyTuple>> {
     use rayon::prelude::*;
+    if names.len() != paths.len() {
+        return Err(PyValueError::new_err("one name per path"));
+    }
     let built = query
         .query()
         .map_err(|e| DemoError::new_err(e.to_string()))?;
@@ -575,56 +576,60 @@ fn run_many<'py>(
         .num_threads(jobs.unwrap_or(0))
         .build()
         .map_err(|e| PyOSError::new_err(format!("cannot start worker threads: {e}")))?;
-    let results: Vec<ManyResult> = py.detach(|| {
-        pool.install(|| {
+    let parse = |path: &PathBuf, name: &String| -> Result<Vec<Table>, (&'static str, String)> {
+        let data = gamewire_query::read_input(path).map_err(|e| {
+            let kind = match &e {
+                QueryError::Read { source, .. }
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    "missing"
+                }
+                QueryError::Read { .. } => "read",
+                _ => "demo",
+            };
+            let message = match kind {
+                "demo" => format!("{}: {e}", path.display()),
+                _ => e.to_string(),
+            };
+            (kind, message)
+        })?;
+        let mut tables = query_tables(&built, players.as_deref(), &data)
+            .map_err(|e| ("demo", format!("{}: {e}", path.display())))?;
+        for t in &mut tables {
+            t.prepend_constant("demo", name);
+        }
+        Ok(tables)
+    };
+    let (merged, failures) = py.detach(|| {
+        let results: Vec<_> = pool.install(|| {
             paths
                 .par_iter()
-                .map(|path| {
-                    let data = match gamewire_query::read_input(path) {
-                        Ok(data) => data,
-                        Err(e @ QueryError::Read { .. }) => {
-                            let missing = matches!(&e, QueryError::Read { source, .. }
-                                if source.kind() == std::io::ErrorKind::NotFound);
-                            let kind = if missing { "missing" } else { "read" };
-                            return ManyResult::Failed(kind, e.to_string());
-                        }
-                        Err(e) => {
-                            return ManyResult::Failed("demo", format!("{}: {e}", path.display()))
-                        }
-                    };
-                    match query_buffers(&built, players.as_deref(), &data) {
-                        Ok(b) => ManyResult::Tables(b),
-                        Err(e) => ManyResult::Failed("demo", format!("{}: {e}", path.display())),
-                    }
-                })
+                .zip(&names)
+                .map(|(p, n)| parse(p, n))
                 .collect()
-        })
+        });
+        let mut merged: Vec<Table> = Vec::new();
+        let mut failures = Vec::new();
+        for (path, result) in paths.iter().zip(results) {
+            match result {
+                Ok(tables) => {
+                    for t in tables {
+                        match merged.iter_mut().find(|m| m.name == t.name) {
+                            Some(m) => m.append(t),
+                            None => merged.push(t),
+                        }
+                    }
+                }
+                Err((kind, message)) => failures.push((path.clone(), kind, message)),
+            }
+        }
+        (buffers(merged), failures)
     });
-    let out = PyList::empty(py);
-    for (path, result) in paths.iter().zip(results) {
-        let item = match result {
-            ManyResult::Tables(tables) => PyTuple::new(
-                py,
-                [
-                    path.into_pyobject(py)?.into_any(),
-                    to_python(py, tables)?.into_any(),
-                    py.None().into_bound(py),
-                    py.None().into_bound(py),
-                ],
-            )?,
-            ManyResult::Failed(kind, message) => PyTuple::new(
-                py,
-                [
-                    path.into_pyobject(py)?.into_any(),
-                    py.None().into_bound(py),
-                    kind.into_pyobject(py)?.into_any(),
-                    message.into_pyobject(py)?.into_any(),
-                ],
-            )?,
-        };
-        out.append(item)?;
+    let failed = PyList::empty(py);
+    for (path, kind, message) in failures {
+        failed.append((path, kind, message))?;
     }
-    Ok(out)
+    PyTuple::new(py, [to_python(py, merged)?.into_any(), failed.into_any()])
 }
 
 /// The native module.

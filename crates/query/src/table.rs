@@ -107,6 +107,61 @@ impl Column {
         }
     }
 
+    /// Appends `n` nulls.
+    pub fn push_nulls(&mut self, n: usize) {
+        match self {
+            Column::Bool(v) => v.resize(v.len() + n, None),
+            Column::I64(v) => v.resize(v.len() + n, None),
+            Column::U64(v) => v.resize(v.len() + n, None),
+            Column::F32(v) => v.resize(v.len() + n, None),
+            Column::Str(v) => v.resize(v.len() + n, None),
+        }
+    }
+
+    /// True when every value is null (or there is none).
+    pub fn is_all_null(&self) -> bool {
+        match self {
+            Column::Bool(v) => v.iter().all(Option::is_none),
+            Column::I64(v) => v.iter().all(Option::is_none),
+            Column::U64(v) => v.iter().all(Option::is_none),
+            Column::F32(v) => v.iter().all(Option::is_none),
+            Column::Str(v) => v.iter().all(Option::is_none),
+        }
+    }
+
+    /// Appends the values of `other`. Of another kind, both are first
+    /// converted to the kind that holds both sides' values ([`infer_kind`];
+    /// an all-null side takes the other's kind).
+    pub fn append(&mut self, other: Column) {
+        let other = match (&mut *self, other) {
+            (Column::Bool(a), Column::Bool(b)) => return a.extend(b),
+            (Column::I64(a), Column::I64(b)) => return a.extend(b),
+            (Column::U64(a), Column::U64(b)) => return a.extend(b),
+            (Column::F32(a), Column::F32(b)) => return a.extend(b),
+            (Column::Str(a), Column::Str(b)) => return a.extend(b),
+            (_, other) => other,
+        };
+        let kind = if self.is_all_null() {
+            other.kind()
+        } else if other.is_all_null() {
+            self.kind()
+        } else {
+            let cells: Vec<Cell> = (0..self.len())
+                .map(|i| self.cell(i))
+                .chain((0..other.len()).map(|i| other.cell(i)))
+                .collect();
+            infer_kind(cells.iter())
+        };
+        let mut merged = Column::new(kind);
+        for i in 0..self.len() {
+            merged.push(&self.cell(i));
+        }
+        for i in 0..other.len() {
+            merged.push(&other.cell(i));
+        }
+        *self = merged;
+    }
+
     /// The value at a row as a cell.
     pub fn cell(&self, row: usize) -> Cell {
         let c = match self {
@@ -256,6 +311,30 @@ impl Table {
         self.columns.iter().map(|(_, c)| c.cell(i)).collect()
     }
 
+    /// Appends the rows of `other` (a table of the same name from another
+    /// demo): the columns are the union of both, in first-seen order; a
+    /// column one side lacks is null in that side's rows; a column whose
+    /// kinds differ is converted as [`Column::append`] does.
+    pub fn append(&mut self, other: Table) {
+        let before = self.rows();
+        let added = other.rows();
+        for (name, column) in other.columns {
+            match self.columns.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, mine)) => mine.append(column),
+                None => {
+                    let mut fresh = Column::new(column.kind());
+                    fresh.push_nulls(before);
+                    fresh.append(column);
+                    self.columns.push((name, fresh));
+                }
+            }
+        }
+        for (_, c) in &mut self.columns {
+            let missing = (before + added).saturating_sub(c.len());
+            c.push_nulls(missing);
+        }
+    }
+
     /// Prepends a text column with the same value in every row (`demo`).
     pub fn prepend_constant(&mut self, name: &str, value: &str) {
         let n = self.rows();
@@ -273,6 +352,74 @@ impl Table {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
+
+    fn table(columns: Vec<(&str, Column)>) -> Table {
+        Table {
+            name: "t".into(),
+            columns: columns
+                .into_iter()
+                .map(|(n, c)| (n.to_string(), c))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn append_takes_the_union_of_columns() {
+        let mut a = table(vec![
+            ("tick", Column::I64(vec![Some(1), Some(2)])),
+            ("x", Column::F32(vec![Some(0.5), None])),
+        ]);
+        let b = table(vec![
+            ("y", Column::Str(vec![Some("b".into())])),
+            ("tick", Column::I64(vec![Some(3)])),
+        ]);
+        a.append(b);
+        assert_eq!(a.column_names(), ["tick", "x", "y"]);
+        assert_eq!(a.rows(), 3);
+        assert_eq!(
+            a.column("tick"),
+            Some(&Column::I64(vec![Some(1), Some(2), Some(3)]))
+        );
+        assert_eq!(
+            a.column("x"),
+            Some(&Column::F32(vec![Some(0.5), None, None]))
+        );
+        assert_eq!(
+            a.column("y"),
+            Some(&Column::Str(vec![None, None, Some("b".into())]))
+        );
+        // Appending to an empty table gives the other table.
+        let mut empty = Table {
+            name: "t".into(),
+            columns: Vec::new(),
+        };
+        empty.append(a.clone());
+        assert_eq!(empty, a);
+    }
+
+    #[test]
+    fn append_converts_columns_whose_kinds_differ() {
+        // An all-null side takes the other's kind.
+        let mut a = table(vec![("h", Column::Str(vec![None, None]))]);
+        a.append(table(vec![("h", Column::I64(vec![Some(7)]))]));
+        assert_eq!(a.column("h"), Some(&Column::I64(vec![None, None, Some(7)])));
+        let mut b = table(vec![("h", Column::U64(vec![Some(3)]))]);
+        b.append(table(vec![("h", Column::Bool(vec![None]))]));
+        assert_eq!(b.column("h"), Some(&Column::U64(vec![Some(3), None])));
+        // Both with values: the kind that holds both.
+        let mut c = table(vec![("v", Column::I64(vec![Some(-2)]))]);
+        c.append(table(vec![("v", Column::F32(vec![Some(0.25)]))]));
+        assert_eq!(
+            c.column("v"),
+            Some(&Column::F32(vec![Some(-2.0), Some(0.25)]))
+        );
+        let mut d = table(vec![("v", Column::I64(vec![Some(1)]))]);
+        d.append(table(vec![("v", Column::Str(vec![Some("x".into())]))]));
+        assert_eq!(
+            d.column("v"),
+            Some(&Column::Str(vec![Some("1".into()), Some("x".into())]))
+        );
+    }
 
     #[test]
     fn inference() {

@@ -354,16 +354,6 @@ def _dataset_names(paths: Sequence[str]) -> list[str]:
     return out
 
 
-def _concat(frames: list, polars: bool) -> Any:
-    if polars:
-        import polars as pl
-
-        return pl.concat(frames, how="diagonal_relaxed")
-    import pandas as pd
-
-    return pd.concat(frames, ignore_index=True)
-
-
 def parse_many(
     paths: Iterable[Union[str, os.PathLike]],
     tables: Names = ("kills", "rounds"),
@@ -390,33 +380,20 @@ def parse_many(
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     paths = [os.fspath(p) for p in paths]
-    names = _dataset_names(paths)
     query = _query(_names(tables), event_name, player, other, ticks, players)
     use_polars = _POLARS_DEFAULT if polars is None else polars
-    results = run_many(paths, query, jobs)
-    frames: dict[str, list] = {}
-    for name, (_path, demo_tables, kind, message) in zip(names, results):
-        if demo_tables is None:
-            if on_error == "raise":
-                if kind == "missing":
-                    raise FileNotFoundError(message)
-                if kind == "read":
-                    raise OSError(message)
-                raise DemoError(message)
-            import warnings
+    merged, failures = run_many(paths, _dataset_names(paths), query, jobs)
+    for _path, kind, message in failures:
+        if on_error == "raise":
+            if kind == "missing":
+                raise FileNotFoundError(message)
+            if kind == "read":
+                raise OSError(message)
+            raise DemoError(message)
+        import warnings
 
-            warnings.warn(f"skipped: {message}", RuntimeWarning, stacklevel=2)
-            continue
-        for table, cols in demo_tables:
-            frame = _frame(cols, use_polars)
-            if use_polars:
-                import polars as pl
-
-                frame = frame.select(pl.lit(name).alias("demo"), pl.all())
-            else:
-                frame.insert(0, "demo", name)
-            frames.setdefault(table, []).append(frame)
-    out = {table: _concat(parts, use_polars) for table, parts in frames.items()}
+        warnings.warn(f"skipped: {message}", RuntimeWarning, stacklevel=2)
+    out = {table: _frame(cols, use_polars) for table, cols in merged}
     for table in query["tables"]:
         # Every demo skipped: an empty frame (a `demo` column only) per table asked for.
         out.setdefault(table, _frame([("demo", "str", [], None)], use_polars))

@@ -33,8 +33,12 @@ class NativeDemo:
     def __repr__(self) -> str: ...
 
 def run_many(
-    paths: list[Union[str, os.PathLike[str]]], query: dict[str, Any], jobs: Optional[int] = None
-) -> list[tuple[Union[Path, str], Optional[list[tuple[str, list[Column]]]], Optional[str], Optional[str]]]:
+    paths: list[Union[str, os.PathLike[str]]],
+    names: list[str],
+    query: dict[str, Any],
+    jobs: Optional[int] = None,
+) -> tuple[list[tuple[str, list[Column]]], list[tuple[Union[Path, str], str, str]]]:
     """Runs one query over many demos on `jobs` worker threads (default: one per core), the GIL
-    released; per demo, in order, `(path, tables, None, None)` or `(path, None, kind, message)`
-    with `kind` `"missing"`, `"read"` or `"demo"`."""
+    released: `(tables, failures)`, one table per name with every demo's rows and a first column
+    `demo` (`names[i]` for `paths[i]`), and per failed demo `(path, kind, message)` with `kind`
+    `"missing"`, `"read"` or `"demo"`."""
