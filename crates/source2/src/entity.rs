@@ -621,8 +621,9 @@ pub struct EntityList {
     /// Decoded class baselines, by class id.
     pub(crate) baseline_cache: FxHashMap<u32, Arc<FieldState>>,
     /// The largest (slots, values) a created entity of each class had after
-    /// its create record: a new entity of the class reserves that much at
-    /// once instead of growing step by step.
+    /// its create record (capped at 1024 slots and 256 values): a new entity
+    /// of the class reserves that much at once instead of growing step by
+    /// step.
     pub(crate) size_hints: FxHashMap<u32, (u32, u32)>,
 }
 

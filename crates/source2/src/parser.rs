@@ -1206,7 +1206,10 @@ impl<'a> DemoParser<'a> {
                             return Err(self.entity_error(index as i32, Some(class_id), path, msg));
                         }
                         if !reuse {
+                            // Capped: a hint only saves regrowth, and must not let one
+                            // large entity make every later one of its class reserve much.
                             let (slots, values) = state.size();
+                            let (slots, values) = (slots.min(1024), values.min(256));
                             let hint = self.state.entities.size_hints.entry(class_id).or_default();
                             *hint = (hint.0.max(slots), hint.1.max(values));
                         }
