@@ -16,14 +16,25 @@
 //!
 //! The game-event descriptor list (`CMsgSource1LegacyGameEventList`, some
 //! 500 events with their keys) is the same kind of per-build constant and is
-//! shared the same way, in the same cache.
+//! shared the same way, in the same cache. So are decoded class baselines
+//! (`instancebaseline` entries): one is kept with the send-table build it
+//! was decoded against, keyed by serializer, tick interval and exact bytes,
+//! and goes when that build leaves the cache.
 
 use std::hash::Hasher;
 use std::sync::{Arc, Mutex};
 
+use crate::entity::FieldState;
 use crate::error::ErrorKind;
 use crate::gameevent::EventDescriptors;
-use crate::serializer::SendTables;
+use crate::serializer::{SendTables, SerializerId};
+
+/// Baselines kept per send-table build at most.
+pub const MAX_BASELINES_PER_BUILD: usize = 4096;
+
+/// Decoded baselines of one build: (serializer, tick interval bits, hash of
+/// the bytes) → (bytes, baseline).
+type Baselines = rustc_hash::FxHashMap<(SerializerId, u32, u64), (Box<[u8]>, Arc<FieldState>)>;
 
 /// Builds kept by [`SendTableCache::default`].
 pub const DEFAULT_CAPACITY: usize = 4;
@@ -34,6 +45,8 @@ struct Entry<T> {
     payload: Box<[u8]>,
     built: Arc<T>,
     last_used: u64,
+    /// Class baselines decoded against `built` (send tables only).
+    baselines: Baselines,
 }
 
 #[derive(Debug)]
@@ -115,6 +128,40 @@ impl SendTableCache {
         self.events.get_or_build(payload, build)
     }
 
+    /// The class baseline decoded from `bytes` with the serializer
+    /// `serializer` of `tables` at this tick interval, decoding it with
+    /// `decode` on a miss. Kept only while `tables` is one of the cached
+    /// builds (and up to [`MAX_BASELINES_PER_BUILD`] per build); a failed
+    /// decode is not kept.
+    pub fn baseline_or_decode<E>(
+        &self,
+        tables: &Arc<SendTables>,
+        serializer: SerializerId,
+        tick_interval: f32,
+        bytes: &[u8],
+        decode: impl FnOnce() -> Result<FieldState, E>,
+    ) -> Result<Arc<FieldState>, E> {
+        let key = (serializer, tick_interval.to_bits(), hash(bytes));
+        let found = self.tables.with_entry(tables, |e| {
+            e.baselines
+                .get(&key)
+                .filter(|(b, _)| **b == *bytes)
+                .map(|(_, s)| Arc::clone(s))
+        });
+        if let Some(Some(state)) = found {
+            return Ok(state);
+        }
+        let state = Arc::new(decode()?);
+        self.tables.with_entry(tables, |e| {
+            if e.baselines.len() < MAX_BASELINES_PER_BUILD {
+                e.baselines
+                    .entry(key)
+                    .or_insert_with(|| (bytes.into(), Arc::clone(&state)));
+            }
+        });
+        Ok(state)
+    }
+
     /// Send-table hits and misses so far.
     pub fn stats(&self) -> CacheStats {
         self.tables.stats()
@@ -161,6 +208,17 @@ impl<T> ByBytes<T> {
         let built = Arc::new(build(payload)?);
         self.insert(key, payload, &built);
         Ok(built)
+    }
+
+    /// Runs `f` on the entry holding exactly `built` (the same allocation),
+    /// if it is still cached.
+    fn with_entry<R>(&self, built: &Arc<T>, f: impl FnOnce(&mut Entry<T>) -> R) -> Option<R> {
+        let mut inner = self.inner.lock().ok()?;
+        inner
+            .entries
+            .iter_mut()
+            .find(|e| Arc::ptr_eq(&e.built, built))
+            .map(f)
     }
 
     fn stats(&self) -> CacheStats {
@@ -227,6 +285,7 @@ impl<T> ByBytes<T> {
             payload: payload.into(),
             built: Arc::clone(built),
             last_used: now,
+            baselines: Baselines::default(),
         });
     }
 }
@@ -278,6 +337,73 @@ mod tests {
         let err = cache.get_or_build(b"bad", |_| Err(ErrorKind::SendTables("no".into())));
         assert!(err.is_err());
         assert_eq!(cache.len(), 2);
+    }
+
+    #[test]
+    fn baselines_are_kept_with_their_build() {
+        let cache = SendTableCache::new(1);
+        let a = cache.get_or_build(b"a", |_| tables(1)).unwrap();
+        let decode = |n: i32| {
+            move || -> Result<FieldState, ()> {
+                let mut s = FieldState::default();
+                s.set(&[0], crate::Value::I32(n)).unwrap();
+                Ok(s)
+            }
+        };
+        let x = cache
+            .baseline_or_decode(&a, 3, 0.015625, b"xx", decode(1))
+            .unwrap();
+        let again = cache
+            .baseline_or_decode(&a, 3, 0.015625, b"xx", || -> Result<FieldState, ()> {
+                panic!("decoded twice")
+            })
+            .unwrap();
+        assert!(Arc::ptr_eq(&x, &again));
+        // Another serializer, tick interval or bytes is another baseline.
+        for (ser, ti, bytes) in [
+            (4, 0.015625, &b"xx"[..]),
+            (3, 0.03125, b"xx"),
+            (3, 0.015625, b"xy"),
+        ] {
+            let other = cache
+                .baseline_or_decode(&a, ser, ti, bytes, decode(2))
+                .unwrap();
+            assert!(!Arc::ptr_eq(&x, &other));
+        }
+        // A failed decode is not kept.
+        assert!(cache
+            .baseline_or_decode(&a, 9, 0.015625, b"bad", || Err::<FieldState, _>("no"))
+            .is_err());
+        let mut decoded = false;
+        cache
+            .baseline_or_decode(&a, 9, 0.015625, b"bad", || {
+                decoded = true;
+                decode(3)()
+            })
+            .unwrap();
+        assert!(decoded);
+        // Tables that are not (or no longer) cached: decoded every time.
+        let b = cache.get_or_build(b"b", |_| tables(2)).unwrap(); // evicts "a"
+        for _ in 0..2 {
+            let mut decoded = false;
+            cache
+                .baseline_or_decode(&a, 3, 0.015625, b"xx", || {
+                    decoded = true;
+                    decode(1)()
+                })
+                .unwrap();
+            assert!(decoded);
+        }
+        let loose = Arc::new(SendTables::default());
+        let mut decoded = false;
+        cache
+            .baseline_or_decode(&loose, 3, 0.015625, b"xx", || {
+                decoded = true;
+                decode(1)()
+            })
+            .unwrap();
+        assert!(decoded);
+        drop(b);
     }
 
     #[test]

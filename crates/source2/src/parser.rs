@@ -1053,27 +1053,38 @@ impl<'a> DemoParser<'a> {
             .string_table("instancebaseline")
             .and_then(|t| t.get(&key))
             .map(|e| e.value.clone());
-        let mut state = FieldState::default();
-        if let (Some(data), Some(tables)) = (data, self.state.send_tables.as_ref()) {
-            let mut r = BitReader::new(&data);
-            if let Err((fp, msg)) = read_fields(
-                tables,
-                serializer,
-                &mut state,
-                &mut r,
-                &mut self.paths,
-                self.state.tick_interval,
-            ) {
-                let path = describe_path(tables, serializer, None, fp);
-                return Err(self.entity_error(
-                    -1,
-                    Some(class_id),
-                    path,
-                    format!("baseline: {msg}"),
-                ));
+        let state = match (data, self.state.send_tables.clone()) {
+            (Some(data), Some(tables)) => {
+                let tick_interval = self.state.tick_interval;
+                let paths = &mut self.paths;
+                let mut decode = || {
+                    let mut state = FieldState::default();
+                    let mut r = BitReader::new(&data);
+                    read_fields(
+                        &tables,
+                        serializer,
+                        &mut state,
+                        &mut r,
+                        paths,
+                        tick_interval,
+                    )
+                    .map(|()| state)
+                };
+                // Demos of one build usually carry the same baselines: the
+                // shared cache decodes each once.
+                let decoded = match &self.send_table_cache {
+                    Some(cache) => {
+                        cache.baseline_or_decode(&tables, serializer, tick_interval, &data, decode)
+                    }
+                    None => decode().map(Arc::new),
+                };
+                decoded.map_err(|(fp, msg)| {
+                    let path = describe_path(&tables, serializer, None, fp);
+                    self.entity_error(-1, Some(class_id), path, format!("baseline: {msg}"))
+                })?
             }
-        }
-        let state = Arc::new(state);
+            _ => Arc::new(FieldState::default()),
+        };
         self.state
             .entities
             .baseline_cache
