@@ -4,7 +4,7 @@
 use gamewire_source2::cs2::{
     coord_from_cell, prop_source, resolve_prop, Cell, PropCache, PropSource,
 };
-use gamewire_source2::cs2::{Owner, FRIENDLY_PROPS};
+use gamewire_source2::cs2::{Owner, CELL_PROPS, FRIENDLY_PROPS, OFFSET_PROPS};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::{DemoState, Entity, Value};
 
@@ -243,18 +243,8 @@ pub fn player_prop(
 
 /// The world position of an entity from its body component cells.
 pub fn position(state: &DemoState, paths: &mut Paths, e: &Entity) -> Option<[f32; 3]> {
-    const CELLS: [&str; 3] = [
-        "CBodyComponent.m_cellX",
-        "CBodyComponent.m_cellY",
-        "CBodyComponent.m_cellZ",
-    ];
-    const OFFSETS: [&str; 3] = [
-        "CBodyComponent.m_vecX",
-        "CBodyComponent.m_vecY",
-        "CBodyComponent.m_vecZ",
-    ];
     let mut out = [0.0f32; 3];
-    for ((c, o), slot) in CELLS.iter().zip(OFFSETS).zip(out.iter_mut()) {
+    for ((c, o), slot) in CELL_PROPS.iter().zip(OFFSET_PROPS).zip(out.iter_mut()) {
         let cell = paths.value(state, e, c).and_then(Value::as_u64)?;
         let off = paths.value(state, e, o).and_then(Value::as_f32)?;
         *slot = coord_from_cell(cell, off);

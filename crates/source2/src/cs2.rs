@@ -22,6 +22,19 @@ pub const MAX_COORD: f64 = 16384.0;
 /// Entity handle index mask demoparser2 applies to `m_hPlayerPawn`.
 pub const PAWN_HANDLE_MASK: u32 = 0x7FF;
 
+/// The body-component props of an entity's cell, per axis (X, Y, Z).
+pub const CELL_PROPS: [&str; 3] = [
+    "CBodyComponent.m_cellX",
+    "CBodyComponent.m_cellY",
+    "CBodyComponent.m_cellZ",
+];
+/// The body-component props of the offset inside the cell, per axis.
+pub const OFFSET_PROPS: [&str; 3] = [
+    "CBodyComponent.m_vecX",
+    "CBodyComponent.m_vecY",
+    "CBodyComponent.m_vecZ",
+];
+
 /// A world coordinate from a cell index and the offset inside the cell
 /// (LaihoE/demoparser `coord_from_cell`, demoinfocs `coordFromCell`).
 pub fn coord_from_cell(cell: u64, offset: f32) -> f32 {
@@ -477,20 +490,10 @@ enum SourceIds {
 
 impl SourceIds {
     fn new(source: &PropSource, cache: &mut PropCache) -> SourceIds {
-        const CELLS: [&str; 3] = [
-            "CBodyComponent.m_cellX",
-            "CBodyComponent.m_cellY",
-            "CBodyComponent.m_cellZ",
-        ];
-        const OFFSETS: [&str; 3] = [
-            "CBodyComponent.m_vecX",
-            "CBodyComponent.m_vecY",
-            "CBodyComponent.m_vecZ",
-        ];
         match source {
             PropSource::Raw(owner, name) => SourceIds::Raw(*owner, cache.id(name)),
             PropSource::Element(owner, name, i) => SourceIds::Element(*owner, cache.id(name), *i),
-            PropSource::Position(axis) => match (CELLS.get(*axis), OFFSETS.get(*axis)) {
+            PropSource::Position(axis) => match (CELL_PROPS.get(*axis), OFFSET_PROPS.get(*axis)) {
                 (Some(c), Some(o)) => SourceIds::Position {
                     cell: cache.id(c),
                     offset: cache.id(o),
