@@ -9,7 +9,9 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand, ValueEnum};
 use gamewire_query::write::{write_table, Format};
-use gamewire_query::{read_input, run_cached, run_file, Query, SendTableCache, TableKind};
+use gamewire_query::{
+    dataset_names, read_input, run_cached, run_file, Query, SendTableCache, TableKind,
+};
 use gamewire_source2::broadcast::is_broadcast_dir;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -198,28 +200,6 @@ fn collect_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         }
     }
     Ok(out)
-}
-
-/// A unique dataset name per demo: the file stem, with `-2`, `-3`, ... on
-/// collisions.
-fn dataset_names(demos: &[PathBuf]) -> Vec<String> {
-    let mut seen = std::collections::HashMap::<String, usize>::new();
-    demos
-        .iter()
-        .map(|p| {
-            let stem = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "demo".into());
-            let n = seen.entry(stem.clone()).or_insert(0);
-            *n += 1;
-            if *n == 1 {
-                stem
-            } else {
-                format!("{stem}-{n}")
-            }
-        })
-        .collect()
 }
 
 /// Parses one demo (file or broadcast directory) and writes its tables;

@@ -50,19 +50,26 @@ fn demo_error(path: &Path, e: &dyn std::fmt::Display) -> PyErr {
     DemoError::new_err(format!("{}: {e}", path.display()))
 }
 
-/// The query crate's message for a file that cannot be read, as
-/// `FileNotFoundError` (missing) or `OSError` (anything else).
-fn read_error(path: &Path, source: std::io::Error) -> PyErr {
-    let missing = source.kind() == std::io::ErrorKind::NotFound;
-    let message = QueryError::Read {
-        path: path.to_path_buf(),
-        source,
+/// How reading or parsing a demo failed: `"missing"` or `"read"` (the file
+/// could not be read; the query crate's message) or `"demo"` (`{path}:
+/// {error}`, as `gamewire table` prints it).
+fn input_failure(path: &Path, e: &QueryError) -> (&'static str, String) {
+    match e {
+        QueryError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            ("missing", e.to_string())
+        }
+        QueryError::Read { .. } => ("read", e.to_string()),
+        _ => ("demo", format!("{}: {e}", path.display())),
     }
-    .to_string();
-    if missing {
-        PyFileNotFoundError::new_err(message)
-    } else {
-        PyOSError::new_err(message)
+}
+
+/// An [`input_failure`] as the Python exception: `FileNotFoundError`,
+/// `OSError` or `DemoError`.
+fn failure_error((kind, message): (&'static str, String)) -> PyErr {
+    match kind {
+        "missing" => PyFileNotFoundError::new_err(message),
+        "read" => PyOSError::new_err(message),
+        _ => DemoError::new_err(message),
     }
 }
 
@@ -163,22 +170,6 @@ fn send_table_cache() -> Arc<SendTableCache> {
     Arc::clone(CACHE.get_or_init(|| Arc::new(SendTableCache::default())))
 }
 
-/// One query's tables of one demo (players filtered).
-fn query_tables(
-    query: &Query,
-    players: Option<&[u64]>,
-    data: &[u8],
-) -> Result<Vec<Table>, QueryError> {
-    let mut per_query = run_queries(std::slice::from_ref(query), data)?;
-    let mut tables = per_query.pop().unwrap_or_default();
-    if let Some(players) = players {
-        for t in tables.iter_mut().filter(|t| t.name == "ticks") {
-            filter_players(t, players);
-        }
-    }
-    Ok(tables)
-}
-
 /// Runs queries in one pass and returns each query's tables, in order.
 fn run_queries(queries: &[Query], data: &[u8]) -> Result<Vec<Vec<Table>>, QueryError> {
     let mut parser = DemoParser::new(data)
@@ -194,6 +185,15 @@ fn run_queries(queries: &[Query], data: &[u8]) -> Result<Vec<Vec<Table>>, QueryE
         .into_iter()
         .map(|c| c.finish(&parser.state))
         .collect())
+}
+
+/// With `players`, keeps the rows of the `ticks` table whose `steamid` is
+/// one of them (the query's `players` filter).
+fn filter_ticks_players(tables: &mut [Table], players: Option<&[u64]>) {
+    let Some(players) = players else { return };
+    for t in tables.iter_mut().filter(|t| t.name == "ticks") {
+        filter_players(t, players);
+    }
 }
 
 /// Keeps the rows whose `steamid` is one of `players`.
@@ -461,11 +461,7 @@ impl NativeDemo {
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         // A `.dem` file, or a broadcast directory (sync.json + fragments).
         let read = py.detach(|| gamewire_query::read_input(&path));
-        let data = match read {
-            Ok(data) => data,
-            Err(QueryError::Read { source, .. }) => return Err(read_error(&path, source)),
-            Err(e) => return Err(demo_error(&path, &e)),
-        };
+        let data = read.map_err(|e| failure_error(input_failure(&path, &e)))?;
         if let Err(e) = DemoParser::new(&data) {
             return Err(demo_error(&path, &e));
         }
@@ -519,11 +515,7 @@ impl NativeDemo {
                     .into_iter()
                     .zip(players)
                     .map(|(mut tables, players)| {
-                        if let Some(players) = players {
-                            for t in tables.iter_mut().filter(|t| t.name == "ticks") {
-                                filter_players(t, &players);
-                            }
-                        }
+                        filter_ticks_players(&mut tables, players.as_deref());
                         buffers(tables)
                     })
                     .collect::<Vec<_>>()
@@ -548,26 +540,23 @@ impl NativeDemo {
 
 /// Runs one query over many demos on `jobs` worker threads (default: one
 /// per core), the GIL released, and appends every demo's rows into one table
-/// per name, a first column `demo` holding `names[i]` for the rows of
-/// `paths[i]` (the columns are the union over the demos, see
+/// per name, a first column `demo` naming the demo as `gamewire batch` does
+/// ([`gamewire_query::dataset_names`]; the columns are the union over the demos, see
 /// [`Table::append`]). Returns `(tables, failures)`: `[(table, columns)]` and,
 /// in the order given, `[(path, kind, message)]` for the demos that failed,
 /// `kind` `"missing"` or `"read"` (the file could not be read) or `"demo"`,
 /// with the CLI's message. Send tables and event descriptors are shared
 /// between the demos (see `SendTableCache`).
 #[pyfunction]
-#[pyo3(signature = (paths, names, query, jobs=None))]
+#[pyo3(signature = (paths, query, jobs=None))]
 fn run_many<'py>(
     py: Python<'py>,
     paths: Vec<PathBuf>,
-    names: Vec<String>,
     query: QuerySpec,
     jobs: Option<usize>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     use rayon::prelude::*;
-    if names.len() != paths.len() {
-        return Err(PyValueError::new_err("one name per path"));
-    }
+    let names = gamewire_query::dataset_names(&paths);
     let built = query
         .query()
         .map_err(|e| DemoError::new_err(e.to_string()))?;
@@ -577,24 +566,13 @@ fn run_many<'py>(
         .build()
         .map_err(|e| PyOSError::new_err(format!("cannot start worker threads: {e}")))?;
     let parse = |path: &PathBuf, name: &String| -> Result<Vec<Table>, (&'static str, String)> {
-        let data = gamewire_query::read_input(path).map_err(|e| {
-            let kind = match &e {
-                QueryError::Read { source, .. }
-                    if source.kind() == std::io::ErrorKind::NotFound =>
-                {
-                    "missing"
-                }
-                QueryError::Read { .. } => "read",
-                _ => "demo",
-            };
-            let message = match kind {
-                "demo" => format!("{}: {e}", path.display()),
-                _ => e.to_string(),
-            };
-            (kind, message)
-        })?;
-        let mut tables = query_tables(&built, players.as_deref(), &data)
-            .map_err(|e| ("demo", format!("{}: {e}", path.display())))?;
+        let failure = |e: QueryError| input_failure(path, &e);
+        let data = gamewire_query::read_input(path).map_err(failure)?;
+        let mut tables = run_queries(std::slice::from_ref(&built), &data)
+            .map_err(failure)?
+            .pop()
+            .unwrap_or_default();
+        filter_ticks_players(&mut tables, players.as_deref());
         for t in &mut tables {
             t.prepend_constant("demo", name);
         }

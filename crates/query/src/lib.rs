@@ -428,6 +428,29 @@ pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
     })
 }
 
+/// A unique dataset name per demo of a batch: the file stem (a broadcast
+/// directory's name), with `-2`, `-3`, ... on collisions (the `demo`
+/// column of `gamewire batch` and the Python package's `parse_many`).
+pub fn dataset_names(demos: &[std::path::PathBuf]) -> Vec<String> {
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    demos
+        .iter()
+        .map(|p| {
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "demo".into());
+            let n = seen.entry(stem.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                stem
+            } else {
+                format!("{stem}-{n}")
+            }
+        })
+        .collect()
+}
+
 /// Reads a demo file (or broadcast directory, see [`read_input`]) and runs
 /// a query on it.
 pub fn run_file(query: &Query, path: &std::path::Path) -> Result<Vec<Table>, QueryError> {

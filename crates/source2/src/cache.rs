@@ -40,36 +40,37 @@ type Baselines = rustc_hash::FxHashMap<(SerializerId, u32, u64), (Box<[u8]>, Arc
 pub const DEFAULT_CAPACITY: usize = 4;
 
 #[derive(Debug)]
-struct Entry<T> {
+struct Entry<T, X> {
     hash: u64,
     payload: Box<[u8]>,
     built: Arc<T>,
     last_used: u64,
-    /// Class baselines decoded against `built` (send tables only).
-    baselines: Baselines,
+    /// What else is kept with `built` and goes with it (for send tables:
+    /// the class baselines decoded against them).
+    extra: X,
 }
 
 #[derive(Debug)]
-struct Inner<T> {
-    entries: Vec<Entry<T>>,
+struct Inner<T, X> {
+    entries: Vec<Entry<T, X>>,
     clock: u64,
     hits: u64,
     misses: u64,
 }
 
 /// Values built from bytes, keyed by those bytes, least recently used first
-/// out.
+/// out; each with an `X` kept beside it.
 #[derive(Debug)]
-struct ByBytes<T> {
+struct ByBytes<T, X = ()> {
     capacity: usize,
-    inner: Mutex<Inner<T>>,
+    inner: Mutex<Inner<T, X>>,
 }
 
 /// Built send tables (and game-event descriptors), keyed by the bytes they
 /// were built from; shareable between threads (`Arc<SendTableCache>`).
 #[derive(Debug)]
 pub struct SendTableCache {
-    tables: ByBytes<SendTables>,
+    tables: ByBytes<SendTables, Baselines>,
     events: ByBytes<EventDescriptors>,
 }
 
@@ -143,7 +144,7 @@ impl SendTableCache {
     ) -> Result<Arc<FieldState>, E> {
         let key = (serializer, tick_interval.to_bits(), hash(bytes));
         let found = self.tables.with_entry(tables, |e| {
-            e.baselines
+            e.extra
                 .get(&key)
                 .filter(|(b, _)| **b == *bytes)
                 .map(|(_, s)| Arc::clone(s))
@@ -153,8 +154,8 @@ impl SendTableCache {
         }
         let state = Arc::new(decode()?);
         self.tables.with_entry(tables, |e| {
-            if e.baselines.len() < MAX_BASELINES_PER_BUILD {
-                e.baselines
+            if e.extra.len() < MAX_BASELINES_PER_BUILD {
+                e.extra
                     .entry(key)
                     .or_insert_with(|| (bytes.into(), Arc::clone(&state)));
             }
@@ -183,7 +184,7 @@ impl SendTableCache {
     }
 }
 
-impl<T> ByBytes<T> {
+impl<T, X: Default> ByBytes<T, X> {
     fn new(capacity: usize) -> Self {
         ByBytes {
             capacity: capacity.max(1),
@@ -212,7 +213,7 @@ impl<T> ByBytes<T> {
 
     /// Runs `f` on the entry holding exactly `built` (the same allocation),
     /// if it is still cached.
-    fn with_entry<R>(&self, built: &Arc<T>, f: impl FnOnce(&mut Entry<T>) -> R) -> Option<R> {
+    fn with_entry<R>(&self, built: &Arc<T>, f: impl FnOnce(&mut Entry<T, X>) -> R) -> Option<R> {
         let mut inner = self.inner.lock().ok()?;
         inner
             .entries
@@ -285,7 +286,7 @@ impl<T> ByBytes<T> {
             payload: payload.into(),
             built: Arc::clone(built),
             last_used: now,
-            baselines: Baselines::default(),
+            extra: X::default(),
         });
     }
 }
@@ -339,19 +340,34 @@ mod tests {
         assert_eq!(cache.len(), 2);
     }
 
+    fn baseline(n: i32) -> Result<FieldState, ()> {
+        let mut s = FieldState::default();
+        s.set(&[0], crate::Value::I32(n)).unwrap();
+        Ok(s)
+    }
+
+    /// Whether asking the cache for this baseline decodes it.
+    fn decodes(
+        cache: &SendTableCache,
+        tables: &Arc<SendTables>,
+        (ser, ti, bytes): (SerializerId, f32, &[u8]),
+    ) -> bool {
+        let mut decoded = false;
+        cache
+            .baseline_or_decode(tables, ser, ti, bytes, || {
+                decoded = true;
+                baseline(1)
+            })
+            .unwrap();
+        decoded
+    }
+
     #[test]
     fn baselines_are_kept_with_their_build() {
         let cache = SendTableCache::new(1);
         let a = cache.get_or_build(b"a", |_| tables(1)).unwrap();
-        let decode = |n: i32| {
-            move || -> Result<FieldState, ()> {
-                let mut s = FieldState::default();
-                s.set(&[0], crate::Value::I32(n)).unwrap();
-                Ok(s)
-            }
-        };
         let x = cache
-            .baseline_or_decode(&a, 3, 0.015625, b"xx", decode(1))
+            .baseline_or_decode(&a, 3, 0.015625, b"xx", || baseline(1))
             .unwrap();
         let again = cache
             .baseline_or_decode(&a, 3, 0.015625, b"xx", || -> Result<FieldState, ()> {
@@ -366,7 +382,7 @@ mod tests {
             (3, 0.015625, b"xy"),
         ] {
             let other = cache
-                .baseline_or_decode(&a, ser, ti, bytes, decode(2))
+                .baseline_or_decode(&a, ser, ti, bytes, || baseline(2))
                 .unwrap();
             assert!(!Arc::ptr_eq(&x, &other));
         }
@@ -374,35 +390,14 @@ mod tests {
         assert!(cache
             .baseline_or_decode(&a, 9, 0.015625, b"bad", || Err::<FieldState, _>("no"))
             .is_err());
-        let mut decoded = false;
-        cache
-            .baseline_or_decode(&a, 9, 0.015625, b"bad", || {
-                decoded = true;
-                decode(3)()
-            })
-            .unwrap();
-        assert!(decoded);
+        assert!(decodes(&cache, &a, (9, 0.015625, b"bad")));
         // Tables that are not (or no longer) cached: decoded every time.
         let b = cache.get_or_build(b"b", |_| tables(2)).unwrap(); // evicts "a"
         for _ in 0..2 {
-            let mut decoded = false;
-            cache
-                .baseline_or_decode(&a, 3, 0.015625, b"xx", || {
-                    decoded = true;
-                    decode(1)()
-                })
-                .unwrap();
-            assert!(decoded);
+            assert!(decodes(&cache, &a, (3, 0.015625, b"xx")));
         }
         let loose = Arc::new(SendTables::default());
-        let mut decoded = false;
-        cache
-            .baseline_or_decode(&loose, 3, 0.015625, b"xx", || {
-                decoded = true;
-                decode(1)()
-            })
-            .unwrap();
-        assert!(decoded);
+        assert!(decodes(&cache, &loose, (3, 0.015625, b"xx")));
         drop(b);
     }
 

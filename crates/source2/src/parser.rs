@@ -373,6 +373,25 @@ pub struct DemoParser<'a> {
     send_table_cache: Option<Arc<SendTableCache>>,
 }
 
+/// Whether [`DemoParser`] reads the payload of a frame with this command
+/// (the frame reader does not decompress the others): after `DEM_Stop` only
+/// the file info; `DEM_SendTables` only when send tables are wanted.
+fn handles_payload(command: DemoCommand, interests: Interests, after_stop: bool) -> bool {
+    match command {
+        _ if after_stop => command == DemoCommand::FileInfo,
+        DemoCommand::SendTables => interests.wants_send_tables(),
+        DemoCommand::FileHeader
+        | DemoCommand::FileInfo
+        | DemoCommand::ClassInfo
+        | DemoCommand::StringTables
+        | DemoCommand::Packet
+        | DemoCommand::SignonPacket
+        | DemoCommand::FullPacket
+        | DemoCommand::Unknown(_) => true,
+        _ => false,
+    }
+}
+
 impl<'a> DemoParser<'a> {
     /// Checks the magic; nothing else is read yet.
     pub fn new(data: &'a [u8]) -> Result<Self, DemoError> {
@@ -415,19 +434,7 @@ impl<'a> DemoParser<'a> {
         loop {
             let after_stop = self.state.reached_stop;
             // Payloads `handle_frame` ignores are not decompressed.
-            let wanted = |command: DemoCommand| match command {
-                _ if after_stop => command == DemoCommand::FileInfo,
-                DemoCommand::SendTables => interests.wants_send_tables(),
-                DemoCommand::FileHeader
-                | DemoCommand::FileInfo
-                | DemoCommand::ClassInfo
-                | DemoCommand::StringTables
-                | DemoCommand::Packet
-                | DemoCommand::SignonPacket
-                | DemoCommand::FullPacket
-                | DemoCommand::Unknown(_) => true,
-                _ => false,
-            };
+            let wanted = |command| handles_payload(command, interests, after_stop);
             let frame = match self.frames.next_frame_if(wanted) {
                 Ok(Some(f)) => f,
                 Ok(None) => break,
@@ -484,8 +491,7 @@ impl<'a> DemoParser<'a> {
             .entry(frame.command.name())
             .or_default() += 1;
         let payload = &*frame.payload;
-        if self.state.reached_stop && frame.command != DemoCommand::FileInfo {
-            // After DEM_Stop only the file info is of interest.
+        if !handles_payload(frame.command, interests, self.state.reached_stop) {
             return Ok(());
         }
         match frame.command {
@@ -501,7 +507,6 @@ impl<'a> DemoParser<'a> {
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoFileInfo", e)))?;
                 self.state.file_info = Some(i);
             }
-            DemoCommand::SendTables if !interests.wants_send_tables() => {}
             DemoCommand::SendTables => {
                 let msg = pb::CDemoSendTables::decode(payload)
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoSendTables", e)))?;
@@ -1052,14 +1057,14 @@ impl<'a> DemoParser<'a> {
             .state
             .string_table("instancebaseline")
             .and_then(|t| t.get(&key))
-            .map(|e| e.value.clone());
+            .map(|e| e.value.as_slice());
         let state = match (data, self.state.send_tables.clone()) {
             (Some(data), Some(tables)) => {
                 let tick_interval = self.state.tick_interval;
                 let paths = &mut self.paths;
                 let mut decode = || {
                     let mut state = FieldState::default();
-                    let mut r = BitReader::new(&data);
+                    let mut r = BitReader::new(data);
                     read_fields(
                         &tables,
                         serializer,
@@ -1074,7 +1079,7 @@ impl<'a> DemoParser<'a> {
                 // shared cache decodes each once.
                 let decoded = match &self.send_table_cache {
                     Some(cache) => {
-                        cache.baseline_or_decode(&tables, serializer, tick_interval, &data, decode)
+                        cache.baseline_or_decode(&tables, serializer, tick_interval, data, decode)
                     }
                     None => decode().map(Arc::new),
                 };

@@ -341,19 +341,6 @@ class Demo:
         return self.grenades(polars=polars)
 
 
-def _dataset_names(paths: Sequence[str]) -> list[str]:
-    """A unique name per demo, as `gamewire batch` names its files: the file's stem (a broadcast
-    directory's name), with `-2`, `-3`, ... for repeats."""
-    seen: dict[str, int] = {}
-    out = []
-    for p in paths:
-        stem = os.path.splitext(os.path.basename(os.path.normpath(p)))[0]
-        n = seen.get(stem, 0) + 1
-        seen[stem] = n
-        out.append(stem if n == 1 else f"{stem}-{n}")
-    return out
-
-
 def parse_many(
     paths: Iterable[Union[str, os.PathLike]],
     tables: Names = ("kills", "rounds"),
@@ -382,7 +369,7 @@ def parse_many(
     paths = [os.fspath(p) for p in paths]
     query = _query(_names(tables), event_name, player, other, ticks, players)
     use_polars = _POLARS_DEFAULT if polars is None else polars
-    merged, failures = run_many(paths, _dataset_names(paths), query, jobs)
+    merged, failures = run_many(paths, query, jobs)
     for _path, kind, message in failures:
         if on_error == "raise":
             if kind == "missing":

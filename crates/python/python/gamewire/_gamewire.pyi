@@ -34,11 +34,10 @@ class NativeDemo:
 
 def run_many(
     paths: list[Union[str, os.PathLike[str]]],
-    names: list[str],
     query: dict[str, Any],
     jobs: Optional[int] = None,
 ) -> tuple[list[tuple[str, list[Column]]], list[tuple[Union[Path, str], str, str]]]:
     """Runs one query over many demos on `jobs` worker threads (default: one per core), the GIL
     released: `(tables, failures)`, one table per name with every demo's rows and a first column
-    `demo` (`names[i]` for `paths[i]`), and per failed demo `(path, kind, message)` with `kind`
-    `"missing"`, `"read"` or `"demo"`."""
+    `demo` (the file's stem, `-2`, `-3`, ... for repeats, as `gamewire batch` names its files),
+    and per failed demo `(path, kind, message)` with `kind` `"missing"`, `"read"` or `"demo"`."""
