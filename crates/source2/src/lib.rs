@@ -28,6 +28,7 @@ pub mod cs2;
 pub mod entity;
 pub mod error;
 pub mod fieldpath;
+mod flattened;
 pub mod gameevent;
 pub mod messages;
 mod messages_generated;

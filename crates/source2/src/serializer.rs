@@ -27,15 +27,12 @@
 use std::sync::Arc;
 
 use gamewire_bits::{BitError, BitReader, QuantizedFloat};
-use prost::bytes::Bytes;
-use prost::Message;
 use rustc_hash::FxHashMap;
-use source2_demo_protobufs::{
-    CSvcMsgFlattenedSerializer, ProtoFlattenedSerializerFieldT, ProtoFlattenedSerializerT,
-};
+use source2_demo_protobufs::CSvcMsgFlattenedSerializer;
 
 use crate::error::ErrorKind;
 use crate::fieldpath::FieldPath;
+use crate::flattened::{RawField, RawMessage, RawSerializer};
 use crate::value::Value;
 
 /// Largest fixed array or variable array/table length we accept.
@@ -250,19 +247,6 @@ pub enum FieldModel {
     },
     /// A resizable array of nested serializers.
     VariableTable(SerializerId),
-}
-
-/// `CSVCMsg_FlattenedSerializer` as the send tables read it: the same
-/// tags as the generated type, but the symbols are slices of the message's
-/// buffer, not one `String` each (a demo has thousands).
-#[derive(Clone, PartialEq, Message)]
-struct LeanFlattenedSerializer {
-    #[prost(message, repeated, tag = "1")]
-    serializers: Vec<ProtoFlattenedSerializerT>,
-    #[prost(bytes = "bytes", repeated, tag = "2")]
-    symbols: Vec<Bytes>,
-    #[prost(message, repeated, tag = "3")]
-    fields: Vec<ProtoFlattenedSerializerFieldT>,
 }
 
 /// One field of a serializer.
@@ -647,29 +631,42 @@ impl SendTables {
     /// `CSVCMsg_FlattenedSerializer` (as `svc_FlattenedSerializer` carries
     /// them, or [`demo_payload_message`] finds them).
     pub fn from_message(body: &[u8]) -> Result<SendTables, ErrorKind> {
-        // The lean view borrows the symbols from one shared buffer instead
-        // of allocating a String per symbol (most of prost's work here).
-        let msg = LeanFlattenedSerializer::decode(Bytes::copy_from_slice(body))
-            .map_err(|e| ErrorKind::protobuf("CSVCMsg_FlattenedSerializer", e))?;
-        let mut symbols = Vec::with_capacity(msg.symbols.len());
-        for (i, b) in msg.symbols.iter().enumerate() {
-            let text = std::str::from_utf8(b)
-                .map_err(|_| ErrorKind::SendTables(format!("symbol {i} is not valid UTF-8")))?;
-            symbols.push(text);
-        }
-        SendTables::build_from(&symbols, &msg.serializers, &msg.fields)
+        // Symbols are slices of `body`; each field is decoded only when its
+        // `Field` is built (see the `flattened` module).
+        let msg = RawMessage::parse(body)?;
+        SendTables::build_from(
+            &msg.symbols,
+            msg.serializers(),
+            msg.field_count(),
+            |i, field| msg.field_into(i, field),
+        )
     }
 
     /// Builds the send tables from a decoded message.
     pub fn build(msg: &CSvcMsgFlattenedSerializer) -> Result<SendTables, ErrorKind> {
         let symbols: Vec<&str> = msg.symbols.iter().map(String::as_str).collect();
-        SendTables::build_from(&symbols, &msg.serializers, &msg.fields)
+        let serializers = msg.serializers.iter().map(|s| {
+            Ok(RawSerializer {
+                name_sym: s.serializer_name_sym,
+                version: s.serializer_version,
+                fields_index: s.fields_index.iter().map(|&i| i as u32).collect(),
+            })
+        });
+        SendTables::build_from(&symbols, serializers, msg.fields.len(), |i, field| {
+            *field = msg
+                .fields
+                .get(i)
+                .map(RawField::from_generated)
+                .unwrap_or_default();
+            Ok(())
+        })
     }
 
     fn build_from(
         symbols: &[&str],
-        serializers: &[ProtoFlattenedSerializerT],
-        msg_fields: &[ProtoFlattenedSerializerFieldT],
+        serializers: impl Iterator<Item = Result<RawSerializer, ErrorKind>>,
+        field_count: usize,
+        mut field_at: impl FnMut(usize, &mut RawField) -> Result<(), ErrorKind>,
     ) -> Result<SendTables, ErrorKind> {
         let sym = |i: Option<i32>| -> Option<&str> {
             i.and_then(|i| usize::try_from(i).ok())
@@ -690,9 +687,10 @@ impl SendTables {
         // Serializer ids first, so fields can refer to serializers defined later.
         let mut by_key: FxHashMap<(&str, i32), SerializerId> = FxHashMap::default();
         for s in serializers {
-            let name = sym(s.serializer_name_sym)
+            let s = s?;
+            let name = sym(s.name_sym)
                 .ok_or_else(|| ErrorKind::SendTables("serializer without a name symbol".into()))?;
-            let version = s.serializer_version.unwrap_or(0);
+            let version = s.version.unwrap_or(0);
             let id = tables.serializers.len() as SerializerId;
             by_key.insert((name, version), id);
             // The highest version wins for lookups by name.
@@ -706,18 +704,14 @@ impl SendTables {
             if replace {
                 tables.by_name.insert(name.into(), id);
             }
-            let mut fields = Vec::with_capacity(s.fields_index.len());
-            for &f in &s.fields_index {
-                let f = u32::try_from(f)
-                    .ok()
-                    .filter(|&f| (f as usize) < msg_fields.len())
-                    .ok_or_else(|| {
-                        ErrorKind::SendTables(format!(
-                            "serializer {name} refers to missing field {f}"
-                        ))
-                    })?;
-                fields.push(f);
+            if let Some(&f) = s.fields_index.iter().find(|&&f| f as usize >= field_count) {
+                return Err(ErrorKind::SendTables(format!(
+                    "serializer {name} refers to missing field {}",
+                    f as i32
+                )));
             }
+            let mut fields = s.fields_index;
+            fields.shrink_to_fit();
             tables.serializers.push(Serializer {
                 name: name.into(),
                 version,
@@ -731,7 +725,7 @@ impl SendTables {
                 .or_else(|| tables.by_name.get(name).copied())
         };
         // Which serializer uses each field first (for fallback reports).
-        let mut owner: Vec<Option<&str>> = vec![None; msg_fields.len()];
+        let mut owner: Vec<Option<&str>> = vec![None; field_count];
         for s in &tables.serializers {
             for &f in &s.fields {
                 if let Some(slot) = owner.get_mut(f as usize) {
@@ -739,12 +733,15 @@ impl SendTables {
                 }
             }
         }
-        let mut fields = Vec::with_capacity(msg_fields.len());
+        let mut fields = Vec::with_capacity(field_count);
         let mut fallbacks = Vec::new();
         // Many fields share a type: parse each type symbol once.
         let mut var_types: Vec<Option<VarType>> = vec![None; symbols.len()];
         let mut unnamed_type = None;
-        for (fi, f) in msg_fields.iter().enumerate() {
+        let mut raw = RawField::default();
+        for fi in 0..field_count {
+            field_at(fi, &mut raw)?;
+            let f = &raw;
             let name = sym(f.var_name_sym).unwrap_or("");
             let var_type_str = sym(f.var_type_sym).unwrap_or("");
             let mut encoder = sym(f.var_encoder_sym);
@@ -793,14 +790,10 @@ impl SendTables {
                     }
                 })
             };
-            let model = if !f.polymorphic_types.is_empty() {
-                let mut poly = Vec::with_capacity(f.polymorphic_types.len());
-                for p in &f.polymorphic_types {
-                    let id = lookup(
-                        sym(p.polymorphic_field_serializer_name_sym),
-                        p.polymorphic_field_serializer_version,
-                    )
-                    .ok_or_else(|| {
+            let model = if !f.polymorphic.is_empty() {
+                let mut poly = Vec::with_capacity(f.polymorphic.len());
+                for &(poly_name, poly_version) in &f.polymorphic {
+                    let id = lookup(sym(poly_name), poly_version).ok_or_else(|| {
                         ErrorKind::SendTables(format!(
                             "field {name}: unknown polymorphic serializer"
                         ))
