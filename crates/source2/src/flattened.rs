@@ -273,7 +273,7 @@ impl<'a> RawMessage<'a> {
         while !w.at_end() {
             let (tag, wire_type) = w.key()?;
             match tag {
-                1 | 2 | 3 => {
+                1..=3 => {
                     let m = w.message(wire_type)?;
                     match tag {
                         1 => msg.serializers.push((m.data, m.base)),
@@ -380,6 +380,7 @@ fn decode_field(mut w: Wire<'_>, field: &mut RawField) -> Result<(), WireError> 
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
     use proptest::prelude::*;
     use prost::Message;
