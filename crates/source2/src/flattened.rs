@@ -64,6 +64,13 @@ enum Problem {
 
 impl From<WireError> for ErrorKind {
     fn from(e: WireError) -> Self {
+        e.in_message(WHAT)
+    }
+}
+
+impl WireError {
+    fn in_message(self, message: &'static str) -> ErrorKind {
+        let e = self;
         let reason = match e.problem {
             Problem::TruncatedVarint => "truncated varint".to_string(),
             Problem::LongVarint => "varint longer than 10 bytes".to_string(),
@@ -73,10 +80,37 @@ impl From<WireError> for ErrorKind {
             Problem::Unsupported(wire_type) => format!("unsupported wire type {wire_type}"),
         };
         ErrorKind::Protobuf {
-            message: WHAT,
+            message,
             reason: format!("{reason} at byte {}", e.at),
         }
     }
+}
+
+/// The bytes of the `optional bytes` field `tag` of a protobuf message,
+/// borrowed (the last occurrence wins, as in every protobuf library); other
+/// fields are skipped. For messages that only wrap one blob, such as
+/// `CDemoSendTables` (`data`, tag 1), where decoding the generated type
+/// would copy the blob.
+pub(crate) fn bytes_field<'a>(
+    message: &'a [u8],
+    tag: u64,
+    what: &'static str,
+) -> Result<Option<&'a [u8]>, ErrorKind> {
+    let mut w = Wire::new(message, 0);
+    let mut found = None;
+    let mut step = || -> Result<(), WireError> {
+        while !w.at_end() {
+            let (t, wire_type) = w.key()?;
+            if t == tag {
+                found = Some(w.message(wire_type)?.data);
+            } else {
+                w.skip(wire_type)?;
+            }
+        }
+        Ok(())
+    };
+    step().map_err(|e| e.in_message(what))?;
+    Ok(found)
 }
 
 /// A cursor over protobuf bytes; `base` is the offset of `data` in the whole
@@ -324,6 +358,21 @@ fn decode_serializer(mut w: Wire<'_>) -> Result<RawSerializer, WireError> {
         ..RawSerializer::default()
     };
     while !w.at_end() {
+        // Fast path: an unpacked field index (key 0x18: tag 3, varint) of
+        // one or two bytes, i.e. almost every entry.
+        if let Some([0x18, b0, rest @ ..]) = w.data.get(w.pos..) {
+            if *b0 < 0x80 {
+                s.fields_index.push(u32::from(*b0));
+                w.pos += 2;
+                continue;
+            }
+            if let Some(&b1) = rest.first().filter(|&&b1| b1 < 0x80) {
+                s.fields_index
+                    .push(u32::from(b0 & 0x7f) | u32::from(b1) << 7);
+                w.pos += 3;
+                continue;
+            }
+        }
         let (tag, wire_type) = w.key()?;
         match tag {
             1 => s.name_sym = Some(w.int32(wire_type)?),
@@ -499,6 +548,31 @@ mod tests {
                 prop_assert!(at <= cut, "{reason}");
             }
         }
+    }
+
+    #[test]
+    fn bytes_field_borrows_the_last_occurrence() {
+        use source2_demo_protobufs::CDemoSendTables;
+        let msg = CDemoSendTables {
+            data: Some(vec![1, 2, 3, 200]),
+        };
+        let mut bytes = msg.encode_to_vec();
+        assert_eq!(
+            bytes_field(&bytes, 1, "CDemoSendTables").unwrap(),
+            Some(&[1u8, 2, 3, 200][..])
+        );
+        // An unknown varint field, then the field again: the last one wins.
+        bytes.extend_from_slice(&[0x10, 0x96, 0x01, 0x0a, 0x01, 0x07]);
+        assert_eq!(
+            bytes_field(&bytes, 1, "CDemoSendTables").unwrap(),
+            Some(&[7u8][..])
+        );
+        assert_eq!(bytes_field(&[], 1, "CDemoSendTables").unwrap(), None);
+        let err = bytes_field(&[0x0a, 0x05, 1], 1, "CDemoSendTables").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "protobuf CDemoSendTables did not decode: length 5 runs past the end at byte 2"
+        );
     }
 
     #[test]

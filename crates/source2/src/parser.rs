@@ -508,11 +508,11 @@ impl<'a> DemoParser<'a> {
                 self.state.file_info = Some(i);
             }
             DemoCommand::SendTables => {
-                let msg = pb::CDemoSendTables::decode(payload)
-                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoSendTables", e)))?;
-                let body =
-                    crate::serializer::demo_payload_message(msg.data.as_deref().unwrap_or(&[]))
-                        .map_err(|k| self.err(k))?;
+                // Borrowed, not copied: the blob is most of the frame.
+                let data = crate::flattened::bytes_field(payload, 1, "CDemoSendTables")
+                    .map_err(|k| self.err(k))?;
+                let body = crate::serializer::demo_payload_message(data.unwrap_or(&[]))
+                    .map_err(|k| self.err(k))?;
                 self.load_send_tables(body)?;
             }
             DemoCommand::ClassInfo => {
