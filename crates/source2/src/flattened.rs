@@ -34,205 +34,12 @@
 use source2_demo_protobufs::ProtoFlattenedSerializerFieldT;
 
 use crate::error::ErrorKind;
+use crate::wire::{Wire, WireError, LEN};
 
 const WHAT: &str = "CSVCMsg_FlattenedSerializer";
 
-/// Protobuf wire types.
-const VARINT: u8 = 0;
-const FIXED64: u8 = 1;
-const LEN: u8 = 2;
-const FIXED32: u8 = 5;
-
-/// What was wrong with the bytes, and the byte offset in the message (kept
-/// small so the hot reads return it cheaply; it becomes an [`ErrorKind`] at
-/// the edge of this module).
-#[derive(Debug, Clone, Copy)]
-struct WireError {
-    problem: Problem,
-    at: usize,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Problem {
-    TruncatedVarint,
-    LongVarint,
-    TagZero,
-    PastEnd(u64),
-    WireType(&'static str, u8),
-    Unsupported(u8),
-}
-
-impl From<WireError> for ErrorKind {
-    fn from(e: WireError) -> Self {
-        e.in_message(WHAT)
-    }
-}
-
-impl WireError {
-    fn in_message(self, message: &'static str) -> ErrorKind {
-        let e = self;
-        let reason = match e.problem {
-            Problem::TruncatedVarint => "truncated varint".to_string(),
-            Problem::LongVarint => "varint longer than 10 bytes".to_string(),
-            Problem::TagZero => "field tag 0".to_string(),
-            Problem::PastEnd(len) => format!("length {len} runs past the end"),
-            Problem::WireType(what, wire_type) => format!("{what} with wire type {wire_type}"),
-            Problem::Unsupported(wire_type) => format!("unsupported wire type {wire_type}"),
-        };
-        ErrorKind::Protobuf {
-            message,
-            reason: format!("{reason} at byte {}", e.at),
-        }
-    }
-}
-
-/// The bytes of the `optional bytes` field `tag` of a protobuf message,
-/// borrowed (the last occurrence wins, as in every protobuf library); other
-/// fields are skipped. For messages that only wrap one blob, such as
-/// `CDemoSendTables` (`data`, tag 1), where decoding the generated type
-/// would copy the blob.
-pub(crate) fn bytes_field<'a>(
-    message: &'a [u8],
-    tag: u64,
-    what: &'static str,
-) -> Result<Option<&'a [u8]>, ErrorKind> {
-    let mut w = Wire::new(message, 0);
-    let mut found = None;
-    let mut step = || -> Result<(), WireError> {
-        while !w.at_end() {
-            let (t, wire_type) = w.key()?;
-            if t == tag {
-                found = Some(w.message(wire_type)?.data);
-            } else {
-                w.skip(wire_type)?;
-            }
-        }
-        Ok(())
-    };
-    step().map_err(|e| e.in_message(what))?;
-    Ok(found)
-}
-
-/// A cursor over protobuf bytes; `base` is the offset of `data` in the whole
-/// message (for error positions).
-struct Wire<'a> {
-    data: &'a [u8],
-    pos: usize,
-    base: usize,
-}
-
-impl<'a> Wire<'a> {
-    fn new(data: &'a [u8], base: usize) -> Self {
-        Wire { data, pos: 0, base }
-    }
-
-    #[cold]
-    fn error(&self, problem: Problem) -> WireError {
-        WireError {
-            problem,
-            at: self.base + self.pos,
-        }
-    }
-
-    #[inline]
-    fn at_end(&self) -> bool {
-        self.pos >= self.data.len()
-    }
-
-    #[inline]
-    fn varint(&mut self) -> Result<u64, WireError> {
-        // Most values here (tags, symbol and field indices) fit one byte.
-        if let Some(&byte) = self.data.get(self.pos) {
-            if byte < 0x80 {
-                self.pos += 1;
-                return Ok(u64::from(byte));
-            }
-        }
-        self.varint_slow()
-    }
-
-    fn varint_slow(&mut self) -> Result<u64, WireError> {
-        let mut value = 0u64;
-        for i in 0..10 {
-            let Some(&byte) = self.data.get(self.pos) else {
-                return Err(self.error(Problem::TruncatedVarint));
-            };
-            self.pos += 1;
-            value |= u64::from(byte & 0x7f) << (7 * i);
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err(self.error(Problem::LongVarint))
-    }
-
-    /// A field key: (tag, wire type).
-    #[inline]
-    fn key(&mut self) -> Result<(u64, u8), WireError> {
-        let key = self.varint()?;
-        let tag = key >> 3;
-        if tag == 0 {
-            return Err(self.error(Problem::TagZero));
-        }
-        Ok((tag, (key & 7) as u8))
-    }
-
-    fn take(&mut self, len: u64) -> Result<(&'a [u8], usize), WireError> {
-        let start = self.pos;
-        let Some(end) = usize::try_from(len)
-            .ok()
-            .and_then(|len| start.checked_add(len))
-            .filter(|&end| end <= self.data.len())
-        else {
-            return Err(self.error(Problem::PastEnd(len)));
-        };
-        self.pos = end;
-        Ok((&self.data[start..end], self.base + start))
-    }
-
-    /// A length-delimited value and its offset in the message.
-    fn bytes(&mut self) -> Result<(&'a [u8], usize), WireError> {
-        let len = self.varint()?;
-        self.take(len)
-    }
-
-    fn skip(&mut self, wire_type: u8) -> Result<(), WireError> {
-        match wire_type {
-            VARINT => self.varint().map(drop),
-            FIXED64 => self.take(8).map(drop),
-            LEN => self.bytes().map(drop),
-            FIXED32 => self.take(4).map(drop),
-            other => Err(self.error(Problem::Unsupported(other))),
-        }
-    }
-
-    /// An `int32` (proto2 encodes negative values as ten-byte varints;
-    /// the low 32 bits are the value, as in every protobuf library).
-    #[inline]
-    fn int32(&mut self, wire_type: u8) -> Result<i32, WireError> {
-        if wire_type != VARINT {
-            return Err(self.error(Problem::WireType("int32", wire_type)));
-        }
-        Ok(self.varint()? as i32)
-    }
-
-    fn float(&mut self, wire_type: u8) -> Result<f32, WireError> {
-        if wire_type != FIXED32 {
-            return Err(self.error(Problem::WireType("float", wire_type)));
-        }
-        let (b, _) = self.take(4)?;
-        let mut bytes = [0u8; 4];
-        bytes.copy_from_slice(b);
-        Ok(f32::from_le_bytes(bytes))
-    }
-
-    fn message(&mut self, wire_type: u8) -> Result<Wire<'a>, WireError> {
-        if wire_type != LEN {
-            return Err(self.error(Problem::WireType("message", wire_type)));
-        }
-        let (data, base) = self.bytes()?;
-        Ok(Wire::new(data, base))
-    }
+fn in_message(e: WireError) -> ErrorKind {
+    e.in_message(WHAT)
 }
 
 /// The top level of the message: symbols decoded, serializers and fields
@@ -305,10 +112,10 @@ impl<'a> RawMessage<'a> {
         let mut w = Wire::new(body, 0);
         let mut msg = RawMessage::default();
         while !w.at_end() {
-            let (tag, wire_type) = w.key()?;
+            let (tag, wire_type) = w.key().map_err(in_message)?;
             match tag {
                 1..=3 => {
-                    let m = w.message(wire_type)?;
+                    let m = w.message(wire_type).map_err(in_message)?;
                     match tag {
                         1 => msg.serializers.push((m.data, m.base)),
                         3 => msg.fields.push((m.data, m.base)),
@@ -323,7 +130,7 @@ impl<'a> RawMessage<'a> {
                         }
                     }
                 }
-                _ => w.skip(wire_type)?,
+                _ => w.skip(wire_type).map_err(in_message)?,
             }
         }
         Ok(msg)
@@ -338,7 +145,7 @@ impl<'a> RawMessage<'a> {
     pub fn serializers(&self) -> impl Iterator<Item = Result<RawSerializer, ErrorKind>> + '_ {
         self.serializers
             .iter()
-            .map(|&(data, base)| decode_serializer(Wire::new(data, base)).map_err(Into::into))
+            .map(|&(data, base)| decode_serializer(Wire::new(data, base)).map_err(in_message))
     }
 
     /// Decodes field `index` into `field` (cleared first; its polymorphic
@@ -347,7 +154,7 @@ impl<'a> RawMessage<'a> {
         let Some(&(data, base)) = self.fields.get(index) else {
             return Err(ErrorKind::SendTables(format!("no field {index}")));
         };
-        decode_field(Wire::new(data, base), field).map_err(Into::into)
+        decode_field(Wire::new(data, base), field).map_err(in_message)
     }
 }
 
@@ -548,31 +355,6 @@ mod tests {
                 prop_assert!(at <= cut, "{reason}");
             }
         }
-    }
-
-    #[test]
-    fn bytes_field_borrows_the_last_occurrence() {
-        use source2_demo_protobufs::CDemoSendTables;
-        let msg = CDemoSendTables {
-            data: Some(vec![1, 2, 3, 200]),
-        };
-        let mut bytes = msg.encode_to_vec();
-        assert_eq!(
-            bytes_field(&bytes, 1, "CDemoSendTables").unwrap(),
-            Some(&[1u8, 2, 3, 200][..])
-        );
-        // An unknown varint field, then the field again: the last one wins.
-        bytes.extend_from_slice(&[0x10, 0x96, 0x01, 0x0a, 0x01, 0x07]);
-        assert_eq!(
-            bytes_field(&bytes, 1, "CDemoSendTables").unwrap(),
-            Some(&[7u8][..])
-        );
-        assert_eq!(bytes_field(&[], 1, "CDemoSendTables").unwrap(), None);
-        let err = bytes_field(&[0x0a, 0x05, 1], 1, "CDemoSendTables").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "protobuf CDemoSendTables did not decode: length 5 runs past the end at byte 2"
-        );
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod parser;
 pub mod serializer;
 pub mod stringtable;
 pub mod value;
+mod wire;
 
 pub use cache::SendTableCache;
 pub use entity::{Entity, EntityChange, Handle};

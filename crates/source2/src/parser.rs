@@ -364,10 +364,9 @@ pub struct DemoParser<'a> {
     pub state: DemoState,
     paths: Vec<FieldPath>,
     scratch: Vec<u8>,
-    /// Reused byte buffers of the two most frequent messages (`CDemoPacket`
-    /// and `CSVCMsg_PacketEntities` carry one large blob each), so decoding
-    /// them does not allocate per message.
-    packet_buffer: Vec<u8>,
+    /// Reused byte buffer of `CSVCMsg_PacketEntities` (one large blob per
+    /// message), so decoding it does not allocate per message. (`CDemoPacket`
+    /// data is borrowed from the frame.)
     entity_buffer: Vec<u8>,
     current_frame: Location,
     send_table_cache: Option<Arc<SendTableCache>>,
@@ -404,7 +403,6 @@ impl<'a> DemoParser<'a> {
             },
             paths: Vec::with_capacity(256),
             scratch: Vec::new(),
-            packet_buffer: Vec::new(),
             entity_buffer: Vec::new(),
             current_frame: Location::default(),
             send_table_cache: None,
@@ -509,7 +507,7 @@ impl<'a> DemoParser<'a> {
             }
             DemoCommand::SendTables => {
                 // Borrowed, not copied: the blob is most of the frame.
-                let data = crate::flattened::bytes_field(payload, 1, "CDemoSendTables")
+                let data = crate::wire::bytes_field(payload, 1, "CDemoSendTables")
                     .map_err(|k| self.err(k))?;
                 let body = crate::serializer::demo_payload_message(data.unwrap_or(&[]))
                     .map_err(|k| self.err(k))?;
@@ -560,42 +558,40 @@ impl<'a> DemoParser<'a> {
                 self.link_classes();
             }
             DemoCommand::StringTables => {
-                let msg = pb::CDemoStringTables::decode(payload)
-                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoStringTables", e)))?;
-                self.apply_string_table_snapshot(msg, visitor);
+                let tables =
+                    crate::wire::string_table_snapshot(payload).map_err(|k| self.err(k))?;
+                self.apply_string_table_snapshot(tables, visitor);
             }
             DemoCommand::Packet | DemoCommand::SignonPacket => {
-                let mut msg = pb::CDemoPacket {
-                    data: Some(std::mem::take(&mut self.packet_buffer)),
-                };
-                if let Some(d) = msg.data.as_mut() {
-                    d.clear();
-                }
-                msg.merge(payload)
-                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoPacket", e)))?;
-                let data = msg.data.unwrap_or_default();
-                let result = self.handle_packet(&data, visitor, interests, false);
-                self.packet_buffer = data;
-                result?;
+                // The packet data is borrowed from the frame, not copied.
+                let data =
+                    crate::wire::bytes_field(payload, 3, "CDemoPacket").map_err(|k| self.err(k))?;
+                self.handle_packet(data.unwrap_or(&[]), visitor, interests, false)?;
             }
             DemoCommand::FullPacket => {
-                let mut msg = pb::CDemoFullPacket::decode(payload)
-                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoFullPacket", e)))?;
-                if let Some(st) = msg.string_table.take() {
-                    self.apply_string_table_snapshot(st, visitor);
+                // Both pieces borrowed: the string table snapshot (tag 1,
+                // every piece in order, as protobuf merges them) and the
+                // packet.
+                let mut tables = Vec::new();
+                crate::wire::each_len_field(crate::wire::Wire::new(payload, 0), 1, |w| {
+                    tables.push(w.data);
+                    Ok(())
+                })
+                .map_err(|e| self.err(e.in_message("CDemoFullPacket")))?;
+                let packet = crate::wire::full_packet_data(payload).map_err(|k| self.err(k))?;
+                let mut snapshot = Vec::new();
+                for t in tables {
+                    snapshot
+                        .extend(crate::wire::string_table_snapshot(t).map_err(|k| self.err(k))?);
                 }
+                self.apply_string_table_snapshot(snapshot, visitor);
                 // A full packet repeats the whole world for seeking. The first
                 // one is applied when no entities exist yet; later ones agree
                 // with the delta stream and are skipped.
-                if let Some(p) = &msg.packet {
+                if let Some(data) = packet {
                     let apply_entities =
                         self.state.entities.is_empty() && self.state.full_packets_applied == 0;
-                    self.handle_packet(
-                        p.data.as_deref().unwrap_or(&[]),
-                        visitor,
-                        interests,
-                        !apply_entities,
-                    )?;
+                    self.handle_packet(data, visitor, interests, !apply_entities)?;
                     if apply_entities {
                         self.state.full_packets_applied += 1;
                     }
@@ -658,43 +654,55 @@ impl<'a> DemoParser<'a> {
     /// decoded baseline.
     fn apply_string_table_snapshot<V: Visitor>(
         &mut self,
-        msg: pb::CDemoStringTables,
+        tables: Vec<crate::wire::SnapshotTable<'_>>,
         visitor: &mut V,
     ) {
-        for t in msg.tables {
-            let name = t.table_name.unwrap_or_default();
-            let idx = match self.state.string_tables.iter().position(|s| s.name == name) {
+        for t in tables {
+            let idx = match self
+                .state
+                .string_tables
+                .iter()
+                .position(|s| s.name == t.name)
+            {
                 Some(i) => i,
                 None => {
                     if self.state.string_tables.len() >= MAX_STRING_TABLES {
                         continue;
                     }
                     self.state.string_tables.push(StringTable {
-                        name,
-                        flags: t.table_flags.unwrap_or(0),
+                        name: t.name.to_string(),
+                        flags: t.flags.unwrap_or(0),
                         ..Default::default()
                     });
                     self.state.string_tables.len() - 1
                 }
             };
-            let entries: Vec<StringTableEntry> = t
-                .items
-                .into_iter()
-                .map(|i| StringTableEntry {
-                    key: i.str.unwrap_or_default(),
-                    value: i.data.unwrap_or_default(),
-                })
-                .collect();
             let Some(table) = self.state.string_tables.get_mut(idx) else {
                 continue;
             };
-            let changed: Vec<usize> = entries
-                .iter()
-                .enumerate()
-                .filter(|&(i, e)| table.entries.get(i) != Some(e))
-                .map(|(i, _)| i)
-                .collect();
-            table.entries = entries;
+            // The snapshot replaces the entries; only those that differ are
+            // written (and reported), the others keep their memory.
+            let mut changed = Vec::new();
+            for (i, &(key, value)) in t.items.iter().enumerate() {
+                match table.entries.get_mut(i) {
+                    Some(e) if e.key == key && e.value == value => {}
+                    Some(e) => {
+                        e.key.clear();
+                        e.key.push_str(key);
+                        e.value.clear();
+                        e.value.extend_from_slice(value);
+                        changed.push(i);
+                    }
+                    None => {
+                        table.entries.push(StringTableEntry {
+                            key: key.to_string(),
+                            value: value.to_vec(),
+                        });
+                        changed.push(i);
+                    }
+                }
+            }
+            table.entries.truncate(t.items.len());
             if !changed.is_empty() {
                 self.after_string_table_change(idx, &changed, visitor);
             }

@@ -1,0 +1,420 @@
+//! A borrowing protobuf wire reader for the few large, frequent messages
+//! where decoding the generated `source2_demo_protobufs` type would copy
+//! most of a frame: the send tables' `CSVCMsg_FlattenedSerializer`
+//! ([`crate::flattened`]), the blob of `CDemoSendTables` and `CDemoPacket`,
+//! the pieces of `CDemoFullPacket`, and `CDemoStringTables` snapshots.
+//! Everything else is decoded with the generated types.
+//!
+//! The wire format (protobuf encoding): a message is a sequence of fields,
+//! each a varint key `tag << 3 | wire type` and a value: wire type 0 a
+//! varint, 1 eight bytes, 2 a varint length and that many bytes (strings,
+//! bytes, nested messages, packed repeated scalars), 5 four bytes. Groups
+//! (3 and 4) are not used by these messages and are rejected. Repeated
+//! occurrences of a non-repeated field: the last scalar wins and nested
+//! messages merge, as in every protobuf library. Errors carry the byte
+//! offset in the message.
+
+use crate::error::ErrorKind;
+
+/// Protobuf wire types.
+pub(crate) const VARINT: u8 = 0;
+pub(crate) const FIXED64: u8 = 1;
+pub(crate) const LEN: u8 = 2;
+pub(crate) const FIXED32: u8 = 5;
+
+/// What was wrong with the bytes, and the byte offset in the message (kept
+/// small so the hot reads return it cheaply; it becomes an [`ErrorKind`] at
+/// the edge of this module).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WireError {
+    problem: Problem,
+    at: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Problem {
+    TruncatedVarint,
+    LongVarint,
+    TagZero,
+    PastEnd(u64),
+    WireType(&'static str, u8),
+    Unsupported(u8),
+    Utf8,
+}
+
+impl WireError {
+    pub(crate) fn in_message(self, message: &'static str) -> ErrorKind {
+        let e = self;
+        let reason = match e.problem {
+            Problem::TruncatedVarint => "truncated varint".to_string(),
+            Problem::LongVarint => "varint longer than 10 bytes".to_string(),
+            Problem::TagZero => "field tag 0".to_string(),
+            Problem::PastEnd(len) => format!("length {len} runs past the end"),
+            Problem::WireType(what, wire_type) => format!("{what} with wire type {wire_type}"),
+            Problem::Unsupported(wire_type) => format!("unsupported wire type {wire_type}"),
+            Problem::Utf8 => "a string that is not UTF-8".to_string(),
+        };
+        ErrorKind::Protobuf {
+            message,
+            reason: format!("{reason} at byte {}", e.at),
+        }
+    }
+}
+
+/// The bytes of the `optional bytes` field `tag` of a protobuf message,
+/// borrowed (the last occurrence wins, as in every protobuf library); other
+/// fields are skipped. For messages that only wrap one blob, such as
+/// `CDemoSendTables` (`data`, tag 1), where decoding the generated type
+/// would copy the blob.
+pub(crate) fn bytes_field<'a>(
+    message: &'a [u8],
+    tag: u64,
+    what: &'static str,
+) -> Result<Option<&'a [u8]>, ErrorKind> {
+    bytes_field_in(Wire::new(message, 0), tag).map_err(|e| e.in_message(what))
+}
+
+/// A cursor over protobuf bytes; `base` is the offset of `data` in the whole
+/// message (for error positions).
+pub(crate) struct Wire<'a> {
+    pub(crate) data: &'a [u8],
+    pub(crate) pos: usize,
+    pub(crate) base: usize,
+}
+
+impl<'a> Wire<'a> {
+    pub(crate) fn new(data: &'a [u8], base: usize) -> Self {
+        Wire { data, pos: 0, base }
+    }
+
+    #[cold]
+    pub(crate) fn error(&self, problem: Problem) -> WireError {
+        WireError {
+            problem,
+            at: self.base + self.pos,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn at_end(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+
+    #[inline]
+    pub(crate) fn varint(&mut self) -> Result<u64, WireError> {
+        // Most values here (tags, symbol and field indices) fit one byte.
+        if let Some(&byte) = self.data.get(self.pos) {
+            if byte < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(byte));
+            }
+        }
+        self.varint_slow()
+    }
+
+    fn varint_slow(&mut self) -> Result<u64, WireError> {
+        let mut value = 0u64;
+        for i in 0..10 {
+            let Some(&byte) = self.data.get(self.pos) else {
+                return Err(self.error(Problem::TruncatedVarint));
+            };
+            self.pos += 1;
+            value |= u64::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(self.error(Problem::LongVarint))
+    }
+
+    /// A field key: (tag, wire type).
+    #[inline]
+    pub(crate) fn key(&mut self) -> Result<(u64, u8), WireError> {
+        let key = self.varint()?;
+        let tag = key >> 3;
+        if tag == 0 {
+            return Err(self.error(Problem::TagZero));
+        }
+        Ok((tag, (key & 7) as u8))
+    }
+
+    pub(crate) fn take(&mut self, len: u64) -> Result<(&'a [u8], usize), WireError> {
+        let start = self.pos;
+        let Some(end) = usize::try_from(len)
+            .ok()
+            .and_then(|len| start.checked_add(len))
+            .filter(|&end| end <= self.data.len())
+        else {
+            return Err(self.error(Problem::PastEnd(len)));
+        };
+        self.pos = end;
+        Ok((&self.data[start..end], self.base + start))
+    }
+
+    /// A length-delimited value and its offset in the message.
+    pub(crate) fn bytes(&mut self) -> Result<(&'a [u8], usize), WireError> {
+        let len = self.varint()?;
+        self.take(len)
+    }
+
+    pub(crate) fn skip(&mut self, wire_type: u8) -> Result<(), WireError> {
+        match wire_type {
+            VARINT => self.varint().map(drop),
+            FIXED64 => self.take(8).map(drop),
+            LEN => self.bytes().map(drop),
+            FIXED32 => self.take(4).map(drop),
+            other => Err(self.error(Problem::Unsupported(other))),
+        }
+    }
+
+    /// An `int32` (proto2 encodes negative values as ten-byte varints;
+    /// the low 32 bits are the value, as in every protobuf library).
+    #[inline]
+    pub(crate) fn int32(&mut self, wire_type: u8) -> Result<i32, WireError> {
+        if wire_type != VARINT {
+            return Err(self.error(Problem::WireType("int32", wire_type)));
+        }
+        Ok(self.varint()? as i32)
+    }
+
+    pub(crate) fn float(&mut self, wire_type: u8) -> Result<f32, WireError> {
+        if wire_type != FIXED32 {
+            return Err(self.error(Problem::WireType("float", wire_type)));
+        }
+        let (b, _) = self.take(4)?;
+        let mut bytes = [0u8; 4];
+        bytes.copy_from_slice(b);
+        Ok(f32::from_le_bytes(bytes))
+    }
+
+    pub(crate) fn message(&mut self, wire_type: u8) -> Result<Wire<'a>, WireError> {
+        if wire_type != LEN {
+            return Err(self.error(Problem::WireType("message", wire_type)));
+        }
+        let (data, base) = self.bytes()?;
+        Ok(Wire::new(data, base))
+    }
+
+    /// A `string` (must be UTF-8, as protobuf requires).
+    pub(crate) fn string(&mut self, wire_type: u8) -> Result<&'a str, WireError> {
+        let m = self.message(wire_type)?;
+        std::str::from_utf8(m.data).map_err(|_| WireError {
+            problem: Problem::Utf8,
+            at: m.base,
+        })
+    }
+}
+
+/// Every occurrence of the length-delimited field `tag`, in order (a
+/// repeated message, or the pieces of a non-repeated one that merge).
+pub(crate) fn each_len_field<'a>(
+    mut w: Wire<'a>,
+    tag: u64,
+    mut each: impl FnMut(Wire<'a>) -> Result<(), WireError>,
+) -> Result<(), WireError> {
+    while !w.at_end() {
+        let (t, wire_type) = w.key()?;
+        if t == tag {
+            each(w.message(wire_type)?)?;
+        } else {
+            w.skip(wire_type)?;
+        }
+    }
+    Ok(())
+}
+
+/// One table of a `CDemoStringTables` snapshot, borrowed:
+/// `table_name` (1), `items` (2: `str` (1), `data` (2)), `items_clientside`
+/// (3, not kept) and `table_flags` (4).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct SnapshotTable<'a> {
+    pub name: &'a str,
+    pub flags: Option<i32>,
+    pub items: Vec<(&'a str, &'a [u8])>,
+}
+
+/// The tables of a `CDemoStringTables` message (`tables`, tag 1). Nothing
+/// is applied unless the whole message decodes.
+pub(crate) fn string_table_snapshot(message: &[u8]) -> Result<Vec<SnapshotTable<'_>>, ErrorKind> {
+    let mut tables = Vec::new();
+    each_len_field(Wire::new(message, 0), 1, |mut w| {
+        let mut table = SnapshotTable::default();
+        while !w.at_end() {
+            let (tag, wire_type) = w.key()?;
+            match tag {
+                1 => table.name = w.string(wire_type)?,
+                2 => {
+                    let mut item = w.message(wire_type)?;
+                    let (mut key, mut data): (&str, &[u8]) = ("", &[]);
+                    while !item.at_end() {
+                        let (tag, wire_type) = item.key()?;
+                        match tag {
+                            1 => key = item.string(wire_type)?,
+                            2 => data = item.message(wire_type)?.data,
+                            _ => item.skip(wire_type)?,
+                        }
+                    }
+                    table.items.push((key, data));
+                }
+                4 => table.flags = Some(w.int32(wire_type)?),
+                _ => w.skip(wire_type)?,
+            }
+        }
+        tables.push(table);
+        Ok(())
+    })
+    .map_err(|e| e.in_message("CDemoStringTables"))?;
+    Ok(tables)
+}
+
+/// The `CDemoPacket` inside a `CDemoFullPacket` (tag 2), merged as protobuf
+/// merges it: the `data` (tag 3) of the last piece that has one. `None`
+/// without a packet.
+pub(crate) fn full_packet_data(message: &[u8]) -> Result<Option<&[u8]>, ErrorKind> {
+    let mut packet: Option<&[u8]> = None;
+    each_len_field(Wire::new(message, 0), 2, |w| {
+        let data = bytes_field_in(w, 3)?;
+        if data.is_some() || packet.is_none() {
+            packet = Some(data.unwrap_or(packet.unwrap_or(&[])));
+        }
+        Ok(())
+    })
+    .map_err(|e| e.in_message("CDemoFullPacket"))?;
+    Ok(packet)
+}
+
+fn bytes_field_in(message: Wire<'_>, tag: u64) -> Result<Option<&[u8]>, WireError> {
+    let mut found = None;
+    each_len_field(message, tag, |w| {
+        found = Some(w.data);
+        Ok(())
+    })?;
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use proptest::prelude::*;
+    use prost::Message;
+    use source2_demo_protobufs::c_demo_string_tables::{ItemsT, TableT};
+    use source2_demo_protobufs::{CDemoFullPacket, CDemoPacket, CDemoStringTables};
+
+    #[test]
+    fn bytes_field_borrows_the_last_occurrence() {
+        use source2_demo_protobufs::CDemoSendTables;
+        let msg = CDemoSendTables {
+            data: Some(vec![1, 2, 3, 200]),
+        };
+        let mut bytes = msg.encode_to_vec();
+        assert_eq!(
+            bytes_field(&bytes, 1, "CDemoSendTables").unwrap(),
+            Some(&[1u8, 2, 3, 200][..])
+        );
+        // An unknown varint field, then the field again: the last one wins.
+        bytes.extend_from_slice(&[0x10, 0x96, 0x01, 0x0a, 0x01, 0x07]);
+        assert_eq!(
+            bytes_field(&bytes, 1, "CDemoSendTables").unwrap(),
+            Some(&[7u8][..])
+        );
+        assert_eq!(bytes_field(&[], 1, "CDemoSendTables").unwrap(), None);
+        let err = bytes_field(&[0x0a, 0x05, 1], 1, "CDemoSendTables").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "protobuf CDemoSendTables did not decode: length 5 runs past the end at byte 2"
+        );
+    }
+
+    fn tables() -> impl Strategy<Value = CDemoStringTables> {
+        let item = (
+            proptest::option::of("[a-z0-9_é]{0,8}"),
+            proptest::option::of(proptest::collection::vec(any::<u8>(), 0..6)),
+        )
+            .prop_map(|(str, data)| ItemsT { str, data });
+        let table = (
+            proptest::option::of("[a-z]{0,10}"),
+            proptest::collection::vec(item.clone(), 0..5),
+            proptest::collection::vec(item, 0..2),
+            proptest::option::of(any::<i32>()),
+        )
+            .prop_map(
+                |(table_name, items, items_clientside, table_flags)| TableT {
+                    table_name,
+                    items,
+                    items_clientside,
+                    table_flags,
+                },
+            );
+        proptest::collection::vec(table, 0..4).prop_map(|tables| CDemoStringTables { tables })
+    }
+
+    proptest! {
+        /// The borrowed snapshot holds what the generated type decodes.
+        #[test]
+        fn snapshot_equal_to_the_generated_type(msg in tables()) {
+            let bytes = msg.encode_to_vec();
+            let got = string_table_snapshot(&bytes).unwrap();
+            prop_assert_eq!(got.len(), msg.tables.len());
+            for (g, want) in got.iter().zip(&msg.tables) {
+                prop_assert_eq!(g.name, want.table_name.as_deref().unwrap_or(""));
+                prop_assert_eq!(g.flags, want.table_flags);
+                let items: Vec<(&str, &[u8])> = want
+                    .items
+                    .iter()
+                    .map(|i| (i.str.as_deref().unwrap_or(""), i.data.as_deref().unwrap_or(&[])))
+                    .collect();
+                prop_assert_eq!(&g.items, &items);
+            }
+        }
+
+        /// A full packet's packet data, borrowed, equals the generated decode,
+        /// also when the message comes in two pieces that protobuf merges.
+        #[test]
+        fn full_packet_equal_to_the_generated_type(
+            st in proptest::option::of(tables()),
+            data in proptest::option::of(proptest::option::of(proptest::collection::vec(any::<u8>(), 0..20))),
+            second in proptest::option::of(proptest::option::of(proptest::collection::vec(any::<u8>(), 0..20))),
+        ) {
+            let piece = |d: Option<Option<Vec<u8>>>| CDemoFullPacket {
+                string_table: st.clone(),
+                packet: d.map(|data| CDemoPacket { data }),
+            };
+            let mut bytes = piece(data).encode_to_vec();
+            bytes.extend(piece(second).encode_to_vec());
+            let want = CDemoFullPacket::decode(bytes.as_slice()).unwrap();
+            let got = full_packet_data(&bytes).unwrap();
+            prop_assert_eq!(got, want.packet.as_ref().map(|p| p.data.as_deref().unwrap_or(&[])));
+            let snapshot: Vec<SnapshotTable<'_>> = {
+                let mut all = Vec::new();
+                each_len_field(Wire::new(&bytes, 0), 1, |w| {
+                    all.extend(string_table_snapshot(w.data).unwrap());
+                    Ok(())
+                })
+                .unwrap();
+                all
+            };
+            let want_tables = want.string_table.map(|t| t.tables).unwrap_or_default();
+            prop_assert_eq!(snapshot.len(), want_tables.len());
+        }
+
+        /// Any bytes: an error or a value, never a panic.
+        #[test]
+        fn hostile_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let _ = string_table_snapshot(&bytes);
+            let _ = full_packet_data(&bytes);
+            let _ = bytes_field(&bytes, 3, "CDemoPacket");
+        }
+    }
+
+    #[test]
+    fn snapshot_rejects_a_key_that_is_not_utf8() {
+        // tables { items { str: 0xff } }
+        let bytes = [0x0a, 0x05, 0x12, 0x03, 0x0a, 0x01, 0xff];
+        let err = string_table_snapshot(&bytes).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "protobuf CDemoStringTables did not decode: a string that is not UTF-8 at byte 6"
+        );
+    }
+}
