@@ -329,15 +329,40 @@ impl<'a> BitReader<'a> {
             out.copy_from_slice(slice);
             return Ok(());
         }
-        let mut chunks = out.chunks_exact_mut(7);
-        for chunk in &mut chunks {
-            let word = self.read_bits(56)?.to_le_bytes();
-            chunk.copy_from_slice(&word[..7]);
+        // Unaligned: each output byte is two neighbouring input bytes
+        // shifted, read straight from the slice eight at a time. With a
+        // shift of 1-7 bits and `bits_remaining` checked above, the input
+        // holds the `out.len() + 1` bytes from `start`.
+        let position = self.position();
+        let start = (position / 8) as usize;
+        let shift = (position % 8) as u32;
+        let Some(src) = start
+            .checked_add(out.len() + 1)
+            .and_then(|end| self.data.get(start..end))
+        else {
+            return Err(self.end_error(out.len() as u64 * 8));
+        };
+        let mut out_chunks = out.chunks_exact_mut(8);
+        let mut src_at = 0usize;
+        for chunk in &mut out_chunks {
+            let (Some(word), Some(&next)) = (src.get(src_at..src_at + 8), src.get(src_at + 8))
+            else {
+                return Err(self.end_error(out.len() as u64 * 8));
+            };
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(word);
+            let value = (u64::from_le_bytes(bytes) >> shift) | (u64::from(next) << (64 - shift));
+            chunk.copy_from_slice(&value.to_le_bytes());
+            src_at += 8;
         }
-        for byte in chunks.into_remainder() {
-            *byte = self.read_u8()?;
+        for (byte, pair) in out_chunks
+            .into_remainder()
+            .iter_mut()
+            .zip(src.get(src_at..).unwrap_or_default().windows(2))
+        {
+            *byte = (pair[0] >> shift) | (pair[1] << (8 - shift));
         }
-        Ok(())
+        self.seek(position + out.len() as u64 * 8)
     }
 
     /// Reads `len` bytes into a new vector. The length is checked against the

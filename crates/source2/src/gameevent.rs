@@ -84,21 +84,21 @@ impl GameEvent {
 }
 
 /// Indexes descriptors by id.
-pub fn descriptors(list: &pb::CMsgSource1LegacyGameEventList) -> EventDescriptors {
+pub fn descriptors(list: pb::CMsgSource1LegacyGameEventList) -> EventDescriptors {
     list.descriptors
-        .iter()
+        .into_iter()
         .map(|d| {
             let id = d.eventid.unwrap_or(-1);
             (
                 id,
                 EventDescriptor {
                     id,
-                    name: d.name.clone().unwrap_or_default(),
+                    name: d.name.unwrap_or_default(),
                     keys: d
                         .keys
-                        .iter()
+                        .into_iter()
                         .map(|k| EventKey {
-                            name: k.name.clone().unwrap_or_default(),
+                            name: k.name.unwrap_or_default(),
                             kind: k.r#type.unwrap_or(0),
                         })
                         .collect(),

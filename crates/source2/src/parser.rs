@@ -988,7 +988,7 @@ impl<'a> DemoParser<'a> {
                 }
                 let decode = |body: &[u8]| {
                     pb::CMsgSource1LegacyGameEventList::decode(body)
-                        .map(|m| crate::gameevent::descriptors(&m))
+                        .map(crate::gameevent::descriptors)
                         .map_err(|e| ErrorKind::protobuf("CMsgSource1LegacyGameEventList", e))
                 };
                 self.state.event_descriptors = match &self.send_table_cache {
