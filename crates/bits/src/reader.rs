@@ -379,15 +379,26 @@ impl<'a> BitReader<'a> {
     /// Reads `bit_count` bits into a new byte vector, LSB-first; the last byte
     /// holds the remaining `bit_count % 8` bits in its low bits.
     pub fn read_bits_to_vec(&mut self, bit_count: u64) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.read_bits_into_vec(bit_count, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`BitReader::read_bits_to_vec`] into `out` (its contents replaced,
+    /// its allocation reused). The length is checked against the remaining
+    /// input before `out` is touched; on an error `out` is unchanged.
+    pub fn read_bits_into_vec(&mut self, bit_count: u64, out: &mut Vec<u8>) -> Result<()> {
         if self.bits_remaining() < bit_count {
             return Err(self.end_error(bit_count));
         }
         let whole = (bit_count / 8) as usize;
-        let mut out = self.read_bytes(whole)?;
         let rest = (bit_count % 8) as u32;
+        out.clear();
+        out.resize(whole, 0);
+        self.read_bytes_into(out)?;
         if rest != 0 {
             out.push(self.read_bits(rest)? as u8);
         }
-        Ok(out)
+        Ok(())
     }
 }

@@ -322,14 +322,23 @@ impl BitReader<'_> {
     /// The bytes of a null-terminated string, without the terminator, reading
     /// at most `limit` bytes before the terminator.
     pub fn read_cstring_bytes(&mut self, limit: usize) -> Result<Vec<u8>> {
-        let start = self.position();
         let mut out = Vec::new();
+        self.read_cstring_bytes_into(limit, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`BitReader::read_cstring_bytes`], appending to `out` (`limit`
+    /// counts the appended bytes). On an error `out` may hold part of the
+    /// string.
+    pub fn read_cstring_bytes_into(&mut self, limit: usize, out: &mut Vec<u8>) -> Result<()> {
+        let start = self.position();
+        let base = out.len();
         loop {
             let byte = self.read_u8()?;
             if byte == 0 {
-                return Ok(out);
+                return Ok(());
             }
-            if out.len() == limit {
+            if out.len() - base == limit {
                 return Err(BitError::StringTooLong {
                     bit_offset: start,
                     limit,

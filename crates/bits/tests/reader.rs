@@ -510,3 +510,29 @@ fn reads_straddling_the_refill_boundary() {
         }
     }
 }
+
+#[test]
+fn read_into_reused_buffers() {
+    let data: Vec<u8> = (1..=20).collect();
+    let mut r = BitReader::new(&data);
+    r.read_bits(3).unwrap();
+    // The old contents are replaced, whatever their length.
+    let mut out = vec![9u8; 30];
+    r.read_bits_into_vec(21, &mut out).unwrap();
+    let mut fresh = BitReader::new(&data);
+    fresh.read_bits(3).unwrap();
+    assert_eq!(out, fresh.read_bits_to_vec(21).unwrap());
+    assert_eq!(r.position(), 24);
+    // Past the end: an error, and neither the buffer nor the reader moves.
+    let before = out.clone();
+    assert!(r.read_bits_into_vec(200, &mut out).is_err());
+    assert_eq!((out, r.position()), (before, 24));
+
+    // C strings append; the limit counts the appended bytes only.
+    let data = b"abc\0defgh\0";
+    let mut r = BitReader::new(data);
+    let mut key = b"xy".to_vec();
+    r.read_cstring_bytes_into(3, &mut key).unwrap();
+    assert_eq!(key, b"xyabc");
+    assert!(r.read_cstring_bytes_into(4, &mut key).is_err());
+}

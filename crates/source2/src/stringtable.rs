@@ -79,6 +79,7 @@ impl StringTable {
             std::collections::VecDeque::with_capacity(KEY_HISTORY);
         let mut index: i64 = -1;
         let mut changed = Vec::new();
+        let mut scratch = Vec::new();
         let bits = |e| ErrorKind::bits("string table entry", e);
         for _ in 0..count {
             if r.read_bool().map_err(bits)? {
@@ -103,7 +104,8 @@ impl StringTable {
                         k.extend_from_slice(&prev[..len.min(prev.len())]);
                     }
                 }
-                k.extend(r.read_cstring_bytes(MAX_KEY_LEN).map_err(bits)?);
+                r.read_cstring_bytes_into(MAX_KEY_LEN, &mut k)
+                    .map_err(bits)?;
                 let k = match String::from_utf8(k) {
                     Ok(s) => s,
                     Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
@@ -114,7 +116,7 @@ impl StringTable {
                 history.push_back(k.clone());
                 key = Some(k);
             }
-            let mut value = None;
+            let mut value = false;
             if r.read_bool().map_err(bits)? {
                 let mut compressed = false;
                 let bit_len = if self.user_data_fixed_size {
@@ -130,13 +132,13 @@ impl StringTable {
                     };
                     bytes * 8
                 };
-                let raw = r.read_bits_to_vec(bit_len).map_err(bits)?;
-                let v = if compressed {
-                    decompress(&raw, "string table value")?
-                } else {
-                    raw
-                };
-                value = Some(v);
+                // Read into a reused buffer; it is swapped into the entry
+                // below (and the entry's old value becomes the next buffer).
+                r.read_bits_into_vec(bit_len, &mut scratch).map_err(bits)?;
+                if compressed {
+                    scratch = decompress(&scratch, "string table value")?;
+                }
+                value = true;
             }
             let idx = index as usize;
             if idx >= self.entries.len() {
@@ -146,8 +148,8 @@ impl StringTable {
                 if let Some(k) = key {
                     entry.key = k;
                 }
-                if let Some(v) = value {
-                    entry.value = v;
+                if value {
+                    std::mem::swap(&mut entry.value, &mut scratch);
                 }
             }
             changed.push(idx);
