@@ -364,10 +364,6 @@ pub struct DemoParser<'a> {
     pub state: DemoState,
     paths: Vec<FieldPath>,
     scratch: Vec<u8>,
-    /// Reused byte buffer of `CSVCMsg_PacketEntities` (one large blob per
-    /// message), so decoding it does not allocate per message. (`CDemoPacket`
-    /// data is borrowed from the frame.)
-    entity_buffer: Vec<u8>,
     current_frame: Location,
     send_table_cache: Option<Arc<SendTableCache>>,
 }
@@ -403,7 +399,6 @@ impl<'a> DemoParser<'a> {
             },
             paths: Vec::with_capacity(256),
             scratch: Vec::new(),
-            entity_buffer: Vec::new(),
             current_frame: Location::default(),
             send_table_cache: None,
         })
@@ -968,17 +963,8 @@ impl<'a> DemoParser<'a> {
                 if !interests.entities || skip_entities {
                     return Ok(());
                 }
-                let mut buffer = std::mem::take(&mut self.entity_buffer);
-                buffer.clear();
-                let mut m = pb::CSvcMsgPacketEntities {
-                    entity_data: Some(buffer),
-                    ..Default::default()
-                };
-                m.merge(body)
-                    .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_PacketEntities", e)))?;
-                let result = self.packet_entities(&m, visitor);
-                self.entity_buffer = m.entity_data.take().unwrap_or_default();
-                result?;
+                let m = crate::wire::PacketEntitiesView::parse(body).map_err(|k| self.err(k))?;
+                self.packet_entities(m, visitor)?;
                 visitor.on_packet_entities(&self.state);
             }
             205 => {
@@ -1113,12 +1099,12 @@ impl<'a> DemoParser<'a> {
         message: &pb::CSvcMsgPacketEntities,
         visitor: &mut V,
     ) -> Result<(), DemoError> {
-        self.packet_entities(message, visitor)
+        self.packet_entities(crate::wire::PacketEntitiesView::of(message), visitor)
     }
 
     fn packet_entities<V: Visitor>(
         &mut self,
-        m: &pb::CSvcMsgPacketEntities,
+        m: crate::wire::PacketEntitiesView<'_>,
         visitor: &mut V,
     ) -> Result<(), DemoError> {
         if self.state.send_tables.is_none() {
@@ -1126,7 +1112,7 @@ impl<'a> DemoParser<'a> {
                 "entity data before the send tables".into(),
             )));
         }
-        let data = m.entity_data.as_deref().unwrap_or(&[]);
+        let data = m.entity_data.unwrap_or(&[]);
         let mut r = BitReader::new(data);
         let count = m.updated_entries.unwrap_or(0);
         if count < 0 || count as usize > crate::entity::MAX_ENTITIES {
@@ -1136,8 +1122,8 @@ impl<'a> DemoParser<'a> {
                 limit: crate::entity::MAX_ENTITIES as u64,
             }));
         }
-        let is_delta = m.legacy_is_delta.unwrap_or(true);
-        let has_vis_bits = m.has_pvs_vis_bits_deprecated.unwrap_or(0) > 0;
+        let is_delta = m.is_delta.unwrap_or(true);
+        let has_vis_bits = m.has_pvs_vis_bits.unwrap_or(0) > 0;
         let mut touched: Vec<bool> = if is_delta {
             Vec::new()
         } else {

@@ -195,6 +195,14 @@ impl<'a> Wire<'a> {
         Ok(Wire::new(data, base))
     }
 
+    /// A `bool` (any non-zero varint is true, as in every protobuf library).
+    pub(crate) fn boolean(&mut self, wire_type: u8) -> Result<bool, WireError> {
+        if wire_type != VARINT {
+            return Err(self.error(Problem::WireType("bool", wire_type)));
+        }
+        Ok(self.varint()? != 0)
+    }
+
     /// A `string` (must be UTF-8, as protobuf requires).
     pub(crate) fn string(&mut self, wire_type: u8) -> Result<&'a str, WireError> {
         let m = self.message(wire_type)?;
@@ -290,6 +298,52 @@ fn bytes_field_in(message: Wire<'_>, tag: u64) -> Result<Option<&[u8]>, WireErro
         Ok(())
     })?;
     Ok(found)
+}
+
+/// What the entity decoder reads of a `CSVCMsg_PacketEntities`, borrowed:
+/// `updated_entries` (2), `legacy_is_delta` (3), `entity_data` (7) and
+/// `has_pvs_vis_bits_deprecated` (16). The other fields (server tick,
+/// serialized entities, command queue statistics, ...) are skipped without
+/// being copied.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(crate) struct PacketEntitiesView<'a> {
+    pub updated_entries: Option<i32>,
+    pub is_delta: Option<bool>,
+    pub entity_data: Option<&'a [u8]>,
+    pub has_pvs_vis_bits: Option<u32>,
+}
+
+impl<'a> PacketEntitiesView<'a> {
+    /// The view of a message's bytes.
+    pub(crate) fn parse(message: &'a [u8]) -> Result<Self, ErrorKind> {
+        let mut w = Wire::new(message, 0);
+        let mut v = PacketEntitiesView::default();
+        let mut step = || -> Result<(), WireError> {
+            while !w.at_end() {
+                let (tag, wire_type) = w.key()?;
+                match tag {
+                    2 => v.updated_entries = Some(w.int32(wire_type)?),
+                    3 => v.is_delta = Some(w.boolean(wire_type)?),
+                    7 => v.entity_data = Some(w.message(wire_type)?.data),
+                    16 => v.has_pvs_vis_bits = Some(w.int32(wire_type)? as u32),
+                    _ => w.skip(wire_type)?,
+                }
+            }
+            Ok(())
+        };
+        step().map_err(|e| e.in_message("CSVCMsg_PacketEntities"))?;
+        Ok(v)
+    }
+
+    /// The same fields of a decoded message.
+    pub(crate) fn of(m: &'a source2_demo_protobufs::CSvcMsgPacketEntities) -> Self {
+        PacketEntitiesView {
+            updated_entries: m.updated_entries,
+            is_delta: m.legacy_is_delta,
+            entity_data: m.entity_data.as_deref(),
+            has_pvs_vis_bits: m.has_pvs_vis_bits_deprecated,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -398,9 +452,35 @@ mod tests {
             prop_assert_eq!(snapshot.len(), want_tables.len());
         }
 
+        /// The borrowed view of a packet-entities message holds what the
+        /// generated type decodes.
+        #[test]
+        fn packet_entities_equal_to_the_generated_type(
+            updated in proptest::option::of(any::<i32>()),
+            delta in proptest::option::of(any::<bool>()),
+            data in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..40)),
+            vis in proptest::option::of(any::<u32>()),
+            tick in proptest::option::of(any::<u32>()),
+            serialized in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..10)),
+        ) {
+            let m = source2_demo_protobufs::CSvcMsgPacketEntities {
+                updated_entries: updated,
+                legacy_is_delta: delta,
+                entity_data: data,
+                has_pvs_vis_bits_deprecated: vis,
+                server_tick: tick,
+                serialized_entities: serialized,
+                ..Default::default()
+            };
+            let bytes = m.encode_to_vec();
+            let back = source2_demo_protobufs::CSvcMsgPacketEntities::decode(bytes.as_slice()).unwrap();
+            prop_assert_eq!(PacketEntitiesView::parse(&bytes).unwrap(), PacketEntitiesView::of(&back));
+        }
+
         /// Any bytes: an error or a value, never a panic.
         #[test]
         fn hostile_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let _ = PacketEntitiesView::parse(&bytes);
             let _ = string_table_snapshot(&bytes);
             let _ = full_packet_data(&bytes);
             let _ = bytes_field(&bytes, 3, "CDemoPacket");
