@@ -710,8 +710,7 @@ impl SendTables {
                     f as i32
                 )));
             }
-            let mut fields = s.fields_index;
-            fields.shrink_to_fit();
+            let fields = s.fields_index;
             tables.serializers.push(Serializer {
                 name: name.into(),
                 version,
