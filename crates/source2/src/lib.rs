@@ -4,7 +4,9 @@
 //!
 //! - [`container`]: the `PBDEMS2` file, frames, snappy;
 //! - [`broadcast`]: HTTP broadcast fragments, rewritten as a demo stream;
-//! - [`parser`]: packets of protobuf messages, dispatched into [`DemoState`];
+//! - [`parser`]: packets of protobuf messages, dispatched into [`DemoState`]
+//!   (the large, frequent ones read in place by a borrowing wire reader, the
+//!   rest with the generated `source2-demo-protobufs` types);
 //! - [`stringtable`]: string tables (players, baselines);
 //! - [`serializer`]: send tables → fields with models and decoders;
 //! - [`cache`]: send tables shared between the demos of a batch;
