@@ -90,6 +90,7 @@ impl FieldPath {
         p.key()
     }
 
+    #[inline(always)]
     fn last_mut(&mut self) -> &mut i32 {
         // last < MAX_DEPTH by construction.
         &mut self.path[self.last]
@@ -542,10 +543,12 @@ pub fn read_field_paths_with(
     let mut fp = FieldPath::default();
     loop {
         let op = next_op(r, t, how)?;
-        if op == FINISH {
-            return Ok(());
+        match op {
+            FINISH => return Ok(()),
+            // PlusOne..PlusFour (about 60% of all ops) without a call.
+            0..=3 => *fp.last_mut() = fp.last_mut().wrapping_add(i32::from(op) + 1),
+            _ => apply_op(op, &mut fp, r)?,
         }
-        apply_op(op, &mut fp, r)?;
         if out.len() >= MAX_PATHS_PER_UPDATE {
             return Err(FieldPathError::TooMany);
         }
