@@ -1,0 +1,29 @@
+//! The Source 2 demo parser over arbitrary bytes: a parse returns its state
+//! and at most one error, never panics, never loops, and allocates no more
+//! than the input justifies (libFuzzer's `-rss_limit_mb` and `-timeout`
+//! catch the last two).
+//!
+//! Each input is used twice: as the bytes of a `CSVCMsg_FlattenedSerializer`
+//! (the send tables, read by the borrowing wire reader), and as a demo. An
+//! input that does not start with the `PBDEMS2` magic gets the magic and an
+//! empty header in front, so the fuzzer's bytes are frames; real demos (for
+//! example the corpus clips, given as a seed directory) are used as they are.
+#![no_main]
+
+use gamewire_source2::container::{HEADER_LEN, MAGIC_SOURCE2};
+use gamewire_source2::serializer::SendTables;
+use gamewire_source2::{parse_with, NoVisitor};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = SendTables::from_message(data);
+    if data.starts_with(MAGIC_SOURCE2) {
+        let _ = parse_with(data, &mut NoVisitor);
+    } else {
+        let mut demo = Vec::with_capacity(HEADER_LEN + data.len());
+        demo.extend_from_slice(MAGIC_SOURCE2);
+        demo.resize(HEADER_LEN, 0);
+        demo.extend_from_slice(data);
+        let _ = parse_with(&demo, &mut NoVisitor);
+    }
+});
