@@ -393,7 +393,7 @@ pub fn players(state: &DemoState, cache: &mut PropCache) -> Vec<PlayerRef> {
 }
 
 /// The prop ids [`players`] reads.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct PlayerIds {
     pawn: PropId,
     steamid: PropId,
@@ -401,6 +401,11 @@ struct PlayerIds {
     name: PropId,
     /// The controller class id last found.
     controller: Option<u32>,
+    /// Indices of the controller entities, valid while the entity list's
+    /// generation is `controllers_generation` (entities are created and
+    /// deleted rarely; players are read every tick).
+    controllers: Vec<i32>,
+    controllers_generation: Option<(u64, u32)>,
 }
 
 impl PlayerIds {
@@ -411,6 +416,8 @@ impl PlayerIds {
             team: cache.id("m_iTeamNum"),
             name: cache.id("m_iszPlayerName"),
             controller: None,
+            controllers: Vec::new(),
+            controllers_generation: None,
         }
     }
 }
@@ -442,10 +449,23 @@ fn players_into(
     let Some(class) = controller_class(state, &mut ids.controller) else {
         return;
     };
-    for e in state.entities.iter() {
-        if e.class_id != class {
-            continue;
-        }
+    let key = (state.entities.generation(), class);
+    if ids.controllers_generation != Some(key) {
+        ids.controllers.clear();
+        ids.controllers.extend(
+            state
+                .entities
+                .iter()
+                .filter(|e| e.class_id == class)
+                .map(|e| e.index),
+        );
+        ids.controllers_generation = Some(key);
+    }
+    for e in ids
+        .controllers
+        .iter()
+        .filter_map(|&i| state.entities.get(i))
+    {
         let pawn_handle = cache
             .get(state, e, ids.pawn)
             .and_then(Value::as_u64)

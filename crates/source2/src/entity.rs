@@ -625,9 +625,27 @@ pub struct EntityList {
     /// of the class reserves that much at once instead of growing step by
     /// step.
     pub(crate) size_hints: FxHashMap<u32, (u32, u32)>,
+    /// See [`EntityList::generation`].
+    generation: u64,
 }
 
+/// Source of [`EntityList::generation`] values: one counter for the whole
+/// process, so no two lists (or two states of one list) share a value.
+static GENERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 impl EntityList {
+    /// A value that changes whenever an entity is created, replaced or
+    /// deleted (not when one is updated or leaves the PVS), and differs
+    /// between entity lists: a visitor can keep per-class index lists and
+    /// rebuild them only when it changes.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub(crate) fn bump_generation(&mut self) {
+        self.generation = GENERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// The entity at an index.
     pub fn get(&self, index: i32) -> Option<&Entity> {
         self.slots.get(usize::try_from(index).ok()?)?.as_ref()
@@ -656,6 +674,7 @@ impl EntityList {
         self.len() == 0
     }
 
+    /// The slot at `index`, for a create or a replace (bumps the generation).
     pub(crate) fn slot_mut(&mut self, index: usize) -> Result<&mut Option<Entity>, ErrorKind> {
         if index >= MAX_ENTITIES {
             return Err(ErrorKind::LimitExceeded {
@@ -667,6 +686,7 @@ impl EntityList {
         if index >= self.slots.len() {
             self.slots.resize_with(index + 1, || None);
         }
+        self.bump_generation();
         self.slots.get_mut(index).ok_or(ErrorKind::LimitExceeded {
             what: "entity index",
             value: index as u64,

@@ -1308,6 +1308,7 @@ impl<'a> DemoParser<'a> {
                         if let Some(slot) = self.state.entities.slots.get_mut(idx) {
                             *slot = None;
                         }
+                        self.state.entities.bump_generation();
                     }
                 }
             }
@@ -1325,6 +1326,7 @@ impl<'a> DemoParser<'a> {
                     if let Some(slot) = self.state.entities.slots.get_mut(i) {
                         *slot = None;
                     }
+                    self.state.entities.bump_generation();
                 }
             }
         }
