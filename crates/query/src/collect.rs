@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use gamewire_source2::cs2::{players as cs2_players, Cell};
+use gamewire_source2::cs2::{Cell, PlayerFinder};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::{DemoState, Entity, UserMessage, Value};
 use rustc_hash::FxHashMap;
@@ -406,6 +406,7 @@ pub struct TicksCollector {
     ticks: Option<Vec<i32>>,
     needs_world: bool,
     paths: Paths,
+    players: PlayerFinder,
     rows: Vec<Vec<Cell>>,
 }
 
@@ -419,11 +420,14 @@ impl TicksCollector {
         let needs_world = props
             .iter()
             .any(|(_, s)| !matches!(s, PlayerSource::Entity(_)));
+        let mut paths = Paths::default();
+        let players = PlayerFinder::new(&mut paths);
         TicksCollector {
             props,
             ticks,
             needs_world,
-            paths: Paths::default(),
+            paths,
+            players,
             rows: Vec::new(),
         }
     }
@@ -438,7 +442,7 @@ impl TicksCollector {
                 return;
             }
         }
-        let players = cs2_players(state, &mut self.paths);
+        let players = self.players.find(state, &mut self.paths).to_vec();
         let world = if self.needs_world {
             World::of(state, &mut self.paths)
         } else {

@@ -384,12 +384,41 @@ pub struct PlayerRef {
 }
 
 /// The players of the current state (demoparser2's rules: pawn handle valid,
-/// steam id non-zero, team not spectator).
+/// steam id non-zero, team not spectator). For a call per tick, a
+/// [`PlayerFinder`] does the same without searching the classes and every
+/// entity each time.
 pub fn players(state: &DemoState, cache: &mut PropCache) -> Vec<PlayerRef> {
     let mut ids = PlayerIds::new(cache);
     let mut out = Vec::new();
     players_into(state, cache, &mut ids, &mut out);
     out
+}
+
+/// [`players`] for repeated calls: remembers the controller class and the
+/// controller entities (until the entity list's
+/// [`generation`](crate::entity::EntityList::generation) changes), so a call
+/// per tick reads only the controllers' props. Use it with the
+/// [`PropCache`] it was made with.
+#[derive(Debug, Clone)]
+pub struct PlayerFinder {
+    ids: PlayerIds,
+    found: Vec<PlayerRef>,
+}
+
+impl PlayerFinder {
+    /// A finder whose prop names are interned in `cache`.
+    pub fn new(cache: &mut PropCache) -> Self {
+        PlayerFinder {
+            ids: PlayerIds::new(cache),
+            found: Vec::new(),
+        }
+    }
+
+    /// The players of the current state, as [`players`] selects them.
+    pub fn find(&mut self, state: &DemoState, cache: &mut PropCache) -> &[PlayerRef] {
+        players_into(state, cache, &mut self.ids, &mut self.found);
+        &self.found
+    }
 }
 
 /// The prop ids [`players`] reads.
