@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use gamewire_bits::BitReader;
 use prost::Message;
+use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
 use crate::cache::SendTableCache;
@@ -299,9 +300,10 @@ pub struct DemoState {
     pub frames: u64,
     /// Frame counts by command name.
     pub command_counts: BTreeMap<String, u64>,
-    /// Message counts by name.
+    /// Message counts by name (filled in when [`DemoParser::run`] returns,
+    /// not during the parse).
     pub message_counts: BTreeMap<String, u64>,
-    /// Unknown message ids and their counts.
+    /// Unknown message ids and their counts (filled in likewise).
     pub unknown_messages: BTreeMap<u32, u64>,
     /// Unknown demo commands and their counts.
     pub unknown_commands: BTreeMap<u32, u64>,
@@ -366,6 +368,9 @@ pub struct DemoParser<'a> {
     scratch: Vec<u8>,
     current_frame: Location,
     send_table_cache: Option<Arc<SendTableCache>>,
+    /// Messages seen by id since the last [`DemoParser::run`] returned
+    /// (folded into `message_counts` / `unknown_messages` then).
+    message_ids: FxHashMap<u32, u64>,
 }
 
 /// Whether [`DemoParser`] reads the payload of a frame with this command
@@ -387,6 +392,24 @@ fn handles_payload(command: DemoCommand, interests: Interests, after_stop: bool)
     }
 }
 
+/// The names [`DemoState::message_counts`] uses for the messages the parser
+/// handles itself (the others are named by [`message_name_in`]).
+fn handled_message_name(id: u32) -> Option<&'static str> {
+    Some(match id {
+        4 => "net_Tick",
+        6 => "net_SetConVar",
+        40 => "svc_ServerInfo",
+        41 => "svc_FlattenedSerializer",
+        44 => "svc_CreateStringTable",
+        45 => "svc_UpdateStringTable",
+        51 => "svc_ClearAllStringTables",
+        55 => "svc_PacketEntities",
+        205 => "GE_Source1LegacyGameEventList",
+        207 => "GE_Source1LegacyGameEvent",
+        _ => return None,
+    })
+}
+
 impl<'a> DemoParser<'a> {
     /// Checks the magic; nothing else is read yet.
     pub fn new(data: &'a [u8]) -> Result<Self, DemoError> {
@@ -401,6 +424,7 @@ impl<'a> DemoParser<'a> {
             scratch: Vec::new(),
             current_frame: Location::default(),
             send_table_cache: None,
+            message_ids: FxHashMap::default(),
         })
     }
 
@@ -422,6 +446,28 @@ impl<'a> DemoParser<'a> {
     /// Parses to the end of the demo (or `DEM_Stop`). On error the state keeps
     /// everything parsed before it.
     pub fn run<V: Visitor>(&mut self, visitor: &mut V) -> Result<(), DemoError> {
+        let result = self.run_frames(visitor);
+        self.count_messages();
+        result
+    }
+
+    /// Folds the messages counted by id into [`DemoState::message_counts`]
+    /// (by name) and [`DemoState::unknown_messages`].
+    fn count_messages(&mut self) {
+        for (id, n) in self.message_ids.drain() {
+            let name = match handled_message_name(id) {
+                Some(name) => name.to_string(),
+                None => message_name_in(self.state.game, id),
+            };
+            if name.starts_with("unknown_") {
+                *self.state.unknown_messages.entry(id).or_default() += n;
+            } else {
+                *self.state.message_counts.entry(name).or_default() += n;
+            }
+        }
+    }
+
+    fn run_frames<V: Visitor>(&mut self, visitor: &mut V) -> Result<(), DemoError> {
         let interests = visitor.interests();
         let mut open_tick: Option<i32> = None;
         loop {
@@ -831,22 +877,15 @@ impl<'a> DemoParser<'a> {
         interests: Interests,
         skip_entities: bool,
     ) -> Result<(), DemoError> {
-        let known = |name: &str, state: &mut DemoState| {
-            if let Some(c) = state.message_counts.get_mut(name) {
-                *c += 1;
-            } else {
-                state.message_counts.insert(name.to_string(), 1);
-            }
-        };
+        // Counted by id here (cheap); named when the parse stops.
+        *self.message_ids.entry(id).or_default() += 1;
         match id {
             4 => {
-                known("net_Tick", &mut self.state);
                 if let Ok(m) = pb::CNetMsgTick::decode(body) {
                     self.state.net_tick = m.tick.unwrap_or(0);
                 }
             }
             6 => {
-                known("net_SetConVar", &mut self.state);
                 // Convars are reported as synthetic `server_cvar` events
                 // (name, value), as demoparser2 does.
                 if interests.game_events {
@@ -875,7 +914,6 @@ impl<'a> DemoParser<'a> {
                 }
             }
             40 => {
-                known("svc_ServerInfo", &mut self.state);
                 let m = pb::CSvcMsgServerInfo::decode(body)
                     .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_ServerInfo", e)))?;
                 if let Some(ti) = m.tick_interval.filter(|t| *t > 0.0 && t.is_finite()) {
@@ -887,14 +925,12 @@ impl<'a> DemoParser<'a> {
                 self.state.server_info = Some(m);
             }
             41 => {
-                known("svc_FlattenedSerializer", &mut self.state);
                 if !interests.wants_send_tables() {
                     return Ok(());
                 }
                 self.load_send_tables(body)?;
             }
             44 => {
-                known("svc_CreateStringTable", &mut self.state);
                 let m = pb::CSvcMsgCreateStringTable::decode(body)
                     .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_CreateStringTable", e)))?;
                 if self.state.string_tables.len() >= MAX_STRING_TABLES {
@@ -927,7 +963,6 @@ impl<'a> DemoParser<'a> {
                 self.after_string_table_change(idx, &changed, visitor);
             }
             45 => {
-                known("svc_UpdateStringTable", &mut self.state);
                 let m = pb::CSvcMsgUpdateStringTable::decode(body)
                     .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_UpdateStringTable", e)))?;
                 let id = m.table_id.unwrap_or(-1);
@@ -955,11 +990,9 @@ impl<'a> DemoParser<'a> {
                 self.after_string_table_change(idx, &changed, visitor);
             }
             51 => {
-                known("svc_ClearAllStringTables", &mut self.state);
                 self.state.string_tables.clear();
             }
             55 => {
-                known("svc_PacketEntities", &mut self.state);
                 if !interests.entities || skip_entities {
                     return Ok(());
                 }
@@ -968,7 +1001,6 @@ impl<'a> DemoParser<'a> {
                 visitor.on_packet_entities(&self.state);
             }
             205 => {
-                known("GE_Source1LegacyGameEventList", &mut self.state);
                 if !interests.game_events {
                     return Ok(());
                 }
@@ -984,7 +1016,6 @@ impl<'a> DemoParser<'a> {
                 .map_err(|k| self.err(k))?;
             }
             207 => {
-                known("GE_Source1LegacyGameEvent", &mut self.state);
                 if !interests.game_events {
                     return Ok(());
                 }
@@ -996,12 +1027,6 @@ impl<'a> DemoParser<'a> {
                 }
             }
             _ => {
-                let name = message_name_in(self.state.game, id);
-                if name.starts_with("unknown_") {
-                    *self.state.unknown_messages.entry(id).or_default() += 1;
-                } else {
-                    known(&name, &mut self.state);
-                }
                 // Everything above the engine's net/svc range is a user
                 // message or a protobuf game event.
                 if id >= 100 && interests.user_messages {
