@@ -331,9 +331,28 @@ impl BitReader<'_> {
     /// counts the appended bytes). On an error `out` may hold part of the
     /// string.
     pub fn read_cstring_bytes_into(&mut self, limit: usize, out: &mut Vec<u8>) -> Result<()> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGHS: u64 = 0x8080_8080_8080_8080;
         let start = self.position();
         let base = out.len();
         loop {
+            // Fast path: seven buffered bytes at a time, the first zero byte
+            // found with a word trick (the lowest flagged byte is exact).
+            if self.refill_lookahead() >= 56 {
+                let word = self.peek(56) | 0xFF00_0000_0000_0000;
+                let zeros = word.wrapping_sub(ONES) & !word & HIGHS;
+                let take = (zeros.trailing_zeros() / 8).min(7) as usize;
+                if out.len() - base + take <= limit {
+                    out.extend_from_slice(&word.to_le_bytes()[..take]);
+                    if take < 7 {
+                        self.consume((take as u32 + 1) * 8);
+                        return Ok(());
+                    }
+                    self.consume(56);
+                    continue;
+                }
+            }
+            // Near the end of the input or of the limit: byte by byte.
             let byte = self.read_u8()?;
             if byte == 0 {
                 return Ok(());

@@ -536,3 +536,42 @@ fn read_into_reused_buffers() {
     assert_eq!(key, b"xyabc");
     assert!(r.read_cstring_bytes_into(4, &mut key).is_err());
 }
+
+proptest! {
+    /// The word-at-a-time C-string reader agrees with a byte loop: same
+    /// bytes, same position after, same error, at any bit offset, with
+    /// terminators anywhere (or none) and any limit.
+    #[test]
+    fn cstring_matches_a_byte_loop(
+        data in prop::collection::vec(prop_oneof![Just(0u8), 1u8..4, any::<u8>()], 0..40),
+        start in 0u64..16,
+        limit in 0usize..24,
+    ) {
+        let byte_loop = |r: &mut BitReader<'_>| -> Result<Vec<u8>> {
+            let begin = r.position();
+            let mut out = Vec::new();
+            loop {
+                let b = r.read_u8()?;
+                if b == 0 {
+                    return Ok(out);
+                }
+                if out.len() == limit {
+                    return Err(BitError::StringTooLong { bit_offset: begin, limit });
+                }
+                out.push(b);
+            }
+        };
+        let mut a = BitReader::new(&data);
+        let mut b = BitReader::new(&data);
+        if a.seek(start).is_err() {
+            return Ok(());
+        }
+        b.seek(start).unwrap();
+        let got = a.read_cstring_bytes(limit);
+        let want = byte_loop(&mut b);
+        prop_assert_eq!(&got, &want);
+        if got.is_ok() {
+            prop_assert_eq!(a.position(), b.position());
+        }
+    }
+}

@@ -95,7 +95,8 @@ impl StringTable {
             }
             let mut key = None;
             if r.read_bool().map_err(bits)? {
-                let mut k = Vec::new();
+                // One allocation for most keys (ids, short names).
+                let mut k = Vec::with_capacity(64);
                 if r.read_bool().map_err(bits)? {
                     let pos = r.read_bits(5).map_err(bits)? as usize;
                     let len = r.read_bits(5).map_err(bits)? as usize;
