@@ -442,7 +442,7 @@ impl TicksCollector {
                 return;
             }
         }
-        let players = self.players.find(state, &mut self.paths).to_vec();
+        let players = self.players.find(state, &mut self.paths);
         let world = if self.needs_world {
             World::of(state, &mut self.paths)
         } else {
@@ -460,7 +460,7 @@ impl TicksCollector {
             }
             row.push(Cell::Int(i64::from(state.tick)));
             row.push(Cell::UInt(p.steamid));
-            row.push(Cell::Str(p.name));
+            row.push(Cell::Str(p.name.clone()));
             self.rows.push(row);
         }
     }

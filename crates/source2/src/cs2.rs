@@ -474,8 +474,8 @@ fn players_into(
     ids: &mut PlayerIds,
     out: &mut Vec<PlayerRef>,
 ) {
-    out.clear();
     let Some(class) = controller_class(state, &mut ids.controller) else {
+        out.clear();
         return;
     };
     let key = (state.entities.generation(), class);
@@ -490,6 +490,7 @@ fn players_into(
         );
         ids.controllers_generation = Some(key);
     }
+    let mut found = 0;
     for e in ids
         .controllers
         .iter()
@@ -516,15 +517,28 @@ fn players_into(
         }
         let name = cache
             .get(state, e, ids.name)
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        out.push(PlayerRef {
-            controller: e.index,
-            pawn: pawn as i32,
-            name,
-            steamid,
-        });
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        // Entries of the previous call are overwritten in place (their
+        // name buffers reused), then the rest is cut.
+        match out.get_mut(found) {
+            Some(p) => {
+                p.controller = e.index;
+                p.pawn = pawn as i32;
+                p.steamid = steamid;
+                p.name.clear();
+                p.name.push_str(name);
+            }
+            None => out.push(PlayerRef {
+                controller: e.index,
+                pawn: pawn as i32,
+                name: name.to_string(),
+                steamid,
+            }),
+        }
+        found += 1;
     }
+    out.truncate(found);
 }
 
 /// A [`PropSource`] with its prop names interned.

@@ -31,7 +31,7 @@
 //! Malformed input (a truncated varint or length, a wire type that does not
 //! fit the tag, a group) is an error naming the byte offset in the message.
 
-use source2_demo_protobufs::ProtoFlattenedSerializerFieldT;
+use source2_demo_protobufs::{ProtoFlattenedSerializerFieldT, ProtoFlattenedSerializerT};
 
 use crate::error::ErrorKind;
 use crate::wire::{Wire, WireError, LEN};
@@ -76,6 +76,17 @@ pub(crate) struct RawField {
     pub var_serializer_sym: Option<i32>,
     /// (name symbol, version) of each polymorphic serializer.
     pub polymorphic: Vec<(Option<i32>, Option<i32>)>,
+}
+
+impl RawSerializer {
+    /// The same serializer from the generated type.
+    pub fn from_generated(s: &ProtoFlattenedSerializerT) -> RawSerializer {
+        RawSerializer {
+            name_sym: s.serializer_name_sym,
+            version: s.serializer_version,
+            fields_index: s.fields_index.iter().map(|&i| i as u32).collect(),
+        }
+    }
 }
 
 impl RawField {

@@ -610,21 +610,9 @@ impl<'a> DemoParser<'a> {
                 self.handle_packet(data.unwrap_or(&[]), visitor, interests, false)?;
             }
             DemoCommand::FullPacket => {
-                // Both pieces borrowed: the string table snapshot (tag 1,
-                // every piece in order, as protobuf merges them) and the
-                // packet.
-                let mut tables = Vec::new();
-                crate::wire::each_len_field(crate::wire::Wire::new(payload, 0), 1, |w| {
-                    tables.push(w.data);
-                    Ok(())
-                })
-                .map_err(|e| self.err(e.in_message("CDemoFullPacket")))?;
-                let packet = crate::wire::full_packet_data(payload).map_err(|k| self.err(k))?;
-                let mut snapshot = Vec::new();
-                for t in tables {
-                    snapshot
-                        .extend(crate::wire::string_table_snapshot(t).map_err(|k| self.err(k))?);
-                }
+                // Both pieces borrowed from the frame.
+                let (snapshot, packet) =
+                    crate::wire::full_packet(payload).map_err(|k| self.err(k))?;
                 self.apply_string_table_snapshot(snapshot, visitor);
                 // A full packet repeats the whole world for seeking. The first
                 // one is applied when no entities exist yet; later ones agree

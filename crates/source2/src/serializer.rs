@@ -645,13 +645,10 @@ impl SendTables {
     /// Builds the send tables from a decoded message.
     pub fn build(msg: &CSvcMsgFlattenedSerializer) -> Result<SendTables, ErrorKind> {
         let symbols: Vec<&str> = msg.symbols.iter().map(String::as_str).collect();
-        let serializers = msg.serializers.iter().map(|s| {
-            Ok(RawSerializer {
-                name_sym: s.serializer_name_sym,
-                version: s.serializer_version,
-                fields_index: s.fields_index.iter().map(|&i| i as u32).collect(),
-            })
-        });
+        let serializers = msg
+            .serializers
+            .iter()
+            .map(|s| Ok(RawSerializer::from_generated(s)));
         SendTables::build_from(&symbols, serializers, msg.fields.len(), |i, field| {
             *field = msg
                 .fields
@@ -710,11 +707,10 @@ impl SendTables {
                     f as i32
                 )));
             }
-            let fields = s.fields_index;
             tables.serializers.push(Serializer {
                 name: name.into(),
                 version,
-                fields,
+                fields: s.fields_index,
             });
         }
         let lookup = |name: Option<&str>, version: Option<i32>| -> Option<SerializerId> {

@@ -80,6 +80,7 @@ impl StringTable {
         let mut index: i64 = -1;
         let mut changed = Vec::new();
         let mut scratch = Vec::new();
+        let mut key_bytes = Vec::new();
         let bits = |e| ErrorKind::bits("string table entry", e);
         for _ in 0..count {
             if r.read_bool().map_err(bits)? {
@@ -95,22 +96,20 @@ impl StringTable {
             }
             let mut key = None;
             if r.read_bool().map_err(bits)? {
-                // One allocation for most keys (ids, short names).
-                let mut k = Vec::with_capacity(64);
+                // Assembled in a reused buffer; the key gets one exact
+                // allocation.
+                key_bytes.clear();
                 if r.read_bool().map_err(bits)? {
                     let pos = r.read_bits(5).map_err(bits)? as usize;
                     let len = r.read_bits(5).map_err(bits)? as usize;
                     if let Some(prev) = history.get(pos) {
                         let prev = prev.as_bytes();
-                        k.extend_from_slice(&prev[..len.min(prev.len())]);
+                        key_bytes.extend_from_slice(&prev[..len.min(prev.len())]);
                     }
                 }
-                r.read_cstring_bytes_into(MAX_KEY_LEN, &mut k)
+                r.read_cstring_bytes_into(MAX_KEY_LEN, &mut key_bytes)
                     .map_err(bits)?;
-                let k = match String::from_utf8(k) {
-                    Ok(s) => s,
-                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                };
+                let k = String::from_utf8_lossy(&key_bytes).into_owned();
                 if history.len() == KEY_HISTORY {
                     history.pop_front();
                 }

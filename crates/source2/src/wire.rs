@@ -215,7 +215,7 @@ impl<'a> Wire<'a> {
 
 /// Every occurrence of the length-delimited field `tag`, in order (a
 /// repeated message, or the pieces of a non-repeated one that merge).
-pub(crate) fn each_len_field<'a>(
+fn each_len_field<'a>(
     mut w: Wire<'a>,
     tag: u64,
     mut each: impl FnMut(Wire<'a>) -> Result<(), WireError>,
@@ -245,7 +245,16 @@ pub(crate) struct SnapshotTable<'a> {
 /// is applied unless the whole message decodes.
 pub(crate) fn string_table_snapshot(message: &[u8]) -> Result<Vec<SnapshotTable<'_>>, ErrorKind> {
     let mut tables = Vec::new();
-    each_len_field(Wire::new(message, 0), 1, |mut w| {
+    snapshot_tables_into(Wire::new(message, 0), &mut tables)
+        .map_err(|e| e.in_message("CDemoStringTables"))?;
+    Ok(tables)
+}
+
+fn snapshot_tables_into<'a>(
+    message: Wire<'a>,
+    tables: &mut Vec<SnapshotTable<'a>>,
+) -> Result<(), WireError> {
+    each_len_field(message, 1, |mut w| {
         let mut table = SnapshotTable::default();
         while !w.at_end() {
             let (tag, wire_type) = w.key()?;
@@ -271,24 +280,36 @@ pub(crate) fn string_table_snapshot(message: &[u8]) -> Result<Vec<SnapshotTable<
         tables.push(table);
         Ok(())
     })
-    .map_err(|e| e.in_message("CDemoStringTables"))?;
-    Ok(tables)
 }
 
-/// The `CDemoPacket` inside a `CDemoFullPacket` (tag 2), merged as protobuf
-/// merges it: the `data` (tag 3) of the last piece that has one. `None`
-/// without a packet.
-pub(crate) fn full_packet_data(message: &[u8]) -> Result<Option<&[u8]>, ErrorKind> {
+/// A `CDemoFullPacket`, borrowed and read in one pass, merged as protobuf
+/// merges repeated pieces: the string-table snapshot (`string_table`, tag
+/// 1: the tables of every piece, in order) and the packet data (`packet`,
+/// tag 2: the `data` (tag 3) of the last piece that has one; `None` without
+/// a packet).
+pub(crate) type FullPacketView<'a> = (Vec<SnapshotTable<'a>>, Option<&'a [u8]>);
+
+/// Reads a `CDemoFullPacket` (see [`FullPacketView`]).
+pub(crate) fn full_packet(message: &[u8]) -> Result<FullPacketView<'_>, ErrorKind> {
+    let mut tables = Vec::new();
     let mut packet: Option<&[u8]> = None;
-    each_len_field(Wire::new(message, 0), 2, |w| {
-        let data = bytes_field_in(w, 3)?;
-        if data.is_some() || packet.is_none() {
-            packet = Some(data.unwrap_or(packet.unwrap_or(&[])));
+    let mut w = Wire::new(message, 0);
+    let mut step = || -> Result<(), WireError> {
+        while !w.at_end() {
+            let (tag, wire_type) = w.key()?;
+            match tag {
+                1 => snapshot_tables_into(w.message(wire_type)?, &mut tables)?,
+                2 => {
+                    let data = bytes_field_in(w.message(wire_type)?, 3)?;
+                    packet = data.or(packet).or(Some(&[]));
+                }
+                _ => w.skip(wire_type)?,
+            }
         }
         Ok(())
-    })
-    .map_err(|e| e.in_message("CDemoFullPacket"))?;
-    Ok(packet)
+    };
+    step().map_err(|e| e.in_message("CDemoFullPacket"))?;
+    Ok((tables, packet))
 }
 
 fn bytes_field_in(message: Wire<'_>, tag: u64) -> Result<Option<&[u8]>, WireError> {
@@ -437,17 +458,8 @@ mod tests {
             let mut bytes = piece(data).encode_to_vec();
             bytes.extend(piece(second).encode_to_vec());
             let want = CDemoFullPacket::decode(bytes.as_slice()).unwrap();
-            let got = full_packet_data(&bytes).unwrap();
+            let (snapshot, got) = full_packet(&bytes).unwrap();
             prop_assert_eq!(got, want.packet.as_ref().map(|p| p.data.as_deref().unwrap_or(&[])));
-            let snapshot: Vec<SnapshotTable<'_>> = {
-                let mut all = Vec::new();
-                each_len_field(Wire::new(&bytes, 0), 1, |w| {
-                    all.extend(string_table_snapshot(w.data).unwrap());
-                    Ok(())
-                })
-                .unwrap();
-                all
-            };
             let want_tables = want.string_table.map(|t| t.tables).unwrap_or_default();
             prop_assert_eq!(snapshot.len(), want_tables.len());
         }
@@ -482,7 +494,7 @@ mod tests {
         fn hostile_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             let _ = PacketEntitiesView::parse(&bytes);
             let _ = string_table_snapshot(&bytes);
-            let _ = full_packet_data(&bytes);
+            let _ = full_packet(&bytes);
             let _ = bytes_field(&bytes, 3, "CDemoPacket");
         }
     }
