@@ -46,6 +46,48 @@ pub const fn zigzag_encode64(value: i64) -> u64 {
     ((value << 1) ^ (value >> 63)) as u64
 }
 
+/// [`BitReader::read_varuint32`] byte by byte, near the end of the input.
+///
+/// The slow paths of the inlined reads are out of line and take the reader
+/// by value: a call taking `&mut BitReader` would make the caller's reader
+/// escape, and the compiler would then keep it in memory (storing and
+/// reloading the lookahead) around every read of a hot loop.
+#[cold]
+#[inline(never)]
+fn varuint32_tail(mut r: BitReader<'_>) -> (BitReader<'_>, Result<u32>) {
+    let mut value = 0u32;
+    let mut shift = 0u32;
+    while shift < 35 {
+        let byte = match r.read_u8() {
+            Ok(b) => b,
+            Err(e) => return (r, Err(e)),
+        };
+        value |= u32::from(byte & 0x7f).wrapping_shl(shift);
+        shift += 7;
+        if byte & 0x80 == 0 {
+            break;
+        }
+    }
+    (r, Ok(value))
+}
+
+/// [`BitReader::read_ubitvar_fieldpath`] bit by bit, near the end of the
+/// input (by value, see [`varuint32_tail`]).
+#[cold]
+#[inline(never)]
+fn ubitvar_fieldpath_tail(mut r: BitReader<'_>) -> (BitReader<'_>, Result<u32>) {
+    let read = |r: &mut BitReader<'_>| -> Result<u32> {
+        for width in [2, 4, 10, 17] {
+            if r.read_bool()? {
+                return Ok(r.read_bits(width)? as u32);
+            }
+        }
+        Ok(r.read_bits(31)? as u32)
+    };
+    let value = read(&mut r);
+    (r, value)
+}
+
 impl BitReader<'_> {
     /// Protobuf-style varint of at most five bytes (seed 001 `bit_varuint_32`).
     ///
@@ -53,14 +95,20 @@ impl BitReader<'_> {
     /// bits) are read; a fifth byte's continuation bit is ignored and bits above
     /// bit 31 are dropped. That leniency is deliberate: it is what the engine
     /// does.
-    #[inline]
+    #[inline(always)]
     pub fn read_varuint32(&mut self) -> Result<u32> {
-        // Fast path: the whole varint is in a refilled lookahead. Branch-free:
-        // the length comes from the first clear continuation bit, and the
-        // 7-bit groups are gathered with shifts and masks, so random lengths
-        // cost no mispredictions.
+        // Fast path: the whole varint is in a refilled lookahead. A one-byte
+        // varint (most entity values) is taken first; longer ones are
+        // branch-free: the length comes from the first clear continuation
+        // bit, and the 7-bit groups are gathered with shifts and masks, so
+        // random lengths cost no mispredictions. The end of the input goes
+        // to an out-of-line byte loop, which keeps this inlined body small.
         if self.lookahead_bits() >= 40 || self.refill_lookahead() >= 40 {
             let window = self.peek(40);
+            if window & 0x80 == 0 {
+                self.consume(8);
+                return Ok(window as u32 & 0x7f);
+            }
             let stops = !window & 0x80_8080_8080;
             // Bytes in the varint: up to the first stop, at most five.
             let len = (stops.trailing_zeros() / 8 + 1).min(5);
@@ -72,20 +120,14 @@ impl BitReader<'_> {
                 | ((bytes >> 4) & (0x7f << 28));
             self.consume(len * 8);
             // Bits above bit 31 (from the fifth byte) are dropped, as in the
-            // byte loop below.
+            // byte loop.
             return Ok(value as u32);
         }
-        let mut value = 0u32;
-        let mut shift = 0u32;
-        while shift < 35 {
-            let byte = self.read_u8()?;
-            value |= u32::from(byte & 0x7f).wrapping_shl(shift);
-            shift += 7;
-            if byte & 0x80 == 0 {
-                break;
-            }
-        }
-        Ok(value)
+        // By value, so the caller's reader never has its address taken and
+        // can live in registers (see `varuint32_tail`).
+        let (reader, value) = varuint32_tail(self.clone());
+        *self = reader;
+        value
     }
 
     /// ZigZag varint (seed 001 `bit_varint_32`).
@@ -150,15 +192,26 @@ impl BitReader<'_> {
 
     /// The field-path varint (seed 001 `bit_fieldpath_uint`): a unary prefix
     /// selects 2, 4, 10, 17 or 31 bits.
-    #[inline]
+    #[inline(always)]
     pub fn read_ubitvar_fieldpath(&mut self) -> Result<u32> {
-        const WIDTHS: [u32; 4] = [2, 4, 10, 17];
-        for width in WIDTHS {
-            if self.read_bool()? {
-                return Ok(self.read_bits(width)? as u32);
-            }
+        // Fast path: prefix and payload (at most 5 + 31 bits) are buffered.
+        // The prefix length is the position of the first set bit among the
+        // low four (four clear bits select 31).
+        if self.lookahead_bits() >= 36 || self.refill_lookahead() >= 36 {
+            let window = self.peek(36);
+            let prefix = (window | 0x10).trailing_zeros();
+            // Widths 2, 4, 10, 17, 31 packed six bits apart.
+            let width = ((0x1F44_A102u64 >> (prefix * 6)) & 0x3f) as u32;
+            // The clear bits and the set bit that ends them; four clear bits
+            // have no set bit after them.
+            let skip = (prefix + 1).min(4);
+            let value = (window >> skip) & ((1u64 << width) - 1);
+            self.consume(skip + width);
+            return Ok(value as u32);
         }
-        Ok(self.read_bits(31)? as u32)
+        let (reader, value) = ubitvar_fieldpath_tail(self.clone());
+        *self = reader;
+        value
     }
 
     /// A one-bit unsigned integer (seed 001 `bit_component_uint`).
@@ -240,12 +293,14 @@ impl BitReader<'_> {
     }
 
     /// Three optional precise angles (seed 001 `bit_qangle_precise`).
+    #[inline]
     pub fn read_qangle_precise(&mut self) -> Result<[f32; 3]> {
-        let present = [self.read_bool()?, self.read_bool()?, self.read_bool()?];
+        // The three presence bits in one read, bit 0 first.
+        let present = self.read_bits(3)?;
         let mut out = [0.0; 3];
-        for (slot, has) in out.iter_mut().zip(present) {
-            if has {
-                *slot = self.read_angle_precise()?;
+        for (i, slot) in out.iter_mut().enumerate() {
+            if present >> i & 1 == 1 {
+                *slot = self.read_bits(20)? as f32 * (360.0 / (1u32 << 20) as f32) - 180.0;
             }
         }
         Ok(out)

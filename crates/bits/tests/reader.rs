@@ -213,6 +213,39 @@ proptest! {
         }
     }
 
+    /// The peek-based field-path varint agrees with seed 001's unary prefix
+    /// read bit by bit, on arbitrary bytes at any offset, in the fast path
+    /// and near the end of input (where the bit loop takes over).
+    #[test]
+    fn ubitvar_fieldpath_matches_the_seed_prefix_loop(
+        data in prop::collection::vec(any::<u8>(), 0..24),
+        start in 0u64..16,
+    ) {
+        let seed_loop = |r: &mut BitReader<'_>| -> Result<u32> {
+            for width in [2, 4, 10, 17] {
+                if r.read_bits(1)? == 1 {
+                    return Ok(r.read_bits(width)? as u32);
+                }
+            }
+            Ok(r.read_bits(31)? as u32)
+        };
+        let mut fast = BitReader::new(&data);
+        if fast.seek(start).is_err() {
+            return Ok(());
+        }
+        let mut reference = fast.clone();
+        loop {
+            match (fast.read_ubitvar_fieldpath(), seed_loop(&mut reference)) {
+                (Ok(x), Ok(y)) => {
+                    prop_assert_eq!(x, y);
+                    prop_assert_eq!(fast.position(), reference.position());
+                }
+                (Err(_), Err(_)) => break,
+                (a, b) => prop_assert!(false, "fast {:?} vs seed loop {:?}", a, b),
+            }
+        }
+    }
+
     /// Each read alone, over every truncation of random bytes: never panics.
     #[test]
     fn every_read_on_every_truncation(data in prop::collection::vec(any::<u8>(), 0..40)) {

@@ -31,16 +31,23 @@ pub const MAX_DEPTH: usize = 7;
 pub const MAX_PATHS_PER_UPDATE: usize = 1 << 16;
 
 /// A path of up to [`MAX_DEPTH`] indices.
+///
+/// The indices sit in an array of eight (the eighth, and every index past
+/// `last`, is always zero), so the whole array is two 16-byte vectors: the
+/// common edit, "add k to the last index", is done as one vector add of a
+/// one-hot vector ([`FieldPath::add_to_last`]). A 4-byte store into the
+/// array followed by the 16-byte loads that copy the path into the output
+/// would stall on store-to-load forwarding on every path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FieldPath {
-    path: [i32; MAX_DEPTH],
+    path: [i32; MAX_DEPTH + 1],
     last: usize,
 }
 
 impl Default for FieldPath {
     fn default() -> Self {
         FieldPath {
-            path: [-1, 0, 0, 0, 0, 0, 0],
+            path: [-1, 0, 0, 0, 0, 0, 0, 0],
             last: 0,
         }
     }
@@ -50,10 +57,10 @@ impl FieldPath {
     /// A path from indices (at most seven; extra indices are dropped).
     pub fn from_slice(indices: &[i32]) -> Self {
         let mut fp = FieldPath {
-            path: [0; MAX_DEPTH],
+            path: [0; MAX_DEPTH + 1],
             last: indices.len().clamp(1, MAX_DEPTH) - 1,
         };
-        for (slot, &i) in fp.path.iter_mut().zip(indices) {
+        for (slot, &i) in fp.path.iter_mut().zip(indices.iter().take(MAX_DEPTH)) {
             *slot = i;
         }
         fp
@@ -88,6 +95,15 @@ impl FieldPath {
         let mut p = *self;
         p.last = len.clamp(1, MAX_DEPTH) - 1;
         p.key()
+    }
+
+    /// Adds `k` to the last index, as a whole-array add (see the type docs).
+    #[inline(always)]
+    fn add_to_last(&mut self, k: i32) {
+        let last = self.last;
+        for (i, c) in self.path.iter_mut().enumerate() {
+            *c = c.wrapping_add(if i == last { k } else { 0 });
+        }
     }
 
     #[inline(always)]
@@ -196,9 +212,15 @@ const FINISH: u8 = 39;
 /// Longest code, in bits.
 pub const MAX_CODE_LEN: u32 = 17;
 /// Bits indexing the lookup table: 2^12 entries (8 KiB, stays in L1)
-/// cover every operation seen more than a few times per million; longer
-/// codes fall back to the tree walk.
+/// cover every operation seen more than a few times per million. A longer
+/// code's first 12 bits select a second-level table of 2^5 entries indexed
+/// by its remaining bits (`PushTwoLeftDeltaN`, 17 bits, is rare in the
+/// published weights but common in some CS2 demos).
 pub const LOOKUP_BITS: u32 = 12;
+/// Bits indexing a second-level table.
+const SUB_BITS: u32 = MAX_CODE_LEN - LOOKUP_BITS;
+/// Marks a first-level entry that points at a second-level table.
+const SUB_FLAG: u16 = 0x8000;
 
 /// The huffman code of each operation: (bits, length), first bit in bit 0.
 pub fn codes() -> &'static [(u32, u32); 40] {
@@ -211,8 +233,11 @@ struct Tables {
     tree: Vec<(u16, u16)>,
     root: u16,
     /// (op << 8) | code length, indexed by the next [`LOOKUP_BITS`] bits;
-    /// 0 where the code is longer (rare operations: walk the tree).
+    /// `SUB_FLAG | k` where the code is longer: second-level table `k`.
     lookup: Vec<u16>,
+    /// The second-level tables, 2^`SUB_BITS` entries each, indexed by the
+    /// bits after the first [`LOOKUP_BITS`]: (op << 8) | full code length.
+    sub: Vec<u16>,
 }
 
 fn tables() -> &'static Tables {
@@ -284,19 +309,42 @@ fn build_tables() -> Tables {
             stack.push((r, bits | (1 << len), len + 1));
         }
     }
+    // Every index whose low `len` bits are the code gets the entry.
+    let fill = |table: &mut [u16], bits: usize, len: u32, entry: u16| {
+        let mut i = bits;
+        while let Some(slot) = table.get_mut(i) {
+            *slot = entry;
+            i += 1 << len;
+        }
+    };
     let mut lookup = vec![0u16; 1 << LOOKUP_BITS];
+    let mut sub: Vec<u16> = Vec::new();
     for (op, &(bits, len)) in codes.iter().enumerate() {
-        if len == 0 || len > LOOKUP_BITS {
+        let entry = ((op as u16) << 8) | len as u16;
+        if len == 0 || len > MAX_CODE_LEN {
             continue;
         }
-        let entry = ((op as u16) << 8) | len as u16;
-        let step = 1usize << len;
-        let mut i = bits as usize;
-        while i < lookup.len() {
-            if let Some(slot) = lookup.get_mut(i) {
-                *slot = entry;
+        if len <= LOOKUP_BITS {
+            fill(&mut lookup, bits as usize, len, entry);
+            continue;
+        }
+        // A long code: its first LOOKUP_BITS bits name a second-level table
+        // (made on first use), its remaining bits index it.
+        let prefix = (bits & ((1 << LOOKUP_BITS) - 1)) as usize;
+        let table = match lookup.get(prefix).copied() {
+            Some(e) if e & SUB_FLAG != 0 => usize::from(e & !SUB_FLAG),
+            _ => {
+                let k = sub.len() >> SUB_BITS;
+                sub.resize(sub.len() + (1 << SUB_BITS), 0);
+                if let Some(slot) = lookup.get_mut(prefix) {
+                    *slot = SUB_FLAG | k as u16;
+                }
+                k
             }
-            i += step;
+        };
+        let start = table << SUB_BITS;
+        if let Some(t) = sub.get_mut(start..start + (1 << SUB_BITS)) {
+            fill(t, (bits >> LOOKUP_BITS) as usize, len - LOOKUP_BITS, entry);
         }
     }
     Tables {
@@ -304,6 +352,7 @@ fn build_tables() -> Tables {
         tree,
         root,
         lookup,
+        sub,
     }
 }
 
@@ -320,13 +369,18 @@ pub enum OpDecoding {
 #[inline(always)]
 fn next_op(r: &mut BitReader<'_>, t: &Tables, how: OpDecoding) -> Result<u8, FieldPathError> {
     if how == OpDecoding::Table
-        && (r.lookahead_bits() >= LOOKUP_BITS || r.refill_lookahead() >= LOOKUP_BITS)
+        && (r.lookahead_bits() >= MAX_CODE_LEN || r.refill_lookahead() >= MAX_CODE_LEN)
     {
-        let entry = t
+        let window = r.peek(MAX_CODE_LEN) as usize;
+        let mut entry = t
             .lookup
-            .get(r.peek(LOOKUP_BITS) as usize)
+            .get(window & ((1 << LOOKUP_BITS) - 1))
             .copied()
             .unwrap_or(0);
+        if entry & SUB_FLAG != 0 {
+            let at = (usize::from(entry & !SUB_FLAG) << SUB_BITS) | (window >> LOOKUP_BITS);
+            entry = t.sub.get(at).copied().unwrap_or(0);
+        }
         if entry != 0 {
             r.consume(u32::from(entry & 0xff));
             return Ok((entry >> 8) as u8);
@@ -362,7 +416,7 @@ fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), Fie
         3 => *fp.last_mut() = fp.last_mut().wrapping_add(4),
         4 => {
             let n = fpu(r)?;
-            *fp.last_mut() = fp.last_mut().wrapping_add(n).wrapping_add(5);
+            fp.add_to_last(n.wrapping_add(5));
         }
         5 => fp.push(0)?,
         6 => {
@@ -546,7 +600,7 @@ pub fn read_field_paths_with(
         match op {
             FINISH => return Ok(()),
             // PlusOne..PlusFour (about 60% of all ops) without a call.
-            0..=3 => *fp.last_mut() = fp.last_mut().wrapping_add(i32::from(op) + 1),
+            0..=3 => fp.add_to_last(i32::from(op) + 1),
             _ => apply_op(op, &mut fp, r)?,
         }
         if out.len() >= MAX_PATHS_PER_UPDATE {
@@ -611,6 +665,49 @@ mod tests {
         read_field_paths(&mut BitReader::new(&data), &mut out).unwrap();
         let paths: Vec<Vec<i32>> = out.iter().map(|p| p.as_slice().to_vec()).collect();
         assert_eq!(paths, vec![vec![0], vec![1], vec![1, 0]]);
+    }
+
+    #[test]
+    fn every_code_decodes_to_its_op_by_table_and_by_tree() {
+        use gamewire_bits::BitWriter;
+        let t = tables();
+        for (op, &(bits, len)) in codes().iter().enumerate() {
+            // The code, then padding so the table path has 17 bits to peek,
+            // then the same code again at the very end (tree-walk path).
+            let mut w = BitWriter::new();
+            w.write_bits(u64::from(bits), len).unwrap();
+            w.write_bits(0x5a5a5, 20).unwrap();
+            w.write_bits(u64::from(bits), len).unwrap();
+            let data = w.finish();
+            for how in [OpDecoding::Table, OpDecoding::TreeWalk] {
+                let mut r = BitReader::new(&data);
+                assert_eq!(
+                    next_op(&mut r, t, how).unwrap(),
+                    op as u8,
+                    "{how:?} {}",
+                    OPS[op].0
+                );
+                assert_eq!(r.position(), u64::from(len));
+                r.seek(u64::from(len) + 20).unwrap();
+                assert_eq!(
+                    next_op(&mut r, t, how).unwrap(),
+                    op as u8,
+                    "{how:?} at the end"
+                );
+            }
+        }
+        // Every 17-bit window decodes by the tables exactly as by the tree.
+        for window in 0u32..1 << MAX_CODE_LEN {
+            let bytes = u64::from(window).to_le_bytes();
+            let mut a = BitReader::new(&bytes);
+            let mut b = BitReader::new(&bytes);
+            assert_eq!(
+                next_op(&mut a, t, OpDecoding::Table).unwrap(),
+                next_op(&mut b, t, OpDecoding::TreeWalk).unwrap(),
+                "window {window:#x}"
+            );
+            assert_eq!(a.position(), b.position());
+        }
     }
 
     #[test]
