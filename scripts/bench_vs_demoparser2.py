@@ -18,6 +18,10 @@ What is timed, per demo, per repetition:
         parse_ticks(["X","Y","Z","health","armor_value","team_num","pitch","yaw"])
         parse_events(["all"])
     i.e. two full parses, returning pandas DataFrames.
+Then the same as whole processes on both sides: one Python process per demo (`python -c`) that
+starts the interpreter, imports demoparser2 and makes both calls, against our two processes; what
+running one command, or one script, on one demo costs. (The interpreter's start and import alone
+are printed for reference.)
 Also, when the example binary `target/release/examples/ticks_events` exists (build it with
 `cargo build --release -p gamewire-source2 --example ticks_events`), the same two passes
 in-process in Rust (DemoParser + TickCollector, DemoParser + EventCollector: the library work of
@@ -83,6 +87,29 @@ def time_peer(demo: Path) -> tuple[float, float]:
     t2 = time.perf_counter()
     CPU["peer"].append((demo.name, time.process_time() - c0))
     return t1 - t0, t2 - t1
+
+
+PEER_SCRIPT = (
+    "import sys\n"
+    "from demoparser2 import DemoParser\n"
+    "dp = DemoParser(sys.argv[1])\n"
+    "dp.parse_ticks(sys.argv[2].split(','))\n"
+    "dp.parse_events(['all'])\n"
+)
+
+
+def time_peer_process(demo: Path | None, reps: int) -> float:
+    """Best wall time of a whole Python process doing what a one-demo demoparser2 script does:
+    start the interpreter, import demoparser2, then (with a demo) DemoParser + parse_ticks +
+    parse_events. Without a demo: start and import only."""
+    script = PEER_SCRIPT if demo else "import demoparser2\n"
+    argv = [sys.executable, "-c", script] + ([str(demo), ",".join(PROPS)] if demo else [])
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def process_floor(gamewire: str, reps: int) -> float:
@@ -199,6 +226,25 @@ def main() -> int:
         if lib_p:
             print(f"  {'readable total':16} gamewire {lib_b / lib_o:6.1f} MB/s, demoparser2 "
                   f"{lib_b / lib_p:6.1f} MB/s, ratio {lib_p / lib_o:.1f}x")
+    if breakdown and any(p for _n, _o, p in breakdown):
+        reps = min(args.reps, 5)
+        print(f"\nWhole process on both sides (what running one command or one script on one demo "
+              f"costs), best of {reps}: our two processes (best of each, above) against one Python "
+              f"process that starts, imports demoparser2 and runs both calls "
+              f"(python -c; start + import alone: {time_peer_process(None, reps):.4f} s):")
+        w_b = w_o = w_p = 0.0
+        for name, o, p in breakdown:
+            if not p:
+                continue
+            demo = corpus / name
+            t = time_peer_process(demo, reps)
+            mb = demo.stat().st_size / 1e6
+            print(f"  {name:16} gamewire {sum(o):.4f} s = {mb / sum(o):6.1f} MB/s   demoparser2 "
+                  f"{t:.4f} s = {mb / t:5.1f} MB/s   ratio {t / sum(o):5.1f}x")
+            w_b, w_o, w_p = w_b + mb, w_o + sum(o), w_p + t
+        if w_p:
+            print(f"  {'readable total':16} gamewire {w_b / w_o:6.1f} MB/s, demoparser2 "
+                  f"{w_b / w_p:6.1f} MB/s, ratio {w_p / w_o:.1f}x")
     if tot_peer:
         print("-" * len(hdr))
         print(f"{'readable total':16} {tot_bytes:7.3f} {tot_ours:8.4f} {'':9} {tot_bytes / tot_ours:8.1f}"
