@@ -1,7 +1,7 @@
 //! The native half of the `gamewire` Python package (module
 //! `gamewire._gamewire`).
 //!
-//! [`NativeDemo`] holds a demo's bytes, read once when it is constructed, and
+//! `NativeDemo` holds a demo's bytes, read once when it is constructed, and
 //! answers with the GIL released: the header (the same fields as
 //! `gamewire info --format json`), the names of the game events that occur,
 //! and the analyst tables of `gamewire-query`, several queries in one pass
@@ -10,7 +10,7 @@
 //! (`python/gamewire/__init__.py`) turns into pandas or polars DataFrames
 //! without a Python object per value.
 //!
-//! [`run_many`] runs one query over many demos on a worker pool (the
+//! `run_many` runs one query over many demos on a worker pool (the
 //! `parse_many` of the Python half), each demo read and parsed on a worker,
 //! and returns one table per name with every demo's rows, the GIL released
 //! throughout.

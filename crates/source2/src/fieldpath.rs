@@ -36,7 +36,7 @@ pub const MAX_PATHS_PER_UPDATE: usize = 1 << 16;
 /// The indices sit in an array of eight (the eighth, and every index past
 /// `last`, is always zero), so the whole array is two 16-byte vectors: the
 /// common edit, "add k to the last index", is done as one vector add of a
-/// one-hot vector ([`FieldPath::add_to_last`]). A 4-byte store into the
+/// one-hot vector (`add_to_last`). A 4-byte store into the
 /// array followed by the 16-byte loads that copy the path into the output
 /// would stall on store-to-load forwarding on every path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
