@@ -386,11 +386,19 @@ mod tests {
             err.to_string(),
             "protobuf CSVCMsg_FlattenedSerializer did not decode: int32 with wire type 5 at byte 3"
         );
-        // A group (wire type 3) under an unknown tag, and as a serializer.
+        // A (deprecated) group under an unknown tag is skipped to its end,
+        // as prost does; one that never ends, or ends with another tag, is
+        // an error; a group as a serializer is the wrong wire type.
+        assert!(RawMessage::parse(&[0x23, 0x08, 0x01, 0x24]).is_ok());
         let err = RawMessage::parse(&[0x23]).unwrap_err();
         assert!(
+            err.to_string().contains("truncated varint at byte 1"),
+            "{err}"
+        );
+        let err = RawMessage::parse(&[0x23, 0x2c]).unwrap_err();
+        assert!(
             err.to_string()
-                .contains("unsupported wire type 3 at byte 1"),
+                .contains("unsupported wire type 4 at byte 2"),
             "{err}"
         );
         let err = RawMessage::parse(&[0x0b]).unwrap_err();

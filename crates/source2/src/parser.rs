@@ -298,7 +298,8 @@ pub struct DemoState {
     pub net_tick: u32,
     /// Frames read.
     pub frames: u64,
-    /// Frame counts by command name.
+    /// Frame counts by command name (filled in when [`DemoParser::run`]
+    /// returns, not during the parse).
     pub command_counts: BTreeMap<String, u64>,
     /// Message counts by name (filled in when [`DemoParser::run`] returns,
     /// not during the parse).
@@ -371,6 +372,9 @@ pub struct DemoParser<'a> {
     /// Messages seen by id since the last [`DemoParser::run`] returned
     /// (folded into `message_counts` / `unknown_messages` then).
     message_ids: FxHashMap<u32, u64>,
+    /// Frames seen by command since then (folded into `command_counts`),
+    /// instead of a name built and looked up per frame.
+    commands_seen: FxHashMap<DemoCommand, u64>,
 }
 
 /// Whether [`DemoParser`] reads the payload of a frame with this command
@@ -425,6 +429,7 @@ impl<'a> DemoParser<'a> {
             current_frame: Location::default(),
             send_table_cache: None,
             message_ids: FxHashMap::default(),
+            commands_seen: FxHashMap::default(),
         })
     }
 
@@ -451,9 +456,13 @@ impl<'a> DemoParser<'a> {
         result
     }
 
-    /// Folds the messages counted by id into [`DemoState::message_counts`]
-    /// (by name) and [`DemoState::unknown_messages`].
+    /// Folds the frames counted by command into [`DemoState::command_counts`]
+    /// and the messages counted by id into [`DemoState::message_counts`] (by
+    /// name) and [`DemoState::unknown_messages`].
     fn count_messages(&mut self) {
+        for (command, n) in self.commands_seen.drain() {
+            *self.state.command_counts.entry(command.name()).or_default() += n;
+        }
         for (id, n) in self.message_ids.drain() {
             let name = match handled_message_name(id) {
                 Some(name) => name.to_string(),
@@ -524,11 +533,7 @@ impl<'a> DemoParser<'a> {
         visitor: &mut V,
         interests: Interests,
     ) -> Result<(), DemoError> {
-        *self
-            .state
-            .command_counts
-            .entry(frame.command.name())
-            .or_default() += 1;
+        *self.commands_seen.entry(frame.command).or_default() += 1;
         let payload = &*frame.payload;
         if !handles_payload(frame.command, interests, self.state.reached_stop) {
             return Ok(());
@@ -992,11 +997,8 @@ impl<'a> DemoParser<'a> {
                 if !interests.game_events {
                     return Ok(());
                 }
-                let decode = |body: &[u8]| {
-                    pb::CMsgSource1LegacyGameEventList::decode(body)
-                        .map(crate::gameevent::descriptors)
-                        .map_err(|e| ErrorKind::protobuf("CMsgSource1LegacyGameEventList", e))
-                };
+                // Read straight into descriptors (no generated structs).
+                let decode = crate::wire::game_event_list;
                 self.state.event_descriptors = match &self.send_table_cache {
                     Some(cache) => cache.descriptors_or_build(body, decode),
                     None => decode(body).map(Arc::new),

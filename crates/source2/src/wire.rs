@@ -21,6 +21,8 @@ pub(crate) const VARINT: u8 = 0;
 pub(crate) const FIXED64: u8 = 1;
 pub(crate) const LEN: u8 = 2;
 pub(crate) const FIXED32: u8 = 5;
+const START_GROUP: u8 = 3;
+const END_GROUP: u8 = 4;
 
 /// What was wrong with the bytes, and the byte offset in the message (kept
 /// small so the hot reads return it cheaply; it becomes an [`ErrorKind`] at
@@ -36,6 +38,7 @@ pub(crate) enum Problem {
     TruncatedVarint,
     LongVarint,
     TagZero,
+    KeyTooLarge,
     PastEnd(u64),
     WireType(&'static str, u8),
     Unsupported(u8),
@@ -49,6 +52,7 @@ impl WireError {
             Problem::TruncatedVarint => "truncated varint".to_string(),
             Problem::LongVarint => "varint longer than 10 bytes".to_string(),
             Problem::TagZero => "field tag 0".to_string(),
+            Problem::KeyTooLarge => "field key above 32 bits".to_string(),
             Problem::PastEnd(len) => format!("length {len} runs past the end"),
             Problem::WireType(what, wire_type) => format!("{what} with wire type {wire_type}"),
             Problem::Unsupported(wire_type) => format!("unsupported wire type {wire_type}"),
@@ -80,11 +84,23 @@ pub(crate) struct Wire<'a> {
     pub(crate) data: &'a [u8],
     pub(crate) pos: usize,
     pub(crate) base: usize,
+    /// The tag of the last key read (a group is skipped up to the end-group
+    /// key with the same tag).
+    last_tag: u64,
 }
+
+/// Deepest nesting of (deprecated) groups skipped, as prost's recursion
+/// limit.
+const MAX_GROUP_DEPTH: u32 = 100;
 
 impl<'a> Wire<'a> {
     pub(crate) fn new(data: &'a [u8], base: usize) -> Self {
-        Wire { data, pos: 0, base }
+        Wire {
+            data,
+            pos: 0,
+            base,
+            last_tag: 0,
+        }
     }
 
     #[cold]
@@ -131,10 +147,15 @@ impl<'a> Wire<'a> {
     #[inline]
     pub(crate) fn key(&mut self) -> Result<(u64, u8), WireError> {
         let key = self.varint()?;
+        // Keys above 32 bits (tags above 2^29 - 1) are invalid, as in prost.
+        if key > u64::from(u32::MAX) {
+            return Err(self.error(Problem::KeyTooLarge));
+        }
         let tag = key >> 3;
         if tag == 0 {
             return Err(self.error(Problem::TagZero));
         }
+        self.last_tag = tag;
         Ok((tag, (key & 7) as u8))
     }
 
@@ -163,7 +184,25 @@ impl<'a> Wire<'a> {
             FIXED64 => self.take(8).map(drop),
             LEN => self.bytes().map(drop),
             FIXED32 => self.take(4).map(drop),
+            START_GROUP => self.skip_group(self.last_tag, 1),
             other => Err(self.error(Problem::Unsupported(other))),
+        }
+    }
+
+    /// Skips an unknown (deprecated) group up to its end-group key, as
+    /// prost does: nested groups too, and the end tag must match.
+    fn skip_group(&mut self, tag: u64, depth: u32) -> Result<(), WireError> {
+        if depth > MAX_GROUP_DEPTH {
+            return Err(self.error(Problem::Unsupported(START_GROUP)));
+        }
+        loop {
+            let (t, wire_type) = self.key()?;
+            match wire_type {
+                END_GROUP if t == tag => return Ok(()),
+                END_GROUP => return Err(self.error(Problem::Unsupported(END_GROUP))),
+                START_GROUP => self.skip_group(t, depth + 1)?,
+                other => self.skip(other)?,
+            }
         }
     }
 
@@ -229,6 +268,54 @@ fn each_len_field<'a>(
         }
     }
     Ok(())
+}
+
+/// A `CMsgSource1LegacyGameEventList` read straight into descriptors:
+/// `descriptors` (tag 1), each `eventid` (1), `name` (2) and `keys` (3:
+/// `type` (1), `name` (2)). Decodes what the generated type decodes and
+/// [`crate::gameevent::descriptors`] makes of it (a repeated scalar's last
+/// value wins; a later descriptor with the same id replaces an earlier one),
+/// without the generated type's intermediate structs.
+pub(crate) fn game_event_list(
+    message: &[u8],
+) -> Result<crate::gameevent::EventDescriptors, ErrorKind> {
+    use crate::gameevent::{EventDescriptor, EventKey};
+    let mut out = crate::gameevent::EventDescriptors::default();
+    each_len_field(Wire::new(message, 0), 1, |mut w| {
+        let mut d = EventDescriptor {
+            id: -1,
+            name: String::new(),
+            keys: Vec::new(),
+        };
+        while !w.at_end() {
+            let (tag, wire_type) = w.key()?;
+            match tag {
+                1 => d.id = w.int32(wire_type)?,
+                2 => w.string(wire_type)?.clone_into(&mut d.name),
+                3 => {
+                    let mut k = w.message(wire_type)?;
+                    let mut key = EventKey {
+                        name: String::new(),
+                        kind: 0,
+                    };
+                    while !k.at_end() {
+                        let (tag, wire_type) = k.key()?;
+                        match tag {
+                            1 => key.kind = k.int32(wire_type)?,
+                            2 => k.string(wire_type)?.clone_into(&mut key.name),
+                            _ => k.skip(wire_type)?,
+                        }
+                    }
+                    d.keys.push(key);
+                }
+                _ => w.skip(wire_type)?,
+            }
+        }
+        out.insert(d.id, d);
+        Ok(())
+    })
+    .map_err(|e| e.in_message("CMsgSource1LegacyGameEventList"))?;
+    Ok(out)
 }
 
 /// One table of a `CDemoStringTables` snapshot, borrowed:
@@ -424,7 +511,55 @@ mod tests {
         proptest::collection::vec(table, 0..4).prop_map(|tables| CDemoStringTables { tables })
     }
 
+    fn event_lists() -> impl Strategy<Value = source2_demo_protobufs::CMsgSource1LegacyGameEventList>
+    {
+        use source2_demo_protobufs::c_msg_source1_legacy_game_event_list::{DescriptorT, KeyT};
+        let key = (
+            proptest::option::of(-3i32..12),
+            proptest::option::of("[a-z_é]{0,8}"),
+        )
+            .prop_map(|(r#type, name)| KeyT { r#type, name });
+        let descriptor = (
+            proptest::option::of(prop_oneof![0i32..6, any::<i32>()]),
+            proptest::option::of("[a-z_]{0,12}"),
+            proptest::collection::vec(key, 0..5),
+        )
+            .prop_map(|(eventid, name, keys)| DescriptorT {
+                eventid,
+                name,
+                keys,
+            });
+        proptest::collection::vec(descriptor, 0..8).prop_map(|descriptors| {
+            source2_demo_protobufs::CMsgSource1LegacyGameEventList { descriptors }
+        })
+    }
+
     proptest! {
+        /// The game-event list read from the wire equals the generated
+        /// type's decode turned into descriptors, also when the message comes
+        /// in two pieces that protobuf merges (ids may repeat: the last wins).
+        #[test]
+        fn game_event_list_equal_to_the_generated_type(a in event_lists(), b in event_lists()) {
+            let mut bytes = a.encode_to_vec();
+            bytes.extend(b.encode_to_vec());
+            let want = crate::gameevent::descriptors(
+                source2_demo_protobufs::CMsgSource1LegacyGameEventList::decode(bytes.as_slice()).unwrap(),
+            );
+            prop_assert_eq!(game_event_list(&bytes).unwrap(), want);
+        }
+
+        /// Hostile bytes: the wire reader fails exactly when the generated
+        /// type does, and never panics.
+        #[test]
+        fn game_event_list_hostile_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let ours = game_event_list(&bytes);
+            let theirs = source2_demo_protobufs::CMsgSource1LegacyGameEventList::decode(bytes.as_slice());
+            prop_assert_eq!(ours.is_ok(), theirs.is_ok());
+            if let (Ok(o), Ok(t)) = (ours, theirs) {
+                prop_assert_eq!(o, crate::gameevent::descriptors(t));
+            }
+        }
+
         /// The borrowed snapshot holds what the generated type decodes.
         #[test]
         fn snapshot_equal_to_the_generated_type(msg in tables()) {
