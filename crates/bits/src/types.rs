@@ -278,6 +278,7 @@ impl BitReader<'_> {
 
     /// An angle in degrees in [0, 360) from `bits` bits (seed 001
     /// `bit_float32_angle`). `bits` must be at most 32.
+    #[inline]
     pub fn read_angle(&mut self, bits: u32) -> Result<f32> {
         if bits > 32 {
             return Err(BitError::TooManyBits { requested: bits });
@@ -288,6 +289,7 @@ impl BitReader<'_> {
 
     /// A 20-bit angle mapped to [-180, 180) (seed 001
     /// `bit_float32_angle_precise`).
+    #[inline]
     pub fn read_angle_precise(&mut self) -> Result<f32> {
         Ok(self.read_angle(20)? - 180.0)
     }
@@ -300,7 +302,7 @@ impl BitReader<'_> {
         let mut out = [0.0; 3];
         for (i, slot) in out.iter_mut().enumerate() {
             if present >> i & 1 == 1 {
-                *slot = self.read_bits(20)? as f32 * (360.0 / (1u32 << 20) as f32) - 180.0;
+                *slot = self.read_angle_precise()?;
             }
         }
         Ok(out)

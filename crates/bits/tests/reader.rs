@@ -11,6 +11,32 @@ use proptest::prelude::*;
 type Read = fn(&mut BitReader<'_>) -> Result<()>;
 
 /// Every read method of the reader, each discarding its value.
+/// Reads `data` from bit `start` to its end with `fast` and with the seed's
+/// `reference` side by side: each value and the position after it must
+/// agree, and both must fail at the same read (the end of the input).
+fn agrees_to_the_end<'d>(
+    data: &'d [u8],
+    start: u64,
+    mut fast: impl FnMut(&mut BitReader<'d>) -> Result<u32>,
+    mut reference: impl FnMut(&mut BitReader<'d>) -> Result<u32>,
+) -> std::result::Result<(), TestCaseError> {
+    let mut a = BitReader::new(data);
+    if a.seek(start).is_err() {
+        return Ok(());
+    }
+    let mut b = a.clone();
+    loop {
+        match (fast(&mut a), reference(&mut b)) {
+            (Ok(x), Ok(y)) => {
+                prop_assert_eq!(x, y);
+                prop_assert_eq!(a.position(), b.position());
+            }
+            (Err(_), Err(_)) => return Ok(()),
+            (x, y) => prop_assert!(false, "fast {:?} vs seed {:?}", x, y),
+        }
+    }
+}
+
 fn all_reads() -> Vec<(&'static str, Read)> {
     vec![
         ("bits1", |r| r.read_bits(1).map(drop)),
@@ -162,22 +188,7 @@ proptest! {
             }
             Ok(value)
         };
-        let mut fast = BitReader::new(&data);
-        if fast.seek(start).is_err() {
-            return Ok(());
-        }
-        let mut reference = fast.clone();
-        loop {
-            let (a, b) = (fast.read_varuint32(), seed_loop(&mut reference));
-            match (a, b) {
-                (Ok(x), Ok(y)) => {
-                    prop_assert_eq!(x, y);
-                    prop_assert_eq!(fast.position(), reference.position());
-                }
-                (Err(_), Err(_)) => break,
-                (a, b) => prop_assert!(false, "fast {:?} vs seed loop {:?}", a, b),
-            }
-        }
+        agrees_to_the_end(&data, start, BitReader::read_varuint32, seed_loop)?;
     }
 
     /// The branch-free ubitvar agrees with seed 001's switch on arbitrary
@@ -196,21 +207,7 @@ proptest! {
                 _ => value,
             })
         };
-        let mut fast = BitReader::new(&data);
-        if fast.seek(start).is_err() {
-            return Ok(());
-        }
-        let mut reference = fast.clone();
-        loop {
-            match (fast.read_ubitvar(), seed_switch(&mut reference)) {
-                (Ok(x), Ok(y)) => {
-                    prop_assert_eq!(x, y);
-                    prop_assert_eq!(fast.position(), reference.position());
-                }
-                (Err(_), Err(_)) => break,
-                (a, b) => prop_assert!(false, "fast {:?} vs seed switch {:?}", a, b),
-            }
-        }
+        agrees_to_the_end(&data, start, BitReader::read_ubitvar, seed_switch)?;
     }
 
     /// The peek-based field-path varint agrees with seed 001's unary prefix
@@ -229,21 +226,7 @@ proptest! {
             }
             Ok(r.read_bits(31)? as u32)
         };
-        let mut fast = BitReader::new(&data);
-        if fast.seek(start).is_err() {
-            return Ok(());
-        }
-        let mut reference = fast.clone();
-        loop {
-            match (fast.read_ubitvar_fieldpath(), seed_loop(&mut reference)) {
-                (Ok(x), Ok(y)) => {
-                    prop_assert_eq!(x, y);
-                    prop_assert_eq!(fast.position(), reference.position());
-                }
-                (Err(_), Err(_)) => break,
-                (a, b) => prop_assert!(false, "fast {:?} vs seed loop {:?}", a, b),
-            }
-        }
+        agrees_to_the_end(&data, start, BitReader::read_ubitvar_fieldpath, seed_loop)?;
     }
 
     /// Each read alone, over every truncation of random bytes: never panics.

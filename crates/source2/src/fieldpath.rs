@@ -411,10 +411,7 @@ fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), Fie
     let fpu = |r: &mut BitReader<'_>| r.read_ubitvar_fieldpath().map(|v| v as i32);
     let bits = |r: &mut BitReader<'_>, n: u32| r.read_bits(n).map(|v| v as i32);
     match op {
-        0 => *fp.last_mut() = fp.last_mut().wrapping_add(1),
-        1 => *fp.last_mut() = fp.last_mut().wrapping_add(2),
-        2 => *fp.last_mut() = fp.last_mut().wrapping_add(3),
-        3 => *fp.last_mut() = fp.last_mut().wrapping_add(4),
+        0..=3 => fp.add_to_last(i32::from(op) + 1),
         4 => {
             let n = fpu(r)?;
             fp.add_to_last(n.wrapping_add(5));
