@@ -334,7 +334,7 @@ pub fn schema(args: SchemaArgs) -> Result<(), String> {
         let Some(ser) = c.serializer else { continue };
         let ser_name = tables
             .serializer(ser)
-            .map(|s| s.name.to_string())
+            .map(|s| tables.symbol(s.name).to_string())
             .unwrap_or_default();
         if let Some(want) = &args.class {
             if *want != c.name && *want != ser_name {
@@ -395,7 +395,8 @@ fn write_serializer(
         writeln!(
             out,
             "{pad}[{i}] {} : {} [{model}] {decoder}{fallback}",
-            f.name, f.var_type
+            tables.symbol(f.name),
+            tables.symbol(f.var_type)
         )?;
         if let Some(c) = child {
             write_serializer(out, tables, c, depth + 1, stack)?;
@@ -624,7 +625,7 @@ fn check_props(state: &DemoState, props: &[String]) -> Result<(), String> {
                 if let Some(ser) = tables.serializer(*s) {
                     for &f in &ser.fields {
                         if let Some(f) = tables.fields.get(f as usize) {
-                            names.push(f.name.to_string());
+                            names.push(tables.symbol(f.name).to_string());
                         }
                     }
                 }

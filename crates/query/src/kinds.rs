@@ -85,7 +85,7 @@ pub fn field_decoder<'t>(
             .fields
             .iter()
             .filter_map(|&f| tables.fields.get(f as usize))
-            .find(|f| &*f.name == part)?;
+            .find(|f| tables.symbol(f.name) == part)?;
         match &field.model {
             FieldModel::Value(d) => return parts.peek().is_none().then_some(d),
             FieldModel::FixedArray { element, .. } | FieldModel::VariableArray(element) => {

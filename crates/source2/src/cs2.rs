@@ -180,7 +180,7 @@ pub fn resolve_prop(tables: &SendTables, root: SerializerId, name: &str) -> Opti
             tables
                 .fields
                 .get(f as usize)
-                .filter(|f| &*f.name == part)
+                .filter(|f| tables.symbol(f.name) == part)
                 .map(|f| (i, f))
         })?;
         indices.push(pos as i32);

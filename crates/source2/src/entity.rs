@@ -483,14 +483,17 @@ impl FieldState {
                 .ok_or_else(|| {
                     format!(
                         "index {index} at depth {i} is outside serializer {}",
-                        s.name
+                        tables.symbol(s.name)
                     )
                 })?;
             let at = self.slot_index(owner, index, s.fields.len() & sized)?;
             match &field.model {
                 FieldModel::Value(d) => {
                     if i != last {
-                        return Err(format!("path continues past value field {}", field.name));
+                        return Err(format!(
+                            "path continues past value field {}",
+                            tables.symbol(field.name)
+                        ));
                     }
                     break (at, d);
                 }
@@ -499,7 +502,7 @@ impl FieldState {
                     if i + 1 != last || elem < 0 || elem as u32 >= *len {
                         return Err(format!(
                             "bad element path into fixed array {} of {len}",
-                            field.name
+                            tables.symbol(field.name)
                         ));
                     }
                     let at = self.slot_index(Owner::Slot(at), elem, *len as usize & sized)?;
@@ -514,7 +517,7 @@ impl FieldState {
                     if i + 1 != last || elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) {
                         return Err(format!(
                             "bad element path into variable array {}",
-                            field.name
+                            tables.symbol(field.name)
                         ));
                     }
                     let size = len.unwrap_or(0) as usize;
@@ -549,7 +552,7 @@ impl FieldState {
                     if elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) || i + 1 == last {
                         return Err(format!(
                             "bad element path into variable table {}",
-                            field.name
+                            tables.symbol(field.name)
                         ));
                     }
                     let size = len.unwrap_or(0) as usize;

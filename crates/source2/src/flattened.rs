@@ -122,6 +122,8 @@ impl<'a> RawMessage<'a> {
     pub fn parse(body: &'a [u8]) -> Result<Self, ErrorKind> {
         let mut w = Wire::new(body, 0);
         let mut msg = RawMessage::default();
+        // Symbols as (offset, length) in `body`, checked once all are found.
+        let mut symbols: Vec<(usize, usize)> = Vec::new();
         while !w.at_end() {
             let (tag, wire_type) = w.key().map_err(in_message)?;
             match tag {
@@ -130,20 +132,13 @@ impl<'a> RawMessage<'a> {
                     match tag {
                         1 => msg.serializers.push((m.data, m.base)),
                         3 => msg.fields.push((m.data, m.base)),
-                        _ => {
-                            let text = std::str::from_utf8(m.data).map_err(|_| {
-                                ErrorKind::SendTables(format!(
-                                    "symbol {} is not valid UTF-8",
-                                    msg.symbols.len()
-                                ))
-                            })?;
-                            msg.symbols.push(text);
-                        }
+                        _ => symbols.push((m.base, m.data.len())),
                     }
                 }
                 _ => w.skip(wire_type).map_err(in_message)?,
             }
         }
+        msg.symbols = symbols_as_text(body, &symbols)?;
         Ok(msg)
     }
 
@@ -169,27 +164,67 @@ impl<'a> RawMessage<'a> {
     }
 }
 
+/// The symbols at `spans` (offset, length) of `body` as text.
+///
+/// The symbols usually sit one after the other, each behind a one-byte
+/// key and a one-byte length (both ASCII), so the whole stretch from the
+/// first to the last is checked as UTF-8 at once and each symbol is a slice
+/// of it; a symbol that does not start and end on a character boundary of
+/// the stretch, or any symbol when the stretch is not UTF-8, is checked on
+/// its own (the result is the same either way).
+fn symbols_as_text<'a>(
+    body: &'a [u8],
+    spans: &[(usize, usize)],
+) -> Result<Vec<&'a str>, ErrorKind> {
+    let start = spans.iter().map(|&(at, _)| at).min().unwrap_or(0);
+    let end = spans.iter().map(|&(at, len)| at + len).max().unwrap_or(0);
+    let stretch = body
+        .get(start..end)
+        .and_then(|b| std::str::from_utf8(b).ok());
+    spans
+        .iter()
+        .enumerate()
+        .map(|(i, &(at, len))| {
+            let whole = stretch.and_then(|s| s.get(at - start..at - start + len));
+            match whole {
+                Some(text) => Ok(text),
+                None => body
+                    .get(at..at + len)
+                    .and_then(|b| std::str::from_utf8(b).ok())
+                    .ok_or_else(|| ErrorKind::SendTables(format!("symbol {i} is not valid UTF-8"))),
+            }
+        })
+        .collect()
+}
+
 fn decode_serializer(mut w: Wire<'_>) -> Result<RawSerializer, WireError> {
     // Field indices come one per key (two or three bytes each).
     let mut s = RawSerializer {
         fields_index: Vec::with_capacity(w.data.len() / 2),
         ..RawSerializer::default()
     };
-    while !w.at_end() {
-        // Fast path: an unpacked field index (key 0x18: tag 3, varint) of
-        // one or two bytes, i.e. almost every entry.
-        if let Some([0x18, b0, rest @ ..]) = w.data.get(w.pos..) {
-            if *b0 < 0x80 {
-                s.fields_index.push(u32::from(*b0));
-                w.pos += 2;
-                continue;
+    loop {
+        // Fast path: a run of unpacked field indices (key 0x18: tag 3,
+        // varint) of one or two bytes, i.e. almost every entry.
+        let mut rest = w.data.get(w.pos..).unwrap_or(&[]);
+        let before = rest.len();
+        loop {
+            match rest {
+                [0x18, b0 @ 0..=0x7f, tail @ ..] => {
+                    s.fields_index.push(u32::from(*b0));
+                    rest = tail;
+                }
+                [0x18, b0 @ 0x80..=0xff, b1 @ 0..=0x7f, tail @ ..] => {
+                    s.fields_index
+                        .push(u32::from(b0 & 0x7f) | u32::from(*b1) << 7);
+                    rest = tail;
+                }
+                _ => break,
             }
-            if let Some(&b1) = rest.first().filter(|&&b1| b1 < 0x80) {
-                s.fields_index
-                    .push(u32::from(b0 & 0x7f) | u32::from(b1) << 7);
-                w.pos += 3;
-                continue;
-            }
+        }
+        w.pos += before - rest.len();
+        if w.at_end() {
+            break;
         }
         let (tag, wire_type) = w.key()?;
         match tag {

@@ -24,8 +24,6 @@
 //! 64-bit varint (all integer encodings are varints, so the stream stays in
 //! step) and reported as a fallback.
 
-use std::sync::Arc;
-
 use gamewire_bits::{BitError, BitReader, QuantizedFloat};
 use rustc_hash::FxHashMap;
 use source2_demo_protobufs::CSvcMsgFlattenedSerializer;
@@ -85,7 +83,7 @@ impl FloatDecoder {
 }
 
 /// How one value is read from the entity bitstream.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub enum FieldDecoder {
     /// One bit.
@@ -249,15 +247,52 @@ pub enum FieldModel {
     VariableTable(SerializerId),
 }
 
+/// A symbol of the send tables (a field name, a type, an encoder, a
+/// serializer name): an index into the one text store of its
+/// [`SendTables`]. Read it with [`SendTables::symbol`].
+///
+/// A CS2 demo's send tables have about 2 000 symbols shared by 1 600 fields
+/// and 260 serializers; one store for all of them (instead of a string per
+/// name) makes the tables cheap to build and to drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Symbol(pub u32);
+
+/// The text of every [`Symbol`], one after the other.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct SymbolText {
+    text: String,
+    /// End of symbol `i` in `text` (its start is the end of `i - 1`).
+    ends: Vec<u32>,
+}
+
+impl SymbolText {
+    fn get(&self, s: Symbol) -> &str {
+        let i = s.0 as usize;
+        let end = self.ends.get(i).copied().unwrap_or(0) as usize;
+        let start = match i.checked_sub(1) {
+            Some(p) => self.ends.get(p).copied().unwrap_or(0) as usize,
+            None => 0,
+        };
+        self.text.get(start..end).unwrap_or("")
+    }
+
+    fn push(&mut self, text: &str) -> Symbol {
+        let id = Symbol(self.ends.len() as u32);
+        self.text.push_str(text);
+        self.ends.push(self.text.len() as u32);
+        id
+    }
+}
+
 /// One field of a serializer.
 #[derive(Debug, Clone)]
 pub struct Field {
-    /// Variable name (`m_iHealth`), shared with the fields of the same name.
-    pub name: Arc<str>,
-    /// Declared type (`int32`, `CHandle< CBaseEntity >`, ...), shared likewise.
-    pub var_type: Arc<str>,
+    /// Variable name (`m_iHealth`).
+    pub name: Symbol,
+    /// Declared type (`int32`, `CHandle< CBaseEntity >`, ...).
+    pub var_type: Symbol,
     /// Encoder name, if any.
-    pub encoder: Option<Arc<str>>,
+    pub encoder: Option<Symbol>,
     /// The model and decoder.
     pub model: FieldModel,
     /// True when the decoder is the fallback for an unknown type.
@@ -268,7 +303,7 @@ pub struct Field {
 #[derive(Debug, Clone)]
 pub struct Serializer {
     /// Name (`CCSPlayerPawn`).
-    pub name: Box<str>,
+    pub name: Symbol,
     /// Version.
     pub version: i32,
     /// Indices into [`SendTables::fields`].
@@ -282,7 +317,12 @@ pub struct SendTables {
     pub serializers: Vec<Serializer>,
     /// All fields (shared between serializers).
     pub fields: Vec<Field>,
-    by_name: FxHashMap<Box<str>, SerializerId>,
+    /// The text of the symbols.
+    symbols: SymbolText,
+    /// One serializer per name (the highest version) with the hash of the
+    /// name, sorted by hash (names that share a hash are told apart by
+    /// their text).
+    by_name: Vec<(u64, SerializerId)>,
     /// Types that fell back to the default decoder: (serializer, field, type).
     pub fallbacks: Vec<(String, String, String)>,
 }
@@ -303,18 +343,45 @@ pub struct VarType {
 impl VarType {
     /// Parses `BASE [< GENERIC >] [*] [[COUNT]]`.
     pub fn parse(s: &str) -> VarType {
+        let t = TypeShape::parse(s);
+        VarType {
+            base: t.base.to_string(),
+            generic: t.generic.map(|g| Box::new(VarType::parse(g))),
+            pointer: t.pointer,
+            count: t.count,
+        }
+    }
+}
+
+/// A `var_type` split without copying: [`VarType`] with the generic
+/// argument left as text.
+#[derive(Debug, Clone, Copy)]
+struct TypeShape<'a> {
+    base: &'a str,
+    /// The text between the outer `<` and `>`.
+    generic: Option<&'a str>,
+    pointer: bool,
+    count: Option<u32>,
+}
+
+impl<'a> TypeShape<'a> {
+    fn parse(s: &'a str) -> TypeShape<'a> {
         let s = s.trim();
-        let base_end = s.find(['<', '[', '*']).unwrap_or(s.len());
-        let base = s[..base_end].trim().to_string();
-        let mut rest = &s[base_end..];
+        // The delimiters are ASCII, so byte positions are char boundaries.
+        let base_end = s
+            .bytes()
+            .position(|b| matches!(b, b'<' | b'[' | b'*'))
+            .unwrap_or(s.len());
+        let base = s.get(..base_end).unwrap_or("").trim();
+        let mut rest = s.get(base_end..).unwrap_or("");
         let mut generic = None;
         if rest.starts_with('<') {
             let mut depth = 0usize;
             let mut end = rest.len();
-            for (i, c) in rest.char_indices() {
+            for (i, c) in rest.bytes().enumerate() {
                 match c {
-                    '<' => depth += 1,
-                    '>' => {
+                    b'<' => depth += 1,
+                    b'>' => {
                         depth = depth.saturating_sub(1);
                         if depth == 0 {
                             end = i;
@@ -324,7 +391,7 @@ impl VarType {
                     _ => {}
                 }
             }
-            generic = Some(Box::new(VarType::parse(rest.get(1..end).unwrap_or(""))));
+            generic = Some(rest.get(1..end).unwrap_or(""));
             rest = rest.get(end + 1..).unwrap_or("");
         }
         let rest = rest.trim();
@@ -339,7 +406,7 @@ impl VarType {
                 "DOTA_ABILITY_DRAFT_HEROES_PER_GAME" => 10,
                 n => n.parse::<u32>().unwrap_or(1024),
             });
-        VarType {
+        TypeShape {
             base,
             generic,
             pointer,
@@ -505,6 +572,43 @@ const VARIABLE_ARRAY_TYPES: &[&str] = &[
     "CUtlVectorEmbeddedNetworkVar",
 ];
 
+/// The hash [`SendTables::by_name`] sorts by.
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    name.hash(&mut h);
+    h.finish()
+}
+
+/// What the build reads from a type symbol (once per symbol).
+#[derive(Debug, Clone, Copy)]
+struct TypeInfo {
+    /// The base type's decoder class.
+    kind: BaseKind,
+    /// A pointer, or a type that always holds one (a nested serializer
+    /// behind it is a fixed table).
+    pointer_like: bool,
+    /// The element count of a fixed array (`T[N]`, `N > 0`, `T` not `char`).
+    count: Option<u32>,
+    /// A variable-array type (`CUtlVector<T>` and the like).
+    variable_array: bool,
+    /// The decoder class of the generic argument's base type.
+    element: Option<BaseKind>,
+}
+
+impl TypeInfo {
+    fn of(var_type: &str) -> TypeInfo {
+        let t = TypeShape::parse(var_type);
+        TypeInfo {
+            kind: BaseKind::of(t.base),
+            pointer_like: t.pointer || POINTER_TYPES.contains(&t.base),
+            count: t.count.filter(|&c| c > 0 && t.base != "char"),
+            variable_array: VARIABLE_ARRAY_TYPES.contains(&t.base),
+            element: t.generic.map(|g| BaseKind::of(TypeShape::parse(g).base)),
+        }
+    }
+}
+
 /// The parameters a decoder is chosen from.
 struct DecoderParams<'a> {
     name: &'a str,
@@ -531,9 +635,56 @@ fn float_decoder(p: &DecoderParams<'_>) -> Result<FloatDecoder, ErrorKind> {
     })
 }
 
+/// What a base type says about its decoder before the field's name and
+/// encoder are looked at (computed once per type symbol).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum BaseKind {
+    /// `float32`, `CNetworkedQuantizedFloat`, `GameTime_t`, `float`.
+    Float,
+    /// `uint64`.
+    Uint64,
+    /// `CStrongHandle`.
+    StrongHandle,
+    /// `Vector` and friends, with their float count.
+    Vector(u8),
+    /// `QAngle`.
+    QAngle,
+    /// Any other type: its decoder when the name does not override it,
+    /// `None` when the type is unknown.
+    Other(Option<FieldDecoder>),
+}
+
+impl BaseKind {
+    fn of(base: &str) -> BaseKind {
+        match base {
+            "float32" | "CNetworkedQuantizedFloat" | "GameTime_t" | "float" => BaseKind::Float,
+            "uint64" => BaseKind::Uint64,
+            "CStrongHandle" => BaseKind::StrongHandle,
+            "Vector" | "VectorWS" => BaseKind::Vector(3),
+            "Vector2D" => BaseKind::Vector(2),
+            "Vector4D" | "Quaternion" => BaseKind::Vector(4),
+            "CTransform" => BaseKind::Vector(6),
+            "QAngle" => BaseKind::QAngle,
+            "bool" => BaseKind::Other(Some(FieldDecoder::Bool)),
+            "int64" => BaseKind::Other(Some(FieldDecoder::I64)),
+            "CUtlBinaryBlock" => BaseKind::Other(Some(FieldDecoder::Bytes)),
+            b if SIGNED_TYPES.contains(&b) => BaseKind::Other(Some(FieldDecoder::I32)),
+            b if UNSIGNED_TYPES.contains(&b) => BaseKind::Other(Some(FieldDecoder::U32)),
+            b if UNSIGNED64_TYPES.contains(&b) => BaseKind::Other(Some(FieldDecoder::U64)),
+            b if STRING_TYPES.contains(&b) => BaseKind::Other(Some(FieldDecoder::String)),
+            b if COMPONENT_TYPES.contains(&b) => BaseKind::Other(Some(FieldDecoder::Component)),
+            // Enumerations are varints; a deliberate choice, not a fallback.
+            b if b.starts_with('E') && b.chars().nth(1).is_some_and(|c| c.is_ascii_uppercase()) => {
+                BaseKind::Other(Some(FieldDecoder::U64))
+            }
+            _ => BaseKind::Other(None),
+        }
+    }
+}
+
 /// Chooses the decoder for a base type; `None` for an unknown type.
 fn decoder_for(
-    base: &str,
+    kind: &BaseKind,
     p: &DecoderParams<'_>,
     is_element: bool,
 ) -> Result<Option<FieldDecoder>, ErrorKind> {
@@ -544,66 +695,51 @@ fn decoder_for(
         }
         Ok(FieldDecoder::Vector(n, float_decoder(p)?))
     };
-    let d = match base {
-        "float32" | "CNetworkedQuantizedFloat" | "GameTime_t" | "float" => {
-            FieldDecoder::Float(float_decoder(p)?)
+    let by_type = match kind {
+        BaseKind::Float => return Ok(Some(FieldDecoder::Float(float_decoder(p)?))),
+        BaseKind::Uint64 | BaseKind::StrongHandle if p.encoder == Some("fixed64") => {
+            return Ok(Some(FieldDecoder::Fixed64))
         }
-        "uint64" | "CStrongHandle" if p.encoder == Some("fixed64") => FieldDecoder::Fixed64,
-        "uint64" => FieldDecoder::U64,
-        "Vector" | "VectorWS" => vector(3)?,
-        "Vector2D" => vector(2)?,
-        "Vector4D" | "Quaternion" => vector(4)?,
-        "CTransform" => vector(6)?,
-        "QAngle" => match (p.encoder, p.bit_count) {
-            (Some("qangle_precise"), _) => FieldDecoder::QAnglePrecise,
-            (Some("qangle_pitch_yaw"), b) => {
-                FieldDecoder::QAnglePitchYaw(b.unwrap_or(0).clamp(0, 32) as u32)
-            }
-            (_, Some(b)) if b != 0 => FieldDecoder::QAngleFixed(b.clamp(0, 32) as u32),
-            _ => FieldDecoder::QAngleCoord,
-        },
-        _ => {
-            // Name overrides (not for array elements).
-            if !is_element {
-                if p.var_serializer == Some("minusone") {
-                    return Ok(Some(if p.name == "m_iClip1" || p.name == "m_iClip2" {
-                        FieldDecoder::AmmoCount
-                    } else {
-                        FieldDecoder::MinusOne
-                    }));
+        BaseKind::Uint64 => return Ok(Some(FieldDecoder::U64)),
+        BaseKind::Vector(n) => return vector(*n).map(Some),
+        BaseKind::QAngle => {
+            return Ok(Some(match (p.encoder, p.bit_count) {
+                (Some("qangle_precise"), _) => FieldDecoder::QAnglePrecise,
+                (Some("qangle_pitch_yaw"), b) => {
+                    FieldDecoder::QAnglePitchYaw(b.unwrap_or(0).clamp(0, 32) as u32)
                 }
-                if p.name == "m_iClip1" {
-                    return Ok(Some(FieldDecoder::AmmoCount));
-                }
-            }
-            match base {
-                "bool" => FieldDecoder::Bool,
-                "int64" => FieldDecoder::I64,
-                "CUtlBinaryBlock" => FieldDecoder::Bytes,
-                b if SIGNED_TYPES.contains(&b) => FieldDecoder::I32,
-                b if UNSIGNED_TYPES.contains(&b) => FieldDecoder::U32,
-                b if UNSIGNED64_TYPES.contains(&b) => FieldDecoder::U64,
-                b if STRING_TYPES.contains(&b) => FieldDecoder::String,
-                b if COMPONENT_TYPES.contains(&b) => FieldDecoder::Component,
-                // Enumerations are varints; a deliberate choice, not a fallback.
-                b if b.starts_with('E')
-                    && b.chars().nth(1).is_some_and(|c| c.is_ascii_uppercase()) =>
-                {
-                    FieldDecoder::U64
-                }
-                _ if p.name.starts_with("m_e")
-                    && p.name
-                        .chars()
-                        .nth(3)
-                        .is_some_and(|c| c.is_ascii_uppercase()) =>
-                {
-                    FieldDecoder::U64
-                }
-                _ => return Ok(None),
-            }
+                (_, Some(b)) if b != 0 => FieldDecoder::QAngleFixed(b.clamp(0, 32) as u32),
+                _ => FieldDecoder::QAngleCoord,
+            }))
         }
+        BaseKind::StrongHandle => Some(FieldDecoder::U64),
+        BaseKind::Other(d) => *d,
     };
-    Ok(Some(d))
+    // Name overrides (not for array elements).
+    if !is_element {
+        if p.var_serializer == Some("minusone") {
+            return Ok(Some(if p.name == "m_iClip1" || p.name == "m_iClip2" {
+                FieldDecoder::AmmoCount
+            } else {
+                FieldDecoder::MinusOne
+            }));
+        }
+        if p.name == "m_iClip1" {
+            return Ok(Some(FieldDecoder::AmmoCount));
+        }
+    }
+    Ok(match by_type {
+        Some(d) => Some(d),
+        None if p.name.starts_with("m_e")
+            && p.name
+                .chars()
+                .nth(3)
+                .is_some_and(|c| c.is_ascii_uppercase()) =>
+        {
+            Some(FieldDecoder::U64)
+        }
+        None => None,
+    })
 }
 
 /// The `CSVCMsg_FlattenedSerializer` bytes inside a `CDemoSendTables`
@@ -665,33 +801,51 @@ impl SendTables {
         field_count: usize,
         mut field_at: impl FnMut(usize, &mut RawField) -> Result<(), ErrorKind>,
     ) -> Result<SendTables, ErrorKind> {
-        let sym = |i: Option<i32>| -> Option<&str> {
+        let index = |i: Option<i32>| -> Option<usize> {
             i.and_then(|i| usize::try_from(i).ok())
-                .and_then(|i| symbols.get(i))
-                .copied()
+                .filter(|&i| i < symbols.len())
         };
-        // Field names and types repeat across serializers: one shared string
-        // per symbol.
-        let mut shared: Vec<Option<Arc<str>>> = vec![None; symbols.len()];
-        let mut shared_sym = |i: Option<i32>| -> Option<Arc<str>> {
-            let i = usize::try_from(i?).ok()?;
-            let text = *symbols.get(i)?;
-            let slot = shared.get_mut(i)?;
-            Some(Arc::clone(slot.get_or_insert_with(|| Arc::from(text))))
-        };
-        let empty: Arc<str> = Arc::from("");
+        let sym =
+            |i: Option<i32>| -> Option<&str> { index(i).and_then(|i| symbols.get(i)).copied() };
+        let symbol = |i: Option<i32>| -> Option<Symbol> { index(i).map(|i| Symbol(i as u32)) };
         let mut tables = SendTables::default();
+        // Symbol `i` of the message is `Symbol(i)`; texts the build adds
+        // (an empty name, an encoder set below) come after them.
+        let total: usize = symbols.iter().map(|s| s.len()).sum();
+        if u32::try_from(total + 16).is_err() || u32::try_from(symbols.len()).is_err() {
+            return Err(ErrorKind::SendTables("symbol table too large".into()));
+        }
+        tables.symbols.text.reserve(total + 16);
+        tables.symbols.ends.reserve(symbols.len() + 3);
+        for s in symbols {
+            tables.symbols.push(s);
+        }
+        let mut added: Vec<(&'static str, Symbol)> = Vec::new();
+        let mut add = |symbols: &mut SymbolText, text: &'static str| -> Symbol {
+            match added.iter().find(|(t, _)| *t == text) {
+                Some(&(_, s)) => s,
+                None => {
+                    let s = symbols.push(text);
+                    added.push((text, s));
+                    s
+                }
+            }
+        };
         // Serializer ids first, so fields can refer to serializers defined later.
         let mut by_key: FxHashMap<(&str, i32), SerializerId> = FxHashMap::default();
+        let mut by_name: FxHashMap<&str, SerializerId> = FxHashMap::default();
         for s in serializers {
             let s = s?;
-            let name = sym(s.name_sym)
-                .ok_or_else(|| ErrorKind::SendTables("serializer without a name symbol".into()))?;
+            let (Some(name), Some(name_sym)) = (sym(s.name_sym), symbol(s.name_sym)) else {
+                return Err(ErrorKind::SendTables(
+                    "serializer without a name symbol".into(),
+                ));
+            };
             let version = s.version.unwrap_or(0);
             let id = tables.serializers.len() as SerializerId;
             by_key.insert((name, version), id);
             // The highest version wins for lookups by name.
-            let replace = match tables.by_name.get(name) {
+            let replace = match by_name.get(name) {
                 Some(&old) => tables
                     .serializers
                     .get(old as usize)
@@ -699,7 +853,7 @@ impl SendTables {
                 None => true,
             };
             if replace {
-                tables.by_name.insert(name.into(), id);
+                by_name.insert(name, id);
             }
             if let Some(&f) = s.fields_index.iter().find(|&&f| f as usize >= field_count) {
                 return Err(ErrorKind::SendTables(format!(
@@ -708,7 +862,7 @@ impl SendTables {
                 )));
             }
             tables.serializers.push(Serializer {
-                name: name.into(),
+                name: name_sym,
                 version,
                 fields: s.fields_index,
             });
@@ -717,21 +871,14 @@ impl SendTables {
             let name = name?;
             version
                 .and_then(|v| by_key.get(&(name, v)).copied())
-                .or_else(|| tables.by_name.get(name).copied())
+                .or_else(|| by_name.get(name).copied())
         };
-        // Which serializer uses each field first (for fallback reports).
-        let mut owner: Vec<Option<&str>> = vec![None; field_count];
-        for s in &tables.serializers {
-            for &f in &s.fields {
-                if let Some(slot) = owner.get_mut(f as usize) {
-                    slot.get_or_insert(&s.name);
-                }
-            }
-        }
         let mut fields = Vec::with_capacity(field_count);
         let mut fallbacks = Vec::new();
-        // Many fields share a type: parse each type symbol once.
-        let mut var_types: Vec<Option<VarType>> = vec![None; symbols.len()];
+        // Many fields share a type: read each type symbol once. `type_at[i]`
+        // is 1 + the index in `types` of symbol `i`'s info, 0 before it is read.
+        let mut type_at: Vec<u32> = vec![0; symbols.len()];
+        let mut types: Vec<TypeInfo> = Vec::with_capacity(256);
         let mut unnamed_type = None;
         let mut raw = RawField::default();
         for fi in 0..field_count {
@@ -765,19 +912,23 @@ impl SendTables {
                 high: f.high_value,
                 flags: f.encode_flags,
             };
-            let cached = f
-                .var_type_sym
-                .and_then(|i| usize::try_from(i).ok())
-                .and_then(|i| var_types.get_mut(i));
-            let vt: &VarType = match cached {
-                Some(slot) => slot.get_or_insert_with(|| VarType::parse(var_type_str)),
-                None => unnamed_type.get_or_insert_with(|| VarType::parse(var_type_str)),
+            let vt: TypeInfo = match index(f.var_type_sym).and_then(|i| type_at.get_mut(i)) {
+                Some(at) => match (*at as usize).checked_sub(1).and_then(|k| types.get(k)) {
+                    Some(info) => *info,
+                    None => {
+                        let info = TypeInfo::of(var_type_str);
+                        types.push(info);
+                        *at = types.len() as u32;
+                        info
+                    }
+                },
+                None => *unnamed_type.get_or_insert_with(|| TypeInfo::of(var_type_str)),
             };
             let field_serializer =
                 lookup(sym(f.field_serializer_name_sym), f.field_serializer_version);
             let mut fallback = false;
-            let mut choose = |base: &str, element: bool| -> Result<FieldDecoder, ErrorKind> {
-                Ok(match decoder_for(base, &params, element)? {
+            let mut choose = |kind: &BaseKind, element: bool| -> Result<FieldDecoder, ErrorKind> {
+                Ok(match decoder_for(kind, &params, element)? {
                     Some(d) => d,
                     None => {
                         fallback = true;
@@ -798,7 +949,7 @@ impl SendTables {
                 let serializer = field_serializer.or(poly.first().copied()).unwrap_or(0);
                 FieldModel::FixedTable { serializer, poly }
             } else if let Some(ser) = field_serializer {
-                if vt.pointer || POINTER_TYPES.contains(&vt.base.as_str()) {
+                if vt.pointer_like {
                     FieldModel::FixedTable {
                         serializer: ser,
                         poly: Vec::new(),
@@ -806,7 +957,7 @@ impl SendTables {
                 } else {
                     FieldModel::VariableTable(ser)
                 }
-            } else if let Some(count) = vt.count.filter(|&c| c > 0 && vt.base != "char") {
+            } else if let Some(count) = vt.count {
                 if count > MAX_ARRAY_LEN {
                     return Err(ErrorKind::SendTables(format!(
                         "field {name}: array of {count} elements"
@@ -814,11 +965,11 @@ impl SendTables {
                 }
                 FieldModel::FixedArray {
                     len: count,
-                    element: choose(&vt.base, false)?,
+                    element: choose(&vt.kind, false)?,
                 }
-            } else if VARIABLE_ARRAY_TYPES.contains(&vt.base.as_str()) {
-                let element = match &vt.generic {
-                    Some(g) => choose(&g.base, true)?,
+            } else if vt.variable_array {
+                let element = match &vt.element {
+                    Some(kind) => choose(kind, true)?,
                     None => {
                         return Err(ErrorKind::SendTables(format!(
                             "field {name}: {var_type_str} has no element type"
@@ -827,24 +978,36 @@ impl SendTables {
                 };
                 FieldModel::VariableArray(element)
             } else {
-                FieldModel::Value(choose(&vt.base, false)?)
+                FieldModel::Value(choose(&vt.kind, false)?)
             };
             if fallback {
+                // The first serializer that uses the field names it.
+                let owner = tables
+                    .serializers
+                    .iter()
+                    .find(|s| s.fields.contains(&(fi as u32)))
+                    .map_or("?", |s| tables.symbols.get(s.name));
                 fallbacks.push((
-                    owner.get(fi).copied().flatten().unwrap_or("?").to_string(),
+                    owner.to_string(),
                     name.to_string(),
                     var_type_str.to_string(),
                 ));
             }
             // The encoder may be one set above, not a symbol of the field.
             let encoder = match encoder {
-                Some(e) if sym(f.var_encoder_sym) == Some(e) => shared_sym(f.var_encoder_sym),
-                Some(e) => Some(Arc::from(e)),
+                Some(e) if sym(f.var_encoder_sym) == Some(e) => symbol(f.var_encoder_sym),
+                Some("simtime") => Some(add(&mut tables.symbols, "simtime")),
+                Some("runetime") => Some(add(&mut tables.symbols, "runetime")),
+                Some(_) => None,
                 None => None,
             };
+            let mut named = |i: Option<i32>| match symbol(i) {
+                Some(s) => s,
+                None => add(&mut tables.symbols, ""),
+            };
             fields.push(Field {
-                name: shared_sym(f.var_name_sym).unwrap_or_else(|| Arc::clone(&empty)),
-                var_type: shared_sym(f.var_type_sym).unwrap_or_else(|| Arc::clone(&empty)),
+                name: named(f.var_name_sym),
+                var_type: named(f.var_type_sym),
                 encoder,
                 model,
                 fallback,
@@ -852,12 +1015,38 @@ impl SendTables {
         }
         tables.fields = fields;
         tables.fallbacks = fallbacks;
+        let mut named: Vec<(u64, SerializerId)> = by_name
+            .into_iter()
+            .map(|(name, id)| (name_hash(name), id))
+            .collect();
+        named.sort_unstable();
+        tables.by_name = named;
         Ok(tables)
+    }
+
+    /// The text of a symbol (empty for a symbol of other tables).
+    #[inline]
+    pub fn symbol(&self, s: Symbol) -> &str {
+        self.symbols.get(s)
+    }
+
+    /// The name of a serializer by id (`?` for an unknown id).
+    pub fn serializer_name(&self, id: SerializerId) -> &str {
+        self.serializer(id)
+            .map(|s| self.symbol(s.name))
+            .unwrap_or("?")
     }
 
     /// The serializer with this name (highest version).
     pub fn by_name(&self, name: &str) -> Option<SerializerId> {
-        self.by_name.get(name).copied()
+        let hash = name_hash(name);
+        let first = self.by_name.partition_point(|&(h, _)| h < hash);
+        self.by_name
+            .get(first..)?
+            .iter()
+            .take_while(|&&(h, _)| h == hash)
+            .map(|&(_, id)| id)
+            .find(|&id| self.serializer_name(id) == name)
     }
 
     /// A serializer.
@@ -904,7 +1093,10 @@ impl SendTables {
                     return if i == last {
                         Ok(d)
                     } else {
-                        Err(format!("path continues past value field {}", field.name))
+                        Err(format!(
+                            "path continues past value field {}",
+                            self.symbol(field.name)
+                        ))
                     };
                 }
                 FieldModel::FixedArray { len, element } => {
@@ -914,7 +1106,7 @@ impl SendTables {
                     } else {
                         Err(format!(
                             "bad element path into fixed array {} of {len}",
-                            field.name
+                            self.symbol(field.name)
                         ))
                     };
                 }
@@ -931,7 +1123,7 @@ impl SendTables {
                     } else {
                         Err(format!(
                             "bad element path into variable array {}",
-                            field.name
+                            self.symbol(field.name)
                         ))
                     };
                 }
@@ -961,7 +1153,7 @@ impl SendTables {
                     if elem < 0 || elem as u32 >= len || i + 1 == last {
                         return Err(format!(
                             "bad element path into variable table {}",
-                            field.name
+                            self.symbol(field.name)
                         ));
                     }
                     ser = *s;
@@ -969,10 +1161,6 @@ impl SendTables {
                 }
             }
         }
-    }
-
-    fn serializer_name(&self, id: SerializerId) -> &str {
-        self.serializer(id).map(|s| &*s.name).unwrap_or("?")
     }
 
     /// The dotted name of a field path (`CBodyComponent.m_cellX`,
@@ -992,7 +1180,7 @@ impl SendTables {
             if !out.is_empty() {
                 out.push('.');
             }
-            out.push_str(&field.name);
+            out.push_str(self.symbol(field.name));
             match &field.model {
                 FieldModel::Value(_) => break,
                 FieldModel::FixedArray { .. } | FieldModel::VariableArray(_) => {
