@@ -513,13 +513,9 @@ pub fn events(args: EventsArgs) -> Result<(), String> {
         return out.flush().map_err(io_err);
     }
     for want in &args.name {
-        let known = state.event_descriptors.values().any(|d| d.name == *want);
+        let known = state.event_descriptors.names().any(|n| n == want);
         if !known {
-            let names: Vec<&str> = state
-                .event_descriptors
-                .values()
-                .map(|d| d.name.as_str())
-                .collect();
+            let names: Vec<&str> = state.event_descriptors.names().collect();
             return Err(format!(
                 "the demo declares no event {want:?}; closest: {}",
                 closest(want, &names).join(", ")

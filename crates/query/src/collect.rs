@@ -54,8 +54,7 @@ fn declared_keys(state: &DemoState, name: &str) -> Option<Vec<(String, i32)>> {
     }
     state
         .event_descriptors
-        .values()
-        .find(|d| d.name == name)
+        .by_name(name)
         .map(|d| d.keys.iter().map(|k| (k.name.clone(), k.kind)).collect())
 }
 

@@ -179,8 +179,7 @@ impl Query {
             if let Some(names) = &self.events {
                 let declared: Vec<&str> = state
                     .event_descriptors
-                    .values()
-                    .map(|d| d.name.as_str())
+                    .names()
                     .chain(SYNTHETIC_EVENTS.iter().map(|(n, _)| *n))
                     .collect();
                 for n in names {

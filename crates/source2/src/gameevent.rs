@@ -18,8 +18,135 @@ pub struct EventKey {
     pub kind: i32,
 }
 
-/// Game-event descriptors by event id.
-pub type EventDescriptors = FxHashMap<i32, EventDescriptor>;
+/// The game-event descriptors of a demo, by event id.
+///
+/// A CS2 demo declares about 500 events with 4 000 keys, and uses a few
+/// dozen of them. The list is checked when it arrives (a malformed list is
+/// an error then, as it would be for the generated type), but a descriptor's
+/// name and keys are turned into an [`EventDescriptor`] only when it is
+/// first asked for (by [`get`](Self::get), [`by_name`](Self::by_name) or
+/// [`values`](Self::values)), once.
+#[derive(Debug, Clone, Default)]
+pub struct EventDescriptors {
+    /// The `CMsgSource1LegacyGameEventList` bytes the entries point into.
+    raw: Box<[u8]>,
+    /// One entry per event id, in the order of first appearance.
+    entries: Vec<DescriptorEntry>,
+    /// Event id to index in `entries`.
+    by_id: FxHashMap<i32, u32>,
+}
+
+#[derive(Debug, Clone)]
+struct DescriptorEntry {
+    id: i32,
+    /// The name's byte range in `raw` (checked UTF-8).
+    name: std::ops::Range<usize>,
+    /// The descriptor message's byte range in `raw`.
+    body: std::ops::Range<usize>,
+    decoded: std::sync::OnceLock<EventDescriptor>,
+}
+
+impl EventDescriptors {
+    /// Descriptors over checked message bytes: (id, name range, descriptor
+    /// range) per descriptor in message order; a later id replaces an
+    /// earlier one.
+    pub(crate) fn over(
+        raw: Box<[u8]>,
+        found: impl IntoIterator<Item = (i32, std::ops::Range<usize>, std::ops::Range<usize>)>,
+    ) -> EventDescriptors {
+        let found = found.into_iter();
+        let mut out = EventDescriptors {
+            raw,
+            entries: Vec::with_capacity(found.size_hint().0),
+            ..EventDescriptors::default()
+        };
+        out.by_id.reserve(found.size_hint().0);
+        for (id, name, body) in found {
+            out.insert(DescriptorEntry {
+                id,
+                name,
+                body,
+                decoded: std::sync::OnceLock::new(),
+            });
+        }
+        out
+    }
+
+    fn insert(&mut self, entry: DescriptorEntry) {
+        match self.by_id.get(&entry.id).map(|&i| i as usize) {
+            Some(i) => {
+                if let Some(slot) = self.entries.get_mut(i) {
+                    *slot = entry;
+                }
+            }
+            None => {
+                self.by_id.insert(entry.id, self.entries.len() as u32);
+                self.entries.push(entry);
+            }
+        }
+    }
+
+    fn descriptor<'a>(&'a self, e: &'a DescriptorEntry) -> &'a EventDescriptor {
+        e.decoded.get_or_init(|| {
+            let body = self.raw.get(e.body.clone()).unwrap_or(&[]);
+            crate::wire::game_event_descriptor(body, e.id)
+        })
+    }
+
+    fn entry_name<'a>(&'a self, e: &'a DescriptorEntry) -> &'a str {
+        match e.decoded.get() {
+            Some(d) => &d.name,
+            None => self
+                .raw
+                .get(e.name.clone())
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .unwrap_or(""),
+        }
+    }
+
+    /// The descriptor of an event id.
+    pub fn get(&self, id: i32) -> Option<&EventDescriptor> {
+        let e = self.entries.get(*self.by_id.get(&id)? as usize)?;
+        Some(self.descriptor(e))
+    }
+
+    /// The first descriptor with this name.
+    pub fn by_name(&self, name: &str) -> Option<&EventDescriptor> {
+        let e = self.entries.iter().find(|e| self.entry_name(e) == name)?;
+        Some(self.descriptor(e))
+    }
+
+    /// Every event name, in declaration order (decodes no keys).
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.entries.iter().map(|e| self.entry_name(e))
+    }
+
+    /// Every descriptor, in declaration order.
+    pub fn values(&self) -> impl Iterator<Item = &EventDescriptor> + '_ {
+        self.entries.iter().map(|e| self.descriptor(e))
+    }
+
+    /// Number of event ids.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when no event is declared.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Equal when both declare the same ids with equal descriptors.
+impl PartialEq for EventDescriptors {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .entries
+                .iter()
+                .all(|e| other.get(e.id) == Some(self.descriptor(e)))
+    }
+}
 
 /// An event descriptor.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -83,39 +210,42 @@ impl GameEvent {
     }
 }
 
-/// Indexes descriptors by id.
+/// Indexes descriptors by id (a later id replaces an earlier one).
 pub fn descriptors(list: pb::CMsgSource1LegacyGameEventList) -> EventDescriptors {
-    list.descriptors
-        .into_iter()
-        .map(|d| {
-            let id = d.eventid.unwrap_or(-1);
-            (
-                id,
-                EventDescriptor {
-                    id,
-                    name: d.name.unwrap_or_default(),
-                    keys: d
-                        .keys
-                        .into_iter()
-                        .map(|k| EventKey {
-                            name: k.name.unwrap_or_default(),
-                            kind: k.r#type.unwrap_or(0),
-                        })
-                        .collect(),
-                },
-            )
-        })
-        .collect()
+    let mut out = EventDescriptors::default();
+    for d in list.descriptors {
+        let id = d.eventid.unwrap_or(-1);
+        let decoded = std::sync::OnceLock::new();
+        let _ = decoded.set(EventDescriptor {
+            id,
+            name: d.name.unwrap_or_default(),
+            keys: d
+                .keys
+                .into_iter()
+                .map(|k| EventKey {
+                    name: k.name.unwrap_or_default(),
+                    kind: k.r#type.unwrap_or(0),
+                })
+                .collect(),
+        });
+        out.insert(DescriptorEntry {
+            id,
+            name: 0..0,
+            body: 0..0,
+            decoded,
+        });
+    }
+    out
 }
 
 /// Decodes an event against its descriptor.
 pub fn decode(
     ev: &pb::CMsgSource1LegacyGameEvent,
-    descriptors: &FxHashMap<i32, EventDescriptor>,
+    descriptors: &EventDescriptors,
     tick: i32,
 ) -> Result<GameEvent, String> {
     let id = ev.eventid.unwrap_or(-1);
-    let Some(desc) = descriptors.get(&id) else {
+    let Some(desc) = descriptors.get(id) else {
         return Err(format!("game event with unknown id {id} skipped"));
     };
     let mut keys = Vec::with_capacity(desc.keys.len());

@@ -279,18 +279,76 @@ fn each_len_field<'a>(
 pub(crate) fn game_event_list(
     message: &[u8],
 ) -> Result<crate::gameevent::EventDescriptors, ErrorKind> {
-    use crate::gameevent::{EventDescriptor, EventKey};
-    let mut out = crate::gameevent::EventDescriptors::default();
+    // Checked here, in full; names and keys are read again, into
+    // descriptors, only for the events asked for (`game_event_descriptor`).
+    // A descriptor takes some 60 bytes or more: room for all at once.
+    let mut found = Vec::with_capacity(message.len() / 48);
     each_len_field(Wire::new(message, 0), 1, |mut w| {
-        let mut d = EventDescriptor {
-            id: -1,
-            name: String::new(),
-            keys: Vec::new(),
-        };
+        let body = w.base..w.base + w.data.len();
+        let (mut id, mut name) = (-1, 0..0);
         while !w.at_end() {
             let (tag, wire_type) = w.key()?;
             match tag {
-                1 => d.id = w.int32(wire_type)?,
+                1 => id = w.int32(wire_type)?,
+                2 => {
+                    let text = w.message(wire_type)?;
+                    check_utf8(&text)?;
+                    name = text.base..text.base + text.data.len();
+                }
+                3 => {
+                    let mut k = w.message(wire_type)?;
+                    while !k.at_end() {
+                        let (tag, wire_type) = k.key()?;
+                        match tag {
+                            1 => {
+                                k.int32(wire_type)?;
+                            }
+                            2 => {
+                                k.string(wire_type)?;
+                            }
+                            _ => k.skip(wire_type)?,
+                        }
+                    }
+                }
+                _ => w.skip(wire_type)?,
+            }
+        }
+        found.push((id, name, body));
+        Ok(())
+    })
+    .map_err(|e| e.in_message("CMsgSource1LegacyGameEventList"))?;
+    Ok(crate::gameevent::EventDescriptors::over(
+        message.into(),
+        found,
+    ))
+}
+
+fn check_utf8(text: &Wire<'_>) -> Result<(), WireError> {
+    std::str::from_utf8(text.data)
+        .map(|_| ())
+        .map_err(|_| WireError {
+            problem: Problem::Utf8,
+            at: text.base,
+        })
+}
+
+/// One descriptor of a game-event list that [`game_event_list`] has
+/// checked, read into its name and keys (a repeated scalar's last value
+/// wins, as in the generated type). `id` is the id found when checking.
+pub(crate) fn game_event_descriptor(body: &[u8], id: i32) -> crate::gameevent::EventDescriptor {
+    use crate::gameevent::{EventDescriptor, EventKey};
+    let mut d = EventDescriptor {
+        id,
+        name: String::new(),
+        keys: Vec::new(),
+    };
+    // The bytes were checked: a failure here cannot happen, and would only
+    // leave the descriptor shorter.
+    let _ = (|| -> Result<(), WireError> {
+        let mut w = Wire::new(body, 0);
+        while !w.at_end() {
+            let (tag, wire_type) = w.key()?;
+            match tag {
                 2 => w.string(wire_type)?.clone_into(&mut d.name),
                 3 => {
                     let mut k = w.message(wire_type)?;
@@ -311,11 +369,9 @@ pub(crate) fn game_event_list(
                 _ => w.skip(wire_type)?,
             }
         }
-        out.insert(d.id, d);
         Ok(())
-    })
-    .map_err(|e| e.in_message("CMsgSource1LegacyGameEventList"))?;
-    Ok(out)
+    })();
+    d
 }
 
 /// One table of a `CDemoStringTables` snapshot, borrowed:
@@ -546,6 +602,25 @@ mod tests {
                 source2_demo_protobufs::CMsgSource1LegacyGameEventList::decode(bytes.as_slice()).unwrap(),
             );
             prop_assert_eq!(game_event_list(&bytes).unwrap(), want);
+        }
+
+        /// Names read without decoding (`names`) are those of the decoded
+        /// descriptors, in the same order; `get` and `by_name` find them.
+        #[test]
+        fn game_event_names_agree_with_descriptors(a in event_lists()) {
+            let list = game_event_list(&a.encode_to_vec()).unwrap();
+            let names: Vec<String> = list.names().map(str::to_string).collect();
+            let decoded: Vec<&crate::gameevent::EventDescriptor> = list.values().collect();
+            prop_assert_eq!(names.len(), list.len());
+            prop_assert_eq!(
+                &names,
+                &decoded.iter().map(|d| d.name.clone()).collect::<Vec<_>>()
+            );
+            for d in &decoded {
+                prop_assert_eq!(list.get(d.id), Some(*d));
+                let first = decoded.iter().find(|e| e.name == d.name).copied();
+                prop_assert_eq!(list.by_name(&d.name), first);
+            }
         }
 
         /// Hostile bytes: the wire reader fails exactly when the generated
