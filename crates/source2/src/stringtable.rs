@@ -75,8 +75,10 @@ impl StringTable {
             });
         }
         let mut r = BitReader::new(data);
-        let mut history: std::collections::VecDeque<String> =
-            std::collections::VecDeque::with_capacity(KEY_HISTORY);
+        // The last KEY_HISTORY keys, oldest at `history_head`: a ring of
+        // reused buffers, so a key costs no allocation beyond its own.
+        let mut history: [Vec<u8>; KEY_HISTORY] = std::array::from_fn(|_| Vec::new());
+        let (mut history_head, mut history_len) = (0usize, 0usize);
         let mut index: i64 = -1;
         let mut changed = Vec::new();
         let mut scratch = Vec::new();
@@ -102,18 +104,27 @@ impl StringTable {
                 if r.read_bool().map_err(bits)? {
                     let pos = r.read_bits(5).map_err(bits)? as usize;
                     let len = r.read_bits(5).map_err(bits)? as usize;
-                    if let Some(prev) = history.get(pos) {
-                        let prev = prev.as_bytes();
-                        key_bytes.extend_from_slice(&prev[..len.min(prev.len())]);
+                    if pos < history_len {
+                        if let Some(prev) = history.get((history_head + pos) % KEY_HISTORY) {
+                            key_bytes.extend_from_slice(&prev[..len.min(prev.len())]);
+                        }
                     }
                 }
                 r.read_cstring_bytes_into(MAX_KEY_LEN, &mut key_bytes)
                     .map_err(bits)?;
                 let k = String::from_utf8_lossy(&key_bytes).into_owned();
-                if history.len() == KEY_HISTORY {
-                    history.pop_front();
+                let slot = if history_len == KEY_HISTORY {
+                    let oldest = history_head;
+                    history_head = (history_head + 1) % KEY_HISTORY;
+                    oldest
+                } else {
+                    history_len += 1;
+                    (history_head + history_len - 1) % KEY_HISTORY
+                };
+                if let Some(buf) = history.get_mut(slot) {
+                    buf.clear();
+                    buf.extend_from_slice(k.as_bytes());
                 }
-                history.push_back(k.clone());
                 key = Some(k);
             }
             let mut value = false;
@@ -227,6 +238,52 @@ mod tests {
         assert_eq!(t.entries[0].value, vec![0xAB, 0xCD]);
         assert_eq!(t.entries[5].key, "player_2");
         assert_eq!(t.entries.len(), 6);
+    }
+
+    proptest::proptest! {
+        /// Keys built from the history (a prefix of one of the last 32
+        /// keys plus a suffix) match a plain model of the history, also
+        /// after it has wrapped around many times.
+        #[test]
+        fn key_history_matches_a_model(
+            steps in proptest::collection::vec(
+                (proptest::option::of((0u32..32, 0u32..32)), "[a-z]{0,6}"),
+                1..120,
+            )
+        ) {
+            let mut w = BitWriter::new();
+            let mut model: std::collections::VecDeque<String> = Default::default();
+            let mut want = Vec::new();
+            for (prefix, suffix) in &steps {
+                w.write_bool(true); // next index
+                w.write_bool(true); // has a key
+                let mut key = String::new();
+                match prefix {
+                    Some((pos, len)) => {
+                        w.write_bool(true);
+                        w.write_bits(u64::from(*pos), 5).unwrap();
+                        w.write_bits(u64::from(*len), 5).unwrap();
+                        if let Some(prev) = model.get(*pos as usize) {
+                            key.push_str(&prev[..(*len as usize).min(prev.len())]);
+                        }
+                    }
+                    None => w.write_bool(false),
+                }
+                cstr(&mut w, suffix);
+                key.push_str(suffix);
+                w.write_bool(false); // no value
+                if model.len() == KEY_HISTORY {
+                    model.pop_front();
+                }
+                model.push_back(key.clone());
+                want.push(key);
+            }
+            let data = w.finish();
+            let mut t = StringTable::default();
+            t.apply_entries(&data, steps.len() as i32).unwrap();
+            let got: Vec<&str> = t.entries.iter().map(|e| e.key.as_str()).collect();
+            proptest::prop_assert_eq!(got, want.iter().map(String::as_str).collect::<Vec<_>>());
+        }
     }
 
     #[test]
