@@ -1332,17 +1332,21 @@ impl<'a> DemoParser<'a> {
         self.paths = paths;
         result?;
         if !is_delta {
-            // A full snapshot: entities it did not mention are gone.
-            for (i, t) in touched.iter().enumerate() {
-                if !*t {
-                    if let Some(e) = self.state.entities.get(i as i32) {
-                        visitor.on_entity(&self.state, EntityChange::Deleted, e, &[]);
-                    }
-                    if let Some(slot) = self.state.entities.slots.get_mut(i) {
-                        *slot = None;
-                    }
-                    self.state.entities.bump_generation();
+            // A full snapshot: entities it did not mention are gone (only
+            // slots that hold one are looked at; an empty slot is no change).
+            let live = self.state.entities.slots.len().min(touched.len());
+            for (i, t) in touched.iter().enumerate().take(live) {
+                if *t {
+                    continue;
                 }
+                let Some(e) = self.state.entities.get(i as i32) else {
+                    continue;
+                };
+                visitor.on_entity(&self.state, EntityChange::Deleted, e, &[]);
+                if let Some(slot) = self.state.entities.slots.get_mut(i) {
+                    *slot = None;
+                }
+                self.state.entities.bump_generation();
             }
         }
         Ok(())
