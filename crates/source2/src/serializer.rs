@@ -668,18 +668,40 @@ impl BaseKind {
             "bool" => BaseKind::Other(Some(FieldDecoder::Bool)),
             "int64" => BaseKind::Other(Some(FieldDecoder::I64)),
             "CUtlBinaryBlock" => BaseKind::Other(Some(FieldDecoder::Bytes)),
-            b if SIGNED_TYPES.contains(&b) => BaseKind::Other(Some(FieldDecoder::I32)),
-            b if UNSIGNED_TYPES.contains(&b) => BaseKind::Other(Some(FieldDecoder::U32)),
-            b if UNSIGNED64_TYPES.contains(&b) => BaseKind::Other(Some(FieldDecoder::U64)),
-            b if STRING_TYPES.contains(&b) => BaseKind::Other(Some(FieldDecoder::String)),
-            b if COMPONENT_TYPES.contains(&b) => BaseKind::Other(Some(FieldDecoder::Component)),
-            // Enumerations are varints; a deliberate choice, not a fallback.
-            b if b.starts_with('E') && b.chars().nth(1).is_some_and(|c| c.is_ascii_uppercase()) => {
-                BaseKind::Other(Some(FieldDecoder::U64))
-            }
-            _ => BaseKind::Other(None),
+            b => match listed_types().get(b) {
+                Some(&d) => BaseKind::Other(Some(d)),
+                // Enumerations are varints; a deliberate choice, not a fallback.
+                None if b.starts_with('E')
+                    && b.chars().nth(1).is_some_and(|c| c.is_ascii_uppercase()) =>
+                {
+                    BaseKind::Other(Some(FieldDecoder::U64))
+                }
+                None => BaseKind::Other(None),
+            },
         }
     }
+}
+
+/// The decoder of every type in the type lists (signed, unsigned, 64-bit
+/// unsigned, string, component; a type in two lists takes the first).
+fn listed_types() -> &'static FxHashMap<&'static str, FieldDecoder> {
+    static LISTED: std::sync::OnceLock<FxHashMap<&'static str, FieldDecoder>> =
+        std::sync::OnceLock::new();
+    LISTED.get_or_init(|| {
+        let mut m = FxHashMap::default();
+        for (list, decoder) in [
+            (SIGNED_TYPES, FieldDecoder::I32),
+            (UNSIGNED_TYPES, FieldDecoder::U32),
+            (UNSIGNED64_TYPES, FieldDecoder::U64),
+            (STRING_TYPES, FieldDecoder::String),
+            (COMPONENT_TYPES, FieldDecoder::Component),
+        ] {
+            for &t in list {
+                m.entry(t).or_insert(decoder);
+            }
+        }
+        m
+    })
 }
 
 /// Chooses the decoder for a base type; `None` for an unknown type.
