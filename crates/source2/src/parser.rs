@@ -942,11 +942,12 @@ impl<'a> DemoParser<'a> {
                     using_varint_bitcounts: m.using_varint_bitcounts.unwrap_or(false),
                 };
                 let raw = m.string_data.as_deref().unwrap_or(&[]);
-                let data = if m.data_compressed.unwrap_or(false) {
+                let data: std::borrow::Cow<'_, [u8]> = if m.data_compressed.unwrap_or(false) {
                     crate::stringtable::decompress(raw, "string table data")
                         .map_err(|k| self.err(k))?
+                        .into()
                 } else {
-                    raw.to_vec()
+                    raw.into()
                 };
                 let changed = table
                     .apply_entries(&data, m.num_entries.unwrap_or(0))

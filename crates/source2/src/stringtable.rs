@@ -82,6 +82,7 @@ impl StringTable {
         let mut index: i64 = -1;
         let mut changed = Vec::new();
         let mut scratch = Vec::new();
+        let mut unpacked = Vec::new();
         let mut key_bytes = Vec::new();
         let bits = |e| ErrorKind::bits("string table entry", e);
         for _ in 0..count {
@@ -147,7 +148,8 @@ impl StringTable {
                 // below (and the entry's old value becomes the next buffer).
                 r.read_bits_into_vec(bit_len, &mut scratch).map_err(bits)?;
                 if compressed {
-                    scratch = decompress(&scratch, "string table value")?;
+                    decompress_into(&scratch, "string table value", &mut unpacked)?;
+                    std::mem::swap(&mut scratch, &mut unpacked);
                 }
                 value = true;
             }
@@ -176,6 +178,19 @@ impl StringTable {
 
 /// Decompresses a raw snappy block, bounded by what the input can justify.
 pub(crate) fn decompress(raw: &[u8], what: &'static str) -> Result<Vec<u8>, ErrorKind> {
+    let snappy = |e: snap::Error| ErrorKind::Snappy {
+        what,
+        message: e.to_string(),
+    };
+    check_decompressed_len(raw, what)?;
+    snap::raw::Decoder::new()
+        .decompress_vec(raw)
+        .map_err(snappy)
+}
+
+/// The decompressed size a snappy block claims, if the input can justify
+/// it (a block expands at most ~21x).
+fn check_decompressed_len(raw: &[u8], what: &'static str) -> Result<usize, ErrorKind> {
     let len = snap::raw::decompress_len(raw).map_err(|e| ErrorKind::Snappy {
         what,
         message: e.to_string(),
@@ -188,12 +203,32 @@ pub(crate) fn decompress(raw: &[u8], what: &'static str) -> Result<Vec<u8>, Erro
             limit: limit as u64,
         });
     }
-    snap::raw::Decoder::new()
-        .decompress_vec(raw)
-        .map_err(|e| ErrorKind::Snappy {
-            what,
-            message: e.to_string(),
-        })
+    Ok(len)
+}
+
+/// [`decompress`] into a buffer that is reused (its contents are replaced).
+pub(crate) fn decompress_into(
+    raw: &[u8],
+    what: &'static str,
+    out: &mut Vec<u8>,
+) -> Result<(), ErrorKind> {
+    let snappy = |e: snap::Error| ErrorKind::Snappy {
+        what,
+        message: e.to_string(),
+    };
+    let len = check_decompressed_len(raw, what)?;
+    // The decoder writes every byte; only the part never written before
+    // needs zeroing.
+    if out.len() < len {
+        out.resize(len, 0);
+    } else {
+        out.truncate(len);
+    }
+    let written = snap::raw::Decoder::new()
+        .decompress(raw, out)
+        .map_err(snappy)?;
+    out.truncate(written);
+    Ok(())
 }
 
 #[cfg(test)]
