@@ -15,7 +15,7 @@
 //! used goes first), so its memory is bounded whatever the number of demos.
 //!
 //! The game-event descriptor list (`CMsgSource1LegacyGameEventList`, some
-//! 500 events with their keys) is the same kind of per-build constant and is
+//! 200-350 events with their keys) is the same kind of per-build constant and is
 //! shared the same way, in the same cache. So are decoded class baselines
 //! (`instancebaseline` entries): one is kept with the send-table build it
 //! was decoded against, keyed by serializer, tick interval and exact bytes,

@@ -355,6 +355,40 @@ mod tests {
     }
 
     proptest! {
+        /// Symbols checked in one stretch are exactly the symbols checked
+        /// one by one: the same texts, or an error for the same first symbol
+        /// (bodies mix ASCII, multi-byte characters and stray bytes; spans
+        /// may overlap, repeat, or cut characters).
+        #[test]
+        fn symbols_checked_at_once_equal_one_by_one(
+            parts in proptest::collection::vec(
+                prop_oneof![Just("ab".as_bytes().to_vec()), Just("é".as_bytes().to_vec()),
+                    Just(vec![0xff]), Just(vec![0x12, 0x03]), Just("中".as_bytes().to_vec())],
+                0..24,
+            ),
+            cuts in proptest::collection::vec((0usize..64, 0usize..8), 0..12),
+        ) {
+            let body: Vec<u8> = parts.concat();
+            let spans: Vec<(usize, usize)> = cuts
+                .iter()
+                .map(|&(at, len)| (at.min(body.len()), len))
+                .map(|(at, len)| (at, len.min(body.len() - at)))
+                .collect();
+            let want: Result<Vec<&str>, usize> = spans
+                .iter()
+                .enumerate()
+                .map(|(i, &(at, len))| std::str::from_utf8(&body[at..at + len]).map_err(|_| i))
+                .collect();
+            match (symbols_as_text(&body, &spans), want) {
+                (Ok(got), Ok(want)) => prop_assert_eq!(got, want),
+                (Err(e), Err(i)) => prop_assert!(
+                    e.to_string().contains(&format!("symbol {i} ")),
+                    "{e} / {i}"
+                ),
+                (got, want) => prop_assert!(false, "{got:?} / {want:?}"),
+            }
+        }
+
         /// Whatever prost encodes, this reader decodes to the values prost
         /// decodes.
         #[test]

@@ -20,7 +20,7 @@ pub struct EventKey {
 
 /// The game-event descriptors of a demo, by event id.
 ///
-/// A CS2 demo declares about 500 events with 4 000 keys, and uses a few
+/// A CS2 demo declares about 270 events with 670 keys, and uses a few
 /// dozen of them. The list is checked when it arrives (a malformed list is
 /// an error then, as it would be for the generated type), but a descriptor's
 /// name and keys are turned into an [`EventDescriptor`] only when it is
