@@ -43,6 +43,14 @@ struct OursVisitor {
 }
 
 impl gamewire_source2::Visitor for OursVisitor {
+    // What the peer's observer asks for: entities and game events.
+    fn interests(&self) -> gamewire_source2::Interests {
+        gamewire_source2::Interests {
+            entities: true,
+            game_events: true,
+            ..gamewire_source2::Interests::NONE
+        }
+    }
     fn on_entity(
         &mut self,
         _s: &gamewire_source2::DemoState,

@@ -422,12 +422,53 @@ pub(crate) fn read_fields(
     tick_interval: f32,
 ) -> Result<(), (Option<FieldPath>, String)> {
     read_field_paths(r, paths).map_err(|e| (None, format!("field paths: {e}")))?;
+    let mut level = LastLevel::None;
+    let mut prev: Option<&FieldPath> = None;
     for fp in paths.iter() {
+        let sibling = prev.is_some_and(|p| p.same_parent(fp));
         state
-            .apply(tables, serializer, fp, r, tick_interval)
+            .apply(
+                tables,
+                serializer,
+                fp,
+                r,
+                tick_interval,
+                &mut level,
+                sibling,
+            )
             .map_err(|m| (Some(*fp), m))?;
+        prev = Some(fp);
     }
     Ok(())
+}
+
+/// What resolving the previous path of an update found at its last index:
+/// the node whose slot the last index selects, and how that slot is
+/// decoded. Most paths differ from the one before only in their last index
+/// (`PlusOne`..`PlusN` edit nothing else), so the next such path starts
+/// here instead of walking down from the root again.
+///
+/// Valid while only last-level slots are written: everything the walk read
+/// on the way down (an array's length, a polymorphic pointer's type) sits
+/// on the shared prefix, which a path of the same length cannot write. A
+/// node that grows moves its own slots, never the slot that points at it,
+/// so `owner` stays put.
+#[derive(Clone, Copy)]
+enum LastLevel<'t> {
+    None,
+    /// The last index is a field of this serializer.
+    Fields {
+        fields: &'t [u32],
+        owner: Owner,
+        size: usize,
+    },
+    /// The last index is an element of an array of `bound` elements.
+    Elements {
+        owner: Owner,
+        decoder: &'t crate::serializer::FieldDecoder,
+        bound: u32,
+        size: usize,
+    },
 }
 
 impl FieldState {
@@ -448,19 +489,55 @@ impl FieldState {
     /// [`FieldState::set_sized`], fused: the length of a variable array and
     /// the type index of a polymorphic pointer are read from the slot the
     /// walk is already at, and each node is allocated at its full size.
+    ///
+    /// `sibling`: `fp` differs from the previous path only in its last
+    /// index, so `level` (what that path's walk found) applies.
     #[inline]
-    fn apply(
+    #[allow(clippy::too_many_arguments)]
+    fn apply<'t>(
         &mut self,
-        tables: &SendTables,
+        tables: &'t SendTables,
         root: SerializerId,
         fp: &FieldPath,
         r: &mut BitReader<'_>,
         tick_interval: f32,
+        level: &mut LastLevel<'t>,
+        sibling: bool,
     ) -> Result<(), String> {
         use crate::serializer::{FieldDecoder, FieldModel, MAX_ARRAY_LEN};
         const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
         const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
         const POLY: FieldDecoder = FieldDecoder::PolyPointer;
+        if sibling {
+            // Anything unusual (another model, an index out of range) takes
+            // the full walk below, which reports it.
+            let index = fp.last_index();
+            let found = match *level {
+                LastLevel::Fields {
+                    fields,
+                    owner,
+                    size,
+                } => usize::try_from(index)
+                    .ok()
+                    .and_then(|k| fields.get(k))
+                    .and_then(|&f| tables.fields.get(f as usize))
+                    .and_then(|field| match &field.model {
+                        FieldModel::Value(d) => Some((owner, size, d)),
+                        _ => None,
+                    }),
+                LastLevel::Elements {
+                    owner,
+                    decoder,
+                    bound,
+                    size,
+                } => (index >= 0 && (index as u32) < bound).then_some((owner, size, decoder)),
+                LastLevel::None => None,
+            };
+            if let Some((owner, size, decoder)) = found {
+                let at = self.slot_index(owner, index, size)?;
+                return self.decode_into(at, decoder, r, tick_interval);
+            }
+        }
         let path = fp.as_slice();
         let last = path.len() - 1;
         let mut ser = root;
@@ -487,6 +564,11 @@ impl FieldState {
                     )
                 })?;
             let at = self.slot_index(owner, index, s.fields.len() & sized)?;
+            let here = LastLevel::Fields {
+                fields: &s.fields,
+                owner,
+                size: s.fields.len() & sized,
+            };
             match &field.model {
                 FieldModel::Value(d) => {
                     if i != last {
@@ -495,6 +577,7 @@ impl FieldState {
                             tables.symbol(field.name)
                         ));
                     }
+                    *level = here;
                     break (at, d);
                 }
                 FieldModel::FixedArray { len, element } => {
@@ -505,11 +588,19 @@ impl FieldState {
                             tables.symbol(field.name)
                         ));
                     }
-                    let at = self.slot_index(Owner::Slot(at), elem, *len as usize & sized)?;
+                    let size = *len as usize & sized;
+                    *level = LastLevel::Elements {
+                        owner: Owner::Slot(at),
+                        decoder: element,
+                        bound: *len,
+                        size,
+                    };
+                    let at = self.slot_index(Owner::Slot(at), elem, size)?;
                     break (at, element);
                 }
                 FieldModel::VariableArray(element) => {
                     if i == last {
+                        *level = here;
                         break (at, &LENGTH);
                     }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
@@ -520,12 +611,19 @@ impl FieldState {
                             tables.symbol(field.name)
                         ));
                     }
-                    let size = len.unwrap_or(0) as usize;
-                    let at = self.slot_index(Owner::Slot(at), elem, size & sized)?;
+                    let size = len.unwrap_or(0) as usize & sized;
+                    *level = LastLevel::Elements {
+                        owner: Owner::Slot(at),
+                        decoder: element,
+                        bound: len.unwrap_or(MAX_ARRAY_LEN),
+                        size,
+                    };
+                    let at = self.slot_index(Owner::Slot(at), elem, size)?;
                     break (at, element);
                 }
                 FieldModel::FixedTable { serializer, poly } => {
                     if i == last {
+                        *level = here;
                         break (at, if poly.is_empty() { &POINTER } else { &POLY });
                     }
                     ser = if poly.is_empty() {
@@ -545,6 +643,7 @@ impl FieldState {
                 }
                 FieldModel::VariableTable(child) => {
                     if i == last {
+                        *level = here;
                         break (at, &LENGTH);
                     }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
@@ -563,6 +662,18 @@ impl FieldState {
                 }
             }
         };
+        self.decode_into(at, decoder, r, tick_interval)
+    }
+
+    /// Decodes one value and stores it in the slot at arena index `at`.
+    #[inline(never)]
+    fn decode_into(
+        &mut self,
+        at: usize,
+        decoder: &crate::serializer::FieldDecoder,
+        r: &mut BitReader<'_>,
+        tick_interval: f32,
+    ) -> Result<(), String> {
         let value = decoder
             .decode(r, tick_interval)
             .map_err(|e| format!("value: {e}"))?;

@@ -98,6 +98,61 @@ impl FieldPath {
         p.key()
     }
 
+    /// The index at the last position.
+    #[inline(always)]
+    pub(crate) fn last_index(&self) -> i32 {
+        // last < MAX_DEPTH by construction.
+        self.path.get(self.last).copied().unwrap_or(-1)
+    }
+
+    /// Whether `other` has the same length and the same indices but the
+    /// last: a path into the same node (a sibling, or the same path).
+    /// Compared as whole arrays with the last lane masked out.
+    #[inline(always)]
+    pub(crate) fn same_parent(&self, other: &FieldPath) -> bool {
+        /// `PREFIX[n]`: all ones in the first `n` lanes.
+        const PREFIX: [[i32; MAX_DEPTH + 1]; MAX_DEPTH + 1] = {
+            let mut t = [[0; MAX_DEPTH + 1]; MAX_DEPTH + 1];
+            let mut n = 0;
+            while n <= MAX_DEPTH {
+                let mut i = 0;
+                while i < n {
+                    t[n][i] = -1;
+                    i += 1;
+                }
+                n += 1;
+            }
+            t
+        };
+        let mask = PREFIX
+            .get(self.last)
+            .copied()
+            .unwrap_or([-1; MAX_DEPTH + 1]);
+        let mut diff = 0i32;
+        for ((a, b), m) in self.path.iter().zip(other.path.iter()).zip(mask) {
+            diff |= (a ^ b) & m;
+        }
+        diff == 0 && self.last == other.last
+    }
+
+    /// One in the last index, zero elsewhere (for [`FieldPath::add`]).
+    #[inline(always)]
+    fn unit(&self) -> [i32; MAX_DEPTH + 1] {
+        let mut v = [0; MAX_DEPTH + 1];
+        for (i, c) in v.iter_mut().enumerate() {
+            *c = i32::from(i == self.last);
+        }
+        v
+    }
+
+    /// Adds `v` index by index, as a whole-array add.
+    #[inline(always)]
+    fn add(&mut self, v: &[i32; MAX_DEPTH + 1]) {
+        for (c, d) in self.path.iter_mut().zip(v) {
+            *c = c.wrapping_add(*d);
+        }
+    }
+
     /// Adds `k` to the last index, as a whole-array add (see the type docs).
     #[inline(always)]
     fn add_to_last(&mut self, k: i32) {
@@ -594,6 +649,27 @@ pub fn read_field_paths_with(
     let t = tables();
     let mut fp = FieldPath::default();
     loop {
+        if how == OpDecoding::Table
+            && (r.lookahead_bits() >= MAX_CODE_LEN || r.refill_lookahead() >= MAX_CODE_LEN)
+            && r.peek(1) == 0
+        {
+            // `PlusOne` is the one-bit code 0: the run of zero bits that
+            // starts here is that many `PlusOne`s, taken at once (arrays
+            // updated element by element are long runs of them).
+            let n = (r.peek(MAX_CODE_LEN) | 1 << MAX_CODE_LEN).trailing_zeros();
+            r.consume(n);
+            let n = n as usize;
+            if out.len() + n > MAX_PATHS_PER_UPDATE {
+                return Err(FieldPathError::TooMany);
+            }
+            out.reserve(n);
+            let one = fp.unit();
+            for _ in 0..n {
+                fp.add(&one);
+                out.push(fp);
+            }
+            continue;
+        }
         let op = next_op(r, t, how)?;
         match op {
             FINISH => return Ok(()),
@@ -706,6 +782,75 @@ mod tests {
             );
             assert_eq!(a.position(), b.position());
         }
+    }
+
+    /// Field-path streams made of real op codes: mostly `PlusOne` runs
+    /// (the table path takes a run at once), pushes, pops and `Finish`.
+    fn op_stream(ops: &[(u8, u16)]) -> Vec<u8> {
+        use gamewire_bits::BitWriter;
+        let codes = codes();
+        let mut w = BitWriter::new();
+        for &(op, extra) in ops {
+            let (bits, len) = codes[usize::from(op % 40)];
+            w.write_bits(u64::from(bits), len).unwrap();
+            // Operand bits for the ops that take some (any value decodes;
+            // what an op leaves over is read as further ops).
+            if !matches!(
+                op % 40,
+                0..=3 | 5 | 7 | 13 | 15 | 17 | 19 | 27 | 29 | 37 | 39
+            ) {
+                // Small operands: the zero bits they leave over are `PlusOne`s.
+                w.write_bits(u64::from(extra & 0x3f), 16).unwrap();
+            }
+        }
+        w.finish()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn table_with_runs_decodes_as_the_tree_walk(
+            ops in proptest::collection::vec(
+                (
+                    proptest::prop_oneof![
+                        8 => proptest::strategy::Just(0u8),
+                        2 => 1u8..5,
+                        1 => 5u8..13,
+                        1 => 29u8..33,
+                        1 => 0u8..39,
+                    ],
+                    proptest::num::u16::ANY,
+                ),
+                0..200,
+            ),
+            cut in proptest::num::usize::ANY,
+        ) {
+            let mut data = op_stream(&ops);
+            // Cut anywhere: runs and codes meet the end of input too.
+            let keep = if data.is_empty() { 0 } else { cut % (data.len() + 1) };
+            data.truncate(keep);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut ra = BitReader::new(&data);
+            let mut rb = BitReader::new(&data);
+            let ea = read_field_paths_with(&mut ra, &mut a, OpDecoding::Table);
+            let eb = read_field_paths_with(&mut rb, &mut b, OpDecoding::TreeWalk);
+            proptest::prop_assert_eq!(ea.is_ok(), eb.is_ok());
+            if ea.is_ok() {
+                proptest::prop_assert_eq!(&a, &b);
+                proptest::prop_assert_eq!(ra.position(), rb.position());
+            }
+        }
+    }
+
+    #[test]
+    fn same_parent_compares_all_but_the_last_index() {
+        let p = |v: &[i32]| FieldPath::from_slice(v);
+        assert!(p(&[3, 1, 7]).same_parent(&p(&[3, 1, 9])));
+        assert!(p(&[3]).same_parent(&p(&[5])));
+        assert!(!p(&[3, 1, 7]).same_parent(&p(&[3, 2, 7])));
+        assert!(!p(&[3, 1]).same_parent(&p(&[3, 1, 0])));
+        assert!(!p(&[4, 1, 7]).same_parent(&p(&[3, 1, 7])));
+        assert!(p(&[1, 2, 3, 4, 5, 6, 7]).same_parent(&p(&[1, 2, 3, 4, 5, 6, 0])));
+        assert!(!p(&[1, 2, 3, 4, 5, 6, 7]).same_parent(&p(&[1, 2, 3, 4, 5, 0, 7])));
     }
 
     #[test]
