@@ -504,11 +504,8 @@ impl FieldState {
         level: &mut LastLevel<'t>,
         sibling: bool,
     ) -> Result<(), String> {
-        use crate::serializer::{FieldDecoder, FieldModel, MAX_ARRAY_LEN};
-        const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
-        const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
-        const POLY: FieldDecoder = FieldDecoder::PolyPointer;
-        if sibling {
+        use crate::serializer::FieldModel;
+        let fast = if sibling {
             // Anything unusual (another model, an index out of range) takes
             // the full walk below, which reports it.
             let index = fp.last_index();
@@ -534,10 +531,35 @@ impl FieldState {
                 LastLevel::None => None,
             };
             if let Some((owner, size, decoder)) = found {
-                let at = self.slot_index(owner, index, size)?;
-                return self.decode_into(at, decoder, r, tick_interval);
+                Some((self.slot_index(owner, index, size)?, decoder))
+            } else {
+                None
             }
-        }
+        } else {
+            None
+        };
+        let (at, decoder) = match fast {
+            Some(hit) => hit,
+            None => self.walk(tables, root, fp, level)?,
+        };
+        self.decode_into(at, decoder, r, tick_interval)
+    }
+
+    /// The walk of [`FieldState::apply`] down the serializer and the state:
+    /// the arena index of `fp`'s slot and its decoder; records in `level`
+    /// where the last index was found.
+    #[inline(always)]
+    fn walk<'t>(
+        &mut self,
+        tables: &'t SendTables,
+        root: SerializerId,
+        fp: &FieldPath,
+        level: &mut LastLevel<'t>,
+    ) -> Result<(usize, &'t crate::serializer::FieldDecoder), String> {
+        use crate::serializer::{FieldDecoder, FieldModel, MAX_ARRAY_LEN};
+        const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
+        const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
+        const POLY: FieldDecoder = FieldDecoder::PolyPointer;
         let path = fp.as_slice();
         let last = path.len() - 1;
         let mut ser = root;
@@ -662,11 +684,11 @@ impl FieldState {
                 }
             }
         };
-        self.decode_into(at, decoder, r, tick_interval)
+        Ok((at, decoder))
     }
 
     /// Decodes one value and stores it in the slot at arena index `at`.
-    #[inline(never)]
+    #[inline(always)]
     fn decode_into(
         &mut self,
         at: usize,
