@@ -135,14 +135,30 @@ impl FieldPath {
         diff == 0 && self.last == other.last
     }
 
-    /// One in the last index, zero elsewhere (for [`FieldPath::add`]).
+    /// `k` (1 to 4) in the last index, zero elsewhere (for
+    /// [`FieldPath::add`]), from a table: `PlusOne`..`PlusFour` as one
+    /// vector add each.
     #[inline(always)]
-    fn unit(&self) -> [i32; MAX_DEPTH + 1] {
-        let mut v = [0; MAX_DEPTH + 1];
-        for (i, c) in v.iter_mut().enumerate() {
-            *c = i32::from(i == self.last);
-        }
-        v
+    fn step(&self, k: usize) -> [i32; MAX_DEPTH + 1] {
+        /// `STEPS[k][last]`: `k` in lane `last`.
+        const STEPS: [[[i32; MAX_DEPTH + 1]; MAX_DEPTH + 1]; 5] = {
+            let mut t = [[[0; MAX_DEPTH + 1]; MAX_DEPTH + 1]; 5];
+            let mut k = 0;
+            while k < 5 {
+                let mut last = 0;
+                while last <= MAX_DEPTH {
+                    t[k][last][last] = k as i32;
+                    last += 1;
+                }
+                k += 1;
+            }
+            t
+        };
+        STEPS
+            .get(k)
+            .and_then(|s| s.get(self.last))
+            .copied()
+            .unwrap_or([0; MAX_DEPTH + 1])
     }
 
     /// Adds `v` index by index, as a whole-array add.
@@ -290,7 +306,7 @@ struct Tables {
     root: u16,
     /// (op << 8) | code length, indexed by the next [`LOOKUP_BITS`] bits;
     /// `SUB_FLAG | k` where the code is longer: second-level table `k`.
-    lookup: Vec<u16>,
+    lookup: Box<[u16; 1 << LOOKUP_BITS]>,
     /// The second-level tables, 2^`SUB_BITS` entries each, indexed by the
     /// bits after the first [`LOOKUP_BITS`]: (op << 8) | full code length.
     sub: Vec<u16>,
@@ -373,7 +389,7 @@ fn build_tables() -> Tables {
             i += 1 << len;
         }
     };
-    let mut lookup = vec![0u16; 1 << LOOKUP_BITS];
+    let mut lookup = Box::new([0u16; 1 << LOOKUP_BITS]);
     let mut sub: Vec<u16> = Vec::new();
     for (op, &(bits, len)) in codes.iter().enumerate() {
         let entry = ((op as u16) << 8) | len as u16;
@@ -381,7 +397,7 @@ fn build_tables() -> Tables {
             continue;
         }
         if len <= LOOKUP_BITS {
-            fill(&mut lookup, bits as usize, len, entry);
+            fill(&mut lookup[..], bits as usize, len, entry);
             continue;
         }
         // A long code: its first LOOKUP_BITS bits name a second-level table
@@ -428,11 +444,8 @@ fn next_op(r: &mut BitReader<'_>, t: &Tables, how: OpDecoding) -> Result<u8, Fie
         && (r.lookahead_bits() >= MAX_CODE_LEN || r.refill_lookahead() >= MAX_CODE_LEN)
     {
         let window = r.peek(MAX_CODE_LEN) as usize;
-        let mut entry = t
-            .lookup
-            .get(window & ((1 << LOOKUP_BITS) - 1))
-            .copied()
-            .unwrap_or(0);
+        // Masked to the table's size: no bounds check.
+        let mut entry = t.lookup[window & ((1 << LOOKUP_BITS) - 1)];
         if entry & SUB_FLAG != 0 {
             let at = (usize::from(entry & !SUB_FLAG) << SUB_BITS) | (window >> LOOKUP_BITS);
             entry = t.sub.get(at).copied().unwrap_or(0);
@@ -663,7 +676,7 @@ pub fn read_field_paths_with(
                 return Err(FieldPathError::TooMany);
             }
             out.reserve(n);
-            let one = fp.unit();
+            let one = fp.step(1);
             for _ in 0..n {
                 fp.add(&one);
                 out.push(fp);
@@ -674,7 +687,7 @@ pub fn read_field_paths_with(
         match op {
             FINISH => return Ok(()),
             // PlusOne..PlusFour (about 60% of all ops) without a call.
-            0..=3 => fp.add_to_last(i32::from(op) + 1),
+            0..=3 => fp.add(&fp.step(usize::from(op) + 1)),
             _ => apply_op(op, &mut fp, r)?,
         }
         if out.len() >= MAX_PATHS_PER_UPDATE {
