@@ -28,7 +28,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::error::ErrorKind;
-use crate::fieldpath::{read_field_paths, FieldPath};
+use crate::fieldpath::{read_field_paths_marked, FieldPath, Paths};
 use crate::serializer::{SendTables, SerializerId};
 use crate::value::Value;
 
@@ -418,14 +418,14 @@ pub(crate) fn read_fields(
     serializer: SerializerId,
     state: &mut FieldState,
     r: &mut BitReader<'_>,
-    paths: &mut Vec<FieldPath>,
+    paths: &mut Paths,
     tick_interval: f32,
 ) -> Result<(), (Option<FieldPath>, String)> {
-    read_field_paths(r, paths).map_err(|e| (None, format!("field paths: {e}")))?;
+    read_field_paths_marked(r, paths).map_err(|e| (None, format!("field paths: {e}")))?;
+    // The first path's "sibling" flag compares it with the decoder's start
+    // path, which was never walked: `level` is `None` then.
     let mut level = LastLevel::None;
-    let mut prev: Option<&FieldPath> = None;
-    for fp in paths.iter() {
-        let sibling = prev.is_some_and(|p| p.same_parent(fp));
+    for (fp, &sibling) in paths.paths.iter().zip(&paths.siblings) {
         state
             .apply(
                 tables,
@@ -437,7 +437,6 @@ pub(crate) fn read_fields(
                 sibling,
             )
             .map_err(|m| (Some(*fp), m))?;
-        prev = Some(fp);
     }
     Ok(())
 }
@@ -838,6 +837,116 @@ mod tests {
 
     fn v(i: i32) -> Value {
         Value::I32(i)
+    }
+
+    /// Send tables of one serializer `Root`: `fixed` (uint32[3]), `a`
+    /// (uint32), `arr` (a variable array of uint32).
+    fn root_tables() -> SendTables {
+        use source2_demo_protobufs::{
+            CSvcMsgFlattenedSerializer, ProtoFlattenedSerializerFieldT, ProtoFlattenedSerializerT,
+        };
+        let symbols = [
+            "Root",
+            "uint32[3]",
+            "fixed",
+            "uint32",
+            "a",
+            "CNetworkUtlVectorBase< uint32 >",
+            "arr",
+        ];
+        let field = |ty: i32, name: i32| ProtoFlattenedSerializerFieldT {
+            var_type_sym: Some(ty),
+            var_name_sym: Some(name),
+            ..Default::default()
+        };
+        let msg = CSvcMsgFlattenedSerializer {
+            serializers: vec![ProtoFlattenedSerializerT {
+                serializer_name_sym: Some(0),
+                serializer_version: Some(0),
+                fields_index: vec![0, 1, 2],
+            }],
+            symbols: symbols.iter().map(|s| s.to_string()).collect(),
+            fields: vec![field(1, 2), field(3, 4), field(5, 6)],
+            ..Default::default()
+        };
+        SendTables::build(&msg).unwrap()
+    }
+
+    /// Field data: the ops (by number), then the values as varuint32s.
+    fn field_data(ops: &[usize], values: &[u32]) -> Vec<u8> {
+        let codes = crate::fieldpath::codes();
+        let mut w = gamewire_bits::BitWriter::new();
+        for &op in ops.iter().chain(&[39]) {
+            let (bits, len) = codes[op];
+            w.write_bits(u64::from(bits), len).unwrap();
+        }
+        for &v in values {
+            w.write_varuint32(v);
+        }
+        w.finish()
+    }
+
+    fn apply_data(ops: &[usize], values: &[u32]) -> Result<FieldState, String> {
+        let tables = root_tables();
+        let data = field_data(ops, values);
+        let mut state = FieldState::default();
+        let mut paths = Paths::default();
+        read_fields(
+            &tables,
+            0,
+            &mut state,
+            &mut BitReader::new(&data),
+            &mut paths,
+            1.0 / 64.0,
+        )
+        .map_err(|(fp, m)| format!("{} {m}", fp.unwrap_or_default()))?;
+        Ok(state)
+    }
+
+    // Ops: 7 PushOneLeftDeltaOneRightZero ([-1] -> [0 0]), 0 PlusOne,
+    // 29 PopAllButOnePlusOne, 5 PushOneLeftDeltaZeroRightZero.
+    const OPS: [usize; 7] = [7, 0, 0, 29, 0, 5, 0];
+
+    #[test]
+    fn sibling_paths_decode_as_walked_ones() {
+        // [0 0] [0 1] [0 2] [1] [2] (arr's length) [2 0] [2 1]: the
+        // siblings take the shortcut, the length and the first element of
+        // each node the walk.
+        let s = apply_data(&OPS, &[20, 21, 22, 7, 2, 10, 11]).unwrap();
+        let u = |x: u32| Some(Value::U32(x));
+        assert_eq!(s.get(&[0, 0]).cloned(), u(20));
+        assert_eq!(s.get(&[0, 2]).cloned(), u(22));
+        assert_eq!(s.get(&[1]).cloned(), u(7));
+        assert_eq!(s.get(&[2]).cloned(), u(2));
+        assert_eq!(s.get(&[2, 0]).cloned(), u(10));
+        assert_eq!(s.get(&[2, 1]).cloned(), u(11));
+        let mut all = Vec::new();
+        s.collect_all(&mut all);
+        assert_eq!(all.len(), 7);
+    }
+
+    #[test]
+    fn sibling_paths_out_of_range_are_errors() {
+        // A fourth element of the fixed array, by a sibling step.
+        let e = apply_data(&[7, 0, 0, 0], &[1, 2, 3, 4]).unwrap_err();
+        assert!(
+            e.contains("[0 3]") && e.contains("fixed array fixed"),
+            "{e}"
+        );
+        // A third element of `arr` whose length is 2, by a sibling step.
+        let mut ops = OPS.to_vec();
+        ops.push(0);
+        let e = apply_data(&ops, &[20, 21, 22, 7, 2, 10, 11, 12]).unwrap_err();
+        assert!(
+            e.contains("[2 2]") && e.contains("variable array arr"),
+            "{e}"
+        );
+        // A field index past the serializer's, by a sibling step.
+        let e = apply_data(&[7, 0, 0, 29, 0, 0], &[1, 2, 3, 4, 2, 9]).unwrap_err();
+        assert!(
+            e.contains("[3]") && e.contains("outside serializer Root"),
+            "{e}"
+        );
     }
 
     #[test]

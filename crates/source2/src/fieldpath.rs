@@ -107,8 +107,9 @@ impl FieldPath {
 
     /// Whether `other` has the same length and the same indices but the
     /// last: a path into the same node (a sibling, or the same path).
-    /// Compared as whole arrays with the last lane masked out.
-    #[inline(always)]
+    /// Compared as whole arrays with the last lane masked out. (The decoder
+    /// marks such paths itself, see [`Paths`]; tests check it against this.)
+    #[cfg(test)]
     pub(crate) fn same_parent(&self, other: &FieldPath) -> bool {
         /// `PREFIX[n]`: all ones in the first `n` lanes.
         const PREFIX: [[i32; MAX_DEPTH + 1]; MAX_DEPTH + 1] = {
@@ -658,7 +659,50 @@ pub fn read_field_paths_with(
     out: &mut Vec<FieldPath>,
     how: OpDecoding,
 ) -> Result<(), FieldPathError> {
+    read_paths::<false>(r, out, &mut Vec::new(), how)
+}
+
+/// The field paths of one update, and for each whether it differs from the
+/// path before it only in its last index: `PlusOne`..`PlusN` edit nothing
+/// else, so the decoder knows without comparing (entities use it to skip
+/// the walk down to a sibling's node).
+#[derive(Debug, Default)]
+pub(crate) struct Paths {
+    pub(crate) paths: Vec<FieldPath>,
+    pub(crate) siblings: Vec<bool>,
+}
+
+impl Paths {
+    pub(crate) fn with_capacity(n: usize) -> Paths {
+        Paths {
+            paths: Vec::with_capacity(n),
+            siblings: Vec::with_capacity(n),
+        }
+    }
+}
+
+/// [`read_field_paths`] into `out.paths`, marking siblings in
+/// `out.siblings` (see [`Paths`]).
+#[inline]
+pub(crate) fn read_field_paths_marked(
+    r: &mut BitReader<'_>,
+    out: &mut Paths,
+) -> Result<(), FieldPathError> {
+    read_paths::<true>(r, &mut out.paths, &mut out.siblings, OpDecoding::Table)
+}
+
+/// The decode loop; `MARK`: fill `siblings` too (one flag per path).
+#[inline(always)]
+fn read_paths<const MARK: bool>(
+    r: &mut BitReader<'_>,
+    out: &mut Vec<FieldPath>,
+    siblings: &mut Vec<bool>,
+    how: OpDecoding,
+) -> Result<(), FieldPathError> {
     out.clear();
+    if MARK {
+        siblings.clear();
+    }
     let t = tables();
     let mut fp = FieldPath::default();
     loop {
@@ -681,6 +725,9 @@ pub fn read_field_paths_with(
                 fp.add(&one);
                 out.push(fp);
             }
+            if MARK {
+                siblings.resize(siblings.len() + n, true);
+            }
             continue;
         }
         let op = next_op(r, t, how)?;
@@ -694,6 +741,10 @@ pub fn read_field_paths_with(
             return Err(FieldPathError::TooMany);
         }
         out.push(fp);
+        if MARK {
+            // PlusOne..PlusN: only the last index changed.
+            siblings.push(op <= 4);
+        }
     }
 }
 
@@ -847,9 +898,22 @@ mod tests {
             let ea = read_field_paths_with(&mut ra, &mut a, OpDecoding::Table);
             let eb = read_field_paths_with(&mut rb, &mut b, OpDecoding::TreeWalk);
             proptest::prop_assert_eq!(ea.is_ok(), eb.is_ok());
+            let mut marked = Paths::default();
+            let mut rm = BitReader::new(&data);
+            let em = read_field_paths_marked(&mut rm, &mut marked);
+            proptest::prop_assert_eq!(em.is_ok(), ea.is_ok());
             if ea.is_ok() {
                 proptest::prop_assert_eq!(&a, &b);
                 proptest::prop_assert_eq!(ra.position(), rb.position());
+                proptest::prop_assert_eq!(&marked.paths, &a);
+                proptest::prop_assert_eq!(marked.siblings.len(), a.len());
+                // A path marked as a sibling is one: same length, same
+                // indices but the last as the path before it.
+                for (i, &sibling) in marked.siblings.iter().enumerate().skip(1) {
+                    if sibling {
+                        proptest::prop_assert!(a[i].same_parent(&a[i - 1]), "path {}", i);
+                    }
+                }
             }
         }
     }

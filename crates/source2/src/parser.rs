@@ -365,7 +365,7 @@ pub struct DemoParser<'a> {
     frames: FrameReader<'a>,
     /// The state so far (kept after an error, so a cut demo keeps what was parsed).
     pub state: DemoState,
-    paths: Vec<FieldPath>,
+    paths: crate::fieldpath::Paths,
     scratch: Vec<u8>,
     current_frame: Location,
     send_table_cache: Option<Arc<SendTableCache>>,
@@ -424,7 +424,7 @@ impl<'a> DemoParser<'a> {
                 tick_interval: 1.0 / 64.0,
                 ..Default::default()
             },
-            paths: Vec::with_capacity(256),
+            paths: crate::fieldpath::Paths::with_capacity(256),
             scratch: Vec::new(),
             current_frame: Location::default(),
             send_table_cache: None,
@@ -1258,7 +1258,7 @@ impl<'a> DemoParser<'a> {
                             })? = Some(entity);
                         self.state.entity_updates += 1;
                         if let Some(e) = self.state.entities.get(index as i32) {
-                            visitor.on_entity(&self.state, EntityChange::Created, e, &paths);
+                            visitor.on_entity(&self.state, EntityChange::Created, e, &paths.paths);
                         }
                     } else {
                         if has_vis_bits && r.read_bits(2).map_err(|e| self.err(hdr(e)))? & 1 == 1 {
@@ -1298,7 +1298,7 @@ impl<'a> DemoParser<'a> {
                         }
                         self.state.entity_updates += 1;
                         if let Some(e) = self.state.entities.get(index as i32) {
-                            visitor.on_entity(&self.state, EntityChange::Updated, e, &paths);
+                            visitor.on_entity(&self.state, EntityChange::Updated, e, &paths.paths);
                         }
                     }
                 } else {
