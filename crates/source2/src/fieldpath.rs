@@ -20,7 +20,14 @@
 //! second-level table, and only the last bits of the input are decoded by
 //! walking the tree bit by bit. (A full 2^17-entry
 //! table was measured too: it costs 256 KiB of cache and half a million
-//! instructions to build per process, and was no faster.)
+//! instructions to build per process, and was no faster.) `PlusOne`, the
+//! most common operation, is the one-bit code `0`, so a run of zero bits is
+//! a run of `PlusOne`s and is taken in one step: arrays updated element by
+//! element are long such runs.
+//!
+//! The decoder also marks each path that differs from the one before only
+//! in its last index (the paths `PlusOne`..`PlusN` make): entity decoding
+//! starts such a path at the node its predecessor's walk ended in.
 
 use std::sync::OnceLock;
 
@@ -433,7 +440,8 @@ fn build_tables() -> Tables {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpDecoding {
     /// A 2^12-entry table indexed by the next 12 bits, a second level for
-    /// longer codes (a tree walk only at the end of input).
+    /// longer codes (a tree walk only at the end of input); runs of
+    /// `PlusOne` taken at once.
     Table,
     /// A walk down the huffman tree, one bit at a time.
     TreeWalk,
