@@ -529,10 +529,11 @@ impl FieldState {
                 } => (index >= 0 && (index as u32) < bound).then_some((owner, size, decoder)),
                 LastLevel::None => None,
             };
-            if let Some((owner, size, decoder)) = found {
-                Some((self.slot_index(owner, index, size)?, decoder))
-            } else {
-                None
+            match found {
+                Some((owner, size, decoder)) => {
+                    Some((self.slot_index(owner, index, size)?, decoder))
+                }
+                None => None,
             }
         } else {
             None
@@ -584,11 +585,12 @@ impl FieldState {
                         tables.symbol(s.name)
                     )
                 })?;
-            let at = self.slot_index(owner, index, s.fields.len() & sized)?;
+            let size = s.fields.len() & sized;
+            let at = self.slot_index(owner, index, size)?;
             let here = LastLevel::Fields {
                 fields: &s.fields,
                 owner,
-                size: s.fields.len() & sized,
+                size,
             };
             match &field.model {
                 FieldModel::Value(d) => {

@@ -43,7 +43,7 @@ pub const MAX_PATHS_PER_UPDATE: usize = 1 << 16;
 /// The indices sit in an array of eight (the eighth, and every index past
 /// `last`, is always zero), so the whole array is two 16-byte vectors: the
 /// common edit, "add k to the last index", is done as one vector add of a
-/// one-hot vector (`add_to_last`). A 4-byte store into the
+/// one-hot vector (`step`, `add_to_last`). A 4-byte store into the
 /// array followed by the 16-byte loads that copy the path into the output
 /// would stall on store-to-load forwarding on every path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -113,34 +113,12 @@ impl FieldPath {
     }
 
     /// Whether `other` has the same length and the same indices but the
-    /// last: a path into the same node (a sibling, or the same path).
-    /// Compared as whole arrays with the last lane masked out. (The decoder
-    /// marks such paths itself, see [`Paths`]; tests check it against this.)
+    /// last: a path into the same node (a sibling, or the same path). (The
+    /// decoder marks such paths itself, see [`Paths`]; tests check the marks
+    /// against this.)
     #[cfg(test)]
     pub(crate) fn same_parent(&self, other: &FieldPath) -> bool {
-        /// `PREFIX[n]`: all ones in the first `n` lanes.
-        const PREFIX: [[i32; MAX_DEPTH + 1]; MAX_DEPTH + 1] = {
-            let mut t = [[0; MAX_DEPTH + 1]; MAX_DEPTH + 1];
-            let mut n = 0;
-            while n <= MAX_DEPTH {
-                let mut i = 0;
-                while i < n {
-                    t[n][i] = -1;
-                    i += 1;
-                }
-                n += 1;
-            }
-            t
-        };
-        let mask = PREFIX
-            .get(self.last)
-            .copied()
-            .unwrap_or([-1; MAX_DEPTH + 1]);
-        let mut diff = 0i32;
-        for ((a, b), m) in self.path.iter().zip(other.path.iter()).zip(mask) {
-            diff |= (a ^ b) & m;
-        }
-        diff == 0 && self.last == other.last
+        self.last == other.last && self.path[..self.last] == other.path[..other.last]
     }
 
     /// `k` (1 to 4) in the last index, zero elsewhere (for
@@ -177,12 +155,13 @@ impl FieldPath {
         }
     }
 
-    /// Adds `k` to the last index, as a whole-array add (see the type docs).
+    /// Adds any `k` to the last index, as a whole-array add (see the type
+    /// docs) of the one-hot [`FieldPath::step`] times `k`.
     #[inline(always)]
     fn add_to_last(&mut self, k: i32) {
-        let last = self.last;
-        for (i, c) in self.path.iter_mut().enumerate() {
-            *c = c.wrapping_add(if i == last { k } else { 0 });
+        let one = self.step(1);
+        for (c, d) in self.path.iter_mut().zip(one) {
+            *c = c.wrapping_add(d.wrapping_mul(k));
         }
     }
 
@@ -488,7 +467,7 @@ fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), Fie
     let fpu = |r: &mut BitReader<'_>| r.read_ubitvar_fieldpath().map(|v| v as i32);
     let bits = |r: &mut BitReader<'_>, n: u32| r.read_bits(n).map(|v| v as i32);
     match op {
-        0..=3 => fp.add_to_last(i32::from(op) + 1),
+        0..=3 => fp.add(&fp.step(usize::from(op) + 1)),
         4 => {
             let n = fpu(r)?;
             fp.add_to_last(n.wrapping_add(5));
