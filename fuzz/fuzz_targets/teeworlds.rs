@@ -42,7 +42,11 @@ fuzz_target!(|data: &[u8]| {
         let report = decoder.decode(direction, datagram);
         // Reports are rendered to text by the CLI: keep that path covered.
         let _ = format!("{report:?}");
-        let conn = if head & 1 == 0 { &mut client } else { &mut server };
+        let conn = if head & 1 == 0 {
+            &mut client
+        } else {
+            &mut server
+        };
         conn.handle_datagram(now, datagram);
         conn.update(now);
         // Drain what the connection wants to send and report; both are
