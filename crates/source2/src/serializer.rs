@@ -191,7 +191,7 @@ impl FieldDecoder {
                     for slot in &mut v {
                         *slot = f.decode(r, tick_interval)?;
                     }
-                    Value::Vec6(v)
+                    Value::Vec6(Box::new(v))
                 }
             },
             FieldDecoder::Vec3Normal => Value::Vec3(r.read_vec3_normal()?),

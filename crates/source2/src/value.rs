@@ -4,7 +4,10 @@ use std::fmt;
 
 /// One decoded entity field value.
 ///
-/// Kept small (32 bytes): strings and byte blobs are boxed.
+/// Kept small (24 bytes; an entity holds thousands of them): strings, byte
+/// blobs and the rare six-float `CTransform` are boxed. Boxing the
+/// four-float variant as well (16 bytes) was measured slower: quaternions
+/// are common in the AnimGraph2 arrays.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
@@ -27,13 +30,15 @@ pub enum Value {
     Vec3([f32; 3]),
     /// Four floats (quaternions, 4D vectors).
     Vec4([f32; 4]),
-    /// Six floats (`CTransform`).
-    Vec6([f32; 6]),
+    /// Six floats (`CTransform`), boxed.
+    Vec6(Box<[f32; 6]>),
     /// A string.
     String(Box<str>),
     /// A byte blob (`CUtlBinaryBlock`).
     Bytes(Box<[u8]>),
 }
+
+const _: () = assert!(std::mem::size_of::<Value>() == 24);
 
 impl Value {
     /// The value as an `f64`, for numeric values.
@@ -87,7 +92,7 @@ impl Value {
             Value::Vec2(v) => Some(v),
             Value::Vec3(v) => Some(v),
             Value::Vec4(v) => Some(v),
-            Value::Vec6(v) => Some(v),
+            Value::Vec6(v) => Some(&v[..]),
             Value::F32(v) => Some(std::slice::from_ref(v)),
             _ => None,
         }
@@ -132,7 +137,7 @@ impl fmt::Display for Value {
             Value::Vec2(v) => floats(f, v),
             Value::Vec3(v) => floats(f, v),
             Value::Vec4(v) => floats(f, v),
-            Value::Vec6(v) => floats(f, v),
+            Value::Vec6(v) => floats(f, &v[..]),
             Value::String(s) => f.write_str(s),
             Value::Bytes(b) => {
                 for byte in b.iter() {
