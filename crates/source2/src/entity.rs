@@ -106,24 +106,27 @@ impl Entity {
 }
 
 /// One slot of a [`FieldState`] node: where the value at this path is kept
-/// and the range of the node holding its children (`child_len == 0`: no
+/// and where the node holding its children starts (`child == 0`: no
 /// children).
 ///
-/// Twelve bytes: the value itself lives in [`FieldState::values`] (`value`
-/// is its index + 1, 0 for none). Nodes are sized by their highest index, so
-/// most slots of a sparse layer hold nothing; keeping values out of the slots
-/// keeps those empty slots small.
+/// Eight bytes: the value itself lives in [`FieldState::values`] (`value`
+/// is its index + 1, 0 for none), and a child node's length sits in a
+/// header slot just before the node (the header's `value`), not in every
+/// slot that could point at a node. Nodes are sized by their highest index,
+/// so most slots of a sparse layer hold nothing; keeping values and lengths
+/// out of the slots keeps those empty slots small.
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
     value: u32,
-    child_start: u32,
-    child_len: u32,
+    /// Arena index of the first slot of the child node (its header is the
+    /// slot before it, so a node never starts at 0).
+    child: u32,
 }
 
 /// Entity field values as a tree mirroring the serializer, stored flat.
 ///
-/// Every node is a contiguous range of one arena (`slots`); a slot points at
-/// the range of its children; the values sit in a second vector (`values`),
+/// Every node is a contiguous range of one arena (`slots`) behind a header
+/// slot holding its length; a slot points at the range of its children; the values sit in a second vector (`values`),
 /// so the many empty slots of a sparse node cost 12 bytes each. Cloning a
 /// state is two vector clones and dropping one is two frees (plus its boxed
 /// strings), instead of one allocation per node. A node that must grow and is
@@ -189,10 +192,19 @@ impl FieldState {
         let (mut start, mut len) = (self.root_start as usize, self.root_len as usize);
         for &c in head {
             let slot = self.slot_in(start, len, c)?;
-            start = slot.child_start as usize;
-            len = slot.child_len as usize;
+            (start, len) = self.child_node(slot);
         }
         self.value_of(self.slot_in(start, len, last)?)
+    }
+
+    /// The (start, len) of the node a slot points at; (0, 0) for none.
+    #[inline(always)]
+    fn child_node(&self, slot: &Slot) -> (usize, usize) {
+        let start = slot.child as usize;
+        match start.checked_sub(1).and_then(|h| self.slots.get(h)) {
+            Some(header) => (start, header.value as usize),
+            None => (0, 0),
+        }
     }
 
     /// The value a slot points at.
@@ -266,10 +278,7 @@ impl FieldState {
     fn node(&self, owner: Owner) -> (usize, usize) {
         match owner {
             Owner::Root => (self.root_start as usize, self.root_len as usize),
-            Owner::Slot(at) => self
-                .slots
-                .get(at)
-                .map_or((0, 0), |s| (s.child_start as usize, s.child_len as usize)),
+            Owner::Slot(at) => self.slots.get(at).map_or((0, 0), |s| self.child_node(s)),
         }
     }
 
@@ -282,9 +291,18 @@ impl FieldState {
                 self.root_len = len;
             }
             Owner::Slot(at) => {
+                // Nodes are placed behind their header, so `start` >= 1.
+                if let Some(header) = (start as usize)
+                    .checked_sub(1)
+                    .and_then(|h| self.slots.get_mut(h))
+                {
+                    *header = Slot {
+                        value: len,
+                        child: 0,
+                    };
+                }
                 if let Some(s) = self.slots.get_mut(at) {
-                    s.child_start = start;
-                    s.child_len = len;
+                    s.child = start;
                 }
             }
         }
@@ -319,11 +337,11 @@ impl FieldState {
             self.set_node(owner, start, i + 1);
             return Ok(start + i);
         }
-        if end + i + 1 > u32::MAX as usize {
+        if end + i + 2 > u32::MAX as usize {
             return Err("entity state is too large".into());
         }
         // New node, or a node that cannot grow in place: (re)place it at the
-        // end with room to grow.
+        // end, behind a header slot, with room to grow.
         // Nodes never exceed the array limit, so the fast path's bound check
         // is the limit check too.
         let new_len = (len * 2).max(size_hint).clamp(4, MAX).max(i + 1);
@@ -331,14 +349,16 @@ impl FieldState {
             // First node of this state: room for the nodes that follow it.
             self.slots.reserve(new_len * 4);
         }
-        self.slots.reserve(new_len);
+        self.slots.reserve(new_len + 1);
         if start + len > end {
             return Err("entity state is corrupt".into());
         }
+        let new_start = end + 1;
+        self.slots.push(Slot::default());
         self.slots.extend_from_within(start..start + len);
-        self.slots.resize(end + new_len, Slot::default());
-        self.set_node(owner, end, new_len);
-        Ok(end + i)
+        self.slots.resize(new_start + new_len, Slot::default());
+        self.set_node(owner, new_start, new_len);
+        Ok(new_start + i)
     }
 
     /// Every (key, value), own values hiding the baseline's, in depth-first
@@ -382,13 +402,9 @@ impl FieldState {
                     out.push((k, v));
                 }
             }
-            if slot.child_len > 0 && prefix.len() < crate::fieldpath::MAX_DEPTH {
-                self.collect(
-                    slot.child_start as usize,
-                    slot.child_len as usize,
-                    prefix,
-                    out,
-                );
+            let (child_start, child_len) = self.child_node(slot);
+            if child_len > 0 && prefix.len() < crate::fieldpath::MAX_DEPTH {
+                self.collect(child_start, child_len, prefix, out);
             }
             prefix.pop();
         }
