@@ -126,8 +126,9 @@ struct Slot {
 /// Entity field values as a tree mirroring the serializer, stored flat.
 ///
 /// Every node is a contiguous range of one arena (`slots`) behind a header
-/// slot holding its length; a slot points at the range of its children; the values sit in a second vector (`values`),
-/// so the many empty slots of a sparse node cost 12 bytes each. Cloning a
+/// slot holding its length; a slot points at the range of its children; the
+/// values sit in a second vector (`values`), so the many empty slots of a
+/// sparse node cost 8 bytes each. Cloning a
 /// state is two vector clones and dropping one is two frees (plus its boxed
 /// strings), instead of one allocation per node. A node that must grow and is
 /// not at the end of the arena moves to the end; its old range becomes
