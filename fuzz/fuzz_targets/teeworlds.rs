@@ -34,19 +34,16 @@ fuzz_target!(|data: &[u8]| {
         let (datagram, next) = tail.split_at(n);
         rest = next;
         now += Duration::from_millis(50 * u64::from(head >> 1));
-        let direction = if head & 1 == 0 {
-            Direction::ServerToClient
+        // A datagram to the client goes into the client's end, and the
+        // other way round.
+        let (direction, conn) = if head & 1 == 0 {
+            (Direction::ServerToClient, &mut client)
         } else {
-            Direction::ClientToServer
+            (Direction::ClientToServer, &mut server)
         };
         let report = decoder.decode(direction, datagram);
         // Reports are rendered to text by the CLI: keep that path covered.
         let _ = format!("{report:?}");
-        let conn = if head & 1 == 0 {
-            &mut client
-        } else {
-            &mut server
-        };
         conn.handle_datagram(now, datagram);
         conn.update(now);
         // Drain what the connection wants to send and report; both are

@@ -6,8 +6,8 @@ use std::fmt;
 ///
 /// Kept small (24 bytes; an entity holds thousands of them): strings, byte
 /// blobs and the rare six-float `CTransform` are boxed. Boxing the
-/// four-float variant as well (16 bytes) was measured slower: quaternions
-/// are common in the AnimGraph2 arrays.
+/// four-float variant as well (16 bytes) was measured slower on the corpus
+/// demos (most on the AnimGraph2 one).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
