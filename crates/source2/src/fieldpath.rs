@@ -159,38 +159,71 @@ impl FieldPath {
     /// docs) of the one-hot [`FieldPath::step`] times `k`.
     #[inline(always)]
     fn add_to_last(&mut self, k: i32) {
-        let one = self.step(1);
-        for (c, d) in self.path.iter_mut().zip(one) {
-            *c = c.wrapping_add(d.wrapping_mul(k));
+        self.add_at(self.last, k);
+    }
+
+    /// Adds `k` to the index at position `at` (< 8), as a whole-array add of
+    /// `k` masked to that lane: no 4-byte store into the array, which the
+    /// 16-byte loads of the next copy would stall on.
+    #[inline(always)]
+    fn add_at(&mut self, at: usize, k: i32) {
+        let lane = LANE.get(at).copied().unwrap_or([0; MAX_DEPTH + 1]);
+        for (c, m) in self.path.iter_mut().zip(lane) {
+            *c = c.wrapping_add(m & k);
         }
     }
 
+    /// Appends `value` (the lane past the last is zero: added, not stored).
     #[inline(always)]
-    fn last_mut(&mut self) -> &mut i32 {
-        // last < MAX_DEPTH by construction.
-        &mut self.path[self.last]
-    }
-
     fn push(&mut self, value: i32) -> Result<(), FieldPathError> {
         if self.last + 1 >= MAX_DEPTH {
             return Err(FieldPathError::TooDeep);
         }
         self.last += 1;
-        self.path[self.last] = value;
+        self.add_at(self.last, value);
         Ok(())
     }
 
+    /// Drops the last `n` indices, zeroing their lanes with a mask.
+    #[inline(always)]
     fn pop(&mut self, n: usize) -> Result<(), FieldPathError> {
         if n > self.last {
             return Err(FieldPathError::PopTooFar);
         }
-        for _ in 0..n {
-            self.path[self.last] = 0;
-            self.last -= 1;
+        self.last -= n;
+        let keep = KEEP.get(self.last).copied().unwrap_or([0; MAX_DEPTH + 1]);
+        for (c, m) in self.path.iter_mut().zip(keep) {
+            *c &= m;
         }
         Ok(())
     }
 }
+
+/// `LANE[at]`: all bits set in lane `at`, clear elsewhere.
+const LANE: [[i32; MAX_DEPTH + 1]; MAX_DEPTH + 1] = {
+    let mut t = [[0; MAX_DEPTH + 1]; MAX_DEPTH + 1];
+    let mut at = 0;
+    while at <= MAX_DEPTH {
+        t[at][at] = -1;
+        at += 1;
+    }
+    t
+};
+
+/// `KEEP[last]`: all bits set in lanes `0..=last`, clear above.
+const KEEP: [[i32; MAX_DEPTH + 1]; MAX_DEPTH + 1] = {
+    let mut t = [[0; MAX_DEPTH + 1]; MAX_DEPTH + 1];
+    let mut last = 0;
+    while last <= MAX_DEPTH {
+        let mut i = 0;
+        while i <= last {
+            t[last][i] = -1;
+            i += 1;
+        }
+        last += 1;
+    }
+    t
+};
 
 impl std::fmt::Display for FieldPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -478,35 +511,35 @@ fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), Fie
             fp.push(n)?;
         }
         7 => {
-            *fp.last_mut() = fp.last_mut().wrapping_add(1);
+            fp.add_to_last(1);
             fp.push(0)?;
         }
         8 => {
-            *fp.last_mut() = fp.last_mut().wrapping_add(1);
+            fp.add_to_last(1);
             let n = fpu(r)?;
             fp.push(n)?;
         }
         9 => {
             let n = fpu(r)?;
-            *fp.last_mut() = fp.last_mut().wrapping_add(n);
+            fp.add_to_last(n);
             fp.push(0)?;
         }
         10 => {
             let a = fpu(r)?;
             let b = fpu(r)?;
-            *fp.last_mut() = fp.last_mut().wrapping_add(a).wrapping_add(2);
+            fp.add_to_last(a.wrapping_add(2));
             fp.push(b.wrapping_add(1))?;
         }
         11 => {
             let a = bits(r, 3)?;
             let b = bits(r, 3)?;
-            *fp.last_mut() = fp.last_mut().wrapping_add(a + 2);
+            fp.add_to_last(a + 2);
             fp.push(b + 1)?;
         }
         12 => {
             let a = bits(r, 4)?;
             let b = bits(r, 4)?;
-            *fp.last_mut() = fp.last_mut().wrapping_add(a + 2);
+            fp.add_to_last(a + 2);
             fp.push(b + 1)?;
         }
         13..=25 => {
@@ -528,18 +561,18 @@ fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), Fie
             };
             let count = match delta {
                 1 => {
-                    *fp.last_mut() = fp.last_mut().wrapping_add(1);
+                    fp.add_to_last(1);
                     count
                 }
                 2 => {
                     let n = r.read_ubitvar()? as i32;
-                    *fp.last_mut() = fp.last_mut().wrapping_add(n).wrapping_add(2);
+                    fp.add_to_last(n.wrapping_add(2));
                     count
                 }
                 3 => {
                     let n = r.read_ubitvar()?;
                     let d = r.read_ubitvar()? as i32;
-                    *fp.last_mut() = fp.last_mut().wrapping_add(d);
+                    fp.add_to_last(d);
                     if n as usize >= MAX_DEPTH {
                         return Err(FieldPathError::TooDeep);
                     }
@@ -569,12 +602,12 @@ fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), Fie
         }
         27 => {
             fp.pop(1)?;
-            *fp.last_mut() = fp.last_mut().wrapping_add(1);
+            fp.add_to_last(1);
         }
         28 => {
             fp.pop(1)?;
             let n = fpu(r)?;
-            *fp.last_mut() = fp.last_mut().wrapping_add(n).wrapping_add(1);
+            fp.add_to_last(n.wrapping_add(1));
         }
         29..=32 => {
             fp.pop(fp.last)?;
@@ -584,18 +617,18 @@ fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), Fie
                 31 => bits(r, 3)?,
                 _ => bits(r, 6)?,
             };
-            fp.path[0] = fp.path[0].wrapping_add(n).wrapping_add(1);
+            fp.add_at(0, n.wrapping_add(1));
         }
         33 => {
             let n = fpu(r)? as usize;
             fp.pop(n)?;
-            *fp.last_mut() = fp.last_mut().wrapping_add(1);
+            fp.add_to_last(1);
         }
         34 => {
             let n = fpu(r)? as usize;
             fp.pop(n)?;
             let d = read_varint32(r)?;
-            *fp.last_mut() = fp.last_mut().wrapping_add(d);
+            fp.add_to_last(d);
         }
         35 => {
             let n = fpu(r)? as usize;
@@ -617,7 +650,7 @@ fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), Fie
             if fp.last == 0 {
                 return Err(FieldPathError::PopTooFar);
             }
-            fp.path[fp.last - 1] = fp.path[fp.last - 1].wrapping_add(1);
+            fp.add_at(fp.last - 1, 1);
         }
         _ => {
             // 38: NonTopoComplexPack4Bits.
@@ -722,7 +755,13 @@ fn read_paths<const MARK: bool>(
             FINISH => return Ok(()),
             // PlusOne..PlusFour (about 60% of all ops) without a call.
             0..=3 => fp.add(&fp.step(usize::from(op) + 1)),
-            _ => apply_op(op, &mut fp, r)?,
+            _ => {
+                // On a copy: `fp` itself never has its address taken, so
+                // it stays in registers across the common ops above.
+                let mut edited = fp;
+                apply_op(op, &mut edited, r)?;
+                fp = edited;
+            }
         }
         if out.len() >= MAX_PATHS_PER_UPDATE {
             return Err(FieldPathError::TooMany);
