@@ -620,6 +620,7 @@ struct DecoderParams<'a> {
     flags: Option<i32>,
 }
 
+#[inline(always)]
 fn float_decoder(p: &DecoderParams<'_>) -> Result<FloatDecoder, ErrorKind> {
     Ok(match p.encoder {
         Some("coord") => FloatDecoder::Coord,
@@ -705,6 +706,7 @@ fn listed_types() -> &'static FxHashMap<&'static str, FieldDecoder> {
 }
 
 /// Chooses the decoder for a base type; `None` for an unknown type.
+#[inline(always)]
 fn decoder_for(
     kind: &BaseKind,
     p: &DecoderParams<'_>,
@@ -761,6 +763,26 @@ fn decoder_for(
             Some(FieldDecoder::U64)
         }
         None => None,
+    })
+}
+
+/// [`decoder_for`], with [`FieldDecoder::Fallback`] (and `fallback` set)
+/// for an unknown type. (A function, not a closure, so that it inlines: the
+/// decoder is then built in place instead of being returned through
+/// memory.)
+#[inline(always)]
+fn choose(
+    kind: &BaseKind,
+    p: &DecoderParams<'_>,
+    is_element: bool,
+    fallback: &mut bool,
+) -> Result<FieldDecoder, ErrorKind> {
+    Ok(match decoder_for(kind, p, is_element)? {
+        Some(d) => d,
+        None => {
+            *fallback = true;
+            FieldDecoder::Fallback
+        }
     })
 }
 
@@ -854,8 +876,12 @@ impl SendTables {
             }
         };
         // Serializer ids first, so fields can refer to serializers defined later.
-        let mut by_key: FxHashMap<(&str, i32), SerializerId> = FxHashMap::default();
-        let mut by_name: FxHashMap<&str, SerializerId> = FxHashMap::default();
+        // Sized up front (the number of serializers is known): no rehashing.
+        let count = serializers.size_hint().0.min(1 << 16);
+        let mut by_key: FxHashMap<(&str, i32), SerializerId> =
+            FxHashMap::with_capacity_and_hasher(count, Default::default());
+        let mut by_name: FxHashMap<&str, SerializerId> =
+            FxHashMap::with_capacity_and_hasher(count, Default::default());
         for s in serializers {
             let s = s?;
             let (Some(name), Some(name_sym)) = (sym(s.name_sym), symbol(s.name_sym)) else {
@@ -903,6 +929,8 @@ impl SendTables {
         let mut types: Vec<TypeInfo> = Vec::with_capacity(256);
         let mut unnamed_type = None;
         let mut raw = RawField::default();
+        let mut looked_up: FxHashMap<(i32, Option<i32>), Option<SerializerId>> =
+            FxHashMap::with_capacity_and_hasher(count, Default::default());
         for fi in 0..field_count {
             field_at(fi, &mut raw)?;
             let f = &raw;
@@ -946,18 +974,15 @@ impl SendTables {
                 },
                 None => *unnamed_type.get_or_insert_with(|| TypeInfo::of(var_type_str)),
             };
-            let field_serializer =
-                lookup(sym(f.field_serializer_name_sym), f.field_serializer_version);
-            let mut fallback = false;
-            let mut choose = |kind: &BaseKind, element: bool| -> Result<FieldDecoder, ErrorKind> {
-                Ok(match decoder_for(kind, &params, element)? {
-                    Some(d) => d,
-                    None => {
-                        fallback = true;
-                        FieldDecoder::Fallback
-                    }
-                })
+            // Many fields name the same serializer: look each (symbol,
+            // version) pair up by name once.
+            let field_serializer = match f.field_serializer_name_sym {
+                None => None,
+                Some(name_sym) => *looked_up
+                    .entry((name_sym, f.field_serializer_version))
+                    .or_insert_with(|| lookup(sym(Some(name_sym)), f.field_serializer_version)),
             };
+            let mut fallback = false;
             let model = if !f.polymorphic.is_empty() {
                 let mut poly = Vec::with_capacity(f.polymorphic.len());
                 for &(poly_name, poly_version) in &f.polymorphic {
@@ -987,11 +1012,11 @@ impl SendTables {
                 }
                 FieldModel::FixedArray {
                     len: count,
-                    element: choose(&vt.kind, false)?,
+                    element: choose(&vt.kind, &params, false, &mut fallback)?,
                 }
             } else if vt.variable_array {
                 let element = match &vt.element {
-                    Some(kind) => choose(kind, true)?,
+                    Some(kind) => choose(kind, &params, true, &mut fallback)?,
                     None => {
                         return Err(ErrorKind::SendTables(format!(
                             "field {name}: {var_type_str} has no element type"
@@ -1000,7 +1025,7 @@ impl SendTables {
                 };
                 FieldModel::VariableArray(element)
             } else {
-                FieldModel::Value(choose(&vt.kind, false)?)
+                FieldModel::Value(choose(&vt.kind, &params, false, &mut fallback)?)
             };
             if fallback {
                 // The first serializer that uses the field names it.
