@@ -173,6 +173,45 @@ pub(crate) fn read_varint32(
     Err(ErrorKind::BadVarint { what })
 }
 
+/// The size a compressed frame payload claims, if its input can justify it.
+fn decompressed_len(raw: &[u8]) -> Result<usize, ErrorKind> {
+    let len = snap::raw::decompress_len(raw).map_err(|e| ErrorKind::Snappy {
+        what: "frame payload",
+        message: e.to_string(),
+    })?;
+    // A snappy block expands at most ~ 21.3x per input byte; reject claims
+    // no input of this size can justify.
+    let limit = raw
+        .len()
+        .saturating_mul(32)
+        .clamp(64, MAX_DECOMPRESSED_FRAME);
+    if len > limit {
+        return Err(ErrorKind::LimitExceeded {
+            what: "decompressed frame size",
+            value: len as u64,
+            limit: limit as u64,
+        });
+    }
+    Ok(len)
+}
+
+/// A frame payload as [`FrameReader`] would return it: decompressed when
+/// `compressed`, into a new buffer.
+pub(crate) fn payload_of(raw: &[u8], compressed: bool) -> Result<Vec<u8>, ErrorKind> {
+    if !compressed {
+        return Ok(raw.to_vec());
+    }
+    let mut out = vec![0; decompressed_len(raw)?];
+    let written = snap::raw::Decoder::new()
+        .decompress(raw, &mut out)
+        .map_err(|e| ErrorKind::Snappy {
+            what: "frame payload",
+            message: e.to_string(),
+        })?;
+    out.truncate(written);
+    Ok(out)
+}
+
 /// Iterates over the frames of a demo held in memory.
 #[derive(Debug, Clone)]
 pub struct FrameReader<'a> {
@@ -261,6 +300,26 @@ impl<'a> FrameReader<'a> {
         }
     }
 
+    /// The next frame's command, index and raw (possibly still compressed)
+    /// payload, borrowed from the data; `None` at the end or at a frame whose
+    /// header or size does not fit the data (the regular reader reports
+    /// that). For looking ahead on a clone of the reader.
+    pub(crate) fn next_raw(&mut self) -> Option<(DemoCommand, u64, bool, &'a [u8])> {
+        if self.done {
+            return None;
+        }
+        let mut pos = self.pos;
+        let cmd = read_varint32(self.data, &mut pos, "frame command").ok()?;
+        read_varint32(self.data, &mut pos, "frame tick").ok()?;
+        let size = read_varint32(self.data, &mut pos, "frame size").ok()? as usize;
+        let raw = self.data.get(pos..pos.checked_add(size)?)?;
+        let index = self.index;
+        self.pos = pos + size;
+        self.index += 1;
+        let command = DemoCommand::from_raw(cmd & !DEM_IS_COMPRESSED);
+        Some((command, index, cmd & DEM_IS_COMPRESSED != 0, raw))
+    }
+
     /// The next frame, `None` at the clean end of the data. Frames after
     /// `DEM_Stop` (CS2 writes `DEM_FileInfo` there) are returned too.
     pub fn next_frame(&mut self) -> Result<Option<Frame<'a>>, DemoError> {
@@ -313,29 +372,10 @@ impl<'a> FrameReader<'a> {
         let payload = if !wanted(command) {
             std::borrow::Cow::Borrowed(&[][..])
         } else if compressed {
-            let len = snap::raw::decompress_len(raw).map_err(|e| DemoError {
-                kind: ErrorKind::Snappy {
-                    what: "frame payload",
-                    message: e.to_string(),
-                },
+            let len = decompressed_len(raw).map_err(|kind| DemoError {
+                kind,
                 location: self.location(start),
             })?;
-            // A snappy block expands at most ~ 21.3x per input byte; reject
-            // claims no input of this size can justify.
-            if len > MAX_DECOMPRESSED_FRAME || len > raw.len().saturating_mul(32).max(64) {
-                return Err(DemoError {
-                    kind: ErrorKind::LimitExceeded {
-                        what: "decompressed frame size",
-                        value: len as u64,
-                        limit: raw
-                            .len()
-                            .saturating_mul(32)
-                            .clamp(64, MAX_DECOMPRESSED_FRAME)
-                            as u64,
-                    },
-                    location: self.location(start),
-                });
-            }
             let mut out = std::mem::take(&mut self.spare);
             // Only the part not written before needs zeroing.
             if out.len() < len {

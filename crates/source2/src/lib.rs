@@ -32,6 +32,7 @@ pub mod error;
 pub mod fieldpath;
 mod flattened;
 pub mod gameevent;
+pub mod helper;
 pub mod messages;
 mod messages_generated;
 pub mod parser;

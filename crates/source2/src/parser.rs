@@ -278,7 +278,9 @@ pub struct DemoState {
     pub server_info: Option<pb::CSvcMsgServerInfo>,
     /// Seconds per tick (1/64 for CS2 unless the server says otherwise).
     pub tick_interval: f32,
-    /// Send tables.
+    /// Send tables. Set by the first tick (when the helper thread builds
+    /// them, see [`crate::helper`], callbacks during the signon may still
+    /// see `None`), and always before the first entity.
     pub send_tables: Option<Arc<SendTables>>,
     /// Server classes by id.
     pub classes: Vec<ServerClass>,
@@ -375,6 +377,23 @@ pub struct DemoParser<'a> {
     /// Frames seen by command since then (folded into `command_counts`),
     /// instead of a name built and looked up per frame.
     commands_seen: FxHashMap<DemoCommand, u64>,
+    /// Send tables being built on the helper thread (see
+    /// [`DemoParser::start_send_tables`]).
+    background: Option<BackgroundTables>,
+    /// Whether to use the helper thread ([`DemoParser::with_helper_thread`]).
+    use_helper: bool,
+}
+
+/// A `CDemoSendTables` frame whose tables another thread builds while this
+/// one reads the rest of the signon.
+#[derive(Debug)]
+struct BackgroundTables {
+    /// Index of the frame.
+    frame: u64,
+    /// Where the frame is, once the parser has reached it (errors are
+    /// reported there); `None` before.
+    location: Option<Location>,
+    handle: crate::helper::Pending<Result<SendTables, ErrorKind>>,
 }
 
 /// Whether [`DemoParser`] reads the payload of a frame with this command
@@ -430,6 +449,8 @@ impl<'a> DemoParser<'a> {
             send_table_cache: None,
             message_ids: FxHashMap::default(),
             commands_seen: FxHashMap::default(),
+            background: None,
+            use_helper: crate::helper::enabled(),
         })
     }
 
@@ -438,6 +459,17 @@ impl<'a> DemoParser<'a> {
     #[must_use]
     pub fn with_send_table_cache(mut self, cache: Arc<SendTableCache>) -> Self {
         self.send_table_cache = Some(cache);
+        self
+    }
+
+    /// Whether the send tables may be built on the [`crate::helper`]
+    /// thread while the rest of the signon is read (default: what
+    /// [`crate::helper::enabled`] said when the parser was created). The
+    /// result is the same either way; while they are being built,
+    /// [`DemoState::send_tables`] is `None` in the signon's callbacks.
+    #[must_use]
+    pub fn with_helper_thread(mut self, use_helper: bool) -> Self {
+        self.use_helper = use_helper;
         self
     }
 
@@ -476,13 +508,108 @@ impl<'a> DemoParser<'a> {
         }
     }
 
+    /// Hands the signon's `CDemoSendTables` frame to the helper thread,
+    /// which builds its tables while this one reads the frames around it
+    /// (string tables, class info, the game-event list: together about as
+    /// long). Only at the start of a demo, when send tables are wanted and
+    /// no shared cache may already hold them.
+    fn start_send_tables(&mut self, interests: Interests) {
+        if !self.use_helper
+            || !interests.wants_send_tables()
+            || self.send_table_cache.is_some()
+            || self.frames.frame_index() != 0
+        {
+            return;
+        }
+        // The signon is a few dozen frames; look no further than that.
+        let mut ahead = self.frames.clone();
+        for _ in 0..64 {
+            let Some((command, frame, compressed, raw)) = ahead.next_raw() else {
+                return;
+            };
+            match command {
+                DemoCommand::SendTables => {
+                    let raw = raw.to_vec();
+                    let build = move || {
+                        let payload = crate::container::payload_of(&raw, compressed)?;
+                        let data = crate::wire::bytes_field(&payload, 1, "CDemoSendTables")?;
+                        let body = crate::serializer::demo_payload_message(data.unwrap_or(&[]))?;
+                        SendTables::from_message(body)
+                    };
+                    if let Some(handle) = crate::helper::run(build) {
+                        self.background = Some(BackgroundTables {
+                            frame,
+                            location: None,
+                            handle,
+                        });
+                    }
+                    return;
+                }
+                DemoCommand::Packet | DemoCommand::FullPacket | DemoCommand::Stop => return,
+                _ => {}
+            }
+        }
+    }
+
+    /// Takes the send tables from the helper thread, if it has them and the
+    /// parser has reached their frame: before anything that may use them
+    /// (entities, another serializer message, the first tick's callbacks,
+    /// the end of the run). A build error is reported at the frame.
+    fn finish_send_tables(&mut self) -> Result<(), DemoError> {
+        if self
+            .background
+            .as_ref()
+            .is_none_or(|b| b.location.is_none())
+        {
+            return Ok(());
+        }
+        let Some(BackgroundTables {
+            location, handle, ..
+        }) = self.background.take()
+        else {
+            return Ok(());
+        };
+        let location = location.unwrap_or(self.current_frame);
+        let built = handle.wait().unwrap_or_else(|| {
+            Err(ErrorKind::SendTables(
+                "the thread building the send tables failed".into(),
+            ))
+        });
+        match built {
+            Ok(tables) => {
+                self.set_send_tables(Arc::new(tables));
+                Ok(())
+            }
+            Err(kind) => Err(DemoError { kind, location }),
+        }
+    }
+
     fn run_frames<V: Visitor>(&mut self, visitor: &mut V) -> Result<(), DemoError> {
         let interests = visitor.interests();
+        self.start_send_tables(interests);
+        let result = self.read_frames(visitor, interests);
+        // A run that stopped early still ends with its tables (or their error).
+        let finished = self.finish_send_tables();
+        self.background = None;
+        result.and(finished)
+    }
+
+    fn read_frames<V: Visitor>(
+        &mut self,
+        visitor: &mut V,
+        interests: Interests,
+    ) -> Result<(), DemoError> {
         let mut open_tick: Option<i32> = None;
         loop {
             let after_stop = self.state.reached_stop;
-            // Payloads `handle_frame` ignores are not decompressed.
-            let wanted = |command| handles_payload(command, interests, after_stop);
+            let background = self.background.as_ref().map(|b| b.frame);
+            let next = self.frames.frame_index();
+            // Payloads `handle_frame` ignores are not decompressed, nor the
+            // send tables the helper thread is building.
+            let wanted = |command| {
+                handles_payload(command, interests, after_stop)
+                    && !(command == DemoCommand::SendTables && background == Some(next))
+            };
             let frame = match self.frames.next_frame_if(wanted) {
                 Ok(Some(f)) => f,
                 Ok(None) => break,
@@ -500,6 +627,12 @@ impl<'a> DemoParser<'a> {
             };
             self.state.frames += 1;
             if frame.tick != self.state.tick && !self.state.reached_stop {
+                if let Err(e) = self.finish_send_tables() {
+                    if let Some(t) = open_tick {
+                        visitor.on_tick_end(&self.state, t);
+                    }
+                    return Err(e);
+                }
                 if let Some(t) = open_tick.take() {
                     visitor.on_tick_end(&self.state, t);
                 }
@@ -551,7 +684,18 @@ impl<'a> DemoParser<'a> {
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoFileInfo", e)))?;
                 self.state.file_info = Some(i);
             }
+            DemoCommand::SendTables
+                if self
+                    .background
+                    .as_ref()
+                    .is_some_and(|b| b.frame == frame.index) =>
+            {
+                if let Some(b) = self.background.as_mut() {
+                    b.location = Some(self.current_frame);
+                }
+            }
             DemoCommand::SendTables => {
+                self.finish_send_tables()?;
                 // Borrowed, not copied: the blob is most of the frame.
                 let data = crate::wire::bytes_field(payload, 1, "CDemoSendTables")
                     .map_err(|k| self.err(k))?;
@@ -652,6 +796,13 @@ impl<'a> DemoParser<'a> {
             None => SendTables::from_message(message).map(Arc::new),
         }
         .map_err(|k| self.err(k))?;
+        self.set_send_tables(tables);
+        Ok(())
+    }
+
+    /// Makes `tables` the current send tables: reports their fallback
+    /// decoders and links the classes to their serializers.
+    fn set_send_tables(&mut self, tables: Arc<SendTables>) {
         for (ser, field, ty) in &tables.fallbacks {
             self.state.warn(format!(
                 "field {ser}.{field} of unknown type {ty:?} is read as a varuint64"
@@ -659,7 +810,6 @@ impl<'a> DemoParser<'a> {
         }
         self.state.send_tables = Some(tables);
         self.link_classes();
-        Ok(())
     }
 
     fn link_classes(&mut self) {
@@ -921,6 +1071,7 @@ impl<'a> DemoParser<'a> {
                 if !interests.wants_send_tables() {
                     return Ok(());
                 }
+                self.finish_send_tables()?;
                 self.load_send_tables(body)?;
             }
             44 => {
@@ -1123,6 +1274,7 @@ impl<'a> DemoParser<'a> {
         m: crate::wire::PacketEntitiesView<'_>,
         visitor: &mut V,
     ) -> Result<(), DemoError> {
+        self.finish_send_tables()?;
         if self.state.send_tables.is_none() {
             return Err(self.err(ErrorKind::SendTables(
                 "entity data before the send tables".into(),
