@@ -468,7 +468,9 @@ pub(crate) fn read_fields(
 /// on the way down (an array's length, a polymorphic pointer's type) sits
 /// on the shared prefix, which a path of the same length cannot write. A
 /// node that grows moves its own slots, never the slot that points at it,
-/// so `owner` stays put.
+/// so `owner` stays put. `node` is the node's arena range as last seen:
+/// only a sibling path can move that node (by growing it), and it updates
+/// `node` when it does.
 #[derive(Clone, Copy)]
 enum LastLevel<'t> {
     None,
@@ -477,6 +479,7 @@ enum LastLevel<'t> {
         fields: &'t [u32],
         owner: Owner,
         size: usize,
+        node: (usize, usize),
     },
     /// The last index is an element of an array of `bound` elements.
     Elements {
@@ -484,6 +487,7 @@ enum LastLevel<'t> {
         decoder: &'t crate::serializer::FieldDecoder,
         bound: u32,
         size: usize,
+        node: (usize, usize),
     },
 }
 
@@ -525,17 +529,18 @@ impl FieldState {
             // Anything unusual (another model, an index out of range) takes
             // the full walk below, which reports it.
             let index = fp.last_index();
-            let found = match *level {
+            let found = match level {
                 LastLevel::Fields {
                     fields,
                     owner,
                     size,
+                    node,
                 } => usize::try_from(index)
                     .ok()
                     .and_then(|k| fields.get(k))
                     .and_then(|&f| tables.fields.get(f as usize))
                     .and_then(|field| match &field.model {
-                        FieldModel::Value(d) => Some((owner, size, d)),
+                        FieldModel::Value(d) => Some((*owner, *size, node, d)),
                         _ => None,
                     }),
                 LastLevel::Elements {
@@ -543,12 +548,20 @@ impl FieldState {
                     decoder,
                     bound,
                     size,
-                } => (index >= 0 && (index as u32) < bound).then_some((owner, size, decoder)),
+                    node,
+                } => (index >= 0 && (index as u32) < *bound)
+                    .then_some((*owner, *size, node, *decoder)),
                 LastLevel::None => None,
             };
             match found {
-                Some((owner, size, decoder)) => {
-                    Some((self.slot_index(owner, index, size)?, decoder))
+                // Inside the node as last seen: no lookup of the node.
+                Some((_, _, &mut (start, len), decoder)) if (index as u32 as usize) < len => {
+                    Some((start + index as usize, decoder))
+                }
+                Some((owner, size, node, decoder)) => {
+                    let at = self.slot_index(owner, index, size)?;
+                    *node = self.node(owner);
+                    Some((at, decoder))
                 }
                 None => None,
             }
@@ -608,6 +621,7 @@ impl FieldState {
                 fields: &s.fields,
                 owner,
                 size,
+                node: self.node(owner),
             };
             match &field.model {
                 FieldModel::Value(d) => {
@@ -629,13 +643,15 @@ impl FieldState {
                         ));
                     }
                     let size = *len as usize & sized;
+                    let owner = Owner::Slot(at);
+                    let at = self.slot_index(owner, elem, size)?;
                     *level = LastLevel::Elements {
-                        owner: Owner::Slot(at),
+                        owner,
                         decoder: element,
                         bound: *len,
                         size,
+                        node: self.node(owner),
                     };
-                    let at = self.slot_index(Owner::Slot(at), elem, size)?;
                     break (at, element);
                 }
                 FieldModel::VariableArray(element) => {
@@ -652,13 +668,15 @@ impl FieldState {
                         ));
                     }
                     let size = len.unwrap_or(0) as usize & sized;
+                    let owner = Owner::Slot(at);
+                    let at = self.slot_index(owner, elem, size)?;
                     *level = LastLevel::Elements {
-                        owner: Owner::Slot(at),
+                        owner,
                         decoder: element,
                         bound: len.unwrap_or(MAX_ARRAY_LEN),
                         size,
+                        node: self.node(owner),
                     };
-                    let at = self.slot_index(Owner::Slot(at), elem, size)?;
                     break (at, element);
                 }
                 FieldModel::FixedTable { serializer, poly } => {
