@@ -589,6 +589,37 @@ fn helper_thread_gives_the_same_result() {
     assert!(gamewire_source2::helper::jobs_done() > before);
 }
 
+/// Parses on several threads at once share the one helper thread (a parse
+/// that finds it busy builds its own tables) and each gets what a parse on
+/// its own gets.
+#[test]
+fn concurrent_parses_with_the_helper_thread_agree() {
+    let data: Vec<Vec<u8>> = demos().iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let expected: Vec<(u64, u64)> = data
+        .iter()
+        .map(|d| {
+            let mut parser = DemoParser::new(d).unwrap().with_helper_thread(false);
+            parser.run(&mut NoVisitor).unwrap();
+            (state_checksum(&parser.state), parser.state.entity_updates)
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let (data, expected) = (&data, &expected);
+            scope.spawn(move || {
+                for round in 0..3 {
+                    for (i, d) in data.iter().enumerate().skip((t + round) % 2) {
+                        let mut parser = DemoParser::new(d).unwrap().with_helper_thread(true);
+                        parser.run(&mut NoVisitor).unwrap();
+                        let got = (state_checksum(&parser.state), parser.state.entity_updates);
+                        assert_eq!(got, expected[i], "thread {t}, demo {i}");
+                    }
+                }
+            });
+        }
+    });
+}
+
 /// A damaged `CDemoSendTables` frame fails the same way, at the same
 /// frame, whether its tables are built on the helper thread or in place.
 #[test]
