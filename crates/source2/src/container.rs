@@ -173,26 +173,53 @@ pub(crate) fn read_varint32(
     Err(ErrorKind::BadVarint { what })
 }
 
-/// The size a compressed frame payload claims, if its input can justify it.
-fn decompressed_len(raw: &[u8]) -> Result<usize, ErrorKind> {
-    let len = snap::raw::decompress_len(raw).map_err(|e| ErrorKind::Snappy {
-        what: "frame payload",
+/// Decompresses a raw snappy block into `out` (its contents are replaced;
+/// only the part never written before is zeroed, so a reused buffer costs
+/// no zeroing). A claimed size no input of this length can justify (a
+/// block expands at most ~21.3x per input byte; more than 32x, at least 64
+/// bytes) or above `cap` is refused before anything is allocated.
+/// `what` names the data in errors, `size_what` the size limit.
+pub(crate) fn snappy_into(
+    raw: &[u8],
+    what: &'static str,
+    size_what: &'static str,
+    cap: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), ErrorKind> {
+    let snappy = |e: snap::Error| ErrorKind::Snappy {
+        what,
         message: e.to_string(),
-    })?;
-    // A snappy block expands at most ~ 21.3x per input byte; reject claims
-    // no input of this size can justify.
-    let limit = raw
-        .len()
-        .saturating_mul(32)
-        .clamp(64, MAX_DECOMPRESSED_FRAME);
+    };
+    let len = snap::raw::decompress_len(raw).map_err(snappy)?;
+    let limit = raw.len().saturating_mul(32).max(64).min(cap);
     if len > limit {
         return Err(ErrorKind::LimitExceeded {
-            what: "decompressed frame size",
+            what: size_what,
             value: len as u64,
             limit: limit as u64,
         });
     }
-    Ok(len)
+    if out.len() < len {
+        out.resize(len, 0);
+    } else {
+        out.truncate(len);
+    }
+    let written = snap::raw::Decoder::new()
+        .decompress(raw, out)
+        .map_err(snappy)?;
+    out.truncate(written);
+    Ok(())
+}
+
+/// Decompresses a frame payload into `out`, with the frame limits.
+fn frame_payload_into(raw: &[u8], out: &mut Vec<u8>) -> Result<(), ErrorKind> {
+    snappy_into(
+        raw,
+        "frame payload",
+        "decompressed frame size",
+        MAX_DECOMPRESSED_FRAME,
+        out,
+    )
 }
 
 /// A frame payload as [`FrameReader`] would return it: decompressed when
@@ -201,14 +228,8 @@ pub(crate) fn payload_of(raw: &[u8], compressed: bool) -> Result<Vec<u8>, ErrorK
     if !compressed {
         return Ok(raw.to_vec());
     }
-    let mut out = vec![0; decompressed_len(raw)?];
-    let written = snap::raw::Decoder::new()
-        .decompress(raw, &mut out)
-        .map_err(|e| ErrorKind::Snappy {
-            what: "frame payload",
-            message: e.to_string(),
-        })?;
-    out.truncate(written);
+    let mut out = Vec::new();
+    frame_payload_into(raw, &mut out)?;
     Ok(out)
 }
 
@@ -372,27 +393,11 @@ impl<'a> FrameReader<'a> {
         let payload = if !wanted(command) {
             std::borrow::Cow::Borrowed(&[][..])
         } else if compressed {
-            let len = decompressed_len(raw).map_err(|kind| DemoError {
+            let mut out = std::mem::take(&mut self.spare);
+            frame_payload_into(raw, &mut out).map_err(|kind| DemoError {
                 kind,
                 location: self.location(start),
             })?;
-            let mut out = std::mem::take(&mut self.spare);
-            // Only the part not written before needs zeroing.
-            if out.len() < len {
-                out.resize(len, 0);
-            } else {
-                out.truncate(len);
-            }
-            let written = snap::raw::Decoder::new()
-                .decompress(raw, &mut out)
-                .map_err(|e| DemoError {
-                    kind: ErrorKind::Snappy {
-                        what: "frame payload",
-                        message: e.to_string(),
-                    },
-                    location: self.location(start),
-                })?;
-            out.truncate(written);
             std::borrow::Cow::Owned(out)
         } else {
             std::borrow::Cow::Borrowed(raw)

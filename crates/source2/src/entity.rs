@@ -617,11 +617,13 @@ impl FieldState {
                 })?;
             let size = s.fields.len() & sized;
             let at = self.slot_index(owner, index, size)?;
-            let here = LastLevel::Fields {
+            // The level of a path that ends here (its node looked up only
+            // then, not at every depth of the walk).
+            let here = |state: &Self| LastLevel::Fields {
                 fields: &s.fields,
                 owner,
                 size,
-                node: self.node(owner),
+                node: state.node(owner),
             };
             match &field.model {
                 FieldModel::Value(d) => {
@@ -631,7 +633,7 @@ impl FieldState {
                             tables.symbol(field.name)
                         ));
                     }
-                    *level = here;
+                    *level = here(self);
                     break (at, d);
                 }
                 FieldModel::FixedArray { len, element } => {
@@ -656,7 +658,7 @@ impl FieldState {
                 }
                 FieldModel::VariableArray(element) => {
                     if i == last {
-                        *level = here;
+                        *level = here(self);
                         break (at, &LENGTH);
                     }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
@@ -681,7 +683,7 @@ impl FieldState {
                 }
                 FieldModel::FixedTable { serializer, poly } => {
                     if i == last {
-                        *level = here;
+                        *level = here(self);
                         break (at, if poly.is_empty() { &POINTER } else { &POLY });
                     }
                     ser = if poly.is_empty() {
@@ -701,7 +703,7 @@ impl FieldState {
                 }
                 FieldModel::VariableTable(child) => {
                     if i == last {
-                        *level = here;
+                        *level = here(self);
                         break (at, &LENGTH);
                     }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);

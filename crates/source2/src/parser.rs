@@ -396,6 +396,13 @@ struct BackgroundTables {
     handle: crate::helper::Pending<Result<SendTables, ErrorKind>>,
 }
 
+/// The `CSVCMsg_FlattenedSerializer` inside a `CDemoSendTables` frame
+/// payload, borrowed.
+fn send_tables_message(payload: &[u8]) -> Result<&[u8], ErrorKind> {
+    let data = crate::wire::bytes_field(payload, 1, "CDemoSendTables")?;
+    crate::serializer::demo_payload_message(data.unwrap_or(&[]))
+}
+
 /// Whether [`DemoParser`] reads the payload of a frame with this command
 /// (the frame reader does not decompress the others): after `DEM_Stop` only
 /// the file info; `DEM_SendTables` only when send tables are wanted.
@@ -532,9 +539,7 @@ impl<'a> DemoParser<'a> {
                     let raw = raw.to_vec();
                     let build = move || {
                         let payload = crate::container::payload_of(&raw, compressed)?;
-                        let data = crate::wire::bytes_field(&payload, 1, "CDemoSendTables")?;
-                        let body = crate::serializer::demo_payload_message(data.unwrap_or(&[]))?;
-                        SendTables::from_message(body)
+                        SendTables::from_message(send_tables_message(&payload)?)
                     };
                     if let Some(handle) = crate::helper::run(build) {
                         self.background = Some(BackgroundTables {
@@ -556,20 +561,14 @@ impl<'a> DemoParser<'a> {
     /// (entities, another serializer message, the first tick's callbacks,
     /// the end of the run). A build error is reported at the frame.
     fn finish_send_tables(&mut self) -> Result<(), DemoError> {
-        if self
-            .background
-            .as_ref()
-            .is_none_or(|b| b.location.is_none())
-        {
-            return Ok(());
-        }
         let Some(BackgroundTables {
-            location, handle, ..
-        }) = self.background.take()
+            location: Some(location),
+            handle,
+            ..
+        }) = self.background.take_if(|b| b.location.is_some())
         else {
             return Ok(());
         };
-        let location = location.unwrap_or(self.current_frame);
         let built = handle.wait().unwrap_or_else(|| {
             Err(ErrorKind::SendTables(
                 "the thread building the send tables failed".into(),
@@ -684,23 +683,15 @@ impl<'a> DemoParser<'a> {
                     .map_err(|e| self.err(ErrorKind::protobuf("CDemoFileInfo", e)))?;
                 self.state.file_info = Some(i);
             }
-            DemoCommand::SendTables
-                if self
-                    .background
-                    .as_ref()
-                    .is_some_and(|b| b.frame == frame.index) =>
-            {
-                if let Some(b) = self.background.as_mut() {
-                    b.location = Some(self.current_frame);
-                }
-            }
             DemoCommand::SendTables => {
+                // The helper thread's frame: its tables are collected later.
+                if let Some(b) = self.background.as_mut().filter(|b| b.frame == frame.index) {
+                    b.location = Some(self.current_frame);
+                    return Ok(());
+                }
                 self.finish_send_tables()?;
                 // Borrowed, not copied: the blob is most of the frame.
-                let data = crate::wire::bytes_field(payload, 1, "CDemoSendTables")
-                    .map_err(|k| self.err(k))?;
-                let body = crate::serializer::demo_payload_message(data.unwrap_or(&[]))
-                    .map_err(|k| self.err(k))?;
+                let body = send_tables_message(payload).map_err(|k| self.err(k))?;
                 self.load_send_tables(body)?;
             }
             DemoCommand::ClassInfo => {

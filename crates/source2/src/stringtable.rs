@@ -176,34 +176,12 @@ impl StringTable {
     }
 }
 
-/// Decompresses a raw snappy block, bounded by what the input can justify.
+/// Decompresses a raw snappy block, bounded by what the input can justify
+/// (see [`crate::container::snappy_into`]).
 pub(crate) fn decompress(raw: &[u8], what: &'static str) -> Result<Vec<u8>, ErrorKind> {
-    let snappy = |e: snap::Error| ErrorKind::Snappy {
-        what,
-        message: e.to_string(),
-    };
-    check_decompressed_len(raw, what)?;
-    snap::raw::Decoder::new()
-        .decompress_vec(raw)
-        .map_err(snappy)
-}
-
-/// The decompressed size a snappy block claims, if the input can justify
-/// it (a block expands at most ~21x).
-fn check_decompressed_len(raw: &[u8], what: &'static str) -> Result<usize, ErrorKind> {
-    let len = snap::raw::decompress_len(raw).map_err(|e| ErrorKind::Snappy {
-        what,
-        message: e.to_string(),
-    })?;
-    let limit = raw.len().saturating_mul(32).max(64);
-    if len > limit {
-        return Err(ErrorKind::LimitExceeded {
-            what: "decompressed size",
-            value: len as u64,
-            limit: limit as u64,
-        });
-    }
-    Ok(len)
+    let mut out = Vec::new();
+    decompress_into(raw, what, &mut out)?;
+    Ok(out)
 }
 
 /// [`decompress`] into a buffer that is reused (its contents are replaced).
@@ -212,23 +190,7 @@ pub(crate) fn decompress_into(
     what: &'static str,
     out: &mut Vec<u8>,
 ) -> Result<(), ErrorKind> {
-    let snappy = |e: snap::Error| ErrorKind::Snappy {
-        what,
-        message: e.to_string(),
-    };
-    let len = check_decompressed_len(raw, what)?;
-    // The decoder writes every byte; only the part never written before
-    // needs zeroing.
-    if out.len() < len {
-        out.resize(len, 0);
-    } else {
-        out.truncate(len);
-    }
-    let written = snap::raw::Decoder::new()
-        .decompress(raw, out)
-        .map_err(snappy)?;
-    out.truncate(written);
-    Ok(())
+    crate::container::snappy_into(raw, what, "decompressed size", usize::MAX, out)
 }
 
 #[cfg(test)]
