@@ -2,14 +2,19 @@
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use gamewire_source2::cs2::{Cell, EventCollector, Table, TickCollector};
 use gamewire_source2::serializer::{FieldModel, SendTables};
 use gamewire_source2::{
     DemoError, DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, NoVisitor,
-    Visitor,
+    SendTableCache, Visitor,
 };
+use indicatif::ProgressBar;
+
+use crate::many;
+use gamewire_query::dataset_names;
 
 /// Output format of `info`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,8 +57,11 @@ pub struct SchemaArgs {
 /// `gamewire events`.
 #[derive(Debug, Args)]
 pub struct EventsArgs {
-    /// The demo file.
-    pub demo: PathBuf,
+    /// Demo files, or directories searched recursively for `.dem` files and
+    /// broadcast directories. With several demos (or a directory), every row
+    /// starts with a `demo` column: the file name without `.dem`.
+    #[arg(required = true, value_name = "DEMO")]
+    pub demos: Vec<PathBuf>,
     /// Only events with this name (repeatable).
     #[arg(long)]
     pub name: Vec<String>,
@@ -63,6 +71,9 @@ pub struct EventsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = RowFormat::Jsonl)]
     pub format: RowFormat,
+    /// Worker threads for several demos (default: the number of cores).
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
 }
 
 /// `gamewire entities`.
@@ -81,8 +92,11 @@ pub struct EntitiesArgs {
 /// `gamewire ticks`.
 #[derive(Debug, Args)]
 pub struct TicksArgs {
-    /// The demo file.
-    pub demo: PathBuf,
+    /// Demo files, or directories searched recursively for `.dem` files and
+    /// broadcast directories. With several demos (or a directory), every row
+    /// starts with a `demo` column: the file name without `.dem`.
+    #[arg(required = true, value_name = "DEMO")]
+    pub demos: Vec<PathBuf>,
     /// Comma-separated props: friendly names (X, Y, Z, health, armor_value,
     /// team_num, pitch, yaw, is_alive, balance, ...) or raw prop paths.
     #[arg(long, value_delimiter = ',', required = true)]
@@ -93,6 +107,9 @@ pub struct TicksArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = RowFormat::Csv)]
     pub format: RowFormat,
+    /// Worker threads for several demos (default: the number of cores).
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
 }
 
 /// Reads a `.dem` file, or a broadcast directory (with a `sync.json`)
@@ -124,6 +141,60 @@ fn parse<V: Visitor>(path: &Path, data: &[u8], visitor: &mut V) -> Result<DemoSt
             describe_error(path, &e),
             parser.state.tick
         )),
+    }
+}
+
+/// A parse that may have ended at a cut.
+struct Parsed {
+    state: DemoState,
+    /// When the demo ended early: the cut, located, to report as a warning.
+    /// Everything before it was parsed and is kept.
+    cut: Option<String>,
+}
+
+/// Parses with a visitor (sharing `cache`'s send tables when given). A
+/// truncated demo is not an error: the visitor keeps everything before the
+/// cut, and the cut comes back in [`Parsed::cut`]. Any other parse error is.
+fn parse_keeping_cut<V: Visitor>(
+    path: &Path,
+    data: &[u8],
+    visitor: &mut V,
+    cache: Option<&Arc<SendTableCache>>,
+) -> Result<Parsed, String> {
+    let mut parser = DemoParser::new(data).map_err(|e| describe_error(path, &e))?;
+    if let Some(cache) = cache {
+        parser = parser.with_send_table_cache(Arc::clone(cache));
+    }
+    match parser.run(visitor) {
+        Ok(()) => Ok(Parsed {
+            state: parser.state,
+            cut: None,
+        }),
+        Err(e) if e.is_truncation() => {
+            let cut = format!(
+                "{}; the output holds everything before the cut (parsed up to tick {})",
+                describe_error(path, &e),
+                parser.state.tick
+            );
+            Ok(Parsed {
+                state: parser.state,
+                cut: Some(cut),
+            })
+        }
+        Err(e) => Err(format!(
+            "{} (parsed up to tick {})",
+            describe_error(path, &e),
+            parser.state.tick
+        )),
+    }
+}
+
+/// Reports a message on standard error above the progress bar.
+fn report(bar: &ProgressBar, line: String) {
+    if bar.is_hidden() {
+        eprintln!("{line}");
+    } else {
+        bar.println(line);
     }
 }
 
@@ -423,7 +494,15 @@ fn unknown_class(state: &DemoState, want: &str) -> String {
 /// The names closest to a wrong name (edit distance), at most five.
 pub use gamewire_query::props::closest;
 
-fn write_rows(out: &mut impl Write, table: &Table, format: RowFormat) -> Result<(), String> {
+/// Writes a table's rows; with `demo`, every row starts with a `demo`
+/// column holding it. `header`: the CSV header line (JSON Lines has none).
+fn write_rows(
+    out: &mut impl Write,
+    table: &Table,
+    format: RowFormat,
+    demo: Option<&str>,
+    header: bool,
+) -> Result<(), String> {
     match format {
         RowFormat::Jsonl => {
             // Keys in sorted order, as a `serde_json::Map` writes them;
@@ -436,8 +515,15 @@ fn write_rows(out: &mut impl Write, table: &Table, format: RowFormat) -> Result<
                 .collect();
             order.sort_by(|a, b| table.columns.get(a.0).cmp(&table.columns.get(b.0)));
             order.dedup_by(|a, b| table.columns.get(a.0) == table.columns.get(b.0));
+            let start = match demo {
+                Some(d) => format!(
+                    "{{\"demo\":{},",
+                    serde_json::to_string(d).unwrap_or_default()
+                ),
+                None => "{".to_string(),
+            };
             for row in &table.rows {
-                out.write_all(b"{").map_err(io_err)?;
+                out.write_all(start.as_bytes()).map_err(io_err)?;
                 for (n, (i, key)) in order.iter().enumerate() {
                     let Some(cell) = row.get(*i) else { continue };
                     if n > 0 {
@@ -451,20 +537,16 @@ fn write_rows(out: &mut impl Write, table: &Table, format: RowFormat) -> Result<
             }
         }
         RowFormat::Csv => {
-            writeln!(
-                out,
-                "{}",
-                table
-                    .columns
-                    .iter()
-                    .map(|c| csv_field(c))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            )
-            .map_err(io_err)?;
+            let lead = demo.map(|d| format!("{},", csv_field(d)));
+            if header {
+                let names: Vec<String> = table.columns.iter().map(|c| csv_field(c)).collect();
+                let demo_column = if demo.is_some() { "demo," } else { "" };
+                writeln!(out, "{demo_column}{}", names.join(",")).map_err(io_err)?;
+            }
             for row in &table.rows {
                 let line: Vec<String> = row.iter().map(|c| csv_field(&c.to_string())).collect();
-                writeln!(out, "{}", line.join(",")).map_err(io_err)?;
+                writeln!(out, "{}{}", lead.as_deref().unwrap_or(""), line.join(","))
+                    .map_err(io_err)?;
             }
         }
     }
@@ -499,94 +581,296 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// Fails with the closest declared names when `names` asks for an event
+/// that `declared` lacks; `missing` starts the message ("the demo
+/// declares no event", "no demo declares the event").
+fn check_event_names(names: &[String], declared: &[&str], missing: &str) -> Result<(), String> {
+    match names.iter().find(|want| !declared.contains(&want.as_str())) {
+        Some(want) => Err(format!(
+            "{missing} {want:?}; closest: {}",
+            closest(want, declared).join(", ")
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Events as JSON Lines: each event with its own keys only (and `demo`).
+fn write_events_jsonl(
+    out: &mut impl Write,
+    events: &[gamewire_source2::cs2::EventRow],
+    demo: Option<&str>,
+) -> Result<(), String> {
+    for (name, tick, cols) in events {
+        let mut obj = serde_json::Map::new();
+        if let Some(d) = demo {
+            obj.insert("demo".into(), d.into());
+        }
+        obj.insert("event".into(), name.clone().into());
+        obj.insert("tick".into(), (*tick).into());
+        for (k, v) in cols {
+            obj.insert(
+                k.clone(),
+                serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+            );
+        }
+        serde_json::to_writer(&mut *out, &obj).map_err(|e| e.to_string())?;
+        writeln!(out).map_err(io_err)?;
+    }
+    Ok(())
+}
+
+/// Events as one table: (`demo`,) `event`, `tick`, then the union of the
+/// keys in first-seen order; a key an event lacks is null.
+fn events_table(demos: Vec<(Option<String>, Vec<gamewire_source2::cs2::EventRow>)>) -> Table {
+    let with_demo = demos.iter().any(|(d, _)| d.is_some());
+    let mut columns: Vec<String> = Vec::new();
+    if with_demo {
+        columns.push("demo".into());
+    }
+    columns.extend(["event".to_string(), "tick".to_string()]);
+    let fixed = columns.len();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (_, events) in &demos {
+        for (_, _, cols) in events {
+            for (k, _) in cols {
+                if !index.contains_key(k) && !columns[..fixed].contains(k) {
+                    index.insert(k.clone(), columns.len());
+                    columns.push(k.clone());
+                }
+            }
+        }
+    }
+    let total = demos.iter().map(|(_, e)| e.len()).sum();
+    let mut rows = Vec::with_capacity(total);
+    for (demo, events) in demos {
+        for (name, tick, cols) in events {
+            let mut row = vec![Cell::Null; columns.len()];
+            let mut lead = Vec::with_capacity(fixed);
+            if with_demo {
+                lead.push(Cell::Str(demo.clone().unwrap_or_default()));
+            }
+            lead.extend([Cell::Str(name), Cell::Int(i64::from(tick))]);
+            for (slot, cell) in row.iter_mut().zip(lead) {
+                *slot = cell;
+            }
+            for (k, v) in cols {
+                if let Some(slot) = index.get(&k).and_then(|&i| row.get_mut(i)) {
+                    *slot = v;
+                }
+            }
+            rows.push(row);
+        }
+    }
+    Table { columns, rows }
+}
+
 /// `gamewire events`.
 pub fn events(args: EventsArgs) -> Result<(), String> {
-    let data = read_demo(&args.demo)?;
     let names = (!args.name.is_empty()).then(|| args.name.clone());
+    if many::names_several(&args.demos) {
+        return events_of_many(&args, names);
+    }
+    let path = args.demos.first().ok_or("no demo given")?;
+    let data = read_demo(path)?;
     let mut collector = EventCollector::new(names);
-    let state = leave_to_exit(parse(&args.demo, &data, &mut collector)?);
+    let parsed = parse_keeping_cut(path, &data, &mut collector, None)?;
+    let state = leave_to_exit(parsed.state);
     let mut out = stdout();
     if args.list {
         for name in collector.counts.keys() {
             writeln!(out, "{name}").map_err(io_err)?;
         }
-        return out.flush().map_err(io_err);
-    }
-    for want in &args.name {
-        let known = state.event_descriptors.names().any(|n| n == want);
-        if !known {
-            let names: Vec<&str> = state.event_descriptors.names().collect();
-            return Err(format!(
-                "the demo declares no event {want:?}; closest: {}",
-                closest(want, &names).join(", ")
-            ));
+    } else {
+        let declared: Vec<&str> = state.event_descriptors.names().collect();
+        check_event_names(&args.name, &declared, "the demo declares no event")?;
+        let events = std::mem::take(&mut collector.events);
+        if args.format == RowFormat::Jsonl {
+            write_events_jsonl(&mut out, leave_to_exit(events), None)?;
+        } else {
+            let table = events_table(vec![(None, events)]);
+            write_rows(&mut out, leave_to_exit(table), args.format, None, true)?;
         }
     }
-    if args.format == RowFormat::Jsonl {
-        // Each event with its own keys only.
-        for (name, tick, cols) in &collector.events {
-            let mut obj = serde_json::Map::new();
-            obj.insert("event".into(), name.clone().into());
-            obj.insert("tick".into(), (*tick).into());
-            for (k, v) in cols {
-                obj.insert(
-                    k.clone(),
-                    serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
-                );
-            }
-            serde_json::to_writer(&mut out, &obj).map_err(|e| e.to_string())?;
-            writeln!(out).map_err(io_err)?;
-        }
-        return out.flush().map_err(io_err);
+    out.flush().map_err(io_err)?;
+    if let Some(cut) = parsed.cut {
+        eprintln!("warning: {cut}");
     }
-    // CSV: event, tick, then the union of keys in first-seen order.
-    let mut columns: Vec<String> = vec!["event".into(), "tick".into()];
-    for (_, _, cols) in &collector.events {
-        for (k, _) in cols {
-            if !columns.contains(k) {
-                columns.push(k.clone());
-            }
-        }
+    Ok(())
+}
+
+/// One demo's part of a several-demo `events`.
+struct DemoEvents {
+    /// JSON Lines, already written (`--format jsonl`).
+    jsonl: Vec<u8>,
+    /// The events themselves (`--format csv`: one table over all demos).
+    events: Vec<gamewire_source2::cs2::EventRow>,
+    /// The names of the events seen (`--list`).
+    seen: Vec<String>,
+    /// The event names the demo declares.
+    declared: Vec<String>,
+    cut: Option<String>,
+}
+
+fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), String> {
+    let demos = many::collect_demos(&args.demos)?;
+    if demos.is_empty() {
+        return Err("no demo files found".into());
     }
-    let mut table = Table {
-        columns,
-        rows: Vec::with_capacity(collector.events.len()),
+    let labels = dataset_names(&demos);
+    let jobs = many::worker_count(args.jobs, demos.len());
+    let cache = Arc::new(SendTableCache::default());
+    let bar = many::demo_progress(demos.len());
+    let work = |i: usize| -> Result<DemoEvents, String> {
+        let (path, label) = (&demos[i], &labels[i]);
+        let data = read_demo(path)?;
+        let mut collector = EventCollector::new(names.clone());
+        let parsed = parse_keeping_cut(path, &data, &mut collector, Some(&cache))?;
+        let mut jsonl = Vec::new();
+        if args.format == RowFormat::Jsonl && !args.list {
+            write_events_jsonl(&mut jsonl, &collector.events, Some(label))?;
+            collector.events = Vec::new();
+        }
+        Ok(DemoEvents {
+            jsonl,
+            events: collector.events,
+            seen: collector.counts.into_keys().collect(),
+            declared: parsed
+                .state
+                .event_descriptors
+                .names()
+                .map(String::from)
+                .collect(),
+            cut: parsed.cut,
+        })
     };
-    for (name, tick, cols) in collector.events {
-        let mut row = vec![Cell::Null; table.columns.len()];
-        if let Some(c) = row.get_mut(0) {
-            *c = Cell::Str(name);
-        }
-        if let Some(c) = row.get_mut(1) {
-            *c = Cell::Int(i64::from(tick));
-        }
-        for (k, v) in cols {
-            if let Some(slot) = table
-                .columns
-                .iter()
-                .position(|c| *c == k)
-                .and_then(|i| row.get_mut(i))
-            {
-                *slot = v;
+    let mut out = stdout();
+    let mut failed = 0usize;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut declared = std::collections::BTreeSet::new();
+    let mut tables = Vec::new();
+    let mut next_label = labels.iter();
+    many::in_order(demos.len(), jobs, work, |result| {
+        bar.inc(1);
+        let label = next_label.next().cloned();
+        match result {
+            Ok(demo) => {
+                out.write_all(&demo.jsonl).map_err(io_err)?;
+                seen.extend(demo.seen);
+                declared.extend(demo.declared);
+                if args.format == RowFormat::Csv && !args.list {
+                    tables.push((label, demo.events));
+                }
+                if let Some(cut) = demo.cut {
+                    report(&bar, format!("warning: {cut}"));
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                report(&bar, format!("error: {e}"));
             }
         }
-        table.rows.push(row);
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    if args.list {
+        for name in &seen {
+            writeln!(out, "{name}").map_err(io_err)?;
+        }
+    } else if args.format == RowFormat::Csv {
+        write_rows(&mut out, &events_table(tables), args.format, None, true)?;
     }
-    write_rows(&mut out, &table, args.format)?;
-    out.flush().map_err(io_err)
+    out.flush().map_err(io_err)?;
+    if failed == demos.len() {
+        return Err(format!("every demo failed ({failed})"));
+    }
+    let declared: Vec<&str> = declared.iter().map(String::as_str).collect();
+    check_event_names(&args.name, &declared, "no demo declares the event")?;
+    if failed > 0 {
+        return Err(format!("{failed} of {} demos failed", demos.len()));
+    }
+    Ok(())
 }
 
 /// `gamewire ticks`.
 pub fn ticks(args: TicksArgs) -> Result<(), String> {
-    let data = read_demo(&args.demo)?;
     let ticks = (!args.ticks.is_empty()).then(|| args.ticks.clone());
+    if many::names_several(&args.demos) {
+        return ticks_of_many(&args, ticks);
+    }
+    let path = args.demos.first().ok_or("no demo given")?;
+    let data = read_demo(path)?;
     let mut collector = TickCollector::new(&args.props, ticks);
-    let state = leave_to_exit(parse(&args.demo, &data, &mut collector)?);
+    let parsed = parse_keeping_cut(path, &data, &mut collector, None)?;
+    let state = leave_to_exit(parsed.state);
     let collector = leave_to_exit(collector);
     check_props(state, &args.props)?;
     let mut out = stdout();
-    write_rows(&mut out, &collector.table, args.format)?;
-    out.flush().map_err(io_err)
+    write_rows(&mut out, &collector.table, args.format, None, true)?;
+    out.flush().map_err(io_err)?;
+    if let Some(cut) = parsed.cut {
+        eprintln!("warning: {cut}");
+    }
+    Ok(())
+}
+
+fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String> {
+    let demos = many::collect_demos(&args.demos)?;
+    if demos.is_empty() {
+        return Err("no demo files found".into());
+    }
+    let labels = dataset_names(&demos);
+    let jobs = many::worker_count(args.jobs, demos.len());
+    let cache = Arc::new(SendTableCache::default());
+    let bar = many::demo_progress(demos.len());
+    // Each demo's rows are written by its worker, with a CSV header that
+    // only the first demo written keeps (the columns are the props asked
+    // for, the same for every demo).
+    let work = |i: usize| -> Result<(Vec<u8>, Option<String>), String> {
+        let (path, label) = (&demos[i], &labels[i]);
+        let data = read_demo(path)?;
+        let mut collector = TickCollector::new(&args.props, ticks.clone());
+        let parsed = parse_keeping_cut(path, &data, &mut collector, Some(&cache))?;
+        check_props(&parsed.state, &args.props).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut rows = Vec::new();
+        write_rows(&mut rows, &collector.table, args.format, Some(label), true)?;
+        Ok((rows, parsed.cut))
+    };
+    let mut out = stdout();
+    let mut failed = 0usize;
+    let mut header_written = false;
+    many::in_order(demos.len(), jobs, work, |result| {
+        bar.inc(1);
+        match result {
+            Ok((rows, cut)) => {
+                let mut body = &rows[..];
+                if args.format == RowFormat::Csv {
+                    if header_written {
+                        let line_end = body.iter().position(|&b| b == b'\n');
+                        body = line_end.and_then(|n| body.get(n + 1..)).unwrap_or(&[]);
+                    }
+                    header_written = true;
+                }
+                out.write_all(body).map_err(io_err)?;
+                if let Some(cut) = cut {
+                    report(&bar, format!("warning: {cut}"));
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                report(&bar, format!("error: {e}"));
+            }
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    out.flush().map_err(io_err)?;
+    if failed == demos.len() {
+        return Err(format!("every demo failed ({failed})"));
+    }
+    if failed > 0 {
+        return Err(format!("{failed} of {} demos failed", demos.len()));
+    }
+    Ok(())
 }
 
 /// Leaves a large value for the process exit to reclaim: the command is
@@ -848,7 +1132,7 @@ pub fn messages(args: MessagesArgs) -> Result<(), String> {
                     Cell::Str(data.to_string()),
                 ]);
             }
-            write_rows(&mut out, &table, RowFormat::Csv)?;
+            write_rows(&mut out, &table, RowFormat::Csv, None, true)?;
         }
     }
     out.flush().map_err(io_err)

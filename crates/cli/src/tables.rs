@@ -13,7 +13,6 @@ use gamewire_query::{
     dataset_names, read_input, run_cached, run_file, Query, SendTableCache, TableKind,
 };
 use gamewire_source2::broadcast::is_broadcast_dir;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 /// The analyst-table subcommands (flattened into the top-level command).
@@ -168,40 +167,6 @@ pub struct BatchArgs {
     pub query: QueryArgs,
 }
 
-fn collect_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for p in entries {
-            if is_broadcast_dir(&p) {
-                out.push(p);
-            } else if p.is_dir() {
-                walk(&p, out)?;
-            } else if p.extension().is_some_and(|e| e == "dem") {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    for p in inputs {
-        if is_broadcast_dir(p) {
-            // A broadcast directory (sync.json + fragments) is one demo.
-            out.push(p.clone());
-        } else if p.is_dir() {
-            walk(p, &mut out)?;
-        } else {
-            // Files named explicitly are taken whatever their extension (a
-            // missing one is reported as a failed demo).
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
-}
-
 /// Parses one demo (file or broadcast directory) and writes its tables;
 /// returns the bytes parsed.
 fn one_demo(
@@ -235,7 +200,7 @@ pub fn batch(args: BatchArgs) -> Result<(), String> {
         return Err("--tables names no table".into());
     }
     let query = args.query.query(kinds.clone());
-    let demos = collect_demos(&args.inputs)?;
+    let demos = crate::many::collect_demos(&args.inputs)?;
     if demos.is_empty() {
         return Err("no demo files found".into());
     }
@@ -251,18 +216,7 @@ pub fn batch(args: BatchArgs) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
     let terminal = std::io::stderr().is_terminal();
-    let bar = if terminal {
-        let b =
-            ProgressBar::with_draw_target(Some(demos.len() as u64), ProgressDrawTarget::stderr());
-        if let Ok(style) = ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} demos {elapsed_precise} eta {eta} {msg}",
-        ) {
-            b.set_style(style);
-        }
-        b
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = crate::many::demo_progress(demos.len());
     let bytes = AtomicU64::new(0);
     let format = args.format.format();
     let start = Instant::now();

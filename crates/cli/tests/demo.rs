@@ -180,3 +180,191 @@ fn broadcast_directories_are_read_like_demos() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("m_iHealth"));
 }
+
+fn lines(bytes: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn ticks_over_several_demos_are_each_demos_rows_with_a_demo_column() {
+    let demos = ["14065", "14132", "14155"].map(|d| corpus(&format!("cs2/{d}.dem")));
+    let paths: Vec<&str> = demos.iter().map(|p| p.to_str().unwrap()).collect();
+    for format in ["csv", "jsonl"] {
+        let mut expected = Vec::new();
+        for (name, path) in ["14065", "14132", "14155"].iter().zip(&paths) {
+            let out = gamewire(&[
+                "ticks",
+                path,
+                "--props",
+                "X,Y,health,yaw",
+                "--format",
+                format,
+            ]);
+            assert!(out.status.success());
+            let rows = lines(&out.stdout);
+            assert!(rows.len() > 100, "{name}: {} rows", rows.len());
+            for (n, row) in rows.into_iter().enumerate() {
+                if format == "csv" {
+                    if n == 0 {
+                        if expected.is_empty() {
+                            expected.push(format!("demo,{row}"));
+                        }
+                    } else {
+                        expected.push(format!("{name},{row}"));
+                    }
+                } else {
+                    let body = row.strip_prefix('{').unwrap();
+                    expected.push(format!("{{\"demo\":\"{name}\",{body}"));
+                }
+            }
+        }
+        for jobs in ["1", "2", "3"] {
+            let mut args = vec!["ticks"];
+            args.extend(&paths);
+            args.extend(["--props", "X,Y,health,yaw", "--format", format, "-j", jobs]);
+            let out = gamewire(&args);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(lines(&out.stdout), expected, "{format}, {jobs} jobs");
+        }
+    }
+}
+
+#[test]
+fn events_over_a_directory_name_each_rows_demo() {
+    let dir = corpus("cs2");
+    let d = dir.to_str().unwrap();
+    let out = gamewire(&["events", d, "--name", "round_freeze_end", "-j", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = lines(&out.stdout)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The same events as one demo at a time, in file-name order.
+    let mut expected = Vec::new();
+    for name in ["14011", "14065", "14132", "14150_ag2", "14155"] {
+        let path = corpus(&format!("cs2/{name}.dem"));
+        let one = gamewire(&[
+            "events",
+            path.to_str().unwrap(),
+            "--name",
+            "round_freeze_end",
+        ]);
+        assert!(one.status.success());
+        for l in lines(&one.stdout) {
+            let mut v: serde_json::Value = serde_json::from_str(&l).unwrap();
+            v["demo"] = name.into();
+            expected.push(v);
+        }
+    }
+    assert!(!expected.is_empty());
+    assert_eq!(rows, expected);
+
+    // CSV: one header over every demo's keys, `demo` first.
+    let out = gamewire(&["events", d, "--format", "csv"]);
+    assert!(out.status.success());
+    let text = lines(&out.stdout);
+    assert!(text[0].starts_with("demo,event,tick,"), "{}", text[0]);
+    let width = text[0].split(',').count();
+    assert!(text.len() > 50);
+    let demos: std::collections::BTreeSet<&str> = text[1..]
+        .iter()
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    assert_eq!(demos.len(), 5, "{demos:?}");
+    assert!(width > 10);
+
+    let out = gamewire(&["events", d, "--name", "round_freez"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no demo declares the event \"round_freez\""),
+        "{err}"
+    );
+    assert!(err.contains("round_freeze_end"), "{err}");
+}
+
+#[test]
+fn a_truncated_demo_keeps_its_rows_up_to_the_cut_and_reports_it() {
+    let full = std::fs::read(corpus("cs2/14065.dem")).unwrap();
+    let cut_path = std::env::temp_dir().join(format!("gamewire-cut-{}.dem", std::process::id()));
+    std::fs::write(&cut_path, &full[..280_000]).unwrap();
+    let cut = cut_path.to_str().unwrap();
+    let whole = corpus("cs2/14065.dem");
+
+    let out = gamewire(&["ticks", cut, "--props", "X,Y,health"]);
+    assert!(out.status.success(), "a cut is a warning, not a failure");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("warning: "), "{err}");
+    assert!(err.contains("truncated"), "{err}");
+    assert!(err.contains("at byte 279931"), "{err}");
+    let kept = lines(&out.stdout);
+    let last_tick: i64 = kept
+        .last()
+        .unwrap()
+        .split(',')
+        .nth(3)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(last_tick >= 90, "rows up to the cut: last tick {last_tick}");
+    // Exactly the whole demo's rows up to that tick.
+    let out = gamewire(&["ticks", whole.to_str().unwrap(), "--props", "X,Y,health"]);
+    let expected: Vec<String> = lines(&out.stdout)
+        .into_iter()
+        .enumerate()
+        .filter(|(n, l)| {
+            *n == 0 || l.split(',').nth(3).unwrap().parse::<i64>().unwrap() <= last_tick
+        })
+        .map(|(_, l)| l)
+        .collect();
+    assert_eq!(kept, expected);
+
+    let out = gamewire(&["events", cut]);
+    assert!(out.status.success());
+    let kept = lines(&out.stdout);
+    assert!(!kept.is_empty());
+    let out = gamewire(&["events", whole.to_str().unwrap()]);
+    let expected: Vec<String> = lines(&out.stdout)
+        .into_iter()
+        .filter(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["tick"].as_i64().unwrap() <= last_tick
+        })
+        .collect();
+    assert_eq!(kept, expected);
+
+    // Among several demos: the cut one keeps its rows; a missing one fails
+    // alone, and the command exits with 1 after writing the others.
+    let out = gamewire(&[
+        "ticks",
+        cut,
+        "/nonexistent/demo.dem",
+        whole.to_str().unwrap(),
+        "--props",
+        "health",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: ") && err.contains("truncated"),
+        "{err}"
+    );
+    assert!(err.contains("cannot read /nonexistent/demo.dem"), "{err}");
+    assert!(err.contains("1 of 3 demos failed"), "{err}");
+    let rows = lines(&out.stdout);
+    let stem = cut_path.file_stem().unwrap().to_str().unwrap();
+    assert!(rows.iter().any(|r| r.starts_with(&format!("{stem},"))));
+    assert!(rows.iter().any(|r| r.starts_with("14065,")));
+    std::fs::remove_file(&cut_path).unwrap();
+}
