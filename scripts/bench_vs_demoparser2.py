@@ -3,7 +3,7 @@
 `parse_ticks` + `parse_events` on the same CS2 corpus demos, in one run.
 
 Usage:
-    python3 scripts/bench_vs_demoparser2.py [GAMEWIRE] [CORPUS_DIR] [--reps N]
+    python3 scripts/bench_vs_demoparser2.py [GAMEWIRE] [CORPUS_DIR] [--reps N] [--copies N]
 
 Defaults (relative to the repository root): GAMEWIRE = target/release/gamewire (build it with
 `cargo build --release -p gamewire-cli`), CORPUS_DIR = ../shared/corpus/cs2, 7 repetitions.
@@ -27,6 +27,14 @@ Also, when the example binary `target/release/examples/ticks_events` exists (bui
 in-process in Rust (DemoParser + TickCollector, DemoParser + EventCollector: the library work of
 the two commands without process start and output writing), best of the repetitions, against
 demoparser2's in-process best from the same run: what a tool embedding the library sees.
+Last, one command over many demos, as an analyst runs it on a folder of matches: both gamewire
+commands once with every readable demo as arguments (`gamewire ticks D1 D2 ... ` and
+`gamewire events D1 D2 ...`, the two processes' wall clock), on all cores (-j default) and on
+one worker thread (-j 1), against demoparser2's in-process calls on each of those demos in turn
+(summed), interleaved, best of the repetitions; once on the readable demos as they are, once on
+COPIES copies of them (default 10; the paths repeated). Copies are demos of one game build, so
+gamewire builds their send tables once and shares them, as it does in any batch of one build's
+matches (distinct builds build once each).
 The best (minimum) of the repetitions is kept for each side; the median is printed too. CPU time
 (user+sys over all threads: child rusage for gamewire, process_time() for demoparser2) is printed
 as well, since wall time on a shared machine is noisy.
@@ -112,6 +120,59 @@ def time_peer_process(demo: Path | None, reps: int) -> float:
     return best
 
 
+def time_ours_many(gamewire: str, demos: list[Path], jobs: int | None) -> tuple[float, float]:
+    """Wall and CPU time of the two commands run once over all `demos` (-j `jobs`)."""
+    j = ["-j", str(jobs)] if jobs else []
+    paths = [str(d) for d in demos]
+    c0 = children_cpu()
+    t0 = time.perf_counter()
+    for args in (
+        ["ticks", *paths, "--props", ",".join(PROPS), "--format", "jsonl", *j],
+        ["events", *paths, "--format", "jsonl", *j],
+    ):
+        p = subprocess.run([gamewire, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            raise RuntimeError(f"gamewire {args[0]} failed: {p.stderr.decode()[-300:]}")
+    return time.perf_counter() - t0, children_cpu() - c0
+
+
+def time_peer_many(demos: list[Path]) -> tuple[float, float]:
+    """Wall and CPU time of demoparser2's in-process calls on each of `demos` in turn."""
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    for demo in demos:
+        time_peer(demo)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def many_demos(gamewire: str, readable: list[Path], copies: int, reps: int) -> None:
+    """One command over many demos: see the module docs."""
+    print(f"\nOne command over many demos: `gamewire ticks D1 D2 ...` + `gamewire events D1 D2 ...` "
+          f"(two processes, wall clock), against demoparser2's in-process calls on each demo in turn; "
+          f"best of {reps} (median in brackets), ratio by wall time and by CPU time (user+sys):")
+    for n in (1, copies):
+        demos = readable * n
+        mb = sum(d.stat().st_size for d in demos) / 1e6
+        ours = {None: [], 1: []}
+        peer = []
+        for _ in range(reps):
+            for jobs in ours:
+                ours[jobs].append(time_ours_many(gamewire, demos, jobs))
+            peer.append(time_peer_many(demos))
+        pw = min(w for w, _ in peer)
+        pc = min(c for _, c in peer)
+        pm = statistics.median(w for w, _ in peer)
+        print(f"  {len(demos)} demos ({len(readable)} x {n}), {mb:.2f} MB: demoparser2 {pw:.4f} s "
+              f"[{pm:.4f}] = {mb / pw:5.1f} MB/s, CPU {pc:.4f} s")
+        for jobs, runs in ours.items():
+            w = min(x for x, _ in runs)
+            c = min(x for _, x in runs)
+            m = statistics.median(x for x, _ in runs)
+            label = "all cores" if jobs is None else "-j 1     "
+            print(f"    gamewire {label} {w:.4f} s [{m:.4f}] = {mb / w:6.1f} MB/s, CPU {c:.4f} s   "
+                  f"ratio wall {pw / w:5.1f}x [median {pm / m:5.1f}x], CPU {pc / c:5.1f}x")
+
+
 def process_floor(gamewire: str, reps: int) -> float:
     """Best wall time of `gamewire --version`: the cost of starting a process, for reference."""
     best = float("inf")
@@ -127,6 +188,7 @@ def main() -> int:
     ap.add_argument("gamewire", nargs="?", default="target/release/gamewire")
     ap.add_argument("corpus", nargs="?", default="../shared/corpus/cs2")
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--copies", type=int, default=10)
     args = ap.parse_args()
     gamewire = Path(args.gamewire)
     if not gamewire.is_absolute() and not gamewire.exists():
@@ -251,6 +313,8 @@ def main() -> int:
               f" {tot_peer:8.4f} {'':9} {tot_bytes / tot_peer:8.1f} {tot_peer / tot_ours:6.1f}x")
         print(f"\ngamewire {tot_bytes / tot_ours:.1f} MB/s vs demoparser2 {tot_bytes / tot_peer:.1f} MB/s: "
               f"ratio {tot_peer / tot_ours:.1f}x (target >= 20x)")
+        readable = [corpus / name for name, _o, p in breakdown if p]
+        many_demos(str(gamewire), readable, args.copies, min(args.reps, 5))
     return 0
 
 

@@ -10,9 +10,8 @@ use std::time::Instant;
 use clap::{Args, Subcommand, ValueEnum};
 use gamewire_query::write::{write_table, Format};
 use gamewire_query::{
-    dataset_names, read_input, run_cached, run_file, Query, SendTableCache, TableKind,
+    dataset_names, read_input_keeping_cut, run_keeping_cut, Query, SendTableCache, TableKind,
 };
-use gamewire_source2::broadcast::is_broadcast_dir;
 use rayon::prelude::*;
 
 /// The analyst-table subcommands (flattened into the top-level command).
@@ -110,13 +109,15 @@ pub struct TableArgs {
 pub fn table(args: TableArgs) -> Result<(), String> {
     let kind: TableKind = args.table.parse().map_err(|e| format!("{e}"))?;
     let query = args.query.query(vec![kind]);
-    let tables = if is_broadcast_dir(&args.demo) {
-        // Here a cut fragment is a warning: everything before it is kept.
-        let data = crate::demo::read_demo(&args.demo)?;
-        gamewire_query::run(&query, &data).map_err(|e| format!("{}: {e}", args.demo.display()))?
-    } else {
-        run_file(&query, &args.demo).map_err(|e| format!("{}: {e}", args.demo.display()))?
-    };
+    // A cut demo (a truncated file, a cut broadcast fragment) keeps its
+    // rows up to the cut; the cut is a warning.
+    let (data, read_cut) =
+        read_input_keeping_cut(&args.demo).map_err(|e| format!("{}: {e}", args.demo.display()))?;
+    let run = run_keeping_cut(&query, &data, None)
+        .map_err(|e| format!("{}: {e}", args.demo.display()))?;
+    drop(data);
+    let tables = run.tables;
+    let cut = read_cut.or(run.cut);
     let table = tables.into_iter().next().ok_or_else(|| {
         format!(
             "{}: table {} was not produced",
@@ -125,7 +126,7 @@ pub fn table(args: TableArgs) -> Result<(), String> {
         )
     })?;
     let format = args.format.format();
-    match &args.output {
+    let written = match &args.output {
         Some(path) => {
             let file =
                 File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
@@ -138,7 +139,19 @@ pub fn table(args: TableArgs) -> Result<(), String> {
             let out = std::io::stdout();
             write_table(&table, format, BufWriter::new(out)).map_err(|e| e.to_string())
         }
+    };
+    if let Some(cut) = cut {
+        eprintln!("warning: {}", cut_message(&args.demo, &cut));
     }
+    written
+}
+
+/// The warning for a demo cut short: where, and that its rows are kept.
+fn cut_message(path: &Path, cut: &gamewire_source2::DemoError) -> String {
+    format!(
+        "{}: {cut}; the output holds everything before the cut",
+        path.display()
+    )
 }
 
 /// `gamewire batch`.
@@ -146,7 +159,8 @@ pub fn table(args: TableArgs) -> Result<(), String> {
 pub struct BatchArgs {
     /// Demo files, or directories searched recursively for `.dem` files and
     /// broadcast directories (a `sync.json` and its fragments: one demo
-    /// each; a cut fragment fails that demo, as a truncated file does).
+    /// each). A demo cut short (a truncated file, a cut fragment) keeps its
+    /// tables up to the cut, with a warning.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Tables, comma-separated (events, ticks, players, chat, grenades,
@@ -168,7 +182,8 @@ pub struct BatchArgs {
 }
 
 /// Parses one demo (file or broadcast directory) and writes its tables;
-/// returns the bytes parsed.
+/// returns the bytes parsed, and the cut of a demo cut short (whose tables
+/// hold everything before it).
 fn one_demo(
     query: &Query,
     cache: &Arc<SendTableCache>,
@@ -176,12 +191,12 @@ fn one_demo(
     name: &str,
     out: &Path,
     format: Format,
-) -> Result<u64, String> {
-    let data = read_input(path).map_err(|e| e.to_string())?;
-    let tables = run_cached(query, &data, cache).map_err(|e| e.to_string())?;
+) -> Result<(u64, Option<gamewire_source2::DemoError>), String> {
+    let (data, read_cut) = read_input_keeping_cut(path).map_err(|e| e.to_string())?;
+    let run = run_keeping_cut(query, &data, Some(cache)).map_err(|e| e.to_string())?;
     let size = data.len() as u64;
     drop(data);
-    for mut t in tables {
+    for mut t in run.tables {
         t.prepend_constant("demo", name);
         let file = out
             .join(&t.name)
@@ -190,7 +205,7 @@ fn one_demo(
             File::create(&file).map_err(|e| format!("cannot create {}: {e}", file.display()))?;
         write_table(&t, format, BufWriter::new(f)).map_err(|e| e.to_string())?;
     }
-    Ok(size)
+    Ok((size, read_cut.or(run.cut)))
 }
 
 /// `gamewire batch`.
@@ -222,40 +237,49 @@ pub fn batch(args: BatchArgs) -> Result<(), String> {
     let start = Instant::now();
     // Demos of one game build share their send tables: built once.
     let cache = Arc::new(SendTableCache::default());
-    let results: Vec<Result<(), String>> = pool.install(|| {
+    let report = |line: String| {
+        if terminal {
+            bar.println(line);
+        } else {
+            eprintln!("{line}");
+        }
+    };
+    // Per demo: Ok(true) when it was cut short (its rows before the cut
+    // are kept and it counts as done), Ok(false) when read to its end.
+    let results: Vec<Result<bool, String>> = pool.install(|| {
         demos
             .par_iter()
             .zip(names.par_iter())
             .map(|(path, name)| {
                 let r = one_demo(&query, &cache, path, name, &args.out, format)
                     .map_err(|e| format!("{}: {e}", path.display()));
-                match &r {
-                    Ok(size) => {
-                        bytes.fetch_add(*size, Ordering::Relaxed);
+                bar.inc(1);
+                match r {
+                    Ok((size, cut)) => {
+                        bytes.fetch_add(size, Ordering::Relaxed);
+                        if let Some(cut) = &cut {
+                            report(format!("warning: {}", cut_message(path, cut)));
+                        }
+                        Ok(cut.is_some())
                     }
                     Err(msg) => {
-                        let line = format!("skipped {msg}");
-                        if terminal {
-                            bar.println(line);
-                        } else {
-                            eprintln!("{line}");
-                        }
+                        report(format!("skipped {msg}"));
+                        Err(msg)
                     }
                 }
-                bar.inc(1);
-                r.map(|_| ())
             })
             .collect()
     });
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
     let ok = results.iter().filter(|r| r.is_ok()).count();
+    let cut = results.iter().filter(|r| matches!(r, Ok(true))).count();
     let failed = results.len() - ok;
     let mb = bytes.load(Ordering::Relaxed) as f64 / 1e6;
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
-        "{ok} demos ok, {failed} failed; {mb:.1} MB parsed in {secs:.2} s ({:.1} MB/s); tables {} in {}",
+        "{ok} demos ok ({cut} cut short), {failed} failed; {mb:.1} MB parsed in {secs:.2} s ({:.1} MB/s); tables {} in {}",
         if secs > 0.0 { mb / secs } else { 0.0 },
         kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
         args.out.display()

@@ -127,6 +127,8 @@ fn table_errors_name_the_closest() {
     assert!(err.contains("cannot read /nonexistent/x.dem"), "{err}");
 }
 
+/// A demo that is not a demo fails alone; a truncated demo keeps its
+/// tables up to the cut, with a warning.
 #[test]
 fn batch_skips_bad_demos() {
     let dir = tmp("batch");
@@ -153,12 +155,18 @@ fn batch_skips_bad_demos() {
     assert!(ok, "{err}");
     assert!(stdout.is_empty());
     let n = count_demos(&corpus());
-    assert!(err.contains(&format!("{n} demos ok, 2 failed")), "{err}");
-    assert!(err.contains("MB/s"), "{err}");
     assert!(
-        err.contains("skipped") && err.contains("truncated.dem"),
+        err.contains(&format!("{} demos ok (1 cut short), 1 failed", n + 1)),
         "{err}"
     );
+    assert!(err.contains("MB/s"), "{err}");
+    assert!(
+        err.contains("warning: ")
+            && err.contains("truncated.dem: the demo is truncated")
+            && err.contains("the output holds everything before the cut"),
+        "{err}"
+    );
+    assert_eq!(err.matches("skipped ").count(), 1, "{err}");
     assert!(err.contains("garbage.dem: not a Source 2 demo"), "{err}");
     // Piped: no progress bar drawn.
     assert!(!err.contains('\u{1b}'), "{err:?}");
@@ -167,7 +175,33 @@ fn batch_skips_bad_demos() {
             .unwrap()
             .map(|e| e.unwrap().path())
             .collect();
-        assert_eq!(files.len(), n, "{table}");
+        assert_eq!(files.len(), n + 1, "{table}");
+    }
+    // The cut demo (cut in its signon) names the same players as the whole
+    // demo; their entity columns are null, as nothing after the cut is known.
+    let rows = |name: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(out.join(format!("players/{name}.jsonl")))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (cut_rows, whole_rows) = (rows("truncated"), rows("14065"));
+    assert_eq!(cut_rows.len(), whole_rows.len());
+    assert!(!cut_rows.is_empty());
+    for (c, w) in cut_rows.iter().zip(&whole_rows) {
+        assert_eq!(c["demo"], "truncated");
+        for key in [
+            "slot",
+            "userid",
+            "name",
+            "steamid",
+            "fake_player",
+            "is_hltv",
+        ] {
+            assert_eq!(c[key], w[key], "{key}");
+        }
+        assert!(c["team_num"].is_null() && !w["team_num"].is_null());
     }
     // Every row names its demo.
     let damages = std::fs::read_to_string(out.join("damages/14011.jsonl")).unwrap();
@@ -184,8 +218,8 @@ fn batch_skips_bad_demos() {
 }
 
 /// Broadcast directories are demos to `batch`: found inside a directory or
-/// named directly, each gives one dataset file per table; a cut fragment
-/// fails that demo only.
+/// named directly, each gives one dataset file per table; a demo with a
+/// cut fragment keeps its tables up to the cut, with a warning.
 #[test]
 fn batch_reads_broadcast_directories() {
     let dir = tmp("batch-broadcast");
@@ -239,9 +273,9 @@ fn batch_reads_broadcast_directories() {
         "jsonl",
     ]);
     assert!(ok, "{err}");
-    assert!(err.contains("2 demos ok, 1 failed"), "{err}");
+    assert!(err.contains("3 demos ok (1 cut short), 0 failed"), "{err}");
     assert!(
-        err.contains("skipped") && err.contains("cut_capture"),
+        err.contains("warning: ") && err.contains("cut_capture: "),
         "{err}"
     );
     let mut names: Vec<String> = std::fs::read_dir(out.join("players"))
@@ -251,7 +285,17 @@ fn batch_reads_broadcast_directories() {
     names.sort();
     assert_eq!(
         names,
-        ["dl_midtown_2025-02-27.jsonl", "street_test_60tps.jsonl"]
+        [
+            "cut_capture.jsonl",
+            "dl_midtown_2025-02-27.jsonl",
+            "street_test_60tps.jsonl"
+        ]
     );
+    // Up to the cut, the cut capture's rounds are the whole capture's.
+    let whole = std::fs::read_to_string(out.join("rounds/street_test_60tps.jsonl")).unwrap();
+    let cut_rounds = std::fs::read_to_string(out.join("rounds/cut_capture.jsonl")).unwrap();
+    let cut_rounds =
+        cut_rounds.replace("\"demo\":\"cut_capture\"", "\"demo\":\"street_test_60tps\"");
+    assert!(whole.starts_with(&cut_rounds), "{cut_rounds}\n---\n{whole}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -31,7 +31,8 @@ use std::sync::Arc;
 use gamewire_source2::gameevent::GameEvent;
 use gamewire_source2::stringtable::StringTable;
 use gamewire_source2::{
-    DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, UserMessage, Visitor,
+    DemoError, DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, UserMessage,
+    Visitor,
 };
 
 pub use gamewire_source2::SendTableCache;
@@ -394,37 +395,89 @@ pub fn run_cached(
     run_inner(query, data, Some(cache)).map(|(tables, _)| tables)
 }
 
+/// What a run that keeps a cut demo's rows gives: the tables, and the cut
+/// when the demo ended early.
+#[derive(Debug)]
+pub struct CutRun {
+    /// The tables; for a cut demo, everything parsed before the cut.
+    pub tables: Vec<Table>,
+    /// The truncation that ended the parse early (located: frame, byte
+    /// offset, tick), or `None` for a demo read to its end.
+    pub cut: Option<DemoError>,
+}
+
+/// [`run`] (with `cache` as in [`run_cached`]) that keeps what a truncated
+/// demo holds: a demo that ends early gives the tables of everything before
+/// the cut, with the cut beside them ([`CutRun::cut`]), instead of an error.
+/// Any other parse error, and an unknown event or prop name, is still an
+/// error.
+pub fn run_keeping_cut(
+    query: &Query,
+    data: &[u8],
+    cache: Option<&Arc<SendTableCache>>,
+) -> Result<CutRun, QueryError> {
+    let (tables, _state, cut) = run_parse(query, data, cache)?;
+    Ok(CutRun { tables, cut })
+}
+
 fn run_inner(
     query: &Query,
     data: &[u8],
     cache: Option<&Arc<SendTableCache>>,
 ) -> Result<(Vec<Table>, DemoState), QueryError> {
+    match run_parse(query, data, cache)? {
+        (_, _, Some(cut)) => Err(QueryError::Demo(cut)),
+        (tables, state, None) => Ok((tables, state)),
+    }
+}
+
+/// One parse with the query's collectors; a truncation ends it early and is
+/// returned beside the tables, any other error fails it.
+fn run_parse(
+    query: &Query,
+    data: &[u8],
+    cache: Option<&Arc<SendTableCache>>,
+) -> Result<(Vec<Table>, DemoState, Option<DemoError>), QueryError> {
     let mut parser = DemoParser::new(data)?;
     if let Some(cache) = cache {
         parser = parser.with_send_table_cache(Arc::clone(cache));
     }
     let mut collectors = Collectors::new(query);
-    parser.run(&mut collectors)?;
+    let cut = match parser.run(&mut collectors) {
+        Ok(()) => None,
+        Err(e) if e.is_truncation() => Some(e),
+        Err(e) => return Err(e.into()),
+    };
     query.validate(&parser.state)?;
     let tables = collectors.finish(&parser.state);
-    Ok((tables, parser.state))
+    Ok((tables, parser.state, cut))
 }
 
 /// Reads a demo: a `.dem` file, or an HTTP broadcast directory (a
 /// `sync.json` and its fragments, rewritten as one demo stream). A cut
 /// fragment is an error, as a truncated `.dem` is.
 pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
-    if gamewire_source2::broadcast::is_broadcast_dir(path) {
-        let (data, cut) = gamewire_source2::broadcast::load(path)?;
-        return match cut {
-            Some(e) => Err(QueryError::Demo(e)),
-            None => Ok(data),
-        };
+    match read_input_keeping_cut(path)? {
+        (_, Some(e)) => Err(QueryError::Demo(e)),
+        (data, None) => Ok(data),
     }
-    std::fs::read(path).map_err(|source| QueryError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
+}
+
+/// [`read_input`] that keeps what comes before a cut broadcast fragment: the
+/// demo stream up to the cut, and the cut (for [`run_keeping_cut`]'s
+/// callers, who report it and keep the rows).
+pub fn read_input_keeping_cut(
+    path: &std::path::Path,
+) -> Result<(Vec<u8>, Option<DemoError>), QueryError> {
+    if gamewire_source2::broadcast::is_broadcast_dir(path) {
+        return Ok(gamewire_source2::broadcast::load(path)?);
+    }
+    std::fs::read(path)
+        .map(|data| (data, None))
+        .map_err(|source| QueryError::Read {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// A unique dataset name per demo of a batch: the file stem (a broadcast

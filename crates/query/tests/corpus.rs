@@ -837,3 +837,44 @@ fn ticks_equal_the_parsers_tick_collector() {
         }
     }
 }
+
+/// A demo cut short: `run_keeping_cut` keeps the tables of everything before
+/// the cut and returns the cut; `run` still fails on it.
+#[test]
+fn a_cut_demo_keeps_its_tables_up_to_the_cut() {
+    let whole = std::fs::read(corpus().join("cs2/14065.dem")).unwrap();
+    let cut_data = &whole[..280_000];
+    let query = Query {
+        tables: vec![TableKind::Ticks, TableKind::Events],
+        player_props: vec!["health".into(), "X".into()],
+        ..Query::default()
+    };
+    let err = run(&query, cut_data).unwrap_err();
+    assert!(
+        matches!(&err, QueryError::Demo(e) if e.is_truncation()),
+        "{err}"
+    );
+
+    let kept = gamewire_query::run_keeping_cut(&query, cut_data, None).unwrap();
+    let cut = kept.cut.expect("the cut is reported");
+    assert!(cut.is_truncation());
+    assert_eq!(cut.location.byte_offset, 279_931);
+    let full = gamewire_query::run_keeping_cut(&query, &whole, None).unwrap();
+    assert!(full.cut.is_none());
+    for (k, f) in kept.tables.iter().zip(&full.tables) {
+        assert_eq!(k.name, f.name);
+        assert!(
+            k.rows() > 0 && k.rows() < f.rows(),
+            "{}: {} of {}",
+            k.name,
+            k.rows(),
+            f.rows()
+        );
+        // Every kept row is the whole demo's row at the same place.
+        for ((name, kc), (_, fc)) in k.columns.iter().zip(&f.columns) {
+            for i in 0..k.rows() {
+                assert_eq!(kc.cell(i), fc.cell(i), "{} {name} row {i}", k.name);
+            }
+        }
+    }
+}
