@@ -170,21 +170,45 @@ fn send_table_cache() -> Arc<SendTableCache> {
     Arc::clone(CACHE.get_or_init(|| Arc::new(SendTableCache::default())))
 }
 
-/// Runs queries in one pass and returns each query's tables, in order.
-fn run_queries(queries: &[Query], data: &[u8]) -> Result<Vec<Vec<Table>>, QueryError> {
+/// Runs queries in one pass and returns each query's tables, in order. A
+/// demo cut short keeps everything before the cut: the cut comes back
+/// beside the tables.
+fn run_queries(
+    queries: &[Query],
+    data: &[u8],
+) -> Result<(Vec<Vec<Table>>, Option<ParseError>), QueryError> {
     let mut parser = DemoParser::new(data)
         .map_err(QueryError::from)?
         .with_send_table_cache(send_table_cache());
     let mut fanout = Fanout(queries.iter().map(Collectors::new).collect());
-    parser.run(&mut fanout).map_err(QueryError::from)?;
+    let cut = keep_cut(parser.run(&mut fanout)).map_err(QueryError::from)?;
     for q in queries {
         q.validate(&parser.state)?;
     }
-    Ok(fanout
+    let tables = fanout
         .0
         .into_iter()
         .map(|c| c.finish(&parser.state))
-        .collect())
+        .collect();
+    Ok((tables, cut))
+}
+
+/// A parse's result with a truncation turned into the cut it reports: the
+/// parse keeps everything before it. Other errors stay errors.
+fn keep_cut(result: Result<(), ParseError>) -> Result<Option<ParseError>, ParseError> {
+    match result {
+        Ok(()) => Ok(None),
+        Err(e) if e.is_truncation() => Ok(Some(e)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The message of a demo cut short, given to Python's `DemoTruncatedWarning`.
+fn cut_message(path: &Path, cut: &dyn std::fmt::Display) -> String {
+    format!(
+        "{}: {cut}; the result holds everything before the cut",
+        path.display()
+    )
 }
 
 /// With `players`, keeps the rows of the `ticks` table whose `steamid` is
@@ -436,20 +460,37 @@ fn header_fields(state: &DemoState) -> Vec<(&'static str, HeaderValue)> {
 struct NativeDemo {
     path: PathBuf,
     data: Vec<u8>,
+    /// A broadcast directory whose fragments stop at a cut one: the cut
+    /// (the data is the stream before it).
+    read_cut: Option<String>,
 }
 
 impl NativeDemo {
-    /// Parses with a visitor, the GIL released.
-    fn parse<V: Visitor + Send>(&self, py: Python<'_>, mut visitor: V) -> PyResult<(V, DemoState)> {
+    /// Parses with a visitor, the GIL released. A cut (a truncated file, a
+    /// cut broadcast fragment) comes back as its message; the visitor and
+    /// state hold everything before it.
+    fn parse<V: Visitor + Send>(
+        &self,
+        py: Python<'_>,
+        mut visitor: V,
+    ) -> PyResult<(V, DemoState, Option<String>)> {
         let data = self.data.as_slice();
         let v = &mut visitor;
-        let result: Result<DemoState, ParseError> = py.detach(move || {
+        let result: Result<(DemoState, Option<ParseError>), ParseError> = py.detach(move || {
             let mut parser = DemoParser::new(data)?;
-            parser.run(v)?;
-            Ok(parser.state)
+            let cut = keep_cut(parser.run(v))?;
+            Ok((parser.state, cut))
         });
-        let state = result.map_err(|e| demo_error(&self.path, &e))?;
-        Ok((visitor, state))
+        let (state, cut) = result.map_err(|e| demo_error(&self.path, &e))?;
+        Ok((visitor, state, self.cut(cut)))
+    }
+
+    /// The cut to report: the parse's, or the broadcast directory's.
+    fn cut(&self, parse_cut: Option<ParseError>) -> Option<String> {
+        match parse_cut {
+            Some(e) => Some(cut_message(&self.path, &e)),
+            None => self.read_cut.clone(),
+        }
     }
 }
 
@@ -460,12 +501,17 @@ impl NativeDemo {
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         // A `.dem` file, or a broadcast directory (sync.json + fragments).
-        let read = py.detach(|| gamewire_query::read_input(&path));
-        let data = read.map_err(|e| failure_error(input_failure(&path, &e)))?;
+        let read = py.detach(|| gamewire_query::read_input_keeping_cut(&path));
+        let (data, read_cut) = read.map_err(|e| failure_error(input_failure(&path, &e)))?;
         if let Err(e) = DemoParser::new(&data) {
             return Err(demo_error(&path, &e));
         }
-        Ok(NativeDemo { path, data })
+        let read_cut = read_cut.map(|e| cut_message(&path, &e));
+        Ok(NativeDemo {
+            path,
+            data,
+            read_cut,
+        })
     }
 
     /// The path given.
@@ -480,9 +526,9 @@ impl NativeDemo {
         self.data.len()
     }
 
-    /// The header and file info as a dict.
-    fn header<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (_, state) = self.parse(py, HeaderOnly)?;
+    /// The header and file info as a dict, and the cut of a demo cut short.
+    fn header<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyDict>, Option<String>)> {
+        let (_, state, cut) = self.parse(py, HeaderOnly)?;
         let dict = PyDict::new(py);
         for (key, value) in header_fields(&state) {
             match value {
@@ -492,17 +538,23 @@ impl NativeDemo {
                 HeaderValue::Bool(v) => dict.set_item(key, v)?,
             }
         }
-        Ok(dict)
+        Ok((dict, cut))
     }
 
-    /// The names of the game events that occur in the demo, sorted.
-    fn list_game_events(&self, py: Python<'_>) -> PyResult<Vec<String>> {
-        let (names, _) = self.parse(py, EventNames::default())?;
-        Ok(names.0.into_iter().collect())
+    /// The names of the game events that occur in the demo, sorted, and the
+    /// cut of a demo cut short.
+    fn list_game_events(&self, py: Python<'_>) -> PyResult<(Vec<String>, Option<String>)> {
+        let (names, _, cut) = self.parse(py, EventNames::default())?;
+        Ok((names.0.into_iter().collect(), cut))
     }
 
-    /// Runs queries in one pass; per query, a list of `(table, columns)`.
-    fn run<'py>(&self, py: Python<'py>, queries: Vec<QuerySpec>) -> PyResult<Bound<'py, PyList>> {
+    /// Runs queries in one pass: per query, a list of `(table, columns)`;
+    /// and the cut of a demo cut short (the tables hold everything before it).
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        queries: Vec<QuerySpec>,
+    ) -> PyResult<(Bound<'py, PyList>, Option<String>)> {
         let mut built = Vec::with_capacity(queries.len());
         for q in &queries {
             built.push(q.query().map_err(|e| DemoError::new_err(e.to_string()))?);
@@ -510,23 +562,24 @@ impl NativeDemo {
         let data = self.data.as_slice();
         let players: Vec<Option<Vec<u64>>> = queries.iter().map(|q| q.players.clone()).collect();
         let result = py.detach(move || {
-            run_queries(&built, data).map(|per_query| {
-                per_query
+            run_queries(&built, data).map(|(per_query, cut)| {
+                let per_query = per_query
                     .into_iter()
                     .zip(players)
                     .map(|(mut tables, players)| {
                         filter_ticks_players(&mut tables, players.as_deref());
                         buffers(tables)
                     })
-                    .collect::<Vec<_>>()
+                    .collect::<Vec<_>>();
+                (per_query, cut)
             })
         });
-        let per_query = result.map_err(|e| demo_error(&self.path, &e))?;
+        let (per_query, cut) = result.map_err(|e| demo_error(&self.path, &e))?;
         let out = PyList::empty(py);
         for tables in per_query {
             out.append(to_python(py, tables)?)?;
         }
-        Ok(out)
+        Ok((out, self.cut(cut)))
     }
 
     fn __repr__(&self) -> String {
@@ -545,7 +598,8 @@ impl NativeDemo {
 /// [`Table::append`]). Returns `(tables, failures)`: `[(table, columns)]` and,
 /// in the order given, `[(path, kind, message)]` for the demos that failed,
 /// `kind` `"missing"` or `"read"` (the file could not be read) or `"demo"`,
-/// with the CLI's message. Send tables and event descriptors are shared
+/// with the CLI's message, and for the demos cut short, `kind` `"cut"`
+/// (their rows before the cut are in the tables). Send tables and event descriptors are shared
 /// between the demos (see `SendTableCache`).
 #[pyfunction]
 #[pyo3(signature = (paths, query, jobs=None))]
@@ -565,18 +619,23 @@ fn run_many<'py>(
         .num_threads(jobs.unwrap_or(0))
         .build()
         .map_err(|e| PyOSError::new_err(format!("cannot start worker threads: {e}")))?;
-    let parse = |path: &PathBuf, name: &String| -> Result<Vec<Table>, (&'static str, String)> {
+    // A demo's tables and the cut of a demo cut short.
+    type Parsed = (Vec<Table>, Option<String>);
+    let parse = |path: &PathBuf, name: &String| -> Result<Parsed, (&'static str, String)> {
         let failure = |e: QueryError| input_failure(path, &e);
-        let data = gamewire_query::read_input(path).map_err(failure)?;
-        let mut tables = run_queries(std::slice::from_ref(&built), &data)
-            .map_err(failure)?
-            .pop()
-            .unwrap_or_default();
+        let (data, read_cut) = gamewire_query::read_input_keeping_cut(path).map_err(failure)?;
+        let (mut per_query, cut) =
+            run_queries(std::slice::from_ref(&built), &data).map_err(failure)?;
+        let mut tables = per_query.pop().unwrap_or_default();
         filter_ticks_players(&mut tables, players.as_deref());
         for t in &mut tables {
             t.prepend_constant("demo", name);
         }
-        Ok(tables)
+        let cut = match cut {
+            Some(e) => Some(cut_message(path, &e)),
+            None => read_cut.map(|e| cut_message(path, &e)),
+        };
+        Ok((tables, cut))
     };
     let (merged, failures) = py.detach(|| {
         let results: Vec<_> = pool.install(|| {
@@ -590,7 +649,10 @@ fn run_many<'py>(
         let mut failures = Vec::new();
         for (path, result) in paths.iter().zip(results) {
             match result {
-                Ok(tables) => {
+                Ok((tables, cut)) => {
+                    if let Some(message) = cut {
+                        failures.push((path.clone(), "cut", message));
+                    }
                     for t in tables {
                         match merged.iter_mut().find(|m| m.name == t.name) {
                             Some(m) => m.append(t),

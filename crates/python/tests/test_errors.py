@@ -52,20 +52,54 @@ def test_source1_demo(tmp_path):
         gamewire.Demo(path)
 
 
-def test_truncated_demo(tmp_path):
-    data = corpus("cs2/14065.dem").read_bytes()
+def test_truncated_demo_keeps_what_comes_before_the_cut(tmp_path):
+    whole_path = corpus("cs2/14065.dem")
+    data = whole_path.read_bytes()
     path = tmp_path / "cut.dem"
-    path.write_bytes(data[: len(data) // 2])
+    path.write_bytes(data[:280_000])
     demo = gamewire.Demo(path)  # the magic is fine: reading succeeds
+    whole = gamewire.Demo(whole_path)
     expected = (
-        f"{path}: the demo is truncated: frame payload needs 5405 bytes, 1701 left "
-        "(frame 20 at byte 159037, tick 1)"
+        f"{path}: the demo is truncated: frame payload needs 314 bytes, 65 left "
+        "(frame 138 at byte 279931, tick 101); the result holds everything before the cut"
     )
-    for call in (demo.header, demo.list_game_events, demo.kills, demo.players,
-                 lambda: demo.ticks(["X"]), lambda: demo.events("player_hurt")):
-        with pytest.raises(gamewire.DemoError) as e:
+    for call in (demo.header, demo.list_game_events, demo.players,
+                 lambda: demo.ticks(["X"]), lambda: demo.events("round_freeze_end")):
+        with pytest.warns(gamewire.DemoTruncatedWarning) as record:
             call()
-        assert str(e.value) == expected
+        assert [str(w.message) for w in record] == [expected]
+        # Attributed to this file, not to the package.
+        assert record[0].filename == __file__
+    with pytest.warns(gamewire.DemoTruncatedWarning):
+        header = demo.header()
+        ticks = demo.ticks(["X", "health"])
+    assert header["last_tick"] == 100 and header["map_name"] == "de_nuke"
+    last = int(ticks["tick"].max())
+    assert last == 100
+    full = whole.ticks(["X", "health"])
+    full = full[full["tick"] <= last].reset_index(drop=True)
+    assert ticks.equals(full)
+    # A warning filter turns the cut into an exception.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gamewire.DemoTruncatedWarning)
+        with pytest.raises(gamewire.DemoTruncatedWarning, match="byte 279931"):
+            demo.kills()
+
+
+def test_corrupt_demo_is_an_error(tmp_path):
+    data = bytearray(corpus("cs2/14065.dem").read_bytes())
+    # 16 bytes in the middle of the compressed signon packet at byte 74263
+    # overwritten with 0xff: corrupt, not cut.
+    data[78_570:78_586] = b"\xff" * 16
+    path = tmp_path / "bad.dem"
+    path.write_bytes(bytes(data))
+    demo = gamewire.Demo(path)
+    with pytest.raises(gamewire.DemoError) as e:
+        demo.ticks(["X"])
+    assert str(e.value).startswith(f"{path}: snappy decompression of frame payload failed")
+    assert "(frame 11 at byte 74263, tick -1)" in str(e.value)
 
 
 def test_unknown_player_prop():
@@ -115,7 +149,7 @@ def test_bad_argument_types():
         demo.ticks(["X"], ticks=["not a number"])
 
 
-def test_broadcast_directory_is_a_demo_and_a_cut_one_is_an_error(tmp_path):
+def test_broadcast_directory_is_a_demo_and_a_cut_one_keeps_what_comes_before(tmp_path):
     import shutil
 
     street = CORPUS / "deadlock/broadcast/street_test_60tps"
@@ -128,7 +162,9 @@ def test_broadcast_directory_is_a_demo_and_a_cut_one_is_an_error(tmp_path):
     last = max((p for p in cut.iterdir() if (p / "delta.bin").is_file()), key=lambda p: int(p.name))
     data = (last / "delta.bin").read_bytes()
     (last / "delta.bin").write_bytes(data[: len(data) // 2])
-    with pytest.raises(gamewire.DemoError) as e:
-        gamewire.Demo(cut)
-    assert str(e.value).startswith(f"{cut}: ")
-    assert "delta.bin" in str(e.value)
+    cut_demo = gamewire.Demo(cut)
+    with pytest.warns(gamewire.DemoTruncatedWarning) as record:
+        header = cut_demo.header()
+    message = str(record[0].message)
+    assert message.startswith(f"{cut}: ") and "delta.bin" in message, message
+    assert 0 < header["last_tick"] <= 8861

@@ -81,14 +81,14 @@ def test_bad_demos_raise_by_default(tmp_path):
 
 def test_bad_demos_are_skipped_with_a_warning(tmp_path):
     good = corpus("cs2/14155.dem")
-    cut = tmp_path / "cut.dem"
-    cut.write_bytes(good.read_bytes()[: 60_000])
+    bad = tmp_path / "bad.dem"
+    bad.write_bytes(b"not a demo")
     missing = tmp_path / "nope.dem"
     with pytest.warns(RuntimeWarning) as record:
-        many = gamewire.parse_many([cut, good, missing], "players", on_error="skip")
+        many = gamewire.parse_many([bad, good, missing], "players", on_error="skip")
     messages = [str(w.message) for w in record]
     assert len(messages) == 2, messages
-    assert messages[0].startswith(f"skipped: {cut}: ") and "tick" in messages[0]
+    assert messages[0].startswith(f"skipped: {bad}: not a Source 2 demo"), messages[0]
     assert messages[1].startswith(f"skipped: cannot read {missing}")
     assert set(many["players"]["demo"]) == {"14155"}
     # All skipped: an empty frame per table asked for.
@@ -96,6 +96,22 @@ def test_bad_demos_are_skipped_with_a_warning(tmp_path):
         empty = gamewire.parse_many([missing], ["kills", "rounds"], on_error="skip")
     assert set(empty) == {"kills", "rounds"}
     assert all(len(f) == 0 for f in empty.values())
+
+
+def test_a_cut_demo_keeps_its_rows_with_a_warning(tmp_path):
+    good = corpus("cs2/14155.dem")
+    cut = tmp_path / "cut.dem"
+    cut.write_bytes(good.read_bytes()[:150_000])
+    with pytest.warns(gamewire.DemoTruncatedWarning) as record:
+        many = gamewire.parse_many([cut, good], ["players", "ticks"], player=["health"])
+    messages = [str(w.message) for w in record]
+    assert len(messages) == 1 and messages[0].startswith(f"{cut}: the demo is truncated")
+    ticks = many["ticks"]
+    cut_rows = ticks[ticks["demo"] == "cut"].drop(columns="demo").reset_index(drop=True)
+    whole = ticks[ticks["demo"] == "14155"].drop(columns="demo").reset_index(drop=True)
+    assert 0 < len(cut_rows) < len(whole)
+    assert cut_rows.equals(whole.iloc[: len(cut_rows)].reset_index(drop=True))
+    assert set(many["players"]["demo"]) == {"cut", "14155"}
 
 
 def test_bad_arguments():

@@ -30,6 +30,11 @@ pub const MAX_MESSAGE_SIZE: usize = 16 << 20;
 /// Most string tables.
 pub const MAX_STRING_TABLES: usize = 256;
 
+/// The smallest frame: three one-byte varints (command, tick, size), as the
+/// `DEM_Stop` frame that ends a whole demo is. A demo that ends between two
+/// frames before it is truncated by (at least) this much.
+const MIN_FRAME_LEN: u64 = 3;
+
 /// What a visitor wants decoded. Anything not asked for is skipped, not decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Interests {
@@ -611,7 +616,27 @@ impl<'a> DemoParser<'a> {
             };
             let frame = match self.frames.next_frame_if(wanted) {
                 Ok(Some(f)) => f,
-                Ok(None) => break,
+                Ok(None) if self.state.reached_stop => break,
+                // The input ends between two frames before `DEM_Stop`: the
+                // demo was cut there (a recording that stopped, a partial
+                // copy). Everything before it has been handled.
+                Ok(None) => {
+                    if let Some(t) = open_tick {
+                        visitor.on_tick_end(&self.state, t);
+                    }
+                    return Err(DemoError {
+                        kind: ErrorKind::Truncated {
+                            what: "the DEM_Stop frame",
+                            needed: MIN_FRAME_LEN,
+                            available: 0,
+                        },
+                        location: Location {
+                            byte_offset: self.frames.offset(),
+                            frame: self.frames.frame_index(),
+                            tick: self.state.tick,
+                        },
+                    });
+                }
                 Err(e) => {
                     if let Some(t) = open_tick {
                         visitor.on_tick_end(&self.state, t);

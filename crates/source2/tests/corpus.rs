@@ -864,3 +864,30 @@ fn tick_rows_follow_entity_creates_and_deletes() {
         );
     }
 }
+
+/// A demo cut between two frames (here right after frame 59 of 14155, at
+/// byte 150 000) lacks its `DEM_Stop` frame: the run ends in a truncation
+/// located at the end of the input, after handling every frame before it.
+#[test]
+fn a_demo_cut_between_frames_is_truncated_at_its_end() {
+    let whole = std::fs::read(corpus().join("cs2/14155.dem")).unwrap();
+    let cut = &whole[..150_000];
+    let mut parser = DemoParser::new(cut).unwrap();
+    let err = parser.run(&mut NoVisitor).unwrap_err();
+    assert!(err.is_truncation(), "{err}");
+    assert_eq!(err.location.byte_offset, 150_000);
+    assert_eq!(err.location.tick, 43);
+    assert_eq!(parser.state.tick, 43);
+    assert!(!parser.state.reached_stop);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the demo is truncated: the DEM_Stop frame needs 3 bytes, 0 left (frame {} at byte 150000, tick 43)",
+            err.location.frame
+        )
+    );
+    // The whole demo ends with its DEM_Stop frame and no error.
+    let mut parser = DemoParser::new(&whole).unwrap();
+    parser.run(&mut NoVisitor).unwrap();
+    assert!(parser.state.reached_stop);
+}

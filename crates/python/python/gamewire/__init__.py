@@ -26,18 +26,48 @@ The demoparser2 names are there too: `parse_header`, `parse_event`, `parse_event
 `parse_ticks`, `parse_player_info`, `parse_grenades`, `list_game_events`.
 
 Errors are `gamewire.DemoError` (a `ValueError`) with the message the `gamewire` CLI prints:
-the demo is not a demo, is truncated or corrupt (frame, byte offset, tick), or a table, event or
-prop name is unknown (the message lists the closest valid names).
+the demo is not a demo, is corrupt (frame, byte offset, tick), or a table, event or prop name is
+unknown (the message lists the closest valid names). A demo cut short (a truncated file, a cut
+broadcast fragment) is not an error: every method returns what comes before the cut and warns
+with a `gamewire.DemoTruncatedWarning` naming the cut (frame, byte offset, tick); turn it into
+an exception with `warnings.simplefilter("error", gamewire.DemoTruncatedWarning)`.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 from typing import Any, Iterable, Sequence, Union
 
 from ._gamewire import DemoError, NativeDemo, __version__, run_many
 
-__all__ = ["Demo", "DemoError", "TABLES", "parse_many", "set_polars", "__version__"]
+__all__ = [
+    "Demo",
+    "DemoError",
+    "DemoTruncatedWarning",
+    "TABLES",
+    "parse_many",
+    "set_polars",
+    "__version__",
+]
+
+
+class DemoTruncatedWarning(UserWarning):
+    """A demo ended early (a truncated file, a cut broadcast fragment): the result holds
+    everything parsed before the cut. The message names the cut: frame, byte offset, tick."""
+
+
+def _warn_cut(cut: str | None) -> None:
+    """Warns about a cut, attributed to the first caller outside this package."""
+    if cut is None:
+        return
+    level = 2
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+        level += 1
+    warnings.warn(cut, DemoTruncatedWarning, stacklevel=level)
 
 #: The analyst tables, in the order `Demo.tables` returns them.
 TABLES = (
@@ -186,18 +216,24 @@ class Demo:
         `playback_ticks`, `playback_frames`, `playback_time` (s), `tick_interval` (s),
         `tick_rate` (ticks/s), `frames`, `last_tick`, `reached_stop` (the same values as
         `gamewire info --format json`)."""
-        return self._native.header()
+        header, cut = self._native.header()
+        _warn_cut(cut)
+        return header
 
     def list_game_events(self) -> list[str]:
         """The names of the game events that occur in the demo, sorted (`server_cvar`, the
         synthetic convar event, included, as in demoparser2)."""
-        return self._native.list_game_events()
+        names, cut = self._native.list_game_events()
+        _warn_cut(cut)
+        return names
 
     # -- tables --------------------------------------------------------------------------------
 
     def _run(self, queries: list[dict], polars: bool | None) -> list[dict]:
         out = []
-        for tables in self._native.run(queries):
+        per_query, cut = self._native.run(queries)
+        _warn_cut(cut)
+        for tables in per_query:
             out.append({name: _frame(cols, polars) for name, cols in tables})
         return out
 
@@ -363,7 +399,8 @@ def parse_many(
     A demo that cannot be read or parsed raises (`FileNotFoundError`, `OSError` or `DemoError`
     with the CLI's message, the first failing demo in the order given) when `on_error` is
     `"raise"`, the default; with `"skip"` it is left out with a `RuntimeWarning` naming it and
-    the others are returned."""
+    the others are returned. A demo cut short keeps its rows before the cut, with a
+    `DemoTruncatedWarning`."""
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     paths = [os.fspath(p) for p in paths]
@@ -371,6 +408,10 @@ def parse_many(
     use_polars = _POLARS_DEFAULT if polars is None else polars
     merged, failures = run_many(paths, query, jobs)
     for _path, kind, message in failures:
+        if kind == "cut":
+            # Not a failure: the demo's rows before the cut are in the tables.
+            _warn_cut(message)
+            continue
         if on_error == "raise":
             if kind == "missing":
                 raise FileNotFoundError(message)

@@ -25,11 +25,16 @@ class NativeDemo:
     def path(self) -> Union[Path, str]: ...
     @property
     def size(self) -> int: ...
-    def header(self) -> dict[str, Any]: ...
-    def list_game_events(self) -> list[str]: ...
-    def run(self, queries: list[dict[str, Any]]) -> list[list[tuple[str, list[Column]]]]:
+    def header(self) -> tuple[dict[str, Any], Optional[str]]:
+        """The header dict, and the cut message of a demo cut short (or None)."""
+    def list_game_events(self) -> tuple[list[str], Optional[str]]:
+        """The event names, and the cut message of a demo cut short (or None)."""
+    def run(
+        self, queries: list[dict[str, Any]]
+    ) -> tuple[list[list[tuple[str, list[Column]]]], Optional[str]]:
         """Runs queries (dicts with `tables`, `events`, `player`, `other`, `ticks`, `players`)
-        in one pass; per query, a list of `(table name, columns)`."""
+        in one pass: per query, a list of `(table name, columns)`; and the cut message of a
+        demo cut short (its tables hold everything before the cut), or None."""
     def __repr__(self) -> str: ...
 
 def run_many(
@@ -40,4 +45,5 @@ def run_many(
     """Runs one query over many demos on `jobs` worker threads (default: one per core), the GIL
     released: `(tables, failures)`, one table per name with every demo's rows and a first column
     `demo` (the file's stem, `-2`, `-3`, ... for repeats, as `gamewire batch` names its files),
-    and per failed demo `(path, kind, message)` with `kind` `"missing"`, `"read"` or `"demo"`."""
+    and per failed demo `(path, kind, message)` with `kind` `"missing"`, `"read"` or `"demo"`;
+    a demo cut short is there too with `kind` `"cut"`, its rows before the cut in the tables."""
