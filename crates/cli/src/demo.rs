@@ -130,26 +130,14 @@ fn describe_error(path: &Path, e: &DemoError) -> String {
     format!("{}: {e}", path.display())
 }
 
-/// Parses with a visitor; a parse error after some progress is reported with
-/// what was reached.
-fn parse<V: Visitor>(path: &Path, data: &[u8], visitor: &mut V) -> Result<DemoState, String> {
-    let mut parser = DemoParser::new(data).map_err(|e| describe_error(path, &e))?;
-    match parser.run(visitor) {
-        Ok(()) => Ok(parser.state),
-        Err(e) => Err(format!(
-            "{} (parsed up to tick {})",
-            describe_error(path, &e),
-            parser.state.tick
-        )),
-    }
-}
-
 /// A parse that may have ended at a cut.
 struct Parsed {
     state: DemoState,
     /// When the demo ended early: the cut, located, to report as a warning.
     /// Everything before it was parsed and is kept.
     cut: Option<String>,
+    /// The tick of the frame at the cut: earlier ticks are complete.
+    cut_tick: i32,
 }
 
 /// Parses with a visitor (sharing `cache`'s send tables when given). A
@@ -169,6 +157,7 @@ fn parse_keeping_cut<V: Visitor>(
         Ok(()) => Ok(Parsed {
             state: parser.state,
             cut: None,
+            cut_tick: i32::MAX,
         }),
         Err(e) if e.is_truncation() => {
             let cut = format!(
@@ -179,6 +168,7 @@ fn parse_keeping_cut<V: Visitor>(
             Ok(Parsed {
                 state: parser.state,
                 cut: Some(cut),
+                cut_tick: e.location.tick,
             })
         }
         Err(e) => Err(format!(
@@ -391,9 +381,18 @@ pub fn schema(args: SchemaArgs) -> Result<(), String> {
             }
         }
     }
-    parser
-        .run(&mut StopAfterSignon)
-        .map_err(|e| describe_error(&args.demo, &e))?;
+    // A demo cut after its signon still has its send tables.
+    let cut = match parser.run(&mut StopAfterSignon) {
+        Ok(()) => None,
+        Err(e) if e.is_truncation() && parser.state.send_tables.is_some() => Some(e),
+        Err(e) => return Err(describe_error(&args.demo, &e)),
+    };
+    if let Some(e) = &cut {
+        eprintln!(
+            "warning: {}; the send tables come from before the cut",
+            describe_error(&args.demo, e)
+        );
+    }
     let state = &parser.state;
     let tables = state
         .send_tables
@@ -926,6 +925,8 @@ struct Snapshot {
     class: Option<String>,
     lines: Vec<String>,
     done: bool,
+    /// The tick whose end the snapshot was taken at.
+    taken_at: i32,
 }
 
 impl Visitor for Snapshot {
@@ -940,6 +941,7 @@ impl Visitor for Snapshot {
             return;
         }
         self.done = true;
+        self.taken_at = tick;
         let Some(tables) = state.send_tables.as_ref() else {
             return;
         };
@@ -991,8 +993,19 @@ pub fn entities(args: EntitiesArgs) -> Result<(), String> {
         class: args.class.clone(),
         lines: Vec::new(),
         done: false,
+        taken_at: 0,
     };
-    let state = parse(&args.demo, &data, &mut snap)?;
+    let parsed = parse_keeping_cut(&args.demo, &data, &mut snap, None)?;
+    let state = parsed.state;
+    if let Some(cut) = &parsed.cut {
+        // The tick being read at the cut is incomplete: no snapshot of it.
+        if !snap.done || snap.taken_at >= parsed.cut_tick {
+            return Err(format!(
+                "tick {} is not complete in this demo, which is cut short: {cut}",
+                args.tick
+            ));
+        }
+    }
     if !snap.done {
         return Err(format!(
             "tick {} is after the last tick ({})",
@@ -1008,7 +1021,11 @@ pub fn entities(args: EntitiesArgs) -> Result<(), String> {
     for l in &snap.lines {
         writeln!(out, "{l}").map_err(io_err)?;
     }
-    out.flush().map_err(io_err)
+    out.flush().map_err(io_err)?;
+    if let Some(cut) = parsed.cut {
+        eprintln!("warning: {cut}");
+    }
+    Ok(())
 }
 
 /// `gamewire messages`.
@@ -1080,13 +1097,22 @@ pub fn messages(args: MessagesArgs) -> Result<(), String> {
         names: (!args.name.is_empty()).then(|| args.name.clone()),
         ..MessageCollector::default()
     };
-    let state = parse(&args.demo, &data, &mut collector)?;
+    let parsed = parse_keeping_cut(&args.demo, &data, &mut collector, None)?;
+    let state = parsed.state;
+    let cut = parsed.cut;
+    let warn_cut = || {
+        if let Some(cut) = &cut {
+            eprintln!("warning: {cut}");
+        }
+    };
     let mut out = stdout();
     if args.list {
         for (name, count) in &collector.counts {
             writeln!(out, "{name}\t{count}").map_err(io_err)?;
         }
-        return out.flush().map_err(io_err);
+        out.flush().map_err(io_err)?;
+        warn_cut();
+        return Ok(());
     }
     for want in &args.name {
         if !collector.counts.contains_key(want) {
@@ -1135,5 +1161,7 @@ pub fn messages(args: MessagesArgs) -> Result<(), String> {
             write_rows(&mut out, &table, RowFormat::Csv, None, true)?;
         }
     }
-    out.flush().map_err(io_err)
+    out.flush().map_err(io_err)?;
+    warn_cut();
+    Ok(())
 }

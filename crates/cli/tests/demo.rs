@@ -344,6 +344,33 @@ fn a_truncated_demo_keeps_its_rows_up_to_the_cut_and_reports_it() {
         .collect();
     assert_eq!(kept, expected);
 
+    // The entities at the last complete tick are the whole demo's; the tick
+    // being read at the cut has no snapshot.
+    let w = whole.to_str().unwrap();
+    let out = gamewire(&["entities", cut, "--tick", &last_tick.to_string()]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("warning: "));
+    let expected = gamewire(&["entities", w, "--tick", &last_tick.to_string()]);
+    assert!(!out.stdout.is_empty());
+    assert_eq!(out.stdout, expected.stdout);
+    let out = gamewire(&["entities", cut, "--tick", &(last_tick + 1).to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is not complete in this demo, which is cut short"),
+        "{err}"
+    );
+    // The schema comes from the signon, before the cut.
+    let out = gamewire(&["schema", cut, "--class", "CCSPlayerPawn"]);
+    assert!(out.status.success());
+    assert_eq!(
+        out.stdout,
+        gamewire(&["schema", w, "--class", "CCSPlayerPawn"]).stdout
+    );
+    let out = gamewire(&["messages", cut, "--list"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("truncated"));
+
     // Among several demos: the cut one keeps its rows; a missing one fails
     // alone, and the command exits with 1 after writing the others.
     let out = gamewire(&[
