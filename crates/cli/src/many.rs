@@ -11,45 +11,17 @@
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
 use gamewire_source2::broadcast::is_broadcast_dir;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// The demos that `inputs` name: files as given (whatever their extension:
-/// a missing one fails as that demo), broadcast directories as one demo
-/// each, other directories searched recursively in name order.
+/// The demos that `inputs` name ([`gamewire_query::collect_demos`]), with
+/// the CLI's error text.
 pub(crate) fn collect_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for p in entries {
-            if is_broadcast_dir(&p) {
-                out.push(p);
-            } else if p.is_dir() {
-                walk(&p, out)?;
-            } else if p.extension().is_some_and(|e| e == "dem") {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    for p in inputs {
-        if is_broadcast_dir(p) {
-            out.push(p.clone());
-        } else if p.is_dir() {
-            walk(p, &mut out)?;
-        } else {
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
+    gamewire_query::collect_demos(inputs).map_err(|e| e.to_string())
 }
 
 /// True when `inputs` can stand for more than one demo: several paths, or a

@@ -591,8 +591,10 @@ impl NativeDemo {
     }
 }
 
-/// Runs one query over many demos on `jobs` worker threads (default: one
-/// per core), the GIL released, and appends every demo's rows into one table
+/// Runs one query over many demos (directories searched recursively for
+/// `.dem` files and broadcast directories, as `gamewire batch` does) on
+/// `jobs` worker threads (default: one per core), the GIL released, and
+/// appends every demo's rows into one table
 /// per name, a first column `demo` naming the demo as `gamewire batch` does
 /// ([`gamewire_query::dataset_names`]; the columns are the union over the demos, see
 /// [`Table::append`]). Returns `(tables, failures)`: `[(table, columns)]` and,
@@ -610,6 +612,9 @@ fn run_many<'py>(
     jobs: Option<usize>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     use rayon::prelude::*;
+    // Directories stand for the demos found in them, as in the CLI.
+    let paths = gamewire_query::collect_demos(&paths)
+        .map_err(|e| failure_error(input_failure(Path::new(""), &e)))?;
     let names = gamewire_query::dataset_names(&paths);
     let built = query
         .query()

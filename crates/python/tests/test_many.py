@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import gamewire
-from conftest import DEMOS, corpus
+from conftest import CORPUS, DEMOS, corpus
 
 PROPS = ["X", "Y", "Z", "health", "team_num"]
 
@@ -112,6 +112,25 @@ def test_a_cut_demo_keeps_its_rows_with_a_warning(tmp_path):
     assert 0 < len(cut_rows) < len(whole)
     assert cut_rows.equals(whole.iloc[: len(cut_rows)].reset_index(drop=True))
     assert set(many["players"]["demo"]) == {"cut", "14155"}
+
+
+def test_a_directory_stands_for_its_demos():
+    cs2 = CORPUS / "cs2"
+    files = sorted(cs2.glob("*.dem"))
+    assert len(files) == 5
+    # One path (str or Path), or a list mixing directories and files.
+    for paths in (cs2, str(cs2), [cs2]):
+        many = gamewire.parse_many(paths, "rounds", jobs=2)
+        want = gamewire.parse_many(files, "rounds", jobs=2)
+        pd.testing.assert_frame_equal(many["rounds"], want["rounds"])
+    assert set(want["rounds"]["demo"]) <= {f.stem for f in files}
+    one = gamewire.parse_many(files[0], "players")
+    assert set(one["players"]["demo"]) == {files[0].stem}
+    # Found in file-name order.
+    names = list(dict.fromkeys(gamewire.parse_many(cs2, "players")["players"]["demo"]))
+    assert names == [f.stem for f in files]
+    with pytest.raises(FileNotFoundError):
+        gamewire.parse_many(cs2 / "nope", "players")
 
 
 def test_bad_arguments():

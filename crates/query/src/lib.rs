@@ -480,6 +480,46 @@ pub fn read_input_keeping_cut(
         })
 }
 
+/// The demos that `inputs` name, in order: files as given (whatever their
+/// extension: a missing one fails when it is read, as that demo), broadcast
+/// directories (a `sync.json` and its fragments) as one demo each, other
+/// directories searched recursively, in name order, for `.dem` files and
+/// broadcast directories. Used by `gamewire ticks`, `events` and `batch` and
+/// the Python package's `parse_many`.
+pub fn collect_demos(inputs: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, QueryError> {
+    use gamewire_source2::broadcast::is_broadcast_dir;
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), QueryError> {
+        let read_error = |source| QueryError::Read {
+            path: dir.to_path_buf(),
+            source,
+        };
+        let mut entries: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+            .map_err(read_error)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for p in entries {
+            if is_broadcast_dir(&p) {
+                out.push(p);
+            } else if p.is_dir() {
+                walk(&p, out)?;
+            } else if p.extension().is_some_and(|e| e == "dem") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in inputs {
+        if p.is_dir() && !is_broadcast_dir(p) {
+            walk(p, &mut out)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// A unique dataset name per demo of a batch: the file stem (a broadcast
 /// directory's name), with `-2`, `-3`, ... on collisions (the `demo`
 /// column of `gamewire batch` and the Python package's `parse_many`).

@@ -378,7 +378,7 @@ class Demo:
 
 
 def parse_many(
-    paths: Iterable[Union[str, os.PathLike]],
+    paths: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]],
     tables: Names = ("kills", "rounds"),
     *,
     event_name: Names = None,
@@ -390,11 +390,13 @@ def parse_many(
     on_error: str = "raise",
     polars: bool | None = None,
 ) -> dict:
-    """The same tables of many demos (`.dem` files or broadcast directories), parsed in
-    parallel on `jobs` worker threads (default: one per core) with the GIL released: a dict
-    from table name to one DataFrame of every demo's rows, with a first column `demo` (the
+    """The same tables of many demos, parsed in parallel on `jobs` worker threads (default:
+    one per core) with the GIL released: a dict from table name to one DataFrame of every demo's rows, with a first column `demo` (the
     file's stem, as `gamewire batch` names its files). The keyword options are those of
     `Demo.tables`; send tables and event descriptors are built once per game build.
+    `paths` is one path or an iterable of them: `.dem` files, broadcast directories, and
+    other directories, searched recursively for both (in name order, as `gamewire batch`
+    does).
 
     A demo that cannot be read or parsed raises (`FileNotFoundError`, `OSError` or `DemoError`
     with the CLI's message, the first failing demo in the order given) when `on_error` is
@@ -403,6 +405,8 @@ def parse_many(
     `DemoTruncatedWarning`."""
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
     paths = [os.fspath(p) for p in paths]
     query = _query(_names(tables), event_name, player, other, ticks, players)
     use_polars = _POLARS_DEFAULT if polars is None else polars
