@@ -488,12 +488,24 @@ pub fn read_input_keeping_cut(
 /// the Python package's `parse_many`.
 pub fn collect_demos(inputs: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, QueryError> {
     use gamewire_source2::broadcast::is_broadcast_dir;
-    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), QueryError> {
+    use std::collections::HashSet;
+    use std::path::{Path, PathBuf};
+    /// Searches `dir` unless it was searched already (a directory reached
+    /// twice through symbolic links, or a link back to an ancestor, is
+    /// searched once).
+    fn walk(
+        dir: &Path,
+        out: &mut Vec<PathBuf>,
+        seen: &mut HashSet<PathBuf>,
+    ) -> Result<(), QueryError> {
         let read_error = |source| QueryError::Read {
             path: dir.to_path_buf(),
             source,
         };
-        let mut entries: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        if !seen.insert(std::fs::canonicalize(dir).map_err(read_error)?) {
+            return Ok(());
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(read_error)?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .collect();
@@ -502,7 +514,7 @@ pub fn collect_demos(inputs: &[std::path::PathBuf]) -> Result<Vec<std::path::Pat
             if is_broadcast_dir(&p) {
                 out.push(p);
             } else if p.is_dir() {
-                walk(&p, out)?;
+                walk(&p, out, seen)?;
             } else if p.extension().is_some_and(|e| e == "dem") {
                 out.push(p);
             }
@@ -510,9 +522,10 @@ pub fn collect_demos(inputs: &[std::path::PathBuf]) -> Result<Vec<std::path::Pat
         Ok(())
     }
     let mut out = Vec::new();
+    let mut seen = HashSet::new();
     for p in inputs {
         if p.is_dir() && !is_broadcast_dir(p) {
-            walk(p, &mut out)?;
+            walk(p, &mut out, &mut seen)?;
         } else {
             out.push(p.clone());
         }

@@ -878,3 +878,32 @@ fn a_cut_demo_keeps_its_tables_up_to_the_cut() {
         }
     }
 }
+
+/// Directories are searched recursively in name order; a directory reached
+/// again through a symbolic link (here a link back to the top) is searched
+/// once, so its demos are found once.
+#[cfg(unix)]
+#[test]
+fn collect_demos_searches_each_directory_once() {
+    let top = std::env::temp_dir().join(format!("gamewire-collect-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&top);
+    std::fs::create_dir_all(top.join("b/inner")).unwrap();
+    for rel in ["a.dem", "b/inner/c.dem", "b/notes.txt"] {
+        std::fs::write(top.join(rel), b"x").unwrap();
+    }
+    std::os::unix::fs::symlink(&top, top.join("b/inner/back")).unwrap();
+    let explicit = top.join("b/notes.txt");
+    let found =
+        gamewire_query::collect_demos(&[top.clone(), explicit.clone(), top.join("b")]).unwrap();
+    assert_eq!(
+        found,
+        vec![top.join("a.dem"), top.join("b/inner/c.dem"), explicit]
+    );
+    let missing = gamewire_query::collect_demos(&[top.join("nope")]).unwrap();
+    assert_eq!(
+        missing,
+        vec![top.join("nope")],
+        "a missing file fails when read"
+    );
+    std::fs::remove_dir_all(&top).unwrap();
+}
