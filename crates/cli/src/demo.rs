@@ -11,10 +11,8 @@ use gamewire_source2::{
     DemoError, DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, NoVisitor,
     SendTableCache, Visitor,
 };
-use indicatif::ProgressBar;
 
 use crate::many;
-use gamewire_query::dataset_names;
 
 /// Output format of `info`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -153,13 +151,13 @@ fn parse_keeping_cut<V: Visitor>(
     if let Some(cache) = cache {
         parser = parser.with_send_table_cache(Arc::clone(cache));
     }
-    match parser.run(visitor) {
-        Ok(()) => Ok(Parsed {
+    match parser.run_keeping_cut(visitor) {
+        Ok(None) => Ok(Parsed {
             state: parser.state,
             cut: None,
             cut_tick: i32::MAX,
         }),
-        Err(e) if e.is_truncation() => {
+        Ok(Some(e)) => {
             let cut = format!(
                 "{}; the output holds everything before the cut (parsed up to tick {})",
                 describe_error(path, &e),
@@ -176,15 +174,6 @@ fn parse_keeping_cut<V: Visitor>(
             describe_error(path, &e),
             parser.state.tick
         )),
-    }
-}
-
-/// Reports a message on standard error above the progress bar.
-fn report(bar: &ProgressBar, line: String) {
-    if bar.is_hidden() {
-        eprintln!("{line}");
-    } else {
-        bar.println(line);
     }
 }
 
@@ -382,9 +371,11 @@ pub fn schema(args: SchemaArgs) -> Result<(), String> {
         }
     }
     // A demo cut after its signon still has its send tables.
-    let cut = match parser.run(&mut StopAfterSignon) {
-        Ok(()) => None,
-        Err(e) if e.is_truncation() && parser.state.send_tables.is_some() => Some(e),
+    let cut = match parser.run_keeping_cut(&mut StopAfterSignon) {
+        Ok(Some(e)) if parser.state.send_tables.is_none() => {
+            return Err(describe_error(&args.demo, &e))
+        }
+        Ok(cut) => cut,
         Err(e) => return Err(describe_error(&args.demo, &e)),
     };
     if let Some(e) = &cut {
@@ -833,6 +824,8 @@ pub fn events(args: EventsArgs) -> Result<(), String> {
 
 /// One demo's part of a several-demo `events`.
 struct DemoEvents {
+    /// The demo's dataset name (the `demo` column).
+    label: String,
     /// JSON Lines, already written (`--format jsonl`).
     jsonl: Vec<u8>,
     /// The events themselves (`--format csv`: one table over all demos).
@@ -841,29 +834,20 @@ struct DemoEvents {
     seen: Vec<String>,
     /// The event names the demo declares.
     declared: Vec<String>,
-    cut: Option<String>,
 }
 
 fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), String> {
-    let demos = many::collect_demos(&args.demos)?;
-    if demos.is_empty() {
-        return Err("no demo files found".into());
-    }
-    let labels = dataset_names(&demos);
-    let jobs = many::worker_count(args.jobs, demos.len());
-    let cache = Arc::new(SendTableCache::default());
-    let bar = many::demo_progress(demos.len());
-    let work = |i: usize| -> Result<DemoEvents, String> {
-        let (path, label) = (&demos[i], &labels[i]);
+    let work = |path: &Path, label: &str, cache: &Arc<SendTableCache>| {
         let data = read_demo(path)?;
         let mut collector = EventCollector::new(names.clone());
-        let parsed = parse_keeping_cut(path, &data, &mut collector, Some(&cache))?;
+        let parsed = parse_keeping_cut(path, &data, &mut collector, Some(cache))?;
         let mut jsonl = Vec::new();
         if args.format == RowFormat::Jsonl && !args.list {
             write_events_jsonl(&mut jsonl, &collector.events, Some(label))?;
             collector.events = Vec::new();
         }
-        Ok(DemoEvents {
+        let demo = DemoEvents {
+            label: label.to_string(),
             jsonl,
             events: collector.events,
             seen: collector.counts.into_keys().collect(),
@@ -873,38 +857,22 @@ fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), S
                 .names()
                 .map(String::from)
                 .collect(),
-            cut: parsed.cut,
-        })
+        };
+        Ok((demo, parsed.cut))
     };
     let mut out = stdout();
-    let mut failed = 0usize;
     let mut seen = std::collections::BTreeSet::new();
     let mut declared = std::collections::BTreeSet::new();
     let mut tables = Vec::new();
-    let mut next_label = labels.iter();
-    many::in_order(demos.len(), jobs, work, |result| {
-        bar.inc(1);
-        let label = next_label.next().cloned();
-        match result {
-            Ok(demo) => {
-                out.write_all(&demo.jsonl).map_err(io_err)?;
-                seen.extend(demo.seen);
-                declared.extend(demo.declared);
-                if args.format == RowFormat::Csv && !args.list {
-                    tables.push((label, demo.events));
-                }
-                if let Some(cut) = demo.cut {
-                    report(&bar, format!("warning: {cut}"));
-                }
-            }
-            Err(e) => {
-                failed += 1;
-                report(&bar, format!("error: {e}"));
-            }
+    let failures = many::each_demo(&args.demos, args.jobs, work, |demo| {
+        out.write_all(&demo.jsonl).map_err(io_err)?;
+        seen.extend(demo.seen);
+        declared.extend(demo.declared);
+        if args.format == RowFormat::Csv && !args.list {
+            tables.push((Some(demo.label), demo.events));
         }
         Ok(())
     })?;
-    bar.finish_and_clear();
     if args.list {
         for name in &seen {
             writeln!(out, "{name}").map_err(io_err)?;
@@ -913,15 +881,10 @@ fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), S
         write_rows(&mut out, &events_table(tables), args.format, None, true)?;
     }
     out.flush().map_err(io_err)?;
-    if failed == demos.len() {
-        return Err(format!("every demo failed ({failed})"));
-    }
+    failures.every()?;
     let declared: Vec<&str> = declared.iter().map(String::as_str).collect();
     check_event_names(&args.name, &declared, "no demo declares the event")?;
-    if failed > 0 {
-        return Err(format!("{failed} of {} demos failed", demos.len()));
-    }
-    Ok(())
+    failures.any()
 }
 
 /// `gamewire ticks`.
@@ -946,19 +909,10 @@ pub fn ticks(args: TicksArgs) -> Result<(), String> {
 }
 
 fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String> {
-    let demos = many::collect_demos(&args.demos)?;
-    if demos.is_empty() {
-        return Err("no demo files found".into());
-    }
-    let labels = dataset_names(&demos);
-    let jobs = many::worker_count(args.jobs, demos.len());
-    let cache = Arc::new(SendTableCache::default());
-    let bar = many::demo_progress(demos.len());
     // Each demo's rows are written by its worker, with a CSV header that
     // only the first demo written keeps (the columns are the props asked
     // for, the same for every demo).
-    let work = |i: usize| -> Result<(Vec<u8>, Option<String>), String> {
-        let (path, label) = (&demos[i], &labels[i]);
+    let work = |path: &Path, label: &str, cache: &Arc<SendTableCache>| {
         let data = read_demo(path)?;
         let mut streamed = StreamedTicks::new(
             &args.props,
@@ -967,48 +921,28 @@ fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String
             Some(label),
             Vec::new(),
         );
-        let parsed = parse_keeping_cut(path, &data, &mut streamed, Some(&cache))?;
+        let parsed = parse_keeping_cut(path, &data, &mut streamed, Some(cache))?;
         streamed
             .finish(&parsed.state)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok((streamed.out, parsed.cut))
     };
     let mut out = stdout();
-    let mut failed = 0usize;
     let mut header_written = false;
-    many::in_order(demos.len(), jobs, work, |result| {
-        bar.inc(1);
-        match result {
-            Ok((rows, cut)) => {
-                let mut body = &rows[..];
-                if args.format == RowFormat::Csv {
-                    if header_written {
-                        let line_end = body.iter().position(|&b| b == b'\n');
-                        body = line_end.and_then(|n| body.get(n + 1..)).unwrap_or(&[]);
-                    }
-                    header_written = true;
-                }
-                out.write_all(body).map_err(io_err)?;
-                if let Some(cut) = cut {
-                    report(&bar, format!("warning: {cut}"));
-                }
+    let failures = many::each_demo(&args.demos, args.jobs, work, |rows: Vec<u8>| {
+        let mut body = &rows[..];
+        if args.format == RowFormat::Csv {
+            if header_written {
+                let line_end = body.iter().position(|&b| b == b'\n');
+                body = line_end.and_then(|n| body.get(n + 1..)).unwrap_or(&[]);
             }
-            Err(e) => {
-                failed += 1;
-                report(&bar, format!("error: {e}"));
-            }
+            header_written = true;
         }
-        Ok(())
+        out.write_all(body).map_err(io_err)
     })?;
-    bar.finish_and_clear();
     out.flush().map_err(io_err)?;
-    if failed == demos.len() {
-        return Err(format!("every demo failed ({failed})"));
-    }
-    if failed > 0 {
-        return Err(format!("{failed} of {} demos failed", demos.len()));
-    }
-    Ok(())
+    failures.every()?;
+    failures.any()
 }
 
 /// Leaves a large value for the process exit to reclaim: the command is

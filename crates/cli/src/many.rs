@@ -11,11 +11,13 @@
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::sync::{mpsc, Condvar, Mutex};
 
 use gamewire_source2::broadcast::is_broadcast_dir;
+use gamewire_source2::SendTableCache;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// The demos that `inputs` name ([`gamewire_query::collect_demos`]), with
@@ -53,6 +55,89 @@ pub(crate) fn demo_progress(count: usize) -> ProgressBar {
         bar.set_style(style);
     }
     bar
+}
+
+/// Reports a line on standard error, above the progress bar when one is
+/// drawn.
+pub(crate) fn report(bar: &ProgressBar, line: String) {
+    if bar.is_hidden() {
+        eprintln!("{line}");
+    } else {
+        bar.println(line);
+    }
+}
+
+/// How many demos of a [`each_demo`] run failed.
+pub(crate) struct Failures {
+    failed: usize,
+    total: usize,
+}
+
+impl Failures {
+    /// An error when every demo failed.
+    pub(crate) fn every(&self) -> Result<(), String> {
+        if self.failed == self.total {
+            return Err(format!("every demo failed ({})", self.failed));
+        }
+        Ok(())
+    }
+
+    /// An error when any demo failed.
+    pub(crate) fn any(&self) -> Result<(), String> {
+        if self.failed > 0 {
+            return Err(format!("{} of {} demos failed", self.failed, self.total));
+        }
+        Ok(())
+    }
+}
+
+/// Runs `work(path, dataset name, shared send tables)` on every demo that
+/// `inputs` name ([`collect_demos`], names from
+/// [`gamewire_query::dataset_names`]) on `jobs` worker threads (default: one
+/// per core), with a progress bar, and hands each success to `sink` in input
+/// order ([`in_order`]). A failed demo is reported (`error: ...`) and
+/// counted; the cut a success carries is reported as a warning.
+pub(crate) fn each_demo<T: Send>(
+    inputs: &[PathBuf],
+    jobs: Option<usize>,
+    work: impl Fn(&Path, &str, &Arc<SendTableCache>) -> Result<(T, Option<String>), String> + Sync,
+    mut sink: impl FnMut(T) -> Result<(), String>,
+) -> Result<Failures, String> {
+    let demos = collect_demos(inputs)?;
+    if demos.is_empty() {
+        return Err("no demo files found".into());
+    }
+    let names = gamewire_query::dataset_names(&demos);
+    let jobs = worker_count(jobs, demos.len());
+    let cache = Arc::new(SendTableCache::default());
+    let bar = demo_progress(demos.len());
+    let mut failed = 0usize;
+    in_order(
+        demos.len(),
+        jobs,
+        |i| work(&demos[i], &names[i], &cache),
+        |result| {
+            bar.inc(1);
+            match result {
+                Ok((value, cut)) => {
+                    sink(value)?;
+                    if let Some(cut) = cut {
+                        report(&bar, format!("warning: {cut}"));
+                    }
+                }
+                Err(e) => {
+                    failed += 1;
+                    report(&bar, format!("error: {e}"));
+                }
+            }
+            Ok(())
+        },
+    )?;
+    bar.finish_and_clear();
+    Ok(Failures {
+        failed,
+        total: demos.len(),
+    })
 }
 
 /// Runs `work(0..count)` on `jobs` threads and passes each result to `sink`

@@ -230,20 +230,13 @@ pub fn batch(args: BatchArgs) -> Result<(), String> {
         .num_threads(threads)
         .build()
         .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
-    let terminal = std::io::stderr().is_terminal();
     let bar = crate::many::demo_progress(demos.len());
     let bytes = AtomicU64::new(0);
     let format = args.format.format();
     let start = Instant::now();
     // Demos of one game build share their send tables: built once.
     let cache = Arc::new(SendTableCache::default());
-    let report = |line: String| {
-        if terminal {
-            bar.println(line);
-        } else {
-            eprintln!("{line}");
-        }
-    };
+    let report = |line: String| crate::many::report(&bar, line);
     // Per demo: Ok(true) when it was cut short (its rows before the cut
     // are kept and it counts as done), Ok(false) when read to its end.
     let results: Vec<Result<bool, String>> = pool.install(|| {

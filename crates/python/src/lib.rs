@@ -181,7 +181,9 @@ fn run_queries(
         .map_err(QueryError::from)?
         .with_send_table_cache(send_table_cache());
     let mut fanout = Fanout(queries.iter().map(Collectors::new).collect());
-    let cut = keep_cut(parser.run(&mut fanout)).map_err(QueryError::from)?;
+    let cut = parser
+        .run_keeping_cut(&mut fanout)
+        .map_err(QueryError::from)?;
     for q in queries {
         q.validate(&parser.state)?;
     }
@@ -191,16 +193,6 @@ fn run_queries(
         .map(|c| c.finish(&parser.state))
         .collect();
     Ok((tables, cut))
-}
-
-/// A parse's result with a truncation turned into the cut it reports: the
-/// parse keeps everything before it. Other errors stay errors.
-fn keep_cut(result: Result<(), ParseError>) -> Result<Option<ParseError>, ParseError> {
-    match result {
-        Ok(()) => Ok(None),
-        Err(e) if e.is_truncation() => Ok(Some(e)),
-        Err(e) => Err(e),
-    }
 }
 
 /// The message of a demo cut short, given to Python's `DemoTruncatedWarning`.
@@ -478,7 +470,7 @@ impl NativeDemo {
         let v = &mut visitor;
         let result: Result<(DemoState, Option<ParseError>), ParseError> = py.detach(move || {
             let mut parser = DemoParser::new(data)?;
-            let cut = keep_cut(parser.run(v))?;
+            let cut = parser.run_keeping_cut(v)?;
             Ok((parser.state, cut))
         });
         let (state, cut) = result.map_err(|e| demo_error(&self.path, &e))?;

@@ -443,11 +443,7 @@ fn run_parse(
         parser = parser.with_send_table_cache(Arc::clone(cache));
     }
     let mut collectors = Collectors::new(query);
-    let cut = match parser.run(&mut collectors) {
-        Ok(()) => None,
-        Err(e) if e.is_truncation() => Some(e),
-        Err(e) => return Err(e.into()),
-    };
+    let cut = parser.run_keeping_cut(&mut collectors)?;
     query.validate(&parser.state)?;
     let tables = collectors.finish(&parser.state);
     Ok((tables, parser.state, cut))

@@ -492,6 +492,21 @@ impl<'a> DemoParser<'a> {
         }
     }
 
+    /// [`run`](Self::run) for a caller that keeps what a demo cut short
+    /// holds: a truncation ([`DemoError::is_truncation`]) ends the run with
+    /// `Ok(Some(cut))`, the state and the visitor holding everything before
+    /// it. Any other error is an error.
+    pub fn run_keeping_cut<V: Visitor>(
+        &mut self,
+        visitor: &mut V,
+    ) -> Result<Option<DemoError>, DemoError> {
+        match self.run(visitor) {
+            Ok(()) => Ok(None),
+            Err(e) if e.is_truncation() => Ok(Some(e)),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Parses to the end of the demo (or `DEM_Stop`). On error the state keeps
     /// everything parsed before it.
     pub fn run<V: Visitor>(&mut self, visitor: &mut V) -> Result<(), DemoError> {
