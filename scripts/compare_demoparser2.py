@@ -18,6 +18,10 @@ For every `*.dem` in CORPUS_DIR (all are tried) it compares:
      `gamewire events DEMO --name NAME --format jsonl`: same number of rows, same ticks (row by
      row, in stream order), and equal values in every column both sides have, after the
      mapping described in EVENT COLUMN MAPPING below.
+ (d) every demoparser2 player prop name gamewire reads (EVERY_TICK_PROP: 211 names) in one
+     `parse_ticks` call against one `gamewire ticks` run: the same rows, and every value equal;
+     a prop demoparser2 gives no column for (its field is not in that game build) must be null
+     in every gamewire row. NOT_COMPARED and PEER_EMPTY_FIRST_ROWS give the exceptions and why.
 
 A demo on which demoparser2 raises (0.42.0: IllegalPathOp on 14011 and 14150_ag2, see
 ../shared/corpus/SOURCES.md) is reported as "peer failed" and is not a failure of ours; for those
@@ -68,6 +72,71 @@ REPO = Path(__file__).resolve().parent.parent
 
 TICK_PROPS = ["X", "Y", "Z", "health", "armor_value", "team_num", "pitch", "yaw"]
 FLOAT_TOL = 1e-3
+
+# (d) every demoparser2 0.42.0 player prop name gamewire's `ticks` reads (its
+# FRIENDLY_NAMES_MAPPING: pawn, controller, active-weapon, button and computed props, team
+# props of the player's team and game-wide props repeated per row), compared in one call each.
+EVERY_TICK_PROP = [
+    "glove_item_idx", "FORWARD", "LEFT", "RIGHT", "BACK", "FIRE", "RIGHTCLICK", "RELOAD",
+    "INSPECT", "USE", "ZOOM", "SCOREBOARD", "WALK", "pitch", "yaw", "aim_punch_angle",
+    "aim_punch_angle_vel", "entity_id", "is_alive", "rank", "rank_if_win", "rank_if_loss",
+    "rank_if_tie", "mvps", "active_weapon_original_owner", "buttons", "is_auto_muted",
+    "crosshair_code", "pending_team_num", "player_color", "ever_played_on_team", "clan_name",
+    "is_coach_team", "comp_wins", "comp_rank_type", "is_controlling_bot",
+    "has_controlled_bot_this_round", "can_control_bot", "user_id", "armor", "has_defuser",
+    "has_helmet", "spawn_time", "death_time", "score", "is_connected", "player_name",
+    "player_steamid", "fov", "balance", "start_balance", "total_cash_spent",
+    "cash_spent_this_round", "music_kit_id", "leader_honors", "teacher_honors",
+    "friendly_honors", "kills_total", "deaths_total", "assists_total", "ace_rounds_total",
+    "4k_rounds_total", "3k_rounds_total", "damage_total", "objective_total",
+    "kill_reward_total", "cash_earned_total", "ping", "move_collide", "move_type", "team_num",
+    "active_weapon", "looking_at_weapon", "holding_look_at_weapon", "next_attack_time",
+    "duck_time_ms", "max_speed", "max_fall_velo", "duck_amount", "duck_speed", "duck_overrdie",
+    "old_jump_pressed", "jump_until", "jump_velo", "fall_velo", "in_crouch", "crouch_state",
+    "ducked", "ducking", "in_duck_jump", "allow_auto_movement", "jump_time_ms",
+    "last_duck_time", "is_rescuing", "weapon_purchases_this_match",
+    "weapon_purchases_this_round", "spotted", "time_last_injury", "direction_last_injury",
+    "player_state", "passive_items", "is_scoped", "is_walking", "resume_zoom", "is_defusing",
+    "is_grabbing_hostage", "blocking_use_in_progess", "molotov_damage_time",
+    "moved_since_spawn", "in_bomb_zone", "in_buy_zone", "in_no_defuse_area", "killed_by_taser",
+    "move_state", "which_bomb_zone", "in_hostage_rescue_zone", "stamina", "direction",
+    "shots_fired", "armor_value", "velo_modifier", "ground_accel_linear_frac_last_time",
+    "flash_duration", "flash_max_alpha", "wait_for_no_attack", "last_place_name",
+    "is_strafing", "round_start_equip_value", "current_equip_value", "time", "health",
+    "life_state", "X", "Y", "Z", "velocity", "velocity_X", "velocity_Y", "velocity_Z",
+    "active_weapon_name", "active_weapon_ammo", "total_ammo_left", "item_def_idx",
+    "weapon_quality", "entity_lvl", "item_id_high", "item_id_low", "item_account_id",
+    "inventory_position", "is_initialized", "custom_name", "orig_owner_xuid_low",
+    "orig_owner_xuid_high", "fall_back_paint_kit", "fall_back_seed", "fall_back_wear",
+    "fall_back_stat_track", "m_iState", "fire_seq_start_time", "fire_seq_start_time_change",
+    "is_player_fire_event_primary", "weapon_mode", "accuracy_penalty", "i_recoil_idx",
+    "fl_recoil_idx", "is_burst_mode", "post_pone_fire_ready_time", "is_in_reload",
+    "reload_visually_complete", "dropped_at_time", "is_hauled_back", "is_silencer_on",
+    "time_silencer_switch_complete", "orig_team_number", "prev_owner", "last_shot_time",
+    "iron_sight_mode", "num_empty_attacks", "zoom_lvl", "burst_shots_remaining",
+    "needs_bolt_action", "next_primary_attack_tick", "next_primary_attack_tick_ratio",
+    "next_secondary_attack_tick", "next_secondary_attack_tick_ratio", "is_airborne",
+    "total_rounds_played", "is_bomb_planted", "is_bomb_dropped", "is_freeze_period",
+    "is_warmup_period", "is_match_started", "game_phase", "round_win_status",
+    "round_win_reason", "round_start_time", "game_time", "team_name", "team_rounds_total",
+    "team_clan_name", "team_surrendered", "team_score_first_half", "team_score_second_half",
+    "team_score_overtime", "team_num_map_victories", "alive_time_total",
+    "headshot_kills_total", "utility_damage_total", "enemies_flashed_total",
+    "equipment_value_total", "money_saved_total",
+]
+# Names of EVERY_TICK_PROP compared differently, and why.
+NOT_COMPARED = {
+    "total_ammo_left": "demoparser2 keeps whichever element of m_pReserveAmmo was written last "
+                       "(element 1 on 14155's P2000); gamewire reads element 0",
+    "WALK": "demoparser2 0.42.0 maps WALK to IN_WALK, a name its button table lacks, so it never "
+            "gives the column; gamewire reads bit 18 of m_nButtonDownMaskPrev",
+    "time": "demoparser2 0.42.0 gives no column on these demos although the pawn has "
+            "m_flSimulationTime; gamewire reads it",
+}
+# velocity: gamewire takes (position - previous row's position) * tick rate, from a player's
+# second row on; demoparser2 0.42.0 leaves a player's first three rows empty. Rows where
+# demoparser2 has a value are compared.
+PEER_EMPTY_FIRST_ROWS = {"velocity", "velocity_X", "velocity_Y", "velocity_Z"}
 
 # demoparser2 INTERNALEVENTFIELDS: removed from its output, printed raw by gamewire.
 DP2_DROPPED_KEYS = {
@@ -125,6 +194,14 @@ def norm(v):
 
 def values_equal(ours, theirs) -> bool:
     ours, theirs = norm(ours), norm(theirs)
+    if hasattr(ours, "tolist") and not isinstance(ours, (str, bytes)):
+        ours = ours.tolist()
+    if hasattr(theirs, "tolist") and not isinstance(theirs, (str, bytes)):
+        theirs = theirs.tolist()
+    if isinstance(ours, (list, tuple)) or isinstance(theirs, (list, tuple)):
+        return (isinstance(ours, (list, tuple)) and isinstance(theirs, (list, tuple))
+                and len(ours) == len(theirs)
+                and all(values_equal(a, b) for a, b in zip(ours, theirs)))
     if ours is None or theirs is None:
         return ours is None and theirs is None
     if isinstance(ours, bool) or isinstance(theirs, bool):
@@ -385,6 +462,51 @@ def compare_one_event(rep: Report, demo: Path, gamewire: str, dp, ev: str) -> tu
     return min(len(ours), len(theirs)), bad
 
 
+def compare_every_prop(rep: Report, demo: Path, gamewire: str, dp) -> dict:
+    """(d): EVERY_TICK_PROP in one `parse_ticks` call and one `gamewire ticks` run. A prop
+    demoparser2 gives no column for (the field is not in this game build) must be null in every
+    gamewire row."""
+    name = demo.name
+    props = [p for p in EVERY_TICK_PROP if p not in NOT_COMPARED]
+    theirs_df, perr = peer(dp.parse_ticks, props)
+    if perr is not None:
+        rep.fail(f"{name} every prop: demoparser2 raised {perr}")
+        return {}
+    peer_cols = set(theirs_df.columns)
+    theirs = df_records(theirs_df)
+    ours = ours_jsonl(gamewire, ["ticks", str(demo), "--props", ",".join(props),
+                                 "--format", "jsonl"])
+    if [(r.get("tick"), r.get("steamid")) for r in ours] != \
+            [(norm(r.get("tick")), norm(r.get("steamid"))) for r in theirs]:
+        rep.fail(f"{name} every prop: the rows differ (gamewire {len(ours)}, "
+                 f"demoparser2 {len(theirs)})")
+        return {}
+    per_col: dict[str, int] = {}
+    values = 0
+    absent = [p for p in props if p not in peer_cols]
+    for p in props:
+        for i, (o, t) in enumerate(zip(ours, theirs)):
+            if p not in peer_cols:
+                ok = norm(o.get(p)) is None
+            elif p in PEER_EMPTY_FIRST_ROWS and norm(t.get(p)) is None:
+                continue
+            else:
+                ok = values_equal(o.get(p), t.get(p))
+            values += 1
+            if not ok:
+                if per_col.get(p, 0) == 0:
+                    rep.say(f"    diff {name} row {i} tick {t.get('tick')} {p}: gamewire "
+                            f"{show(o.get(p))} vs demoparser2 "
+                            f"{show(t.get(p)) if p in peer_cols else '(no column)'}")
+                per_col[p] = per_col.get(p, 0) + 1
+    rep.say(f"  (d) every prop: {len(props)} props x {len(ours)} rows, {values} values; "
+            f"{len(absent)} props demoparser2 has no column for (null here)")
+    if per_col:
+        rep.fail(f"{name} every prop: mismatches per prop: {per_col}")
+    return {"props": len(props), "values": values}
+
+
+
 def compare_demo(rep: Report, demo: Path, gamewire: str) -> str:
     from demoparser2 import DemoParser  # noqa: PLC0415
 
@@ -410,6 +532,10 @@ def compare_demo(rep: Report, demo: Path, gamewire: str) -> str:
             rep.say(f"  (info) gamewire failed too: {e}")
         rep.say("  => PEER FAILED (not compared)")
         return "peer failed"
+    try:
+        compare_every_prop(rep, demo, gamewire, dp)
+    except OursFailed as e:
+        rep.fail(f"{demo.name}: {e}")
     try:
         ours_list, their_list = compare_event_list(rep, demo, gamewire, dp, counted=True)
     except OursFailed as e:

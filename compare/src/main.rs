@@ -3,7 +3,7 @@
 //! the sides run by run for 15 rounds and keeping each side's best time,
 //! and prints MB/s and the ratio. gamewire is timed twice: as a library
 //! user gets it (the send tables built on its helper thread during the
-//! signon) and on one thread only. `--only ours|peer FILE [N]` parses one file
+//! signon) and on one thread only. `--only ours|ours1|peer FILE [N]` parses one file (`ours1`: on one thread)
 //! N times (default once: for measuring peak memory per process with
 //! `/usr/bin/time -f %M`; more for a profiler). source2-demo's panics are
 //! caught and reported as failures, without their backtraces.
@@ -122,7 +122,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("--only") {
         let (Some(which), Some(path)) = (args.get(2), args.get(3)) else {
-            eprintln!("usage: --only ours|peer FILE [N]");
+            eprintln!("usage: --only ours|ours1|peer FILE [N]");
             std::process::exit(2);
         };
         let n: usize = args.get(4).and_then(|n| n.parse().ok()).unwrap_or(1);
@@ -131,6 +131,8 @@ fn main() {
         for _ in 0..n {
             r = if which == "ours" {
                 ours(&data)
+            } else if which == "ours1" {
+                ours_with(&data, false)
             } else {
                 peer(&data)
             };

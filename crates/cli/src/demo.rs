@@ -952,42 +952,34 @@ fn leave_to_exit<T>(value: T) -> &'static T {
     Box::leak(Box::new(value))
 }
 
-/// Fails with the closest names when a prop exists on neither the pawn nor
-/// the controller.
+/// Fails with the closest names when a prop is unknown: not a friendly name
+/// (player, team or game-wide, see [`gamewire_query::props::player_prop_names`])
+/// and not a raw path of the pawn, controller, team or game rules. A friendly
+/// name whose field this game build lacks reads as null.
 fn check_props(state: &DemoState, props: &[String]) -> Result<(), String> {
-    use gamewire_source2::cs2::{prop_source, resolve_prop, PropSource, FRIENDLY_PROPS};
+    use gamewire_query::props::{player_prop_known, player_prop_names};
     let Some(tables) = state.send_tables.as_ref() else {
         return Ok(());
     };
-    let pawn = tables.by_name("CCSPlayerPawn");
-    let controller = tables.by_name("CCSPlayerController");
     for p in props {
-        let name = match prop_source(p) {
-            PropSource::Raw(_, n) | PropSource::Element(_, n, _) => n,
-            _ => continue,
-        };
-        let found = [pawn, controller]
-            .iter()
-            .flatten()
-            .any(|&s| resolve_prop(tables, s, &name).is_some());
-        if !found && (pawn.is_some() || controller.is_some()) {
-            let mut names: Vec<String> =
-                FRIENDLY_PROPS.iter().map(|(n, _)| n.to_string()).collect();
-            for s in [pawn, controller].iter().flatten() {
-                if let Some(ser) = tables.serializer(*s) {
-                    for &f in &ser.fields {
-                        if let Some(f) = tables.fields.get(f as usize) {
-                            names.push(tables.symbol(f.name).to_string());
-                        }
+        if player_prop_known(state, p) {
+            continue;
+        }
+        let mut names: Vec<String> = player_prop_names().iter().map(|n| n.to_string()).collect();
+        for class in ["CCSPlayerPawn", "CCSPlayerController"] {
+            if let Some(ser) = tables.by_name(class).and_then(|s| tables.serializer(s)) {
+                for &f in &ser.fields {
+                    if let Some(f) = tables.fields.get(f as usize) {
+                        names.push(tables.symbol(f.name).to_string());
                     }
                 }
             }
-            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            return Err(format!(
-                "unknown prop {p:?}; closest: {}",
-                closest(p, &refs).join(", ")
-            ));
         }
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        return Err(format!(
+            "unknown prop {p:?}; closest: {}",
+            closest(p, &refs).join(", ")
+        ));
     }
     Ok(())
 }

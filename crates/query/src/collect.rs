@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use gamewire_source2::cs2::{Cell, PlayerFinder};
+use gamewire_source2::cs2::{tick_rate, velocity_cell, Cell, PlayerFinder, PropSource};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::{DemoState, Entity, UserMessage, Value};
 use rustc_hash::FxHashMap;
@@ -407,6 +407,9 @@ pub struct TicksCollector {
     paths: Paths,
     players: PlayerFinder,
     rows: Vec<Vec<Cell>>,
+    /// With a velocity prop: each player's position on their previous row
+    /// (by steam id).
+    previous: Option<FxHashMap<u64, Option<[f32; 3]>>>,
 }
 
 impl TicksCollector {
@@ -421,6 +424,10 @@ impl TicksCollector {
             .any(|(_, s)| !matches!(s, PlayerSource::Entity(_)));
         let mut paths = Paths::default();
         let players = PlayerFinder::new(&mut paths);
+        let previous = props
+            .iter()
+            .any(|(_, s)| matches!(s, PlayerSource::Entity(PropSource::Velocity(_))))
+            .then(FxHashMap::default);
         TicksCollector {
             props,
             ticks,
@@ -428,6 +435,7 @@ impl TicksCollector {
             paths,
             players,
             rows: Vec::new(),
+            previous,
         }
     }
 
@@ -454,8 +462,20 @@ impl TicksCollector {
                 slot: usize::try_from(p.controller - 1).ok(),
             };
             let mut row = Vec::with_capacity(self.props.len() + 3);
+            let (position, previous) = match &mut self.previous {
+                Some(last) => {
+                    let pos = ents.pawn.and_then(|e| position(state, &mut self.paths, e));
+                    (pos, last.insert(p.steamid, pos).flatten())
+                }
+                None => (None, None),
+            };
             for (_, src) in &self.props {
-                row.push(player_value(state, &mut self.paths, &world, &ents, src));
+                row.push(match src {
+                    PlayerSource::Entity(PropSource::Velocity(axis)) => {
+                        velocity_cell(position, previous, *axis, tick_rate(state))
+                    }
+                    _ => player_value(state, &mut self.paths, &world, &ents, src),
+                });
             }
             row.push(Cell::Int(i64::from(state.tick)));
             row.push(Cell::UInt(p.steamid));

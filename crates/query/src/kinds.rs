@@ -17,11 +17,11 @@
 //! Where nothing is declared (a raw path on a class the demo does not
 //! have), the type falls back to the values ([`crate::table::infer_kind`]).
 
-use gamewire_source2::cs2::{Owner, PropSource};
+use gamewire_source2::cs2::{field_named, Computed, Owner, PropSource};
 use gamewire_source2::serializer::{FieldDecoder, FieldModel, SendTables, SerializerId};
 use gamewire_source2::DemoState;
 
-use crate::props::{OtherSource, PlayerSource};
+use crate::props::{weapon_serializers, OtherSource, PlayerSource};
 use crate::table::Kind;
 
 /// The column type of a game-event key type (1..=9).
@@ -80,12 +80,7 @@ pub fn field_decoder<'t>(
     let mut ser = root;
     let mut parts = path.split('.').peekable();
     while let Some(part) = parts.next() {
-        let s = tables.serializer(ser)?;
-        let field = s
-            .fields
-            .iter()
-            .filter_map(|&f| tables.fields.get(f as usize))
-            .find(|f| tables.symbol(f.name) == part)?;
+        let (_, field) = field_named(tables, ser, part)?;
         match &field.model {
             FieldModel::Value(d) => return parts.peek().is_none().then_some(d),
             FieldModel::FixedArray { element, .. } | FieldModel::VariableArray(element) => {
@@ -121,6 +116,21 @@ pub fn player_kind(state: &DemoState, source: &PlayerSource) -> Option<Kind> {
         PlayerSource::Entity(PropSource::Raw(Owner::Controller, p)) => {
             path_kind(state, "CCSPlayerController", p)
         }
+        PlayerSource::Entity(PropSource::Raw(Owner::ActiveWeapon, p)) => {
+            let tables = state.send_tables.as_ref()?;
+            weapon_serializers(state)
+                .find_map(|s| field_decoder(tables, s, p))
+                .map(decoder_kind)
+        }
+        PlayerSource::Entity(PropSource::Button(_)) => Some(Kind::Bool),
+        PlayerSource::Entity(PropSource::Velocity(_)) => Some(Kind::F32),
+        PlayerSource::Entity(PropSource::Computed(c)) => Some(match c {
+            Computed::Airborne => Kind::Bool,
+            Computed::EntityId | Computed::UserId => Kind::I64,
+            Computed::WeaponName | Computed::WeaponOriginalOwner | Computed::PlayerColor => {
+                Kind::Str
+            }
+        }),
         PlayerSource::Team(p) => path_kind(state, "CCSTeam", p),
         PlayerSource::World(o) => other_kind(state, o),
     }

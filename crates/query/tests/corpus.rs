@@ -482,7 +482,7 @@ fn event_player_props_read_what_ticks_read() {
     let mut paths = Paths::default();
     let p = player_by_slot(&state, &mut paths, 0);
     for (i, name) in props.iter().enumerate() {
-        let src = gamewire_source2::cs2::prop_source(gamewire_query::props::player_prop_path(name));
+        let src = gamewire_source2::cs2::prop_source(name);
         let cell = player_prop(&state, &mut paths, &p, &src);
         assert_ne!(cell, Cell::Null, "{name}");
         // Ticks columns are typed: compare through the same column type.
