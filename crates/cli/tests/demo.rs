@@ -395,3 +395,80 @@ fn a_truncated_demo_keeps_its_rows_up_to_the_cut_and_reports_it() {
     assert!(rows.iter().any(|r| r.starts_with("14065,")));
     std::fs::remove_file(&cut_path).unwrap();
 }
+
+/// demoparser2's other player props in `gamewire ticks`: the held weapon's
+/// props and name, computed props, buttons, velocity, the player's team and
+/// game-wide props. The values at ticks 40 and 185 of 14065 are
+/// demoparser2 0.42.0's (scripts/compare_demoparser2.py compares every row
+/// of every prop).
+#[test]
+fn ticks_read_weapon_computed_team_and_game_wide_props() {
+    let demo = corpus("cs2/14065.dem");
+    let props = "active_weapon_name,item_def_idx,active_weapon_ammo,player_color,entity_id,\
+                 user_id,FIRE,is_airborne,velocity,max_speed,team_name,total_rounds_played,\
+                 game_time";
+    let out = gamewire(&[
+        "ticks",
+        demo.to_str().unwrap(),
+        "--props",
+        props,
+        "--format",
+        "jsonl",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = lines(&out.stdout)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 185);
+    for (i, game_time) in [(39, 28.90625), (184, 31.171875)] {
+        let r = &rows[i];
+        assert_eq!(r["active_weapon_name"], "C4 Explosive", "{r}");
+        assert_eq!(r["item_def_idx"], 49);
+        assert_eq!(r["active_weapon_ammo"], 0);
+        assert_eq!(r["player_color"], "orange");
+        assert_eq!(r["entity_id"], 417);
+        assert_eq!(r["user_id"], 0);
+        assert_eq!(r["FIRE"], false);
+        assert_eq!(r["is_airborne"], false);
+        assert_eq!(r["velocity"], 0.0);
+        assert_eq!(r["max_speed"], 260.0);
+        assert_eq!(r["team_name"], "TERRORIST");
+        assert_eq!(r["total_rounds_played"], 0);
+        assert_eq!(r["game_time"], game_time);
+    }
+    // A player's first row has no previous position: no velocity.
+    assert_eq!(rows[0]["velocity"], serde_json::Value::Null);
+    // A friendly name whose field this build lacks reads as null; a misspelt
+    // name is still an error naming the closest.
+    let out = gamewire(&[
+        "ticks",
+        demo.to_str().unwrap(),
+        "--props",
+        "stamina,max_sped",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown prop \"max_sped\"; closest: max_speed"),
+        "{err}"
+    );
+    let out = gamewire(&[
+        "ticks",
+        demo.to_str().unwrap(),
+        "--props",
+        "stamina",
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success());
+    assert!(
+        lines(&out.stdout)[1].starts_with(",1,"),
+        "{:?}",
+        lines(&out.stdout)[1]
+    );
+}

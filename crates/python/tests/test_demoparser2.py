@@ -140,3 +140,39 @@ def test_parse_events_all_equal(pair):
         o = records(ours[ev])
         common = sorted(set(o[0]) & set(t[0])) if o and t else []
         compare_rows(o, t, common, f"{rel} parse_events {ev}")
+
+
+# Props whose Python column is text while demoparser2 gives a list (vectors are text in every
+# gamewire table; the CLI's JSON Lines, compared by scripts/compare_demoparser2.py, has lists).
+VECTOR_PROPS = {"aim_punch_angle", "aim_punch_angle_vel"}
+
+
+def test_every_demoparser2_player_prop_equal(pair):
+    """Every demoparser2 player prop name gamewire reads (scripts/compare_demoparser2.py's
+    EVERY_TICK_PROP, the exceptions and their reasons in its NOT_COMPARED and
+    PEER_EMPTY_FIRST_ROWS) through `parse_ticks`, in one call on each side: the same rows, every
+    value equal, and null where demoparser2 has no column (a field this game build lacks)."""
+    ours_df, dp, rel = pair
+    props = [p for p in cmp.EVERY_TICK_PROP if p not in cmp.NOT_COMPARED]
+    assert len(props) > 200
+    ours = records(ours_df.parse_ticks(props))
+    theirs_df = dp.parse_ticks(props)
+    theirs = records(theirs_df)
+    assert [(r["tick"], r["steamid"]) for r in ours] == [(r["tick"], r["steamid"]) for r in theirs]
+    bad, n = [], 0
+    for p in props:
+        for i, (o, t) in enumerate(zip(ours, theirs)):
+            if p not in theirs_df.columns:
+                ok = cmp.norm(o.get(p)) is None
+            elif p in cmp.PEER_EMPTY_FIRST_ROWS and cmp.norm(t.get(p)) is None:
+                continue
+            elif p in VECTOR_PROPS:
+                ok = cmp.values_equal([float(x) for x in o[p].strip("[]").split()], t.get(p))
+            else:
+                ok = cmp.values_equal(o.get(p), t.get(p))
+            n += 1
+            if not ok:
+                bad.append(f"row {i} tick {t.get('tick')} {p}: gamewire {cmp.show(o.get(p))} vs "
+                           f"demoparser2 {cmp.show(t.get(p)) if p in theirs_df.columns else '-'}")
+    assert not bad, f"{rel}: {len(bad)} values differ; first: {bad[:10]}"
+    COUNTS["every-prop values"] = COUNTS.get("every-prop values", 0) + n

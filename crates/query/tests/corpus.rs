@@ -794,23 +794,20 @@ fn team_and_game_wide_props_on_the_corpus() {
 
 #[test]
 fn ticks_equal_the_parsers_tick_collector() {
-    // The query's ticks collector (which also reads team and game-wide
-    // props) gives the rows of gamewire_source2::cs2::TickCollector (checked
-    // against demoparser2 by crates/cli/tests/demoparser2_diff.rs).
-    let props = [
-        "X",
-        "Y",
-        "Z",
-        "health",
-        "armor_value",
-        "team_num",
-        "pitch",
-        "yaw",
-        "balance",
-        "is_alive",
-        "active_weapon",
+    // The query's ticks collector gives the rows of
+    // gamewire_source2::cs2::TickCollector (`gamewire ticks`; checked against
+    // demoparser2 by scripts/compare_demoparser2.py) for every friendly name
+    // (pawn, controller, active weapon, buttons, computed, velocity, team and
+    // game-wide props) and raw names, on every CS2 demo (also those
+    // demoparser2 cannot read).
+    let mut props: Vec<&str> = gamewire_query::props::player_prop_names();
+    props.extend([
         "CCSPlayerController.m_iPing",
-    ];
+        "CCSPlayer_MovementServices.m_flMaxspeed",
+        "CCSTeam.m_iScore",
+        "CCSGameRulesProxy.m_pGameRules.m_bBombPlanted",
+    ]);
+    assert!(props.len() > 200, "{}", props.len());
     for demo in cs2_demos() {
         let data = std::fs::read(&demo).unwrap();
         let q = Query {
@@ -819,9 +816,12 @@ fn ticks_equal_the_parsers_tick_collector() {
             ..Query::default()
         };
         let t = run(&q, &data).unwrap().remove(0);
-        let mut tc = gamewire_source2::cs2::TickCollector::new(&props.map(String::from), None);
+        let names: Vec<String> = props.iter().map(|p| p.to_string()).collect();
+        let mut tc = gamewire_source2::cs2::TickCollector::new(&names, None);
         gamewire_source2::parse_with(&data, &mut tc).unwrap();
         assert_eq!(t.rows(), tc.table.rows.len(), "{}", demo.display());
+        assert!(t.rows() > 100, "{}", demo.display());
+        assert_eq!(t.columns.len(), props.len() + 3);
         for (r, row) in tc.table.rows.iter().enumerate() {
             for (c, cell) in row.iter().enumerate() {
                 let (name, col) = &t.columns[c];

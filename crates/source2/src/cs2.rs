@@ -1820,3 +1820,112 @@ impl Visitor for EventCollector {
         self.events.push((ev.name.clone(), ev.tick, cols));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn item_names_are_sorted_for_the_lookup() {
+        assert!(ITEM_NAMES.windows(2).all(|w| w[0].0 < w[1].0));
+        for &(i, name) in ITEM_NAMES {
+            assert_eq!(item_name(u64::from(i)), Some(name));
+        }
+        assert_eq!(item_name(7), Some("AK-47"));
+        assert_eq!(item_name(49), Some("C4 Explosive"));
+        assert_eq!(item_name(6), None);
+        assert_eq!(item_name(u64::MAX), None);
+    }
+
+    #[test]
+    fn velocity_is_the_position_change_times_the_tick_rate() {
+        let prev = Some([100.0, 200.0, 0.0]);
+        let cur = Some([103.0, 196.0, 0.5]);
+        assert_eq!(velocity_cell(cur, prev, Some(0), 64.0), Cell::Float(192.0));
+        assert_eq!(velocity_cell(cur, prev, Some(1), 64.0), Cell::Float(-256.0));
+        assert_eq!(velocity_cell(cur, prev, Some(2), 64.0), Cell::Float(32.0));
+        // Horizontal speed: the length of (192, -256).
+        assert_eq!(velocity_cell(cur, prev, None, 64.0), Cell::Float(320.0));
+        // A player's first row, or a row without a position: null.
+        assert_eq!(velocity_cell(cur, None, None, 64.0), Cell::Null);
+        assert_eq!(velocity_cell(None, prev, Some(0), 64.0), Cell::Null);
+        assert_eq!(velocity_cell(cur, prev, Some(3), 64.0), Cell::Null);
+    }
+
+    #[test]
+    fn friendly_names_resolve_to_their_sources() {
+        assert_eq!(prop_source("FORWARD"), PropSource::Button(1 << 3));
+        assert_eq!(prop_source("INSPECT"), PropSource::Button(1 << 35));
+        assert_eq!(prop_source("velocity"), PropSource::Velocity(None));
+        assert_eq!(prop_source("velocity_Z"), PropSource::Velocity(Some(2)));
+        assert_eq!(
+            prop_source("active_weapon_name"),
+            PropSource::Computed(Computed::WeaponName)
+        );
+        assert_eq!(
+            prop_source("active_weapon_ammo"),
+            PropSource::Raw(Owner::ActiveWeapon, "m_iClip1".into())
+        );
+        assert_eq!(
+            prop_source("max_speed"),
+            PropSource::Raw(
+                Owner::Pawn,
+                "CCSPlayer_MovementServices.m_flMaxspeed".into()
+            )
+        );
+        assert_eq!(
+            prop_source("music_kit_id"),
+            PropSource::Raw(
+                Owner::Controller,
+                "CCSPlayerController_InventoryServices.m_unMusicID".into()
+            )
+        );
+        // Every friendly name's spec parses to what its prefix says.
+        for (name, spec) in FRIENDLY_PROPS {
+            let want = match spec.split_once(':').map(|(k, _)| k) {
+                Some("weapon") => {
+                    matches!(prop_source(name), PropSource::Raw(Owner::ActiveWeapon, _))
+                }
+                Some("controller") => matches!(
+                    prop_source(name),
+                    PropSource::Raw(Owner::Controller, _)
+                        | PropSource::Element(Owner::Controller, ..)
+                ),
+                Some("button") => matches!(prop_source(name), PropSource::Button(_)),
+                Some("computed") => matches!(prop_source(name), PropSource::Computed(_)),
+                Some("velocity") => matches!(prop_source(name), PropSource::Velocity(_)),
+                _ => true,
+            };
+            assert!(want, "{name}: {spec}");
+        }
+        // Names are unique.
+        let mut names: Vec<&str> = FRIENDLY_PROPS.iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before);
+    }
+
+    #[test]
+    fn team_and_game_wide_names_are_told_apart_from_player_props() {
+        assert_eq!(
+            player_source("team_name"),
+            PlayerSource::Team("m_szTeamname".into())
+        );
+        assert_eq!(
+            player_source("total_rounds_played"),
+            PlayerSource::World(OtherSource::Rules(
+                "m_pGameRules.m_totalRoundsPlayed".into()
+            ))
+        );
+        assert_eq!(
+            player_source("game_time"),
+            PlayerSource::World(OtherSource::GameTime)
+        );
+        assert_eq!(
+            player_source("health"),
+            PlayerSource::Entity(PropSource::Raw(Owner::Pawn, "m_iHealth".into()))
+        );
+    }
+}

@@ -891,3 +891,100 @@ fn a_demo_cut_between_frames_is_truncated_at_its_end() {
     parser.run(&mut NoVisitor).unwrap();
     assert!(parser.state.reached_stop);
 }
+
+/// A prop path may name a nested table by its serializer, as demoparser2
+/// names props (`CCSPlayer_MovementServices.m_flMaxspeed`): the same field
+/// path as by the field's name, on every CS2 demo; and the player props
+/// computed from several entities read what their parts say.
+#[test]
+fn tables_resolve_by_serializer_name_and_computed_props_read_their_parts() {
+    use gamewire_source2::cs2::{
+        entity_of_handle, item_name, players, read_player_prop, resolve_prop, Cell, Computed,
+        PropCache, PropSource, ACTIVE_WEAPON_PROP,
+    };
+    let pairs = [
+        (
+            "CCSPlayerPawn",
+            "CCSPlayer_MovementServices.m_flMaxspeed",
+            "m_pMovementServices.m_flMaxspeed",
+        ),
+        (
+            "CCSPlayerPawn",
+            "CCSPlayer_WeaponServices.m_hActiveWeapon",
+            "m_pWeaponServices.m_hActiveWeapon",
+        ),
+        (
+            "CCSPlayerController",
+            "CCSPlayerController_ActionTrackingServices.m_iKills",
+            "m_pActionTrackingServices.m_iKills",
+        ),
+        (
+            "CCSPlayerController",
+            "CCSPlayerController_InGameMoneyServices.m_iAccount",
+            "m_pInGameMoneyServices.m_iAccount",
+        ),
+    ];
+    let mut weapons_named = 0;
+    for demo in ["14011", "14065", "14132", "14150_ag2", "14155"] {
+        let data = std::fs::read(corpus().join(format!("cs2/{demo}.dem"))).unwrap();
+        let (state, err) = parse_with(&data, &mut NoVisitor).unwrap();
+        assert!(err.is_none(), "{demo}");
+        let tables = state.send_tables.as_ref().unwrap();
+        for (class, by_serializer, by_field) in pairs {
+            let root = tables.by_name(class).unwrap();
+            let a = resolve_prop(tables, root, by_serializer);
+            assert!(a.is_some(), "{demo} {by_serializer}");
+            assert_eq!(
+                a,
+                resolve_prop(tables, root, by_field),
+                "{demo} {by_serializer}"
+            );
+        }
+        let root = tables.by_name("CCSPlayerPawn").unwrap();
+        assert_eq!(
+            resolve_prop(tables, root, "CCSPlayer_NoSuchServices.m_x"),
+            None
+        );
+        let mut cache = PropCache::default();
+        let found = players(&state, &mut cache);
+        assert!(!found.is_empty(), "{demo}");
+        for p in found {
+            let pawn = state.entities.get(p.pawn);
+            let controller = state.entities.get(p.controller);
+            let read = |cache: &mut PropCache, s: PropSource| {
+                read_player_prop(&state, cache, pawn, controller, &s)
+            };
+            assert_eq!(
+                read(&mut cache, PropSource::Computed(Computed::EntityId)),
+                Cell::Int(i64::from(p.pawn))
+            );
+            // The weapon name is the name of the held weapon's item index.
+            let weapon = pawn
+                .and_then(|e| cache.value(&state, e, ACTIVE_WEAPON_PROP))
+                .and_then(|v| v.as_u64())
+                .and_then(|h| entity_of_handle(&state.entities, h));
+            let index = weapon
+                .and_then(|w| cache.value(&state, w, "m_iItemDefinitionIndex"))
+                .and_then(|v| v.as_u64());
+            let want = index
+                .and_then(item_name)
+                .map_or(Cell::Null, |n| Cell::Str(n.to_string()));
+            assert_eq!(
+                read(&mut cache, PropSource::Computed(Computed::WeaponName)),
+                want
+            );
+            weapons_named += usize::from(want != Cell::Null);
+            // The user id is that of the player's userinfo entry.
+            let userid = state
+                .players
+                .values()
+                .find(|i| i.steamid == p.steamid)
+                .map_or(Cell::Null, |i| Cell::Int(i64::from(i.userid)));
+            assert_eq!(
+                read(&mut cache, PropSource::Computed(Computed::UserId)),
+                userid
+            );
+        }
+    }
+    assert!(weapons_named >= 5, "{weapons_named}");
+}
