@@ -236,6 +236,7 @@ fn filter_players(table: &mut Table, players: &[u64]) {
             Column::U64(v) => retain(v, &keep),
             Column::F32(v) => retain(v, &keep),
             Column::Str(v) => retain(v, &keep),
+            Column::F32List(v) => retain(v, &keep),
         }
     }
 }
@@ -250,6 +251,8 @@ enum Buffer {
         mask: Option<Vec<u8>>,
     },
     Str(Vec<Option<String>>),
+    /// Float lists (vectors and angles).
+    F32List(Vec<Option<Vec<f32>>>),
 }
 
 fn fixed<T, const N: usize>(
@@ -296,6 +299,7 @@ fn buffer(name: &str, column: Column) -> Buffer {
         Column::U64(v) => fixed("u64", v, 0, u64::to_le_bytes),
         Column::F32(v) => fixed("f32", v, f32::NAN, f32::to_le_bytes),
         Column::Str(v) => Buffer::Str(v),
+        Column::F32List(v) => Buffer::F32List(v),
     }
 }
 
@@ -342,6 +346,15 @@ fn to_python<'py>(py: Python<'py>, tables: Buffers) -> PyResult<Bound<'py, PyLis
                     [
                         col.into_pyobject(py)?.into_any(),
                         "str".into_pyobject(py)?.into_any(),
+                        PyList::new(py, values)?.into_any(),
+                        py.None().into_bound(py),
+                    ],
+                )?,
+                Buffer::F32List(values) => PyTuple::new(
+                    py,
+                    [
+                        col.into_pyobject(py)?.into_any(),
+                        "f32list".into_pyobject(py)?.into_any(),
                         PyList::new(py, values)?.into_any(),
                         py.None().into_bound(py),
                     ],

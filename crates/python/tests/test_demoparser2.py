@@ -142,11 +142,6 @@ def test_parse_events_all_equal(pair):
         compare_rows(o, t, common, f"{rel} parse_events {ev}")
 
 
-# Props whose Python column is text while demoparser2 gives a list (vectors are text in every
-# gamewire table; the CLI's JSON Lines, compared by scripts/compare_demoparser2.py, has lists).
-VECTOR_PROPS = {"aim_punch_angle", "aim_punch_angle_vel"}
-
-
 def test_every_demoparser2_player_prop_equal(pair):
     """Every demoparser2 player prop name gamewire reads (scripts/compare_demoparser2.py's
     EVERY_TICK_PROP, the exceptions and their reasons in its NOT_COMPARED and
@@ -166,8 +161,6 @@ def test_every_demoparser2_player_prop_equal(pair):
                 ok = cmp.norm(o.get(p)) is None
             elif p in cmp.PEER_EMPTY_FIRST_ROWS and cmp.norm(t.get(p)) is None:
                 continue
-            elif p in VECTOR_PROPS:
-                ok = cmp.values_equal([float(x) for x in o[p].strip("[]").split()], t.get(p))
             else:
                 ok = cmp.values_equal(o.get(p), t.get(p))
             n += 1

@@ -11,8 +11,8 @@
 //!   `bool`, `uint64`);
 //! - a prop's type is that of its field's decoder in the send tables
 //!   (booleans → `Bool`, signed and unsigned 32-bit and signed 64-bit
-//!   integers → `I64`, unsigned 64-bit → `U64`, floats → `F32`, strings and
-//!   vectors → `Str`).
+//!   integers → `I64`, unsigned 64-bit → `U64`, floats → `F32`, strings →
+//!   `Str`, vectors and angles → `F32List`).
 //!
 //! Where nothing is declared (a raw path on a class the demo does not
 //! have), the type falls back to the values ([`crate::table::infer_kind`]).
@@ -36,8 +36,8 @@ pub fn event_key_kind(key_type: i32) -> Option<Kind> {
     })
 }
 
-/// The type that holds values of two types: the same type; a string with
-/// anything → `Str`; a float with a number or bool → `F32`; an integer
+/// The type that holds values of two types: the same type; a string or a
+/// float list with anything else → `Str`; a float with a number or bool → `F32`; an integer
 /// with a bool or uint64 → `I64`; bool with uint64 → `U64`. Used when one
 /// key name has different types in different events of one table
 /// (`weapon` is a string in `player_death`, a byte elsewhere).
@@ -45,7 +45,7 @@ pub fn widen(a: Kind, b: Kind) -> Kind {
     use Kind::*;
     match (a, b) {
         _ if a == b => a,
-        (Str, _) | (_, Str) => Str,
+        (Str, _) | (_, Str) | (F32List, _) | (_, F32List) => Str,
         (F32, _) | (_, F32) => F32,
         (I64, _) | (_, I64) => I64,
         _ => U64,
@@ -65,6 +65,11 @@ pub fn decoder_kind(d: &FieldDecoder) -> Kind {
         | FieldDecoder::PolyPointer => Kind::I64,
         FieldDecoder::U64 | FieldDecoder::Fixed64 | FieldDecoder::Fallback => Kind::U64,
         FieldDecoder::Float(_) => Kind::F32,
+        FieldDecoder::Vector(..)
+        | FieldDecoder::QAnglePrecise
+        | FieldDecoder::QAngleFixed(_)
+        | FieldDecoder::QAngleCoord
+        | FieldDecoder::QAnglePitchYaw(_) => Kind::F32List,
         _ => Kind::Str,
     }
 }
@@ -162,6 +167,8 @@ mod tests {
         assert_eq!(event_key_kind(0), None);
         assert_eq!(widen(Kind::I64, Kind::I64), Kind::I64);
         assert_eq!(widen(Kind::I64, Kind::Str), Kind::Str);
+        assert_eq!(widen(Kind::F32List, Kind::F32), Kind::Str);
+        assert_eq!(widen(Kind::F32List, Kind::F32List), Kind::F32List);
         assert_eq!(widen(Kind::F32, Kind::I64), Kind::F32);
         assert_eq!(widen(Kind::Bool, Kind::I64), Kind::I64);
         assert_eq!(widen(Kind::U64, Kind::I64), Kind::I64);

@@ -15,6 +15,8 @@ pub enum Kind {
     F32,
     /// UTF-8 text.
     Str,
+    /// Lists of 32-bit floats (vectors and angles: `[x, y, z]`).
+    F32List,
 }
 
 /// A column: a typed vector, `None` for null.
@@ -30,6 +32,8 @@ pub enum Column {
     F32(Vec<Option<f32>>),
     /// Text.
     Str(Vec<Option<String>>),
+    /// Float lists.
+    F32List(Vec<Option<Vec<f32>>>),
 }
 
 impl Column {
@@ -41,6 +45,7 @@ impl Column {
             Kind::U64 => Column::U64(Vec::new()),
             Kind::F32 => Column::F32(Vec::new()),
             Kind::Str => Column::Str(Vec::new()),
+            Kind::F32List => Column::F32List(Vec::new()),
         }
     }
 
@@ -52,6 +57,7 @@ impl Column {
             Column::U64(_) => Kind::U64,
             Column::F32(_) => Kind::F32,
             Column::Str(_) => Kind::Str,
+            Column::F32List(_) => Kind::F32List,
         }
     }
 
@@ -63,6 +69,7 @@ impl Column {
             Column::U64(v) => v.len(),
             Column::F32(v) => v.len(),
             Column::Str(v) => v.len(),
+            Column::F32List(v) => v.len(),
         }
     }
 
@@ -104,6 +111,11 @@ impl Column {
                 Cell::Null => None,
                 other => Some(other.to_string()),
             }),
+            Column::F32List(v) => v.push(match cell {
+                Cell::Floats(x) => Some(x.clone()),
+                Cell::Float(x) => Some(vec![*x]),
+                _ => None,
+            }),
         }
     }
 
@@ -115,6 +127,7 @@ impl Column {
             Column::U64(v) => v.resize(v.len() + n, None),
             Column::F32(v) => v.resize(v.len() + n, None),
             Column::Str(v) => v.resize(v.len() + n, None),
+            Column::F32List(v) => v.resize(v.len() + n, None),
         }
     }
 
@@ -126,6 +139,7 @@ impl Column {
             Column::U64(v) => v.iter().all(Option::is_none),
             Column::F32(v) => v.iter().all(Option::is_none),
             Column::Str(v) => v.iter().all(Option::is_none),
+            Column::F32List(v) => v.iter().all(Option::is_none),
         }
     }
 
@@ -139,6 +153,7 @@ impl Column {
             (Column::U64(a), Column::U64(b)) => return a.extend(b),
             (Column::F32(a), Column::F32(b)) => return a.extend(b),
             (Column::Str(a), Column::Str(b)) => return a.extend(b),
+            (Column::F32List(a), Column::F32List(b)) => return a.extend(b),
             (_, other) => other,
         };
         let kind = if self.is_all_null() {
@@ -170,6 +185,7 @@ impl Column {
             Column::U64(v) => v.get(row).copied().flatten().map(Cell::UInt),
             Column::F32(v) => v.get(row).copied().flatten().map(Cell::Float),
             Column::Str(v) => v.get(row).cloned().flatten().map(Cell::Str),
+            Column::F32List(v) => v.get(row).cloned().flatten().map(Cell::Floats),
         };
         c.unwrap_or(Cell::Null)
     }
@@ -178,11 +194,12 @@ impl Column {
 /// The kind that holds every non-null cell of a column without loss where
 /// possible: one type → that type; integers of both signs → `I64` (or
 /// `U64` when all are non-negative and some exceed `i64`); integers and
-/// floats → `F32`; anything else (vectors, mixed text) → `Str`. An all-null
-/// column is `Str`.
+/// floats → `F32`; only float lists → `F32List`; anything else (mixed
+/// text) → `Str`. An all-null column is `Str`.
 pub fn infer_kind<'a>(cells: impl Iterator<Item = &'a Cell>) -> Kind {
     let (mut b, mut i, mut neg, mut u, mut big, mut f, mut other) =
         (false, false, false, false, false, false, false);
+    let mut lists = false;
     for c in cells {
         match c {
             Cell::Null => {}
@@ -196,8 +213,16 @@ pub fn infer_kind<'a>(cells: impl Iterator<Item = &'a Cell>) -> Kind {
                 big |= i64::try_from(*x).is_err();
             }
             Cell::Float(_) => f = true,
-            Cell::Str(_) | Cell::Floats(_) => other = true,
+            Cell::Str(_) => other = true,
+            Cell::Floats(_) => lists = true,
         }
+    }
+    if lists {
+        return if b || i || u || f || other {
+            Kind::Str
+        } else {
+            Kind::F32List
+        };
     }
     match (b, i || u, f, other) {
         (true, false, false, false) => Kind::Bool,
@@ -430,7 +455,11 @@ mod tests {
             Kind::F32
         );
         assert_eq!(infer_kind([Cell::Bool(true)].iter()), Kind::Bool);
-        assert_eq!(infer_kind([Cell::Floats(vec![1.0])].iter()), Kind::Str);
+        assert_eq!(infer_kind([Cell::Floats(vec![1.0])].iter()), Kind::F32List);
+        assert_eq!(
+            infer_kind([Cell::Floats(vec![1.0]), Cell::Str("a".into())].iter()),
+            Kind::Str
+        );
         assert_eq!(infer_kind([Cell::Null].iter()), Kind::Str);
         let t = Table::from_cells(
             "t",

@@ -4,8 +4,10 @@ use std::io::Write;
 use std::str::FromStr;
 use std::sync::Arc;
 
+use arrow_array::types::Float32Type;
 use arrow_array::{
-    ArrayRef, BooleanArray, Float32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
+    ArrayRef, BooleanArray, Float32Array, Int64Array, ListArray, RecordBatch, StringArray,
+    UInt64Array,
 };
 use arrow_schema::{DataType, Field, Schema};
 use gamewire_source2::cs2::Cell;
@@ -143,6 +145,9 @@ pub fn arrow_schema(table: &Table) -> Schema {
                     Column::U64(_) => DataType::UInt64,
                     Column::F32(_) => DataType::Float32,
                     Column::Str(_) => DataType::Utf8,
+                    Column::F32List(_) => {
+                        DataType::List(Arc::new(Field::new("item", DataType::Float32, true)))
+                    }
                 };
                 Field::new(n.clone(), t, true)
             })
@@ -167,6 +172,12 @@ pub fn record_batch(table: &Table) -> Result<RecordBatch, QueryError> {
                         .map(|s| s.as_deref())
                         .collect::<Vec<Option<&str>>>(),
                 )),
+                Column::F32List(v) => {
+                    Arc::new(ListArray::from_iter_primitive::<Float32Type, _, _>(
+                        v.iter()
+                            .map(|l| l.as_ref().map(|l| l.iter().map(|x| Some(*x)))),
+                    ))
+                }
             }
         })
         .collect();

@@ -363,7 +363,13 @@ fn parquet_round_trips_typed_columns() {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let q = Query {
         tables: vec![TableKind::Ticks, TableKind::Players],
-        player_props: vec!["X".into(), "health".into(), "is_alive".into()],
+        player_props: vec![
+            "X".into(),
+            "health".into(),
+            "is_alive".into(),
+            "aim_punch_angle".into(),
+            "CCSPlayerPawn.m_angEyeAngles".into(),
+        ],
         ..Query::default()
     };
     let dir = std::env::temp_dir().join(format!("gamewire-query-rt-{}", std::process::id()));
@@ -380,6 +386,41 @@ fn parquet_round_trips_typed_columns() {
         assert_eq!(batches.len(), 1, "one batch");
         assert_eq!(batches[0], expected, "{}", t.name);
         assert!(t.rows() > 0, "{}", t.name);
+        if t.name == "ticks" {
+            // Vectors and angles are lists of three floats, also in Parquet.
+            for name in ["aim_punch_angle", "CCSPlayerPawn.m_angEyeAngles"] {
+                let Some(Column::F32List(v)) = t.column(name) else {
+                    panic!("{name}: {:?}", t.column(name).map(Column::kind));
+                };
+                assert!(v.iter().all(|l| l.as_ref().is_some_and(|l| l.len() == 3)));
+                let list = batches[0].column_by_name(name).unwrap();
+                assert!(matches!(
+                    list.data_type(),
+                    arrow_schema::DataType::List(f) if *f.data_type() == arrow_schema::DataType::Float32
+                ));
+            }
+            // The eye angles' pitch and yaw are the `pitch` and `yaw` props.
+            let q = Query {
+                tables: vec![TableKind::Ticks],
+                player_props: vec![
+                    "CCSPlayerPawn.m_angEyeAngles".into(),
+                    "pitch".into(),
+                    "yaw".into(),
+                ],
+                ..Query::default()
+            };
+            let t = run_file(&q, &corpus().join("cs2/14065.dem"))
+                .unwrap()
+                .remove(0);
+            for r in 0..t.rows() {
+                let row = t.row(r);
+                let Cell::Floats(angles) = &row[0] else {
+                    panic!("{:?}", row[0])
+                };
+                assert_eq!(row[1], Cell::Float(angles[0]));
+                assert_eq!(row[2], Cell::Float(angles[1]));
+            }
+        }
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -138,7 +138,7 @@ def _pandas_frame(columns: list) -> Any:
 
     data = {}
     for name, kind, values, mask in columns:
-        if kind == "str":
+        if kind in ("str", "f32list"):
             data[name] = pd.Series(values, dtype=object)
             continue
         arr = np.frombuffer(values, dtype=_NUMPY[kind]).copy()
@@ -162,6 +162,9 @@ def _polars_frame(columns: list) -> Any:
     for name, kind, values, mask in columns:
         if kind == "str":
             series.append(pl.Series(name, values, dtype=pl.String))
+            continue
+        if kind == "f32list":
+            series.append(pl.Series(name, values, dtype=pl.List(pl.Float32)))
             continue
         s = pl.Series(name, np.frombuffer(values, dtype=_NUMPY[kind]), dtype=kinds[kind])
         if mask is not None:

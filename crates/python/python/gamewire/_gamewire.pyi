@@ -2,7 +2,8 @@
 
 Use `gamewire.Demo`; this module is its engine. A column travels as `(name, kind, values, mask)`:
 `kind` is `"i64"`, `"u64"`, `"f32"` or `"bool"` with `values` the little-endian buffer and `mask`
-one byte per row (1 = null) or None; or `"str"` with `values` a list of `str | None`.
+one byte per row (1 = null) or None; `"str"` with `values` a list of `str | None`; or
+`"f32list"` (vectors and angles) with `values` a list of `list[float] | None`.
 """
 
 import os
@@ -11,7 +12,9 @@ from typing import Any, Optional, Union
 
 __version__: str
 
-Column = tuple[str, str, Union[bytes, list[Optional[str]]], Optional[bytes]]
+Column = tuple[
+    str, str, Union[bytes, list[Optional[str]], list[Optional[list[float]]]], Optional[bytes]
+]
 
 class DemoError(ValueError):
     """The demo is not a Source 2 demo, is truncated or corrupt, or a name is unknown; the
