@@ -18,7 +18,7 @@ For every `*.dem` in CORPUS_DIR (all are tried) it compares:
      `gamewire events DEMO --name NAME --format jsonl`: same number of rows, same ticks (row by
      row, in stream order), and equal values in every column both sides have, after the
      mapping described in EVENT COLUMN MAPPING below.
- (d) every demoparser2 player prop name gamewire reads (EVERY_TICK_PROP: 211 names) in one
+ (d) every demoparser2 player prop name gamewire reads (EVERY_TICK_PROP: 212 names) in one
      `parse_ticks` call against one `gamewire ticks` run: the same rows, and every value equal;
      a prop demoparser2 gives no column for (its field is not in that game build) must be null
      in every gamewire row. NOT_COMPARED and PEER_EMPTY_FIRST_ROWS give the exceptions and why.
@@ -123,6 +123,7 @@ EVERY_TICK_PROP = [
     "team_score_overtime", "team_num_map_victories", "alive_time_total",
     "headshot_kills_total", "utility_damage_total", "enemies_flashed_total",
     "equipment_value_total", "money_saved_total",
+    "inventory",
 ]
 # Names of EVERY_TICK_PROP compared differently, and why.
 NOT_COMPARED = {

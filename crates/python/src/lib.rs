@@ -237,6 +237,7 @@ fn filter_players(table: &mut Table, players: &[u64]) {
             Column::F32(v) => retain(v, &keep),
             Column::Str(v) => retain(v, &keep),
             Column::F32List(v) => retain(v, &keep),
+            Column::StrList(v) => retain(v, &keep),
         }
     }
 }
@@ -253,6 +254,8 @@ enum Buffer {
     Str(Vec<Option<String>>),
     /// Float lists (vectors and angles).
     F32List(Vec<Option<Vec<f32>>>),
+    /// Text lists (an inventory).
+    StrList(Vec<Option<Vec<String>>>),
 }
 
 fn fixed<T, const N: usize>(
@@ -300,6 +303,7 @@ fn buffer(name: &str, column: Column) -> Buffer {
         Column::F32(v) => fixed("f32", v, f32::NAN, f32::to_le_bytes),
         Column::Str(v) => Buffer::Str(v),
         Column::F32List(v) => Buffer::F32List(v),
+        Column::StrList(v) => Buffer::StrList(v),
     }
 }
 
@@ -355,6 +359,15 @@ fn to_python<'py>(py: Python<'py>, tables: Buffers) -> PyResult<Bound<'py, PyLis
                     [
                         col.into_pyobject(py)?.into_any(),
                         "f32list".into_pyobject(py)?.into_any(),
+                        PyList::new(py, values)?.into_any(),
+                        py.None().into_bound(py),
+                    ],
+                )?,
+                Buffer::StrList(values) => PyTuple::new(
+                    py,
+                    [
+                        col.into_pyobject(py)?.into_any(),
+                        "strlist".into_pyobject(py)?.into_any(),
                         PyList::new(py, values)?.into_any(),
                         py.None().into_bound(py),
                     ],

@@ -155,7 +155,7 @@ def test_polars_equals_pandas(demo_case, name):
              "float32": pl.Float32, "bool": pl.Boolean, "boolean": pl.Boolean,
              "object": pl.String}
     for col, dtype in pdf.dtypes.items():
-        if plf.schema[col] == pl.List(pl.Float32):  # vectors: lists in an object column
+        if isinstance(plf.schema[col], pl.List):  # vectors, inventories: lists in an object column
             assert str(dtype) == "object", col
             continue
         assert plf.schema[col] == kinds[str(dtype)], col
@@ -200,7 +200,7 @@ def test_ticks_filters():
     pd.testing.assert_frame_equal(demo.parse_ticks(["X", "health"], ticks=[10, 20]), some)
 
 
-def test_vectors_and_angles_are_float_lists():
+def test_vectors_angles_and_inventories_are_lists():
     demo = gamewire.Demo(corpus("cs2/14065.dem"))
     props = ["CCSPlayerPawn.m_angEyeAngles", "aim_punch_angle", "pitch", "yaw"]
     frame = demo.ticks(props)
@@ -211,6 +211,9 @@ def test_vectors_and_angles_are_float_lists():
         assert isinstance(angles, list) and len(angles) == 3
         assert angles[:2] == [pytest.approx(pitch), pytest.approx(yaw)]
     assert all(v == [0.0, 0.0, 0.0] for v in frame["aim_punch_angle"])
+    inventory = demo.ticks(["inventory"])["inventory"]
+    assert all(v == ["knife_t", "Glock-18", "C4 Explosive"] for v in inventory)
+    assert demo.ticks(["inventory"], polars=True).schema["inventory"] == pl.List(pl.String)
     plf = demo.ticks(props, polars=True)
     assert plf.schema["aim_punch_angle"] == pl.List(pl.Float32)
     assert plf["CCSPlayerPawn.m_angEyeAngles"].to_list() == [

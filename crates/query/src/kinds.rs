@@ -45,7 +45,7 @@ pub fn widen(a: Kind, b: Kind) -> Kind {
     use Kind::*;
     match (a, b) {
         _ if a == b => a,
-        (Str, _) | (_, Str) | (F32List, _) | (_, F32List) => Str,
+        (Str, _) | (_, Str) | (F32List | StrList, _) | (_, F32List | StrList) => Str,
         (F32, _) | (_, F32) => F32,
         (I64, _) | (_, I64) => I64,
         _ => U64,
@@ -135,6 +135,7 @@ pub fn player_kind(state: &DemoState, source: &PlayerSource) -> Option<Kind> {
             Computed::WeaponName | Computed::WeaponOriginalOwner | Computed::PlayerColor => {
                 Kind::Str
             }
+            Computed::Inventory => Kind::StrList,
         }),
         PlayerSource::Team(p) => path_kind(state, "CCSTeam", p),
         PlayerSource::World(o) => other_kind(state, o),

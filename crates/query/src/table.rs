@@ -17,6 +17,8 @@ pub enum Kind {
     Str,
     /// Lists of 32-bit floats (vectors and angles: `[x, y, z]`).
     F32List,
+    /// Lists of text (an inventory).
+    StrList,
 }
 
 /// A column: a typed vector, `None` for null.
@@ -34,6 +36,8 @@ pub enum Column {
     Str(Vec<Option<String>>),
     /// Float lists.
     F32List(Vec<Option<Vec<f32>>>),
+    /// Text lists.
+    StrList(Vec<Option<Vec<String>>>),
 }
 
 impl Column {
@@ -46,6 +50,7 @@ impl Column {
             Kind::F32 => Column::F32(Vec::new()),
             Kind::Str => Column::Str(Vec::new()),
             Kind::F32List => Column::F32List(Vec::new()),
+            Kind::StrList => Column::StrList(Vec::new()),
         }
     }
 
@@ -58,6 +63,7 @@ impl Column {
             Column::F32(_) => Kind::F32,
             Column::Str(_) => Kind::Str,
             Column::F32List(_) => Kind::F32List,
+            Column::StrList(_) => Kind::StrList,
         }
     }
 
@@ -70,6 +76,7 @@ impl Column {
             Column::F32(v) => v.len(),
             Column::Str(v) => v.len(),
             Column::F32List(v) => v.len(),
+            Column::StrList(v) => v.len(),
         }
     }
 
@@ -116,6 +123,11 @@ impl Column {
                 Cell::Float(x) => Some(vec![*x]),
                 _ => None,
             }),
+            Column::StrList(v) => v.push(match cell {
+                Cell::Strs(x) => Some(x.clone()),
+                Cell::Str(x) => Some(vec![x.clone()]),
+                _ => None,
+            }),
         }
     }
 
@@ -128,6 +140,7 @@ impl Column {
             Column::F32(v) => v.resize(v.len() + n, None),
             Column::Str(v) => v.resize(v.len() + n, None),
             Column::F32List(v) => v.resize(v.len() + n, None),
+            Column::StrList(v) => v.resize(v.len() + n, None),
         }
     }
 
@@ -140,6 +153,7 @@ impl Column {
             Column::F32(v) => v.iter().all(Option::is_none),
             Column::Str(v) => v.iter().all(Option::is_none),
             Column::F32List(v) => v.iter().all(Option::is_none),
+            Column::StrList(v) => v.iter().all(Option::is_none),
         }
     }
 
@@ -154,6 +168,7 @@ impl Column {
             (Column::F32(a), Column::F32(b)) => return a.extend(b),
             (Column::Str(a), Column::Str(b)) => return a.extend(b),
             (Column::F32List(a), Column::F32List(b)) => return a.extend(b),
+            (Column::StrList(a), Column::StrList(b)) => return a.extend(b),
             (_, other) => other,
         };
         let kind = if self.is_all_null() {
@@ -186,6 +201,7 @@ impl Column {
             Column::F32(v) => v.get(row).copied().flatten().map(Cell::Float),
             Column::Str(v) => v.get(row).cloned().flatten().map(Cell::Str),
             Column::F32List(v) => v.get(row).cloned().flatten().map(Cell::Floats),
+            Column::StrList(v) => v.get(row).cloned().flatten().map(Cell::Strs),
         };
         c.unwrap_or(Cell::Null)
     }
@@ -194,12 +210,12 @@ impl Column {
 /// The kind that holds every non-null cell of a column without loss where
 /// possible: one type → that type; integers of both signs → `I64` (or
 /// `U64` when all are non-negative and some exceed `i64`); integers and
-/// floats → `F32`; only float lists → `F32List`; anything else (mixed
-/// text) → `Str`. An all-null column is `Str`.
+/// floats → `F32`; only float lists → `F32List`; only text lists →
+/// `StrList`; anything else (mixed text) → `Str`. An all-null column is `Str`.
 pub fn infer_kind<'a>(cells: impl Iterator<Item = &'a Cell>) -> Kind {
     let (mut b, mut i, mut neg, mut u, mut big, mut f, mut other) =
         (false, false, false, false, false, false, false);
-    let mut lists = false;
+    let (mut lists, mut str_lists) = (false, false);
     for c in cells {
         match c {
             Cell::Null => {}
@@ -215,13 +231,16 @@ pub fn infer_kind<'a>(cells: impl Iterator<Item = &'a Cell>) -> Kind {
             Cell::Float(_) => f = true,
             Cell::Str(_) => other = true,
             Cell::Floats(_) => lists = true,
+            Cell::Strs(_) => str_lists = true,
         }
     }
-    if lists {
-        return if b || i || u || f || other {
+    if lists || str_lists {
+        return if b || i || u || f || other || (lists && str_lists) {
             Kind::Str
-        } else {
+        } else if lists {
             Kind::F32List
+        } else {
+            Kind::StrList
         };
     }
     match (b, i || u, f, other) {
@@ -460,6 +479,20 @@ mod tests {
             infer_kind([Cell::Floats(vec![1.0]), Cell::Str("a".into())].iter()),
             Kind::Str
         );
+        assert_eq!(
+            infer_kind([Cell::Strs(vec!["a".into()]), Cell::Null].iter()),
+            Kind::StrList
+        );
+        assert_eq!(
+            infer_kind([Cell::Strs(vec![]), Cell::Floats(vec![])].iter()),
+            Kind::Str
+        );
+        // A list column converts a single value to a one-element list.
+        let mut c = Column::new(Kind::StrList);
+        c.push(&Cell::Str("x".into()));
+        c.push(&Cell::Int(1));
+        assert_eq!(c.cell(0), Cell::Strs(vec!["x".into()]));
+        assert_eq!(c.cell(1), Cell::Null);
         assert_eq!(infer_kind([Cell::Null].iter()), Kind::Str);
         let t = Table::from_cells(
             "t",

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::str::FromStr;
 use std::sync::Arc;
 
+use arrow_array::builder::{ListBuilder, StringBuilder};
 use arrow_array::types::Float32Type;
 use arrow_array::{
     ArrayRef, BooleanArray, Float32Array, Int64Array, ListArray, RecordBatch, StringArray,
@@ -148,6 +149,9 @@ pub fn arrow_schema(table: &Table) -> Schema {
                     Column::F32List(_) => {
                         DataType::List(Arc::new(Field::new("item", DataType::Float32, true)))
                     }
+                    Column::StrList(_) => {
+                        DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+                    }
                 };
                 Field::new(n.clone(), t, true)
             })
@@ -177,6 +181,21 @@ pub fn record_batch(table: &Table) -> Result<RecordBatch, QueryError> {
                         v.iter()
                             .map(|l| l.as_ref().map(|l| l.iter().map(|x| Some(*x)))),
                     ))
+                }
+                Column::StrList(v) => {
+                    let mut b = ListBuilder::new(StringBuilder::new());
+                    for l in v {
+                        match l {
+                            Some(l) => {
+                                for s in l {
+                                    b.values().append_value(s);
+                                }
+                                b.append(true);
+                            }
+                            None => b.append(false),
+                        }
+                    }
+                    Arc::new(b.finish())
                 }
             }
         })

@@ -369,6 +369,7 @@ fn parquet_round_trips_typed_columns() {
             "is_alive".into(),
             "aim_punch_angle".into(),
             "CCSPlayerPawn.m_angEyeAngles".into(),
+            "inventory".into(),
         ],
         ..Query::default()
     };
@@ -399,6 +400,18 @@ fn parquet_round_trips_typed_columns() {
                     arrow_schema::DataType::List(f) if *f.data_type() == arrow_schema::DataType::Float32
                 ));
             }
+            // An inventory is a list of item names, also in Parquet.
+            let Some(Column::StrList(inv)) = t.column("inventory") else {
+                panic!("{:?}", t.column("inventory").map(Column::kind));
+            };
+            let want: Vec<String> = ["knife_t", "Glock-18", "C4 Explosive"]
+                .map(String::from)
+                .to_vec();
+            assert!(inv.iter().all(|l| l.as_ref() == Some(&want)), "{inv:?}");
+            assert!(matches!(
+                batches[0].column_by_name("inventory").unwrap().data_type(),
+                arrow_schema::DataType::List(f) if *f.data_type() == arrow_schema::DataType::Utf8
+            ));
             // The eye angles' pitch and yaw are the `pitch` and `yaw` props.
             let q = Query {
                 tables: vec![TableKind::Ticks],

@@ -73,6 +73,12 @@ pub enum Computed {
     /// The controller's `m_iCompTeammateColor` as a color name (`blue`,
     /// `green`, `yellow`, `orange`, `purple`; other values as decimal text).
     PlayerColor,
+    /// The names of the weapons and items a living player carries
+    /// (`m_pWeaponServices.m_hMyWeapons`, each entity once, by
+    /// [`item_name`]); a flashbang twice when the pawn holds two
+    /// (`m_iAmmo[14] == 2`); the C4 only when the C4 entity's owner is the
+    /// pawn. Empty for a dead player.
+    Inventory,
 }
 
 /// How a friendly prop is computed.
@@ -476,6 +482,7 @@ pub const FRIENDLY_PROPS: &[(&str, &str)] = &[
         "computed:weapon_original_owner",
     ),
     ("player_color", "computed:player_color"),
+    ("inventory", "computed:inventory"),
     ("velocity", "velocity:speed"),
     ("velocity_X", "velocity:0"),
     ("velocity_Y", "velocity:1"),
@@ -588,6 +595,73 @@ pub fn item_name(index: u64) -> Option<&'static str> {
         .map(|&(_, n)| n)
 }
 
+/// Item definition index of the flashbang, whose count the inventory shows.
+const FLASHBANG_ITEM: u64 = 43;
+/// Item definition index of the C4.
+const C4_ITEM: u64 = 49;
+/// The `m_iAmmo` slot of flashbangs.
+const FLASHBANG_AMMO_SLOT: &str = "m_pWeaponServices.m_iAmmo.14";
+
+/// See [`Computed::Inventory`].
+fn inventory(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<String> {
+    let alive = cache
+        .value(state, pawn, "m_lifeState")
+        .and_then(Value::as_i64)
+        == Some(0);
+    let Some(tables) = state.send_tables.as_ref().filter(|_| alive) else {
+        return Vec::new();
+    };
+    let Some(list) = resolve_prop(tables, pawn.serializer, "m_pWeaponServices.m_hMyWeapons") else {
+        return Vec::new();
+    };
+    let len = pawn.get(&list).and_then(Value::as_u64).unwrap_or(0);
+    let mut seen: Vec<i32> = Vec::new();
+    let mut names = Vec::new();
+    let mut element: Vec<i32> = list.as_slice().to_vec();
+    element.push(0);
+    for i in 0..len.min(crate::serializer::MAX_ARRAY_LEN as u64) {
+        if let Some(last) = element.last_mut() {
+            *last = i as i32;
+        }
+        let weapon = pawn
+            .get(&FieldPath::from_slice(&element))
+            .and_then(Value::as_u64)
+            .and_then(|h| entity_of_handle(&state.entities, h));
+        let Some(weapon) = weapon.filter(|w| !seen.contains(&w.index)) else {
+            continue;
+        };
+        seen.push(weapon.index);
+        let Some(index) = cache
+            .value(state, weapon, "m_iItemDefinitionIndex")
+            .and_then(Value::as_u64)
+        else {
+            continue;
+        };
+        let Some(name) = item_name(index) else {
+            continue;
+        };
+        if index == C4_ITEM {
+            let owner = cache
+                .value(state, weapon, "m_hOwnerEntity")
+                .and_then(Value::as_u64)
+                .and_then(|h| entity_of_handle(&state.entities, h));
+            if owner.map(|o| o.index) != Some(pawn.index) {
+                continue;
+            }
+        }
+        if index == FLASHBANG_ITEM
+            && cache
+                .value(state, pawn, FLASHBANG_AMMO_SLOT)
+                .and_then(Value::as_i64)
+                == Some(2)
+        {
+            names.push(name.to_string());
+        }
+        names.push(name.to_string());
+    }
+    names
+}
+
 /// Teammate color names by `m_iCompTeammateColor`.
 const PLAYER_COLORS: [&str; 5] = ["blue", "green", "yellow", "orange", "purple"];
 
@@ -636,6 +710,7 @@ pub fn computed_cell(
                 .and_then(Value::as_u64)?;
             Some(Cell::Str(((high << 32) | (low & 0xFFFF_FFFF)).to_string()))
         }),
+        Computed::Inventory => pawn.map(|p| Cell::Strs(inventory(state, cache, p))),
         Computed::PlayerColor => controller
             .and_then(|c| cache.value(state, c, "m_iCompTeammateColor"))
             .and_then(Value::as_i64)
@@ -699,6 +774,7 @@ fn parse_spec(spec: &str) -> PropSource {
             "user_id" => Computed::UserId,
             "weapon_name" => Computed::WeaponName,
             "weapon_original_owner" => Computed::WeaponOriginalOwner,
+            "inventory" => Computed::Inventory,
             _ => Computed::PlayerColor,
         });
     }
@@ -1072,6 +1148,8 @@ pub enum Cell {
     Str(String),
     /// Vector.
     Floats(Vec<f32>),
+    /// A list of text (an inventory).
+    Strs(Vec<String>),
 }
 
 impl Cell {
@@ -1117,6 +1195,8 @@ impl std::fmt::Display for Cell {
                 let parts: Vec<String> = v.iter().map(|x| x.to_string()).collect();
                 write!(f, "[{}]", parts.join(" "))
             }
+            // A JSON array: names may hold spaces (`C4 Explosive`).
+            Cell::Strs(v) => f.write_str(&serde_json::to_string(v).map_err(|_| std::fmt::Error)?),
         }
     }
 }

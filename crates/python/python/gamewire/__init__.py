@@ -138,7 +138,7 @@ def _pandas_frame(columns: list) -> Any:
 
     data = {}
     for name, kind, values, mask in columns:
-        if kind in ("str", "f32list"):
+        if kind in ("str", "f32list", "strlist"):
             data[name] = pd.Series(values, dtype=object)
             continue
         arr = np.frombuffer(values, dtype=_NUMPY[kind]).copy()
@@ -165,6 +165,9 @@ def _polars_frame(columns: list) -> Any:
             continue
         if kind == "f32list":
             series.append(pl.Series(name, values, dtype=pl.List(pl.Float32)))
+            continue
+        if kind == "strlist":
+            series.append(pl.Series(name, values, dtype=pl.List(pl.String)))
             continue
         s = pl.Series(name, np.frombuffer(values, dtype=_NUMPY[kind]), dtype=kinds[kind])
         if mask is not None:

@@ -3,7 +3,8 @@
 Use `gamewire.Demo`; this module is its engine. A column travels as `(name, kind, values, mask)`:
 `kind` is `"i64"`, `"u64"`, `"f32"` or `"bool"` with `values` the little-endian buffer and `mask`
 one byte per row (1 = null) or None; `"str"` with `values` a list of `str | None`; or
-`"f32list"` (vectors and angles) with `values` a list of `list[float] | None`.
+`"f32list"` (vectors and angles) with `values` a list of `list[float] | None`; or `"strlist"`
+(an inventory) with `values` a list of `list[str] | None`.
 """
 
 import os
@@ -13,7 +14,10 @@ from typing import Any, Optional, Union
 __version__: str
 
 Column = tuple[
-    str, str, Union[bytes, list[Optional[str]], list[Optional[list[float]]]], Optional[bytes]
+    str,
+    str,
+    Union[bytes, list[Optional[str]], list[Optional[list[float]]], list[Optional[list[str]]]],
+    Optional[bytes],
 ]
 
 class DemoError(ValueError):
