@@ -169,3 +169,49 @@ def test_every_demoparser2_player_prop_equal(pair):
                            f"demoparser2 {cmp.show(t.get(p)) if p in theirs_df.columns else '-'}")
     assert not bad, f"{rel}: {len(bad)} values differ; first: {bad[:10]}"
     COUNTS["every-prop values"] = COUNTS.get("every-prop values", 0) + n
+
+
+@pytest.mark.parametrize("states", [{"is_alive": True}, {"health": 100},
+                                    {"is_alive": True, "health": 100}, {"health": 50}])
+def test_parse_ticks_prop_states_equal(pair, states):
+    """`prop_states` keeps the rows where every prop has its value, as demoparser2 does.
+    (demoparser2 0.42.0 also compares the value's type: `team_num`, an unsigned field, never
+    equals a Python int there, so it keeps no row; and with two states, one of them also a
+    wanted prop, it gives that prop's column as null: the props asked for here are not states.
+    gamewire compares values, see test_parse_ticks_prop_states_compare_values.)"""
+    ours_df, dp, rel = pair
+    props = ["X", "yaw"]
+    ours = records(ours_df.parse_ticks(
+        props, prop_states=[gamewire.WantedPropState(k, v) for k, v in states.items()]))
+    theirs = records(dp.parse_ticks(
+        props, prop_states=[demoparser2.WantedPropState(k, v) for k, v in states.items()]))
+    # A dict and (prop, value) pairs say the same.
+    assert records(ours_df.parse_ticks(props, prop_states=states)) == ours
+    assert records(ours_df.parse_ticks(props, prop_states=list(states.items()))) == ours
+    compare_rows(ours, theirs, props + ["tick", "steamid", "name"], f"{rel} {states}")
+    assert all(set(r) == set(props + ["tick", "steamid", "name"]) for r in ours)
+    every = records(ours_df.parse_ticks(props))
+    if states == {"is_alive": True}:
+        assert len(ours) == len(every)
+    if states == {"health": 50}:
+        assert ours == []
+    polars = ours_df.parse_ticks(props, prop_states=states, polars=True)
+    assert polars.columns == props + ["tick", "steamid", "name"]
+    assert len(polars) == len(ours)
+
+
+def test_parse_ticks_prop_states_compare_values():
+    demo = gamewire.Demo(str(corpus("cs2/14065.dem")))
+    every = demo.parse_ticks(["X", "team_num"])
+    assert set(every["team_num"]) == {2}
+    team = demo.parse_ticks(["X"], prop_states={"team_num": 2})
+    assert list(team.columns) == ["X", "tick", "steamid", "name"]
+    assert len(team) == len(every)
+    # A state prop that is also asked for stays a column, with its values.
+    both = demo.parse_ticks(["X", "team_num"], prop_states={"team_num": 2, "is_alive": True})
+    assert both.equals(every)
+    assert len(demo.parse_ticks(["X"], prop_states={"team_num": 3})) == 0
+    # A null never equals a value: a raw prop the pawn lacks keeps no row.
+    assert len(demo.parse_ticks(["X"], prop_states={"stamina": 0.0})) == 0
+    with pytest.raises(TypeError, match="WantedPropState"):
+        demo.parse_ticks(["X"], prop_states=["team_num"])

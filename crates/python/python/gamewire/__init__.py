@@ -49,6 +49,7 @@ __all__ = [
     "TABLES",
     "parse_many",
     "set_polars",
+    "WantedPropState",
     "__version__",
 ]
 
@@ -103,6 +104,36 @@ def _names(value: Names) -> list[str]:
     if isinstance(value, str):
         return [value]
     return [str(v) for v in value]
+
+
+class WantedPropState:
+    """A `parse_ticks` row filter: keep the rows where `prop` equals `state` (demoparser2's
+    class of that name, whose fields Python cannot read: use this one with gamewire)."""
+
+    __slots__ = ("prop", "state")
+
+    def __init__(self, prop: str, state: Any) -> None:
+        self.prop = prop
+        self.state = state
+
+    def __repr__(self) -> str:
+        return f"WantedPropState({self.prop!r}, {self.state!r})"
+
+
+def _prop_states(value: Any) -> list[tuple[str, Any]]:
+    """`parse_ticks`'s `prop_states` as (prop, value) pairs."""
+    if isinstance(value, dict):
+        return [(str(k), v) for k, v in value.items()]
+    out = []
+    for item in value:
+        if hasattr(item, "prop") and hasattr(item, "state"):
+            out.append((str(item.prop), item.state))
+        elif isinstance(item, (tuple, list)) and len(item) == 2:
+            out.append((str(item[0]), item[1]))
+        else:
+            raise TypeError("prop_states holds (prop, value) pairs or gamewire.WantedPropState "
+                            f"objects (demoparser2's hides its fields), not {item!r}")
+    return out
 
 
 def _ints(value: Any) -> list[int] | None:
@@ -367,11 +398,33 @@ class Demo:
         wanted_props: Names,
         players: Any = None,
         ticks: Any = None,
+        prop_states: dict | None = None,
         *,
         polars: bool | None = None,
     ) -> Any:
-        """demoparser2's `parse_ticks`: `ticks(wanted_props, ticks, players)`."""
-        return self.ticks(wanted_props, ticks=ticks, players=players, polars=polars)
+        """demoparser2's `parse_ticks`: `ticks(wanted_props, ticks, players)`; with
+        `prop_states`, only the rows where every one of those props equals its value (a null
+        never does). `prop_states` is a list of `gamewire.WantedPropState(prop, value)` (as
+        demoparser2's, whose fields Python cannot read) or of `(prop, value)` pairs, or a dict. Props of
+        `prop_states` that are not in `wanted_props` are read for the filter and left out of
+        the result."""
+        if not prop_states:
+            return self.ticks(wanted_props, ticks=ticks, players=players, polars=polars)
+        states = _prop_states(prop_states)
+        wanted = _names(wanted_props)
+        extra = list(dict.fromkeys(p for p, _ in states if p not in wanted))
+        frame = self.ticks(wanted + extra, ticks=ticks, players=players, polars=polars)
+        if hasattr(frame, "filter") and hasattr(frame, "drop_in_place"):  # polars
+            import polars as pl
+
+            for name, value in states:
+                frame = frame.filter(pl.col(name) == value)
+            return frame.drop(extra)
+        keep = None
+        for name, value in states:
+            hit = (frame[name] == value).fillna(False).astype(bool)
+            keep = hit if keep is None else keep & hit
+        return frame[keep].drop(columns=extra).reset_index(drop=True)
 
     def parse_player_info(self, *, polars: bool | None = None) -> Any:
         """`players()` (demoparser2's columns `steamid`, `name` and `team_number` are
