@@ -2,8 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use gamewire_source2::cs2::{tick_rate, velocity_cell, Cell, PlayerFinder, PropSource};
+use gamewire_source2::cs2::{Cell, TickCollector};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
+use gamewire_source2::Visitor;
 use gamewire_source2::{DemoState, Entity, UserMessage, Value};
 use rustc_hash::FxHashMap;
 
@@ -394,94 +395,33 @@ impl EventsCollector {
     }
 }
 
-/// `ticks`: demoparser2's `parse_ticks` rows. One row per player after
-/// every `PacketEntities` message outside full packets (players: pawn
-/// present, steam id ≠ 0, not spectator, as `cs2::players` selects them):
-/// the props asked for (player, team and game-wide props), then `tick`,
-/// `steamid`, `name`. Column types are declared ([`crate::kinds`]).
+/// `ticks`: demoparser2's `parse_ticks` rows, those of
+/// [`gamewire_source2::cs2::TickCollector`] (`gamewire ticks`): one row per
+/// player after every `PacketEntities` message outside full packets
+/// (players: pawn present, steam id ≠ 0, not spectator): the props asked for
+/// (player, team and game-wide props), then `tick`, `steamid`, `name`.
+/// Column types are declared ([`crate::kinds`]).
 #[derive(Debug)]
 pub struct TicksCollector {
     props: Vec<(String, PlayerSource)>,
-    ticks: Option<Vec<i32>>,
-    needs_world: bool,
-    paths: Paths,
-    players: PlayerFinder,
-    rows: Vec<Vec<Cell>>,
-    /// With a velocity prop: each player's position on their previous row
-    /// (by steam id).
-    previous: Option<FxHashMap<u64, Option<[f32; 3]>>>,
+    rows: TickCollector,
 }
 
 impl TicksCollector {
     /// Rows with these props, at every tick or only at these.
     pub fn new(props: &[String], ticks: Option<Vec<i32>>) -> Self {
-        let props: Vec<(String, PlayerSource)> = props
-            .iter()
-            .map(|p| (p.clone(), player_source(p)))
-            .collect();
-        let needs_world = props
-            .iter()
-            .any(|(_, s)| !matches!(s, PlayerSource::Entity(_)));
-        let mut paths = Paths::default();
-        let players = PlayerFinder::new(&mut paths);
-        let previous = props
-            .iter()
-            .any(|(_, s)| matches!(s, PlayerSource::Entity(PropSource::Velocity(_))))
-            .then(FxHashMap::default);
         TicksCollector {
-            props,
-            ticks,
-            needs_world,
-            paths,
-            players,
-            rows: Vec::new(),
-            previous,
+            props: props
+                .iter()
+                .map(|p| (p.clone(), player_source(p)))
+                .collect(),
+            rows: TickCollector::new(props, ticks),
         }
     }
 
     /// Takes the state after a `PacketEntities` message.
     pub fn on_packet_entities(&mut self, state: &DemoState) {
-        if state.in_full_packet {
-            return;
-        }
-        if let Some(t) = &self.ticks {
-            if !t.contains(&state.tick) {
-                return;
-            }
-        }
-        let players = self.players.find(state, &mut self.paths);
-        let world = if self.needs_world {
-            World::of(state, &mut self.paths)
-        } else {
-            World::default()
-        };
-        for p in players {
-            let ents = PlayerEnts {
-                controller: state.entities.get(p.controller),
-                pawn: state.entities.get(p.pawn),
-                slot: usize::try_from(p.controller - 1).ok(),
-            };
-            let mut row = Vec::with_capacity(self.props.len() + 3);
-            let (position, previous) = match &mut self.previous {
-                Some(last) => {
-                    let pos = ents.pawn.and_then(|e| position(state, &mut self.paths, e));
-                    (pos, last.insert(p.steamid, pos).flatten())
-                }
-                None => (None, None),
-            };
-            for (_, src) in &self.props {
-                row.push(match src {
-                    PlayerSource::Entity(PropSource::Velocity(axis)) => {
-                        velocity_cell(position, previous, *axis, tick_rate(state))
-                    }
-                    _ => player_value(state, &mut self.paths, &world, &ents, src),
-                });
-            }
-            row.push(Cell::Int(i64::from(state.tick)));
-            row.push(Cell::UInt(p.steamid));
-            row.push(Cell::Str(p.name.clone()));
-            self.rows.push(row);
-        }
+        self.rows.on_packet_entities(state);
     }
 
     /// The table.
@@ -494,7 +434,7 @@ impl TicksCollector {
         schema.push(("tick".into(), Some(Kind::I64)));
         schema.push(("steamid".into(), Some(Kind::U64)));
         schema.push(("name".into(), Some(Kind::Str)));
-        Table::from_cells_typed("ticks", &schema, &self.rows)
+        Table::from_cells_typed("ticks", &schema, &self.rows.table.rows)
     }
 }
 

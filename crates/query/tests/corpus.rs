@@ -848,12 +848,12 @@ fn team_and_game_wide_props_on_the_corpus() {
 
 #[test]
 fn ticks_equal_the_parsers_tick_collector() {
-    // The query's ticks collector gives the rows of
+    // The query's typed ticks table holds the rows of
     // gamewire_source2::cs2::TickCollector (`gamewire ticks`; checked against
-    // demoparser2 by scripts/compare_demoparser2.py) for every friendly name
-    // (pawn, controller, active weapon, buttons, computed, velocity, team and
-    // game-wide props) and raw names, on every CS2 demo (also those
-    // demoparser2 cannot read).
+    // demoparser2 by scripts/compare_demoparser2.py), each cell in its
+    // column's declared type, for every friendly name (pawn, controller,
+    // active weapon, buttons, computed, velocity, team and game-wide props)
+    // and raw names, on every CS2 demo (also those demoparser2 cannot read).
     let mut props: Vec<&str> = gamewire_query::props::player_prop_names();
     props.extend([
         "CCSPlayerController.m_iPing",
