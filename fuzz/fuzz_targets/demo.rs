@@ -9,12 +9,18 @@
 //! empty header in front, so the fuzzer's bytes are frames; real demos (for
 //! example the corpus clips, given as a seed directory) are used as they are.
 //!
+//! A demo is parsed a second time with a `TickCollector` asking for every
+//! friendly player prop plus team and game-wide ones, so the prop readers
+//! (active weapon, inventory, buttons, velocity, teams) run on whatever
+//! state the bytes decode to.
+//!
 //! The library's helper thread is off: the send tables are built on the
 //! fuzzing thread (the same code; the corpus tests check both ways agree),
 //! so a panic there reaches libFuzzer instead of becoming an error.
 #![no_main]
 
 use gamewire_source2::container::{HEADER_LEN, MAGIC_SOURCE2};
+use gamewire_source2::cs2::{TickCollector, FRIENDLY_PROPS};
 use gamewire_source2::serializer::SendTables;
 use gamewire_source2::{parse_with, NoVisitor};
 use libfuzzer_sys::fuzz_target;
@@ -24,6 +30,13 @@ fuzz_target!(|data: &[u8]| {
     let _ = SendTables::from_message(data);
     if data.starts_with(MAGIC_SOURCE2) {
         let _ = parse_with(data, &mut NoVisitor);
+        let mut props: Vec<String> = FRIENDLY_PROPS.iter().map(|(n, _)| n.to_string()).collect();
+        props.extend(
+            ["team_name", "total_rounds_played", "game_time", "CCSTeam.m_iScore"]
+                .map(String::from),
+        );
+        let mut ticks = TickCollector::new(&props, None);
+        let _ = parse_with(data, &mut ticks);
     } else {
         let mut demo = Vec::with_capacity(HEADER_LEN + data.len());
         demo.extend_from_slice(MAGIC_SOURCE2);
