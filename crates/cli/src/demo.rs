@@ -95,13 +95,18 @@ pub struct TicksArgs {
     /// starts with a `demo` column: the file name without `.dem`.
     #[arg(required = true, value_name = "DEMO")]
     pub demos: Vec<PathBuf>,
-    /// Comma-separated props: friendly names (X, Y, Z, health, armor_value,
-    /// team_num, pitch, yaw, is_alive, balance, ...) or raw prop paths.
+    /// Comma-separated props: demoparser2's names (X, Y, Z, health,
+    /// armor_value, team_num, pitch, yaw, is_alive, balance,
+    /// active_weapon_name, inventory, velocity, FIRE, team_name,
+    /// total_rounds_played, ...) or raw prop paths.
     #[arg(long, value_delimiter = ',', required = true)]
     pub props: Vec<String>,
     /// Only these ticks (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub ticks: Vec<i32>,
+    /// Only these players (comma-separated steam ids).
+    #[arg(long, value_delimiter = ',')]
+    pub players: Vec<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = RowFormat::Csv)]
     pub format: RowFormat,
@@ -603,6 +608,7 @@ struct StreamedTicks<'a, W: Write> {
 }
 
 impl<'a, W: Write> StreamedTicks<'a, W> {
+    #[cfg(test)]
     fn new(
         props: &'a [String],
         ticks: Option<Vec<i32>>,
@@ -610,7 +616,16 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
         demo: Option<&str>,
         out: W,
     ) -> Self {
-        let collector = TickCollector::new(props, ticks);
+        StreamedTicks::with_collector(props, TickCollector::new(props, ticks), format, demo, out)
+    }
+
+    fn with_collector(
+        props: &'a [String],
+        collector: TickCollector,
+        format: RowFormat,
+        demo: Option<&str>,
+        out: W,
+    ) -> Self {
         let writer = RowWriter::new(&collector.table.columns, format, demo);
         StreamedTicks {
             collector,
@@ -887,6 +902,12 @@ fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), S
     failures.any()
 }
 
+/// The collector of `gamewire ticks`: its props, ticks and players.
+fn ticks_collector(args: &TicksArgs, ticks: Option<Vec<i32>>) -> TickCollector {
+    TickCollector::new(&args.props, ticks)
+        .with_players((!args.players.is_empty()).then(|| args.players.clone()))
+}
+
 /// `gamewire ticks`.
 pub fn ticks(args: TicksArgs) -> Result<(), String> {
     let ticks = (!args.ticks.is_empty()).then(|| args.ticks.clone());
@@ -895,7 +916,13 @@ pub fn ticks(args: TicksArgs) -> Result<(), String> {
     }
     let path = args.demos.first().ok_or("no demo given")?;
     let data = read_demo(path)?;
-    let mut streamed = StreamedTicks::new(&args.props, ticks, args.format, None, stdout());
+    let mut streamed = StreamedTicks::with_collector(
+        &args.props,
+        ticks_collector(&args, ticks),
+        args.format,
+        None,
+        stdout(),
+    );
     let parsed = parse_keeping_cut(path, &data, &mut streamed, None)?;
     let state = leave_to_exit(parsed.state);
     streamed.finish(state)?;
@@ -914,9 +941,9 @@ fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String
     // for, the same for every demo).
     let work = |path: &Path, label: &str, cache: &Arc<SendTableCache>| {
         let data = read_demo(path)?;
-        let mut streamed = StreamedTicks::new(
+        let mut streamed = StreamedTicks::with_collector(
             &args.props,
-            ticks.clone(),
+            ticks_collector(args, ticks.clone()),
             args.format,
             Some(label),
             Vec::new(),

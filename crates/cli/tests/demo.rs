@@ -472,3 +472,32 @@ fn ticks_read_weapon_computed_team_and_game_wide_props() {
         lines(&out.stdout)[1]
     );
 }
+
+/// `--players` keeps the rows of those steam ids.
+#[test]
+fn ticks_players_keeps_those_players_rows() {
+    let demo = corpus("cs2/14065.dem");
+    let d = demo.to_str().unwrap();
+    let all = gamewire(&["ticks", d, "--props", "health"]);
+    assert!(all.status.success());
+    let all = lines(&all.stdout);
+    assert_eq!(all.len(), 186);
+    let one = gamewire(&[
+        "ticks",
+        d,
+        "--props",
+        "health",
+        "--players",
+        "76561197966986733,1",
+    ]);
+    assert!(one.status.success());
+    assert_eq!(lines(&one.stdout), all);
+    let none = gamewire(&["ticks", d, "--props", "health", "--players", "1"]);
+    assert!(none.status.success());
+    assert_eq!(
+        lines(&none.stdout),
+        vec!["health,tick,steamid,name".to_string()]
+    );
+    let bad = gamewire(&["ticks", d, "--props", "health", "--players", "me"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -1697,6 +1697,8 @@ pub struct TickCollector {
     team_paths: Vec<String>,
     /// The game-wide props ([`SourceIds::World`]).
     world_sources: Vec<OtherSource>,
+    /// Only the rows of these steam ids ([`TickCollector::with_players`]).
+    only_players: Option<Vec<u64>>,
     /// The collected rows.
     pub table: Table,
 }
@@ -1735,6 +1737,7 @@ impl TickCollector {
             velocity,
             team_paths,
             world_sources,
+            only_players: None,
             ticks,
             player_ids: PlayerIds::new(&mut cache),
             cache,
@@ -1744,6 +1747,15 @@ impl TickCollector {
                 rows: Vec::new(),
             },
         }
+    }
+}
+
+impl TickCollector {
+    /// Keeps only the rows of these steam ids (`None`: every player).
+    #[must_use]
+    pub fn with_players(mut self, players: Option<Vec<u64>>) -> Self {
+        self.only_players = players;
+        self
     }
 }
 
@@ -1773,6 +1785,11 @@ impl Visitor for TickCollector {
             World::of(state, &mut self.cache)
         };
         for p in players.drain(..) {
+            if let Some(only) = &self.only_players {
+                if !only.contains(&p.steamid) {
+                    continue;
+                }
+            }
             let mut row = Vec::with_capacity(self.props.len() + 3);
             let (position, previous) = match &mut self.velocity {
                 Some((ids, last)) => {
