@@ -1,0 +1,965 @@
+//! Player props by name: demoparser2's friendly names ([`FRIENDLY_PROPS`])
+//! and raw dotted paths, resolved to a [`PropSource`] that says which entity
+//! of the player holds the value (pawn, controller, the weapon the pawn
+//! holds) or how it is computed (a button bit of `m_nButtonDownMaskPrev`,
+//! the active weapon's name, the inventory, a velocity from the previous
+//! row). [`read_player_prop`] reads one by name; the [`super::TickCollector`]
+//! interns the names once.
+
+use super::{coord_from_cell, resolve_prop, Cell, PlayerRef, PropCache, PropId};
+use super::{CELL_PROPS, OFFSET_PROPS};
+use crate::entity::{Entity, EntityList};
+use crate::fieldpath::FieldPath;
+use crate::parser::DemoState;
+use crate::value::Value;
+
+/// Which entity of a player a prop lives on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// `CCSPlayerPawn`.
+    Pawn,
+    /// `CCSPlayerController`.
+    Controller,
+    /// The weapon the pawn holds: the entity of its
+    /// `m_pWeaponServices.m_hActiveWeapon` handle (any weapon class; the
+    /// CS2 weapon serializers put these props at their top level).
+    ActiveWeapon,
+}
+
+/// A prop computed from several fields (demoparser2's custom props).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Computed {
+    /// Whether the pawn stands on nothing: `m_hGroundEntity` is the null
+    /// handle (`0xFFFFFF`).
+    Airborne,
+    /// The pawn's entity index.
+    EntityId,
+    /// The user id of the player's `userinfo` entry (matched by steam id).
+    UserId,
+    /// The name of the active weapon's item definition index
+    /// ([`item_name`]).
+    WeaponName,
+    /// The active weapon's original owner, `m_OriginalOwnerXuidHigh << 32 |
+    /// m_OriginalOwnerXuidLow`, as decimal text.
+    WeaponOriginalOwner,
+    /// The controller's `m_iCompTeammateColor` as a color name (`blue`,
+    /// `green`, `yellow`, `orange`, `purple`; other values as decimal text).
+    PlayerColor,
+    /// The names of the weapons and items a living player carries
+    /// (`m_pWeaponServices.m_hMyWeapons`, each entity once, by
+    /// [`item_name`]); a flashbang twice when the pawn holds two
+    /// (`m_iAmmo[14] == 2`); the C4 only when the C4 entity's owner is the
+    /// pawn. Empty for a dead player.
+    Inventory,
+}
+
+/// How a friendly prop is computed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PropSource {
+    /// A raw prop.
+    Raw(Owner, String),
+    /// Element `i` of a vector prop.
+    Element(Owner, String, usize),
+    /// World coordinate axis 0, 1 or 2 from the body component.
+    Position(usize),
+    /// `m_lifeState == 0`.
+    IsAlive,
+    /// Whether a button bit is set in the pawn's
+    /// `m_pMovementServices.m_nButtonDownMaskPrev` (`FORWARD`, `FIRE`, ...).
+    Button(u64),
+    /// A computed prop.
+    Computed(Computed),
+    /// Velocity from the player's previous row: `(position − previous
+    /// position) × tick rate` on one axis (0, 1, 2), or the horizontal speed
+    /// (`None`). Null on a player's first row. Only per-tick rows have a
+    /// previous row: collectors that keep one ([`super::TickCollector`]) fill it,
+    /// [`read_player_prop`] gives null.
+    Velocity(Option<usize>),
+}
+
+/// The friendly names and what they read.
+pub const FRIENDLY_PROPS: &[(&str, &str)] = &[
+    ("X", "pos:0"),
+    ("Y", "pos:1"),
+    ("Z", "pos:2"),
+    ("health", "pawn:m_iHealth"),
+    ("armor_value", "pawn:m_ArmorValue"),
+    ("team_num", "pawn:m_iTeamNum"),
+    ("pitch", "pawn:m_angEyeAngles#0"),
+    ("yaw", "pawn:m_angEyeAngles#1"),
+    ("is_alive", "alive"),
+    ("life_state", "pawn:m_lifeState"),
+    ("active_weapon", "pawn:m_pWeaponServices.m_hActiveWeapon"),
+    ("has_defuser", "pawn:m_pItemServices.m_bHasDefuser"),
+    ("has_helmet", "pawn:m_pItemServices.m_bHasHelmet"),
+    ("flash_duration", "pawn:m_flFlashDuration"),
+    ("flash_max_alpha", "pawn:m_flFlashMaxAlpha"),
+    ("in_bomb_zone", "pawn:m_bInBombZone"),
+    ("in_buy_zone", "pawn:m_bInBuyZone"),
+    ("is_scoped", "pawn:m_bIsScoped"),
+    ("is_defusing", "pawn:m_bIsDefusing"),
+    ("is_walking", "pawn:m_bIsWalking"),
+    ("spotted", "pawn:m_bSpotted"),
+    ("last_place_name", "pawn:m_szLastPlaceName"),
+    ("move_type", "pawn:m_MoveType"),
+    ("duck_amount", "pawn:m_pMovementServices.m_flDuckAmount"),
+    ("ducking", "pawn:m_pMovementServices.m_bDucking"),
+    (
+        "round_start_equip_value",
+        "pawn:m_unRoundStartEquipmentValue",
+    ),
+    ("current_equip_value", "pawn:m_unCurrentEquipmentValue"),
+    ("balance", "controller:m_pInGameMoneyServices.m_iAccount"),
+    (
+        "start_balance",
+        "controller:m_pInGameMoneyServices.m_iStartAccount",
+    ),
+    (
+        "total_cash_spent",
+        "controller:m_pInGameMoneyServices.m_iTotalCashSpent",
+    ),
+    (
+        "cash_spent_this_round",
+        "controller:m_pInGameMoneyServices.m_iCashSpentThisRound",
+    ),
+    ("player_name", "controller:m_iszPlayerName"),
+    ("player_steamid", "controller:m_steamID"),
+    ("score", "controller:m_iScore"),
+    ("ping", "controller:m_iPing"),
+    ("mvps", "controller:m_iMVPs"),
+    ("is_connected", "controller:m_iConnected"),
+    ("crosshair_code", "controller:m_szCrosshairCodes"),
+    ("rank", "controller:m_iCompetitiveRanking"),
+    (
+        "kills_total",
+        "controller:m_pActionTrackingServices.m_iKills",
+    ),
+    (
+        "deaths_total",
+        "controller:m_pActionTrackingServices.m_iDeaths",
+    ),
+    (
+        "assists_total",
+        "controller:m_pActionTrackingServices.m_iAssists",
+    ),
+    (
+        "damage_total",
+        "controller:m_pActionTrackingServices.m_iDamage",
+    ),
+    (
+        "headshot_kills_total",
+        "controller:m_pActionTrackingServices.m_iHeadShotKills",
+    ),
+    (
+        "utility_damage_total",
+        "controller:m_pActionTrackingServices.m_iUtilityDamage",
+    ),
+    (
+        "enemies_flashed_total",
+        "controller:m_pActionTrackingServices.m_iEnemiesFlashed",
+    ),
+    (
+        "equipment_value_total",
+        "controller:m_pActionTrackingServices.m_iEquipmentValue",
+    ),
+    (
+        "money_saved_total",
+        "controller:m_pActionTrackingServices.m_iMoneySaved",
+    ),
+    (
+        "alive_time_total",
+        "controller:m_pActionTrackingServices.m_iLiveTime",
+    ),
+    // demoparser2's other pawn and controller props. A path part may name a
+    // table by its serializer (`CCSPlayer_MovementServices`) instead of its
+    // field (`m_pMovementServices`), as demoparser2 names them; a field a
+    // game build does not have reads as null.
+    ("glove_item_idx", "pawn:m_iItemDefinitionIndex"),
+    ("aim_punch_angle", "pawn:m_aimPunchAngle"),
+    ("aim_punch_angle_vel", "pawn:m_aimPunchAngleVel"),
+    (
+        "rank_if_win",
+        "controller:m_iCompetitiveRankingPredicted_Win",
+    ),
+    (
+        "rank_if_loss",
+        "controller:m_iCompetitiveRankingPredicted_Loss",
+    ),
+    (
+        "rank_if_tie",
+        "controller:m_iCompetitiveRankingPredicted_Tie",
+    ),
+    (
+        "buttons",
+        "pawn:CCSPlayer_MovementServices.m_nButtonDownMaskPrev",
+    ),
+    ("is_auto_muted", "controller:m_bHasCommunicationAbuseMute"),
+    ("pending_team_num", "controller:m_iPendingTeamNum"),
+    ("ever_played_on_team", "controller:m_bEverPlayedOnTeam"),
+    ("clan_name", "controller:m_szClan"),
+    ("is_coach_team", "controller:m_iCoachingTeam"),
+    ("comp_wins", "controller:m_iCompetitiveWins"),
+    ("comp_rank_type", "controller:m_iCompetitiveRankType"),
+    ("is_controlling_bot", "controller:m_bControllingBot"),
+    (
+        "has_controlled_bot_this_round",
+        "controller:m_bHasControlledBotThisRound",
+    ),
+    ("can_control_bot", "controller:m_bCanControlObservedBot"),
+    ("armor", "controller:m_iPawnArmor"),
+    ("spawn_time", "controller:m_iPawnLifetimeStart"),
+    ("death_time", "controller:m_iPawnLifetimeEnd"),
+    ("fov", "controller:m_iDesiredFOV"),
+    (
+        "music_kit_id",
+        "controller:CCSPlayerController_InventoryServices.m_unMusicID",
+    ),
+    (
+        "leader_honors",
+        "controller:CCSPlayerController_InventoryServices.m_nPersonaDataPublicCommendsLeader",
+    ),
+    (
+        "teacher_honors",
+        "controller:CCSPlayerController_InventoryServices.m_nPersonaDataPublicCommendsTeacher",
+    ),
+    (
+        "friendly_honors",
+        "controller:CCSPlayerController_InventoryServices.m_nPersonaDataPublicCommendsFriendly",
+    ),
+    (
+        "ace_rounds_total",
+        "controller:CCSPlayerController_ActionTrackingServices.m_iEnemy5Ks",
+    ),
+    (
+        "4k_rounds_total",
+        "controller:CCSPlayerController_ActionTrackingServices.m_iEnemy4Ks",
+    ),
+    (
+        "3k_rounds_total",
+        "controller:CCSPlayerController_ActionTrackingServices.m_iEnemy3Ks",
+    ),
+    (
+        "objective_total",
+        "controller:CCSPlayerController_ActionTrackingServices.m_iObjective",
+    ),
+    (
+        "kill_reward_total",
+        "controller:CCSPlayerController_ActionTrackingServices.m_iKillReward",
+    ),
+    (
+        "cash_earned_total",
+        "controller:CCSPlayerController_ActionTrackingServices.m_iCashEarned",
+    ),
+    ("move_collide", "pawn:m_MoveCollide"),
+    (
+        "looking_at_weapon",
+        "pawn:CCSPlayer_WeaponServices.m_bIsLookingAtWeapon",
+    ),
+    (
+        "holding_look_at_weapon",
+        "pawn:CCSPlayer_WeaponServices.m_bIsHoldingLookAtWeapon",
+    ),
+    (
+        "next_attack_time",
+        "pawn:CCSPlayer_WeaponServices.m_flNextAttack",
+    ),
+    (
+        "duck_time_ms",
+        "pawn:CCSPlayer_MovementServices.m_nDuckTimeMsecs",
+    ),
+    ("max_speed", "pawn:CCSPlayer_MovementServices.m_flMaxspeed"),
+    (
+        "max_fall_velo",
+        "pawn:CCSPlayer_MovementServices.m_flMaxFallVelocity",
+    ),
+    (
+        "duck_speed",
+        "pawn:CCSPlayer_MovementServices.m_flDuckSpeed",
+    ),
+    (
+        "duck_overrdie",
+        "pawn:CCSPlayer_MovementServices.m_bDuckOverride",
+    ),
+    (
+        "old_jump_pressed",
+        "pawn:CCSPlayer_MovementServices.m_bOldJumpPressed",
+    ),
+    (
+        "jump_until",
+        "pawn:CCSPlayer_MovementServices.m_flJumpUntil",
+    ),
+    ("jump_velo", "pawn:CCSPlayer_MovementServices.m_flJumpVel"),
+    (
+        "fall_velo",
+        "pawn:CCSPlayer_MovementServices.m_flFallVelocity",
+    ),
+    ("in_crouch", "pawn:CCSPlayer_MovementServices.m_bInCrouch"),
+    (
+        "crouch_state",
+        "pawn:CCSPlayer_MovementServices.m_nCrouchState",
+    ),
+    ("ducked", "pawn:CCSPlayer_MovementServices.m_bDucked"),
+    (
+        "in_duck_jump",
+        "pawn:CCSPlayer_MovementServices.m_bInDuckJump",
+    ),
+    (
+        "allow_auto_movement",
+        "pawn:CCSPlayer_MovementServices.m_bAllowAutoMovement",
+    ),
+    (
+        "jump_time_ms",
+        "pawn:CCSPlayer_MovementServices.m_nJumpTimeMsecs",
+    ),
+    (
+        "last_duck_time",
+        "pawn:CCSPlayer_MovementServices.m_flLastDuckTime",
+    ),
+    (
+        "is_rescuing",
+        "pawn:CCSPlayer_ActionTrackingServices.m_bIsRescuing",
+    ),
+    (
+        "weapon_purchases_this_match",
+        "pawn:CCSPlayer_ActionTrackingServices.m_iWeaponPurchasesThisMatch",
+    ),
+    (
+        "weapon_purchases_this_round",
+        "pawn:CCSPlayer_ActionTrackingServices.m_iWeaponPurchasesThisRound",
+    ),
+    ("time_last_injury", "pawn:m_flTimeOfLastInjury"),
+    (
+        "direction_last_injury",
+        "pawn:m_nRelativeDirectionOfLastInjury",
+    ),
+    ("player_state", "pawn:m_iPlayerState"),
+    ("passive_items", "pawn:m_passiveItems"),
+    ("resume_zoom", "pawn:m_bResumeZoom"),
+    ("is_grabbing_hostage", "pawn:m_bIsGrabbingHostage"),
+    (
+        "blocking_use_in_progess",
+        "pawn:m_iBlockingUseActionInProgress",
+    ),
+    ("molotov_damage_time", "pawn:m_fMolotovDamageTime"),
+    ("moved_since_spawn", "pawn:m_bHasMovedSinceSpawn"),
+    ("in_no_defuse_area", "pawn:m_bInNoDefuseArea"),
+    ("killed_by_taser", "pawn:m_bKilledByTaser"),
+    ("move_state", "pawn:m_iMoveState"),
+    ("which_bomb_zone", "pawn:m_nWhichBombZone"),
+    ("in_hostage_rescue_zone", "pawn:m_bInHostageRescueZone"),
+    ("stamina", "pawn:m_flStamina"),
+    ("direction", "pawn:m_iDirection"),
+    ("shots_fired", "pawn:m_iShotsFired"),
+    ("velo_modifier", "pawn:m_flVelocityModifier"),
+    (
+        "ground_accel_linear_frac_last_time",
+        "pawn:m_flGroundAccelLinearFracLastTime",
+    ),
+    ("wait_for_no_attack", "pawn:m_bWaitForNoAttack"),
+    ("is_strafing", "pawn:m_bStrafing"),
+    ("time", "pawn:m_flSimulationTime"),
+    // Props of the weapon the player holds.
+    ("active_weapon_ammo", "weapon:m_iClip1"),
+    ("total_ammo_left", "weapon:m_pReserveAmmo.0"),
+    ("item_def_idx", "weapon:m_iItemDefinitionIndex"),
+    ("weapon_quality", "weapon:m_iEntityQuality"),
+    ("entity_lvl", "weapon:m_iEntityLevel"),
+    ("item_id_high", "weapon:m_iItemIDHigh"),
+    ("item_id_low", "weapon:m_iItemIDLow"),
+    ("item_account_id", "weapon:m_iAccountID"),
+    ("inventory_position", "weapon:m_iInventoryPosition"),
+    ("is_initialized", "weapon:m_bInitialized"),
+    ("custom_name", "weapon:m_szCustomName"),
+    ("orig_owner_xuid_low", "weapon:m_OriginalOwnerXuidLow"),
+    ("orig_owner_xuid_high", "weapon:m_OriginalOwnerXuidHigh"),
+    ("fall_back_paint_kit", "weapon:m_nFallbackPaintKit"),
+    ("fall_back_seed", "weapon:m_nFallbackSeed"),
+    ("fall_back_wear", "weapon:m_flFallbackWear"),
+    ("fall_back_stat_track", "weapon:m_nFallbackStatTrak"),
+    ("m_iState", "weapon:m_iState"),
+    ("fire_seq_start_time", "weapon:m_flFireSequenceStartTime"),
+    (
+        "fire_seq_start_time_change",
+        "weapon:m_nFireSequenceStartTimeChange",
+    ),
+    (
+        "is_player_fire_event_primary",
+        "weapon:m_bPlayerFireEventIsPrimary",
+    ),
+    ("weapon_mode", "weapon:m_weaponMode"),
+    ("accuracy_penalty", "weapon:m_fAccuracyPenalty"),
+    ("i_recoil_idx", "weapon:m_iRecoilIndex"),
+    ("fl_recoil_idx", "weapon:m_flRecoilIndex"),
+    ("is_burst_mode", "weapon:m_bBurstMode"),
+    (
+        "post_pone_fire_ready_time",
+        "weapon:m_flPostponeFireReadyTime",
+    ),
+    ("is_in_reload", "weapon:m_bInReload"),
+    (
+        "reload_visually_complete",
+        "weapon:m_bReloadVisuallyComplete",
+    ),
+    ("dropped_at_time", "weapon:m_flDroppedAtTime"),
+    ("is_hauled_back", "weapon:m_bIsHauledBack"),
+    ("is_silencer_on", "weapon:m_bSilencerOn"),
+    (
+        "time_silencer_switch_complete",
+        "weapon:m_flTimeSilencerSwitchComplete",
+    ),
+    ("orig_team_number", "weapon:m_iOriginalTeamNumber"),
+    ("prev_owner", "weapon:m_hPrevOwner"),
+    ("last_shot_time", "weapon:m_fLastShotTime"),
+    ("iron_sight_mode", "weapon:m_iIronSightMode"),
+    ("num_empty_attacks", "weapon:m_iNumEmptyAttacks"),
+    ("zoom_lvl", "weapon:m_zoomLevel"),
+    ("burst_shots_remaining", "weapon:m_iBurstShotsRemaining"),
+    ("needs_bolt_action", "weapon:m_bNeedsBoltAction"),
+    (
+        "next_primary_attack_tick",
+        "weapon:m_nNextPrimaryAttackTick",
+    ),
+    (
+        "next_primary_attack_tick_ratio",
+        "weapon:m_flNextPrimaryAttackTickRatio",
+    ),
+    (
+        "next_secondary_attack_tick",
+        "weapon:m_nNextSecondaryAttackTick",
+    ),
+    (
+        "next_secondary_attack_tick_ratio",
+        "weapon:m_flNextSecondaryAttackTickRatio",
+    ),
+    // Buttons held (bits of `m_nButtonDownMaskPrev`).
+    ("FIRE", "button:0"),
+    ("FORWARD", "button:3"),
+    ("BACK", "button:4"),
+    ("USE", "button:5"),
+    ("LEFT", "button:9"),
+    ("RIGHT", "button:10"),
+    ("RIGHTCLICK", "button:11"),
+    ("RELOAD", "button:13"),
+    ("SCOREBOARD", "button:16"),
+    ("WALK", "button:18"),
+    ("ZOOM", "button:24"),
+    ("INSPECT", "button:35"),
+    // Computed.
+    ("is_airborne", "computed:airborne"),
+    ("entity_id", "computed:entity_id"),
+    ("user_id", "computed:user_id"),
+    ("active_weapon_name", "computed:weapon_name"),
+    (
+        "active_weapon_original_owner",
+        "computed:weapon_original_owner",
+    ),
+    ("player_color", "computed:player_color"),
+    ("inventory", "computed:inventory"),
+    ("velocity", "velocity:speed"),
+    ("velocity_X", "velocity:0"),
+    ("velocity_Y", "velocity:1"),
+    ("velocity_Z", "velocity:2"),
+];
+
+/// The pawn's handle of the weapon it holds.
+pub const ACTIVE_WEAPON_PROP: &str = "m_pWeaponServices.m_hActiveWeapon";
+/// The pawn's mask of the buttons held.
+pub const BUTTONS_PROP: &str = "m_pMovementServices.m_nButtonDownMaskPrev";
+/// The ground-entity handle of a pawn in the air (the null handle).
+pub const AIRBORNE_GROUND_HANDLE: u64 = 0xFF_FFFF;
+/// Index bits of an entity handle.
+const HANDLE_INDEX_MASK: u64 = 0x3FFF;
+
+/// The entity a handle points at (`None` for the null handle).
+pub fn entity_of_handle(entities: &EntityList, raw: u64) -> Option<&Entity> {
+    let index = raw & HANDLE_INDEX_MASK;
+    if index == HANDLE_INDEX_MASK {
+        return None;
+    }
+    entities.get(index as i32)
+}
+
+/// Item definition indices and their names (the names demoparser2 gives,
+/// from CS2's `items_game.txt`): weapons, grenades, equipment and knives.
+pub const ITEM_NAMES: &[(u32, &str)] = &[
+    (1, "Desert Eagle"),
+    (2, "Dual Berettas"),
+    (3, "Five-SeveN"),
+    (4, "Glock-18"),
+    (7, "AK-47"),
+    (8, "AUG"),
+    (9, "AWP"),
+    (10, "FAMAS"),
+    (11, "G3SG1"),
+    (13, "Galil AR"),
+    (14, "M249"),
+    (16, "M4A4"),
+    (17, "MAC-10"),
+    (19, "P90"),
+    (23, "MP5-SD"),
+    (24, "UMP-45"),
+    (25, "XM1014"),
+    (26, "PP-Bizon"),
+    (27, "MAG-7"),
+    (28, "Negev"),
+    (29, "Sawed-Off"),
+    (30, "Tec-9"),
+    (31, "Zeus x27"),
+    (32, "P2000"),
+    (33, "MP7"),
+    (34, "MP9"),
+    (35, "Nova"),
+    (36, "P250"),
+    (38, "SCAR-20"),
+    (39, "SG 553"),
+    (40, "SSG 08"),
+    (41, "Knife"),
+    (42, "knife"),
+    (43, "Flashbang"),
+    (44, "High Explosive Grenade"),
+    (45, "Smoke Grenade"),
+    (46, "Molotov"),
+    (47, "Decoy Grenade"),
+    (48, "Incendiary Grenade"),
+    (49, "C4 Explosive"),
+    (50, "Kevlar Vest"),
+    (51, "Kevlar & Helmet"),
+    (52, "Heavy Assault Suit"),
+    (54, "item_nvg"),
+    (55, "Defuse Kit"),
+    (56, "Rescue Kit"),
+    (57, "Medi-Shot"),
+    (59, "knife_t"),
+    (60, "M4A1-S"),
+    (61, "USP-S"),
+    (62, "Trade Up Contract"),
+    (63, "CZ75-Auto"),
+    (64, "R8 Revolver"),
+    (65, "Charm Detachments"),
+    (500, "Bayonet"),
+    (503, "Classic Knife"),
+    (505, "Flip Knife"),
+    (506, "Gut Knife"),
+    (507, "Karambit"),
+    (508, "M9 Bayonet"),
+    (509, "Huntsman Knife"),
+    (512, "Falchion Knife"),
+    (514, "Bowie Knife"),
+    (515, "Butterfly Knife"),
+    (516, "Shadow Daggers"),
+    (517, "Paracord Knife"),
+    (518, "Survival Knife"),
+    (519, "Ursus Knife"),
+    (520, "Navaja Knife"),
+    (521, "Nomad Knife"),
+    (522, "Stiletto Knife"),
+    (523, "Talon Knife"),
+    (525, "Skeleton Knife"),
+    (526, "Kukri Knife"),
+];
+
+/// The name of an item definition index, if known.
+pub fn item_name(index: u64) -> Option<&'static str> {
+    ITEM_NAMES
+        .binary_search_by_key(&index, |&(i, _)| u64::from(i))
+        .ok()
+        .and_then(|i| ITEM_NAMES.get(i))
+        .map(|&(_, n)| n)
+}
+
+/// Item definition index of the flashbang, whose count the inventory shows.
+const FLASHBANG_ITEM: u64 = 43;
+/// Item definition index of the C4.
+const C4_ITEM: u64 = 49;
+/// The `m_iAmmo` slot of flashbangs.
+const FLASHBANG_AMMO_SLOT: &str = "m_pWeaponServices.m_iAmmo.14";
+
+/// See [`Computed::Inventory`].
+fn inventory(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<String> {
+    let alive = cache
+        .value(state, pawn, "m_lifeState")
+        .and_then(Value::as_i64)
+        == Some(0);
+    let Some(tables) = state.send_tables.as_ref().filter(|_| alive) else {
+        return Vec::new();
+    };
+    let Some(list) = resolve_prop(tables, pawn.serializer, "m_pWeaponServices.m_hMyWeapons") else {
+        return Vec::new();
+    };
+    let len = pawn.get(&list).and_then(Value::as_u64).unwrap_or(0);
+    let mut seen: Vec<i32> = Vec::new();
+    let mut names = Vec::new();
+    let mut element: Vec<i32> = list.as_slice().to_vec();
+    element.push(0);
+    for i in 0..len.min(crate::serializer::MAX_ARRAY_LEN as u64) {
+        if let Some(last) = element.last_mut() {
+            *last = i as i32;
+        }
+        let weapon = pawn
+            .get(&FieldPath::from_slice(&element))
+            .and_then(Value::as_u64)
+            .and_then(|h| entity_of_handle(&state.entities, h));
+        let Some(weapon) = weapon.filter(|w| !seen.contains(&w.index)) else {
+            continue;
+        };
+        seen.push(weapon.index);
+        let Some(index) = cache
+            .value(state, weapon, "m_iItemDefinitionIndex")
+            .and_then(Value::as_u64)
+        else {
+            continue;
+        };
+        let Some(name) = item_name(index) else {
+            continue;
+        };
+        if index == C4_ITEM {
+            let owner = cache
+                .value(state, weapon, "m_hOwnerEntity")
+                .and_then(Value::as_u64)
+                .and_then(|h| entity_of_handle(&state.entities, h));
+            if owner.map(|o| o.index) != Some(pawn.index) {
+                continue;
+            }
+        }
+        if index == FLASHBANG_ITEM
+            && cache
+                .value(state, pawn, FLASHBANG_AMMO_SLOT)
+                .and_then(Value::as_i64)
+                == Some(2)
+        {
+            names.push(name.to_string());
+        }
+        names.push(name.to_string());
+    }
+    names
+}
+
+/// Teammate color names by `m_iCompTeammateColor`.
+const PLAYER_COLORS: [&str; 5] = ["blue", "green", "yellow", "orange", "purple"];
+
+/// A [`Computed`] prop of a player's pawn and controller.
+pub fn computed_cell(
+    state: &DemoState,
+    cache: &mut PropCache,
+    pawn: Option<&Entity>,
+    controller: Option<&Entity>,
+    which: Computed,
+) -> Cell {
+    let weapon = |cache: &mut PropCache| {
+        pawn.and_then(|p| cache.value(state, p, ACTIVE_WEAPON_PROP))
+            .and_then(Value::as_u64)
+            .and_then(|h| entity_of_handle(&state.entities, h))
+    };
+    let cell = match which {
+        Computed::Airborne => pawn
+            .and_then(|p| cache.value(state, p, "m_hGroundEntity"))
+            .and_then(Value::as_u64)
+            .map(|h| Cell::Bool(h == AIRBORNE_GROUND_HANDLE)),
+        Computed::EntityId => pawn.map(|p| Cell::Int(i64::from(p.index))),
+        Computed::UserId => {
+            let steamid = controller
+                .and_then(|c| cache.value(state, c, "m_steamID"))
+                .and_then(Value::as_u64);
+            steamid.and_then(|s| {
+                state
+                    .players
+                    .values()
+                    .find(|p| p.steamid == s)
+                    .map(|p| Cell::Int(i64::from(p.userid)))
+            })
+        }
+        Computed::WeaponName => weapon(cache)
+            .and_then(|w| cache.value(state, w, "m_iItemDefinitionIndex"))
+            .and_then(Value::as_u64)
+            .and_then(item_name)
+            .map(|n| Cell::Str(n.to_string())),
+        Computed::WeaponOriginalOwner => weapon(cache).and_then(|w| {
+            let low = cache
+                .value(state, w, "m_OriginalOwnerXuidLow")
+                .and_then(Value::as_u64)?;
+            let high = cache
+                .value(state, w, "m_OriginalOwnerXuidHigh")
+                .and_then(Value::as_u64)?;
+            Some(Cell::Str(((high << 32) | (low & 0xFFFF_FFFF)).to_string()))
+        }),
+        Computed::Inventory => pawn.map(|p| Cell::Strs(inventory(state, cache, p))),
+        Computed::PlayerColor => controller
+            .and_then(|c| cache.value(state, c, "m_iCompTeammateColor"))
+            .and_then(Value::as_i64)
+            .map(|v| {
+                let name = usize::try_from(v).ok().and_then(|i| PLAYER_COLORS.get(i));
+                Cell::Str(name.map_or_else(|| v.to_string(), |n| (*n).to_string()))
+            }),
+    };
+    cell.unwrap_or(Cell::Null)
+}
+
+/// Reads a player prop of a pawn and controller, by name (each name
+/// hashed once per call: for tables built per event or per row; the
+/// per-tick [`super::TickCollector`] interns its names instead). A raw pawn prop
+/// the pawn does not have is read from the controller. [`PropSource::Velocity`]
+/// needs the player's previous row and reads as null here.
+pub fn read_player_prop(
+    state: &DemoState,
+    cache: &mut PropCache,
+    pawn: Option<&Entity>,
+    controller: Option<&Entity>,
+    source: &PropSource,
+) -> Cell {
+    let ids = SourceIds::new(source, cache);
+    read_with_ids(state, &state.entities, cache, pawn, controller, ids)
+}
+
+/// Resolves a friendly or raw prop name. Raw names are looked up on the
+/// pawn first, then on the controller; a `CCSPlayerPawn.` or
+/// `CCSPlayerController.` prefix picks one.
+pub fn prop_source(name: &str) -> PropSource {
+    if let Some((_, spec)) = FRIENDLY_PROPS.iter().find(|(n, _)| *n == name) {
+        return parse_spec(spec);
+    }
+    if let Some(rest) = name.strip_prefix("CCSPlayerPawn.") {
+        return PropSource::Raw(Owner::Pawn, rest.to_string());
+    }
+    if let Some(rest) = name.strip_prefix("CCSPlayerController.") {
+        return PropSource::Raw(Owner::Controller, rest.to_string());
+    }
+    PropSource::Raw(Owner::Pawn, name.to_string())
+}
+
+fn parse_spec(spec: &str) -> PropSource {
+    if spec == "alive" {
+        return PropSource::IsAlive;
+    }
+    if let Some(axis) = spec.strip_prefix("pos:") {
+        return PropSource::Position(axis.parse().unwrap_or(0));
+    }
+    if let Some(bit) = spec.strip_prefix("button:") {
+        return PropSource::Button(1u64 << bit.parse::<u32>().unwrap_or(0).min(63));
+    }
+    if let Some(axis) = spec.strip_prefix("velocity:") {
+        return PropSource::Velocity(axis.parse().ok());
+    }
+    if let Some(name) = spec.strip_prefix("computed:") {
+        return PropSource::Computed(match name {
+            "airborne" => Computed::Airborne,
+            "entity_id" => Computed::EntityId,
+            "user_id" => Computed::UserId,
+            "weapon_name" => Computed::WeaponName,
+            "weapon_original_owner" => Computed::WeaponOriginalOwner,
+            "inventory" => Computed::Inventory,
+            _ => Computed::PlayerColor,
+        });
+    }
+    let (owner, path) = match spec.split_once(':') {
+        Some(("controller", p)) => (Owner::Controller, p),
+        Some(("weapon", p)) => (Owner::ActiveWeapon, p),
+        Some((_, p)) => (Owner::Pawn, p),
+        None => (Owner::Pawn, spec),
+    };
+    match path.split_once('#') {
+        Some((p, i)) => PropSource::Element(owner, p.to_string(), i.parse().unwrap_or(0)),
+        None => PropSource::Raw(owner, path.to_string()),
+    }
+}
+
+/// A [`PropSource`] with its prop names interned.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum SourceIds {
+    Raw(Owner, PropId),
+    Element(Owner, PropId, usize),
+    Position {
+        cell: PropId,
+        offset: PropId,
+    },
+    IsAlive(PropId),
+    /// A prop of the active weapon: the pawn's weapon handle, then the prop.
+    Weapon {
+        handle: PropId,
+        prop: PropId,
+    },
+    Button {
+        mask: PropId,
+        bit: u64,
+    },
+    Computed(Computed),
+    Velocity(Option<usize>),
+    /// A prop of the player's team entity: index into the collector's team
+    /// paths.
+    Team(usize),
+    /// A game-wide prop: index into the collector's game-wide sources.
+    World(usize),
+    Missing,
+}
+
+impl SourceIds {
+    pub(super) fn new(source: &PropSource, cache: &mut PropCache) -> SourceIds {
+        match source {
+            PropSource::Raw(Owner::ActiveWeapon, name) => SourceIds::Weapon {
+                handle: cache.id(ACTIVE_WEAPON_PROP),
+                prop: cache.id(name),
+            },
+            PropSource::Raw(owner, name) => SourceIds::Raw(*owner, cache.id(name)),
+            PropSource::Element(owner, name, i) => SourceIds::Element(*owner, cache.id(name), *i),
+            PropSource::Position(axis) => match (CELL_PROPS.get(*axis), OFFSET_PROPS.get(*axis)) {
+                (Some(c), Some(o)) => SourceIds::Position {
+                    cell: cache.id(c),
+                    offset: cache.id(o),
+                },
+                _ => SourceIds::Missing,
+            },
+            PropSource::IsAlive => SourceIds::IsAlive(cache.id("m_lifeState")),
+            PropSource::Button(bit) => SourceIds::Button {
+                mask: cache.id(BUTTONS_PROP),
+                bit: *bit,
+            },
+            PropSource::Computed(c) => SourceIds::Computed(*c),
+            PropSource::Velocity(axis) => SourceIds::Velocity(*axis),
+        }
+    }
+}
+
+pub(super) fn read_prop(
+    state: &DemoState,
+    entities: &EntityList,
+    cache: &mut PropCache,
+    player: &PlayerRef,
+    source: SourceIds,
+) -> Cell {
+    let pawn = entities.get(player.pawn);
+    let controller = entities.get(player.controller);
+    read_with_ids(state, entities, cache, pawn, controller, source)
+}
+
+fn read_with_ids(
+    state: &DemoState,
+    entities: &EntityList,
+    cache: &mut PropCache,
+    pawn: Option<&Entity>,
+    controller: Option<&Entity>,
+    source: SourceIds,
+) -> Cell {
+    let on = |owner: Owner| match owner {
+        Owner::Pawn => pawn,
+        Owner::Controller => controller,
+        Owner::ActiveWeapon => None,
+    };
+    match source {
+        SourceIds::Weapon { handle, prop } => {
+            let weapon = pawn
+                .and_then(|p| cache.get(state, p, handle))
+                .and_then(Value::as_u64)
+                .and_then(|h| entity_of_handle(entities, h));
+            weapon
+                .and_then(|w| cache.get(state, w, prop))
+                .map(Cell::from_value)
+                .unwrap_or(Cell::Null)
+        }
+        SourceIds::Button { mask, bit } => pawn
+            .and_then(|p| cache.get(state, p, mask))
+            .and_then(Value::as_u64)
+            .map(|m| Cell::Bool(m & bit != 0))
+            .unwrap_or(Cell::Null),
+        SourceIds::Computed(c) => computed_cell(state, cache, pawn, controller, c),
+        // Filled in by the collector, which knows the previous row and the
+        // team and game-wide entities.
+        SourceIds::Velocity(_) | SourceIds::Team(_) | SourceIds::World(_) => Cell::Null,
+        SourceIds::Raw(owner, id) => {
+            let primary = on(owner).and_then(|e| cache.get(state, e, id));
+            let value = match primary {
+                Some(v) => Some(v),
+                None if owner == Owner::Pawn => controller.and_then(|e| cache.get(state, e, id)),
+                None => None,
+            };
+            match value {
+                Some(v) => Cell::from_value(v),
+                None => Cell::Null,
+            }
+        }
+        SourceIds::Element(owner, id, i) => on(owner)
+            .and_then(|e| cache.get(state, e, id))
+            .and_then(|v| v.as_floats().and_then(|f| f.get(i).copied()))
+            .map(Cell::Float)
+            .unwrap_or(Cell::Null),
+        SourceIds::Position { cell, offset } => {
+            let Some(p) = pawn else { return Cell::Null };
+            let cell = cache.get(state, p, cell).and_then(Value::as_u64);
+            let off = cache.get(state, p, offset).and_then(Value::as_f32);
+            match (cell, off) {
+                (Some(c), Some(o)) => Cell::Float(coord_from_cell(c, o)),
+                _ => Cell::Null,
+            }
+        }
+        SourceIds::IsAlive(id) => {
+            let v = pawn
+                .and_then(|e| cache.get(state, e, id))
+                .and_then(Value::as_i64);
+            Cell::Bool(v == Some(0))
+        }
+        SourceIds::Missing => Cell::Null,
+    }
+}
+
+/// A velocity cell from a player's position on this row and on its
+/// previous row (demoparser2's arithmetic: `current × rate − previous ×
+/// rate` in `f32`; the horizontal speed is the length of the X and Y
+/// velocities). Null without both positions.
+pub fn velocity_cell(
+    position: Option<[f32; 3]>,
+    previous: Option<[f32; 3]>,
+    axis: Option<usize>,
+    rate: f32,
+) -> Cell {
+    let (Some(cur), Some(prev)) = (position, previous) else {
+        return Cell::Null;
+    };
+    let v = |i: usize| match (cur.get(i), prev.get(i)) {
+        (Some(c), Some(p)) => Some(c * rate - p * rate),
+        _ => None,
+    };
+    let value = match axis {
+        Some(i) => v(i),
+        None => match (v(0), v(1)) {
+            (Some(x), Some(y)) => Some((x * x + y * y).sqrt()),
+            _ => None,
+        },
+    };
+    value.map(Cell::Float).unwrap_or(Cell::Null)
+}
+
+/// The tick rate velocities are scaled by: `1 / tick_interval` (64 in CS2).
+pub fn tick_rate(state: &DemoState) -> f32 {
+    if state.tick_interval > 0.0 {
+        1.0 / state.tick_interval
+    } else {
+        64.0
+    }
+}
+
+/// The world position of a pawn from interned cell and offset props.
+pub(super) fn position_with_ids(
+    state: &DemoState,
+    cache: &mut PropCache,
+    pawn: &Entity,
+    ids: &[(PropId, PropId); 3],
+) -> Option<[f32; 3]> {
+    let mut out = [0.0f32; 3];
+    for (&(cell, offset), slot) in ids.iter().zip(out.iter_mut()) {
+        let c = cache.get(state, pawn, cell).and_then(Value::as_u64)?;
+        let o = cache.get(state, pawn, offset).and_then(Value::as_f32)?;
+        *slot = coord_from_cell(c, o);
+    }
+    Some(out)
+}
+
+/// The team number of a player: the pawn's `m_iTeamNum`, else the
+/// controller's.
+pub fn team_number(
+    state: &DemoState,
+    cache: &mut PropCache,
+    pawn: Option<&Entity>,
+    controller: Option<&Entity>,
+) -> Option<i64> {
+    pawn.and_then(|e| cache.value(state, e, "m_iTeamNum"))
+        .or_else(|| controller.and_then(|e| cache.value(state, e, "m_iTeamNum")))
+        .and_then(Value::as_i64)
+}
