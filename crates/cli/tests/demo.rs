@@ -181,6 +181,19 @@ fn broadcast_directories_are_read_like_demos() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("m_iHealth"));
 }
 
+/// The JSON Lines rows of a successful run.
+fn json_rows(out: &std::process::Output) -> Vec<serde_json::Value> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lines(&out.stdout)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 fn lines(bytes: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(bytes)
         .lines()
@@ -241,15 +254,7 @@ fn events_over_a_directory_name_each_rows_demo() {
     let dir = corpus("cs2");
     let d = dir.to_str().unwrap();
     let out = gamewire(&["events", d, "--name", "round_freeze_end", "-j", "2"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<serde_json::Value> = lines(&out.stdout)
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = json_rows(&out);
     // The same events as one demo at a time, in file-name order.
     let mut expected = Vec::new();
     for name in ["14011", "14065", "14132", "14150_ag2", "14155"] {
@@ -415,15 +420,7 @@ fn ticks_read_weapon_computed_team_and_game_wide_props() {
         "--format",
         "jsonl",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<serde_json::Value> = lines(&out.stdout)
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = json_rows(&out);
     assert_eq!(rows.len(), 185);
     for (i, game_time) in [(39, 28.90625), (184, 31.171875)] {
         let r = &rows[i];

@@ -326,6 +326,25 @@ fn buffers(tables: Vec<Table>) -> Buffers {
         .collect()
 }
 
+/// A column whose values travel as a Python list: `(column, kind, values,
+/// None)`.
+fn listed<'py>(
+    py: Python<'py>,
+    col: String,
+    kind: &str,
+    values: Bound<'py, PyList>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(
+        py,
+        [
+            col.into_pyobject(py)?.into_any(),
+            kind.into_pyobject(py)?.into_any(),
+            values.into_any(),
+            py.None().into_bound(py),
+        ],
+    )
+}
+
 /// `[(table name, [(column, kind, data, mask), ...]), ...]`.
 fn to_python<'py>(py: Python<'py>, tables: Buffers) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
@@ -345,33 +364,9 @@ fn to_python<'py>(py: Python<'py>, tables: Buffers) -> PyResult<Bound<'py, PyLis
                         ],
                     )?
                 }
-                Buffer::Str(values) => PyTuple::new(
-                    py,
-                    [
-                        col.into_pyobject(py)?.into_any(),
-                        "str".into_pyobject(py)?.into_any(),
-                        PyList::new(py, values)?.into_any(),
-                        py.None().into_bound(py),
-                    ],
-                )?,
-                Buffer::F32List(values) => PyTuple::new(
-                    py,
-                    [
-                        col.into_pyobject(py)?.into_any(),
-                        "f32list".into_pyobject(py)?.into_any(),
-                        PyList::new(py, values)?.into_any(),
-                        py.None().into_bound(py),
-                    ],
-                )?,
-                Buffer::StrList(values) => PyTuple::new(
-                    py,
-                    [
-                        col.into_pyobject(py)?.into_any(),
-                        "strlist".into_pyobject(py)?.into_any(),
-                        PyList::new(py, values)?.into_any(),
-                        py.None().into_bound(py),
-                    ],
-                )?,
+                Buffer::Str(values) => listed(py, col, "str", PyList::new(py, values)?)?,
+                Buffer::F32List(values) => listed(py, col, "f32list", PyList::new(py, values)?)?,
+                Buffer::StrList(values) => listed(py, col, "strlist", PyList::new(py, values)?)?,
             };
             pycols.append(item)?;
         }
