@@ -35,7 +35,7 @@ enum Command {
     /// Source 2 demo: user messages and protobuf game events (chat, text, rank
     /// updates, round reports, bullets, ...) decoded to JSON.
     Messages(demo::MessagesArgs),
-    /// Source 2 demo (CS2): one row per player per tick with the props asked for.
+    /// Source 2 demo (CS2, Deadlock, Dota 2): one row per player per tick with the props asked for.
     Ticks(demo::TicksArgs),
     /// Star Trek: Bridge Commander TGBufferStream: CF16 and field-list decoding.
     Tg(tg::TgArgs),

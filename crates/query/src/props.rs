@@ -2,7 +2,7 @@
 //! event keys, player props and game-rules props.
 
 use gamewire_source2::cs2::{
-    coord_from_cell, read_player_prop, resolve_prop, team_number, Cell, PropCache, PropSource,
+    coord_from_cell_in, read_player_prop, resolve_prop, team_number, Cell, PropCache, PropSource,
 };
 pub use gamewire_source2::cs2::{
     is_weapon_class, other_columns, other_names, other_prop, other_prop_in, other_source,
@@ -218,7 +218,7 @@ pub fn position(state: &DemoState, paths: &mut Paths, e: &Entity) -> Option<[f32
     for ((c, o), slot) in CELL_PROPS.iter().zip(OFFSET_PROPS).zip(out.iter_mut()) {
         let cell = paths.value(state, e, c).and_then(Value::as_u64)?;
         let off = paths.value(state, e, o).and_then(Value::as_f32)?;
-        *slot = coord_from_cell(cell, off);
+        *slot = coord_from_cell_in(state.game, cell, off);
     }
     Some(out)
 }

@@ -988,3 +988,58 @@ fn tables_resolve_by_serializer_name_and_computed_props_read_their_parts() {
     }
     assert!(weapons_named >= 5, "{weapons_named}");
 }
+
+/// `TickCollector` rows in Deadlock and Dota 2: the game's controllers and
+/// their hero pawn (`m_hHeroPawn`) or hero (`m_hAssignedHero`), with the
+/// players of `userinfo`; positions inside the map (Deadlock: the game
+/// rules' minimap bounds; Dota 2: ±8500) that move smoothly; heroes alive.
+#[test]
+fn deadlock_and_dota_ticks_are_the_heroes() {
+    use gamewire_source2::cs2::{Cell, TickCollector};
+    for (path, bound) in [
+        ("deadlock/hltv_10423.dem", 10752.0f32),
+        ("dota2/auto-20240102-2233-start.dem", 8500.0),
+    ] {
+        let data = std::fs::read(corpus().join(path)).unwrap();
+        let props: Vec<String> = ["X", "Y", "Z", "health", "team_num"]
+            .map(String::from)
+            .to_vec();
+        let mut tc = TickCollector::new(&props, None);
+        let (state, err) = parse_with(&data, &mut tc).unwrap();
+        assert!(err.is_none(), "{path}");
+        let rows = &tc.table.rows;
+        assert!(rows.len() >= 50, "{path}: {} rows", rows.len());
+        let mut last: std::collections::HashMap<u64, (i64, f32, f32)> = Default::default();
+        let mut moves = 0;
+        for r in rows {
+            let f = |i: usize| match &r[i] {
+                Cell::Float(x) => *x,
+                other => panic!("{path}: {other:?} in {r:?}"),
+            };
+            let (x, y) = (f(0), f(1));
+            assert!(x.abs() <= bound && y.abs() <= bound, "{path}: {r:?}");
+            assert!(matches!(r[3], Cell::Int(h) if h > 0), "{path}: {r:?}");
+            assert!(matches!(r[4], Cell::Int(2 | 3)), "{path}: {r:?}");
+            let Cell::Int(tick) = r[5] else { panic!() };
+            let Cell::UInt(steamid) = r[6] else { panic!() };
+            let Cell::Str(name) = &r[7] else { panic!() };
+            assert!(
+                state
+                    .players
+                    .values()
+                    .any(|p| p.steamid == steamid && &p.name == name),
+                "{path}: {name} {steamid} is not in userinfo"
+            );
+            if let Some((t, px, py)) = last.insert(steamid, (tick, x, y)) {
+                if tick - t <= 16 {
+                    assert!(
+                        ((x - px).powi(2) + (y - py).powi(2)).sqrt() < 300.0,
+                        "{path}: {r:?}"
+                    );
+                    moves += 1;
+                }
+            }
+        }
+        assert!(moves >= 40, "{path}: {moves}");
+    }
+}

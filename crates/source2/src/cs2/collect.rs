@@ -21,7 +21,10 @@ type Velocities = (
 
 /// Collects one row per player after every `PacketEntities` message outside
 /// full packets (demoparser2's `parse_ticks`): the props asked for, then
-/// `tick`, `steamid`, `name`.
+/// `tick`, `steamid`, `name`. A player is a controller with a steam id, not
+/// a spectator, whose pawn exists: CS2's `CCSPlayerController` and its
+/// `m_hPlayerPawn`, Deadlock's `CCitadelPlayerController` and its hero pawn,
+/// Dota 2's `CDOTAPlayerController` and its hero.
 #[derive(Debug)]
 pub struct TickCollector {
     props: Vec<SourceIds>,

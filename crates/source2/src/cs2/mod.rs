@@ -22,6 +22,7 @@
 use crate::entity::Entity;
 use crate::fieldpath::FieldPath;
 use crate::gameevent::EventValue;
+use crate::messages::Game;
 use crate::parser::DemoState;
 use crate::serializer::{FieldModel, SendTables, SerializerId};
 use crate::value::Value;
@@ -50,6 +51,23 @@ pub const OFFSET_PROPS: [&str; 3] = [
 /// (LaihoE/demoparser `coord_from_cell`, demoinfocs `coordFromCell`).
 pub fn coord_from_cell(cell: u64, offset: f32) -> f32 {
     (cell as f64 * f64::from(1u32 << CELL_BITS) - MAX_COORD + f64::from(offset)) as f32
+}
+
+/// The width of a position cell in a game: 512 units in CS2 and Deadlock,
+/// 128 in Dota 2 (`CELL_BASEENTITY_ORIGIN_CELL_BITS` 9 and 7; the offset
+/// inside a cell spans two cells in each).
+pub fn cell_width(game: Game) -> f64 {
+    match game {
+        Game::Dota2 => 128.0,
+        Game::Cs2 | Game::Deadlock | Game::Any => f64::from(1u32 << CELL_BITS),
+    }
+}
+
+/// [`coord_from_cell`] in a game: `cell × cell_width(game) − 16384 +
+/// offset`. On the corpus: Deadlock heroes inside the game rules' minimap
+/// bounds (±10752), Dota 2 towers at the map's (±7000).
+pub fn coord_from_cell_in(game: Game, cell: u64, offset: f32) -> f32 {
+    (cell as f64 * cell_width(game) - MAX_COORD + f64::from(offset)) as f32
 }
 
 pub mod collect;
@@ -348,10 +366,45 @@ impl PlayerFinder {
     }
 }
 
+/// How a game holds its players: the controller class, the controller's
+/// handle of the entity that plays (the pawn, Deadlock's hero pawn, Dota 2's
+/// hero) and the index bits of that handle (demoparser2 masks CS2's pawn
+/// handle with `0x7FF`).
+#[derive(Debug, Clone, Copy)]
+struct PlayerClasses {
+    controller: &'static str,
+    pawn_handle: &'static str,
+    handle_mask: u32,
+}
+
+/// The [`PlayerClasses`] of a game (CS2's for an unknown game).
+fn player_classes(game: Game) -> PlayerClasses {
+    match game {
+        Game::Deadlock => PlayerClasses {
+            controller: "CCitadelPlayerController",
+            pawn_handle: "m_hHeroPawn",
+            handle_mask: 0x3FFF,
+        },
+        Game::Dota2 => PlayerClasses {
+            controller: "CDOTAPlayerController",
+            pawn_handle: "m_hAssignedHero",
+            handle_mask: 0x3FFF,
+        },
+        Game::Cs2 | Game::Any => PlayerClasses {
+            controller: "CCSPlayerController",
+            pawn_handle: "m_hPlayerPawn",
+            handle_mask: PAWN_HANDLE_MASK,
+        },
+    }
+}
+
 /// The prop ids [`players`] reads.
 #[derive(Debug, Clone)]
 struct PlayerIds {
+    /// The controller's handle of its pawn or hero, for the game the ids
+    /// were last used with.
     pawn: PropId,
+    pawn_game: Game,
     steamid: PropId,
     team: PropId,
     name: PropId,
@@ -367,7 +420,8 @@ struct PlayerIds {
 impl PlayerIds {
     fn new(cache: &mut PropCache) -> PlayerIds {
         PlayerIds {
-            pawn: cache.id("m_hPlayerPawn"),
+            pawn: cache.id(player_classes(Game::Cs2).pawn_handle),
+            pawn_game: Game::Cs2,
             steamid: cache.id("m_steamID"),
             team: cache.id("m_iTeamNum"),
             name: cache.id("m_iszPlayerName"),
@@ -378,20 +432,20 @@ impl PlayerIds {
     }
 }
 
-/// The class id of `CCSPlayerController`, if the demo has one; `cached` is
-/// the id found last time, checked before the classes are searched again.
-fn controller_class(state: &DemoState, cached: &mut Option<u32>) -> Option<u32> {
-    const NAME: &str = "CCSPlayerController";
+/// The class id of the game's player controller class, if the demo has
+/// one; `cached` is the id found last time, checked before the classes are
+/// searched again.
+fn controller_class(state: &DemoState, name: &str, cached: &mut Option<u32>) -> Option<u32> {
     if let Some(id) = *cached {
         if state
             .classes
             .get(id as usize)
-            .is_some_and(|c| c.name == NAME)
+            .is_some_and(|c| c.name == name)
         {
             return Some(id);
         }
     }
-    *cached = state.classes.iter().find(|c| c.name == NAME).map(|c| c.id);
+    *cached = state.classes.iter().find(|c| c.name == name).map(|c| c.id);
     *cached
 }
 
@@ -401,7 +455,12 @@ fn players_into(
     ids: &mut PlayerIds,
     out: &mut Vec<PlayerRef>,
 ) {
-    let Some(class) = controller_class(state, &mut ids.controller) else {
+    let classes = player_classes(state.game);
+    if ids.pawn_game != state.game {
+        ids.pawn = cache.id(classes.pawn_handle);
+        ids.pawn_game = state.game;
+    }
+    let Some(class) = controller_class(state, classes.controller, &mut ids.controller) else {
         out.clear();
         return;
     };
@@ -423,12 +482,13 @@ fn players_into(
         .iter()
         .filter_map(|&i| state.entities.get(i))
     {
+        let mask = classes.handle_mask;
         let pawn_handle = cache
             .get(state, e, ids.pawn)
             .and_then(Value::as_u64)
-            .unwrap_or(u64::from(PAWN_HANDLE_MASK));
-        let pawn = (pawn_handle as u32) & PAWN_HANDLE_MASK;
-        if pawn == PAWN_HANDLE_MASK {
+            .unwrap_or(u64::from(mask));
+        let pawn = (pawn_handle as u32) & mask;
+        if pawn == mask {
             continue;
         }
         let steamid = cache

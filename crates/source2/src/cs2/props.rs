@@ -6,7 +6,7 @@
 //! row). [`read_player_prop`] reads one by name; the [`super::TickCollector`]
 //! interns the names once.
 
-use super::{coord_from_cell, resolve_prop, Cell, PlayerRef, PropCache, PropId};
+use super::{coord_from_cell_in, resolve_prop, Cell, PlayerRef, PropCache, PropId};
 use super::{CELL_PROPS, OFFSET_PROPS};
 use crate::entity::{Entity, EntityList};
 use crate::fieldpath::FieldPath;
@@ -885,7 +885,7 @@ fn read_with_ids(
             let cell = cache.get(state, p, cell).and_then(Value::as_u64);
             let off = cache.get(state, p, offset).and_then(Value::as_f32);
             match (cell, off) {
-                (Some(c), Some(o)) => Cell::Float(coord_from_cell(c, o)),
+                (Some(c), Some(o)) => Cell::Float(coord_from_cell_in(state.game, c, o)),
                 _ => Cell::Null,
             }
         }
@@ -946,7 +946,7 @@ pub(super) fn position_with_ids(
     for (&(cell, offset), slot) in ids.iter().zip(out.iter_mut()) {
         let c = cache.get(state, pawn, cell).and_then(Value::as_u64)?;
         let o = cache.get(state, pawn, offset).and_then(Value::as_f32)?;
-        *slot = coord_from_cell(c, o);
+        *slot = coord_from_cell_in(state.game, c, o);
     }
     Some(out)
 }
