@@ -83,6 +83,7 @@ impl QueryArgs {
             player_props: self.props.clone(),
             other_props: self.other.clone(),
             ticks: (!self.ticks.is_empty()).then(|| self.ticks.clone()),
+            players: None,
         }
     }
 }

@@ -111,6 +111,7 @@ impl QuerySpec {
             player_props: self.player.clone(),
             other_props: self.other.clone(),
             ticks: self.ticks.clone(),
+            players: self.players.clone(),
         })
     }
 }
@@ -201,45 +202,6 @@ fn cut_message(path: &Path, cut: &dyn std::fmt::Display) -> String {
         "{}: {cut}; the result holds everything before the cut",
         path.display()
     )
-}
-
-/// With `players`, keeps the rows of the `ticks` table whose `steamid` is
-/// one of them (the query's `players` filter).
-fn filter_ticks_players(tables: &mut [Table], players: Option<&[u64]>) {
-    let Some(players) = players else { return };
-    for t in tables.iter_mut().filter(|t| t.name == "ticks") {
-        filter_players(t, players);
-    }
-}
-
-/// Keeps the rows whose `steamid` is one of `players`.
-fn filter_players(table: &mut Table, players: &[u64]) {
-    let keep: Vec<bool> = match table.column("steamid") {
-        Some(Column::U64(ids)) => ids
-            .iter()
-            .map(|id| id.is_some_and(|id| players.contains(&id)))
-            .collect(),
-        _ => return,
-    };
-    fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
-        let mut i = 0;
-        v.retain(|_| {
-            let k = keep.get(i).copied().unwrap_or(false);
-            i += 1;
-            k
-        });
-    }
-    for (_, col) in &mut table.columns {
-        match col {
-            Column::Bool(v) => retain(v, &keep),
-            Column::I64(v) => retain(v, &keep),
-            Column::U64(v) => retain(v, &keep),
-            Column::F32(v) => retain(v, &keep),
-            Column::Str(v) => retain(v, &keep),
-            Column::F32List(v) => retain(v, &keep),
-            Column::StrList(v) => retain(v, &keep),
-        }
-    }
 }
 
 /// A column ready for Python: fixed-width little-endian values (nulls as 0,
@@ -573,17 +535,9 @@ impl NativeDemo {
             built.push(q.query().map_err(|e| DemoError::new_err(e.to_string()))?);
         }
         let data = self.data.as_slice();
-        let players: Vec<Option<Vec<u64>>> = queries.iter().map(|q| q.players.clone()).collect();
         let result = py.detach(move || {
             run_queries(&built, data).map(|(per_query, cut)| {
-                let per_query = per_query
-                    .into_iter()
-                    .zip(players)
-                    .map(|(mut tables, players)| {
-                        filter_ticks_players(&mut tables, players.as_deref());
-                        buffers(tables)
-                    })
-                    .collect::<Vec<_>>();
+                let per_query = per_query.into_iter().map(buffers).collect::<Vec<_>>();
                 (per_query, cut)
             })
         });
@@ -632,7 +586,6 @@ fn run_many<'py>(
     let built = query
         .query()
         .map_err(|e| DemoError::new_err(e.to_string()))?;
-    let players = query.players.clone();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()
@@ -645,7 +598,6 @@ fn run_many<'py>(
         let (mut per_query, cut) =
             run_queries(std::slice::from_ref(&built), &data).map_err(failure)?;
         let mut tables = per_query.pop().unwrap_or_default();
-        filter_ticks_players(&mut tables, players.as_deref());
         for t in &mut tables {
             t.prepend_constant("demo", name);
         }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use gamewire_source2::cs2::{Cell, TickCollector};
+use gamewire_source2::cs2::{entity_position, Cell, TickCollector};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::Visitor;
 use gamewire_source2::{DemoState, Entity, UserMessage, Value};
@@ -12,8 +12,8 @@ use crate::kinds::{event_key_kind, other_kind, player_kind, widen};
 use crate::matches::hitgroup_name;
 use crate::props::{
     cell_of_event, event_has_player, event_player, handle_index, identity, other_columns,
-    other_prop_in, player_by_handle, player_by_slot, player_source, player_value, position,
-    OtherSource, Paths, PlayerEnts, PlayerSource, World, INTERNAL_KEYS, PLAYER_KEYS,
+    other_prop_in, player_by_handle, player_by_slot, player_source, player_value, OtherSource,
+    Paths, PlayerEnts, PlayerSource, World, INTERNAL_KEYS, PLAYER_KEYS,
 };
 use crate::table::{Kind, Table};
 
@@ -408,14 +408,15 @@ pub struct TicksCollector {
 }
 
 impl TicksCollector {
-    /// Rows with these props, at every tick or only at these.
-    pub fn new(props: &[String], ticks: Option<Vec<i32>>) -> Self {
+    /// Rows with these props, at every tick or only at these, of every
+    /// player or only of these steam ids.
+    pub fn new(props: &[String], ticks: Option<Vec<i32>>, players: Option<Vec<u64>>) -> Self {
         TicksCollector {
             props: props
                 .iter()
                 .map(|p| (p.clone(), player_source(p)))
                 .collect(),
-            rows: TickCollector::new(props, ticks),
+            rows: TickCollector::new(props, ticks).with_players(players),
         }
     }
 
@@ -933,7 +934,7 @@ impl GrenadesCollector {
         {
             self.tracker.thrower_pawn(e.index, pawn);
         }
-        if let Some(pos) = position(state, &mut self.paths, e) {
+        if let Some(pos) = entity_position(state, &mut self.paths, e) {
             self.tracker.point(e.index, state.tick, pos);
         }
     }

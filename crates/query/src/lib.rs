@@ -144,6 +144,8 @@ pub struct Query {
     pub other_props: Vec<String>,
     /// `ticks`: only these ticks (all when `None`).
     pub ticks: Option<Vec<i32>>,
+    /// `ticks`: only the rows of these steam ids (all when `None`).
+    pub players: Option<Vec<u64>>,
 }
 
 impl Query {
@@ -248,7 +250,7 @@ impl Collectors {
                 .then(|| EventsCollector::new(q.events.clone(), &q.player_props, &q.other_props)),
             ticks: q
                 .wants(Ticks)
-                .then(|| TicksCollector::new(&q.player_props, q.ticks.clone())),
+                .then(|| TicksCollector::new(&q.player_props, q.ticks.clone(), q.players.clone())),
             players: q.wants(Players).then(PlayersCollector::default),
             chat: q.wants(Chat).then(ChatCollector::default),
             grenades: q.wants(Grenades).then(GrenadesCollector::default),

@@ -1,15 +1,15 @@
 //! Reading props off entities: cached field paths, player resolution from
 //! event keys, player props and game-rules props.
 
-use gamewire_source2::cs2::{
-    coord_from_cell_in, read_player_prop, resolve_prop, team_number, Cell, PropCache, PropSource,
-};
 pub use gamewire_source2::cs2::{
     is_weapon_class, other_columns, other_names, other_prop, other_prop_in, other_source,
     player_source, weapon_serializers, OtherSource, PlayerSource, World, RULES_PROPS, TEAM_CT,
     TEAM_PROPS, TEAM_T,
 };
-use gamewire_source2::cs2::{Owner, CELL_PROPS, FRIENDLY_PROPS, OFFSET_PROPS};
+use gamewire_source2::cs2::{
+    read_player_prop, resolve_prop, team_number, Cell, PropCache, PropSource,
+};
+use gamewire_source2::cs2::{Owner, FRIENDLY_PROPS};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::{DemoState, Entity, Value};
 
@@ -210,17 +210,6 @@ pub fn player_prop(
     source: &PropSource,
 ) -> Cell {
     read_player_prop(state, paths, p.pawn, p.controller, source)
-}
-
-/// The world position of an entity from its body component cells.
-pub fn position(state: &DemoState, paths: &mut Paths, e: &Entity) -> Option<[f32; 3]> {
-    let mut out = [0.0f32; 3];
-    for ((c, o), slot) in CELL_PROPS.iter().zip(OFFSET_PROPS).zip(out.iter_mut()) {
-        let cell = paths.value(state, e, c).and_then(Value::as_u64)?;
-        let off = paths.value(state, e, o).and_then(Value::as_f32)?;
-        *slot = coord_from_cell_in(state.game, cell, off);
-    }
-    Some(out)
 }
 
 /// The team number of a resolved player: the pawn's `m_iTeamNum`, else

@@ -414,17 +414,18 @@ class Demo:
         wanted = _names(wanted_props)
         extra = list(dict.fromkeys(p for p, _ in states if p not in wanted))
         frame = self.ticks(wanted + extra, ticks=ticks, players=players, polars=polars)
-        if hasattr(frame, "filter") and hasattr(frame, "drop_in_place"):  # polars
+        if hasattr(frame, "drop_in_place"):  # polars
             import polars as pl
 
             for name, value in states:
                 frame = frame.filter(pl.col(name) == value)
-            return frame.drop(extra)
-        keep = None
-        for name, value in states:
-            hit = (frame[name] == value).fillna(False).astype(bool)
-            keep = hit if keep is None else keep & hit
-        return frame[keep].drop(columns=extra).reset_index(drop=True)
+        else:
+            for name, value in states:
+                frame = frame[(frame[name] == value).fillna(False).astype(bool)]
+            frame = frame.reset_index(drop=True)
+        for name in extra:
+            frame = _drop(frame, name)
+        return frame
 
     def parse_player_info(self, *, polars: bool | None = None) -> Any:
         """`players()` (demoparser2's columns `steamid`, `name` and `team_number` are

@@ -2,11 +2,11 @@
 //! tick rows ([`TickCollector`], demoparser2's `parse_ticks`) and game-event
 //! rows ([`EventCollector`]).
 
-use super::props::{position_with_ids, read_prop, SourceIds};
+use super::props::{position_ids, position_with_ids, read_prop, SourceIds};
 use super::{other_prop_in, team_number};
 use super::{
     player_source, players_into, tick_rate, velocity_cell, Cell, OtherSource, PlayerIds, PlayerRef,
-    PlayerSource, PropCache, PropId, Table, World, CELL_PROPS, OFFSET_PROPS,
+    PlayerSource, PropCache, PropId, Table, World,
 };
 use crate::gameevent::{EventValue, GameEvent};
 use crate::parser::{DemoState, Interests, Visitor};
@@ -69,11 +69,7 @@ impl TickCollector {
         let velocity = props
             .iter()
             .any(|p| matches!(p, SourceIds::Velocity(_)))
-            .then(|| {
-                let ids = [0, 1, 2]
-                    .map(|axis| (cache.id(CELL_PROPS[axis]), cache.id(OFFSET_PROPS[axis])));
-                (ids, rustc_hash::FxHashMap::default())
-            });
+            .then(|| (position_ids(&mut cache), rustc_hash::FxHashMap::default()));
         TickCollector {
             props,
             velocity,
@@ -164,7 +160,7 @@ impl Visitor for TickCollector {
                         Some(o) => other_prop_in(state, &mut self.cache, &world, o),
                         None => Cell::Null,
                     },
-                    _ => read_prop(state, &state.entities, &mut self.cache, &p, src),
+                    _ => read_prop(state, &mut self.cache, &p, src),
                 });
             }
             row.push(Cell::Int(i64::from(state.tick)));

@@ -76,9 +76,9 @@ pub mod world;
 
 pub use collect::{EventCollector, EventRow, TickCollector};
 pub use props::{
-    computed_cell, entity_of_handle, item_name, prop_source, read_player_prop, team_number,
-    tick_rate, velocity_cell, Computed, Owner, PropSource, ACTIVE_WEAPON_PROP,
-    AIRBORNE_GROUND_HANDLE, BUTTONS_PROP, FRIENDLY_PROPS, ITEM_NAMES,
+    active_weapon, computed_cell, entity_of_handle, entity_position, item_name, prop_source,
+    read_player_prop, team_number, tick_rate, velocity_cell, Computed, Owner, PropSource,
+    ACTIVE_WEAPON_PROP, AIRBORNE_GROUND_HANDLE, BUTTONS_PROP, FRIENDLY_PROPS, ITEM_NAMES,
 };
 pub use world::{
     is_weapon_class, other_columns, other_names, other_prop, other_prop_in, other_source,
@@ -268,6 +268,14 @@ impl PropCache {
         entity: &'e Entity,
         id: PropId,
     ) -> Option<&'e Value> {
+        let path = self.path(state, entity, id)?;
+        entity.get(&path)
+    }
+
+    /// The field path of an interned prop in an entity's serializer
+    /// (resolved once per serializer); `None` if it has no such prop.
+    #[inline]
+    pub fn path(&mut self, state: &DemoState, entity: &Entity, id: PropId) -> Option<FieldPath> {
         let tables = state.send_tables.as_ref()?;
         if !self
             .tables
@@ -298,7 +306,7 @@ impl PropCache {
                 p
             }
         };
-        entity.get(&path?)
+        path
     }
 
     /// The value of a dotted prop on an entity.

@@ -6,7 +6,7 @@
 //! row). [`read_player_prop`] reads one by name; the [`super::TickCollector`]
 //! interns the names once.
 
-use super::{coord_from_cell_in, resolve_prop, Cell, PlayerRef, PropCache, PropId};
+use super::{coord_from_cell_in, Cell, PlayerRef, PropCache, PropId};
 use super::{CELL_PROPS, OFFSET_PROPS};
 use crate::entity::{Entity, EntityList};
 use crate::fieldpath::FieldPath;
@@ -479,6 +479,18 @@ pub fn entity_of_handle(entities: &EntityList, raw: u64) -> Option<&Entity> {
     entities.get(index as i32)
 }
 
+/// The weapon a pawn holds (its `m_pWeaponServices.m_hActiveWeapon`).
+pub fn active_weapon<'s>(
+    state: &'s DemoState,
+    cache: &mut PropCache,
+    pawn: &Entity,
+) -> Option<&'s Entity> {
+    cache
+        .value(state, pawn, ACTIVE_WEAPON_PROP)
+        .and_then(Value::as_u64)
+        .and_then(|h| entity_of_handle(&state.entities, h))
+}
+
 /// Item definition indices and their names (the names demoparser2 gives,
 /// from CS2's `items_game.txt`): weapons, grenades, equipment and knives.
 pub const ITEM_NAMES: &[(u32, &str)] = &[
@@ -580,10 +592,10 @@ fn inventory(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<Str
         .value(state, pawn, "m_lifeState")
         .and_then(Value::as_i64)
         == Some(0);
-    let Some(tables) = state.send_tables.as_ref().filter(|_| alive) else {
-        return Vec::new();
-    };
-    let Some(list) = resolve_prop(tables, pawn.serializer, "m_pWeaponServices.m_hMyWeapons") else {
+    // The vector's path, resolved once per serializer; its elements are
+    // that path plus an index.
+    let list_id = cache.id("m_pWeaponServices.m_hMyWeapons");
+    let Some(list) = cache.path(state, pawn, list_id).filter(|_| alive) else {
         return Vec::new();
     };
     let len = pawn.get(&list).and_then(Value::as_u64).unwrap_or(0);
@@ -645,11 +657,7 @@ pub fn computed_cell(
     controller: Option<&Entity>,
     which: Computed,
 ) -> Cell {
-    let weapon = |cache: &mut PropCache| {
-        pawn.and_then(|p| cache.value(state, p, ACTIVE_WEAPON_PROP))
-            .and_then(Value::as_u64)
-            .and_then(|h| entity_of_handle(&state.entities, h))
-    };
+    let weapon = |cache: &mut PropCache| pawn.and_then(|p| active_weapon(state, cache, p));
     let cell = match which {
         Computed::Airborne => pawn
             .and_then(|p| cache.value(state, p, "m_hGroundEntity"))
@@ -707,7 +715,7 @@ pub fn read_player_prop(
     source: &PropSource,
 ) -> Cell {
     let ids = SourceIds::new(source, cache);
-    read_with_ids(state, &state.entities, cache, pawn, controller, ids)
+    read_with_ids(state, cache, pawn, controller, ids)
 }
 
 /// Resolves a friendly or raw prop name. Raw names are looked up on the
@@ -820,19 +828,17 @@ impl SourceIds {
 
 pub(super) fn read_prop(
     state: &DemoState,
-    entities: &EntityList,
     cache: &mut PropCache,
     player: &PlayerRef,
     source: SourceIds,
 ) -> Cell {
-    let pawn = entities.get(player.pawn);
-    let controller = entities.get(player.controller);
-    read_with_ids(state, entities, cache, pawn, controller, source)
+    let pawn = state.entities.get(player.pawn);
+    let controller = state.entities.get(player.controller);
+    read_with_ids(state, cache, pawn, controller, source)
 }
 
 fn read_with_ids(
     state: &DemoState,
-    entities: &EntityList,
     cache: &mut PropCache,
     pawn: Option<&Entity>,
     controller: Option<&Entity>,
@@ -848,7 +854,7 @@ fn read_with_ids(
             let weapon = pawn
                 .and_then(|p| cache.get(state, p, handle))
                 .and_then(Value::as_u64)
-                .and_then(|h| entity_of_handle(entities, h));
+                .and_then(|h| entity_of_handle(&state.entities, h));
             weapon
                 .and_then(|w| cache.get(state, w, prop))
                 .map(Cell::from_value)
@@ -933,6 +939,19 @@ pub fn tick_rate(state: &DemoState) -> f32 {
     } else {
         64.0
     }
+}
+
+/// The world position of an entity from its body component's cells and
+/// offsets ([`super::CELL_PROPS`], [`super::OFFSET_PROPS`]), in its game's
+/// cells ([`super::coord_from_cell_in`]).
+pub fn entity_position(state: &DemoState, cache: &mut PropCache, e: &Entity) -> Option<[f32; 3]> {
+    let ids = position_ids(cache);
+    position_with_ids(state, cache, e, &ids)
+}
+
+/// The interned cell and offset props of the three axes.
+pub(super) fn position_ids(cache: &mut PropCache) -> [(PropId, PropId); 3] {
+    [0, 1, 2].map(|axis| (cache.id(CELL_PROPS[axis]), cache.id(OFFSET_PROPS[axis])))
 }
 
 /// The world position of a pawn from interned cell and offset props.
