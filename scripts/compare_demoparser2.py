@@ -18,7 +18,7 @@ For every `*.dem` in CORPUS_DIR (all are tried) it compares:
      `gamewire events DEMO --name NAME --format jsonl`: same number of rows, same ticks (row by
      row, in stream order), and equal values in every column both sides have, after the
      mapping described in EVENT COLUMN MAPPING below.
- (d) every demoparser2 player prop name gamewire reads (EVERY_TICK_PROP: 212 names) in one
+ (d) every demoparser2 player prop name gamewire reads (EVERY_TICK_PROP: 227 names) in one
      `parse_ticks` call against one `gamewire ticks` run: the same rows, and every value equal;
      a prop demoparser2 gives no column for (its field is not in that game build) must be null
      in every gamewire row. NOT_COMPARED and PEER_EMPTY_FIRST_ROWS give the exceptions and why.
@@ -124,7 +124,15 @@ EVERY_TICK_PROP = [
     "headshot_kills_total", "utility_damage_total", "enemies_flashed_total",
     "equipment_value_total", "money_saved_total",
     "inventory",
+    "usercmd_viewangle_x", "usercmd_viewangle_y", "usercmd_viewangle_z",
+    "usercmd_buttonstate_1", "usercmd_buttonstate_2", "usercmd_buttonstate_3",
+    "usercmd_forward_move", "usercmd_left_move", "usercmd_impulse", "usercmd_mouse_dx",
+    "usercmd_mouse_dy", "usercmd_consumed_server_angle_changes", "usercmd_input_history",
+    "usercmd_weapon_select", "usercmd_left_hand_desired",
 ]
+# Props gamewire gives as JSON text (demoparser2: Python lists of dicts); parsed before comparing.
+# Before a player's first user command gamewire gives null, demoparser2 an empty list: equal.
+JSON_PROPS = {"usercmd_input_history"}
 # Names of EVERY_TICK_PROP compared differently, and why.
 NOT_COMPARED = {
     "total_ammo_left": "demoparser2 keeps whichever element of m_pReserveAmmo was written last "
@@ -133,6 +141,10 @@ NOT_COMPARED = {
             "gives the column; gamewire reads bit 18 of m_nButtonDownMaskPrev",
     "time": "demoparser2 0.42.0 gives no column on these demos although the pawn has "
             "m_flSimulationTime; gamewire reads it",
+    "usercmd_weapon_select": "demoparser2 0.42.0 maps the name but never stores the command's "
+                             "weaponselect, so its column stays empty; gamewire reads it",
+    "usercmd_left_hand_desired": "demoparser2 0.42.0 maps the name but never stores the "
+                                 "command's left_hand_desired; gamewire reads it",
 }
 # velocity: gamewire takes (position - previous row's position) * tick rate, from a player's
 # second row on; demoparser2 0.42.0 leaves a player's first three rows empty. Rows where
@@ -199,6 +211,10 @@ def values_equal(ours, theirs) -> bool:
         ours = ours.tolist()
     if hasattr(theirs, "tolist") and not isinstance(theirs, (str, bytes)):
         theirs = theirs.tolist()
+    if isinstance(ours, dict) or isinstance(theirs, dict):
+        return (isinstance(ours, dict) and isinstance(theirs, dict)
+                and set(ours) == set(theirs)
+                and all(values_equal(ours[k], theirs[k]) for k in ours))
     if isinstance(ours, (list, tuple)) or isinstance(theirs, (list, tuple)):
         return (isinstance(ours, (list, tuple)) and isinstance(theirs, (list, tuple))
                 and len(ours) == len(theirs)
@@ -492,7 +508,10 @@ def compare_every_prop(rep: Report, demo: Path, gamewire: str, dp) -> dict:
             elif p in PEER_EMPTY_FIRST_ROWS and norm(t.get(p)) is None:
                 continue
             else:
-                ok = values_equal(o.get(p), t.get(p))
+                ov = o.get(p)
+                if p in JSON_PROPS:
+                    ov = json.loads(ov) if isinstance(ov, str) else []
+                ok = values_equal(ov, t.get(p))
             values += 1
             if not ok:
                 if per_col.get(p, 0) == 0:

@@ -128,7 +128,7 @@ impl<'a> BitReader<'a> {
     /// True when the position is a multiple of eight.
     #[inline]
     pub fn is_byte_aligned(&self) -> bool {
-        self.bits % 8 == 0
+        self.bits.is_multiple_of(8)
     }
 
     /// Moves the reader to an absolute bit offset.

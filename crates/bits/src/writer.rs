@@ -42,7 +42,7 @@ impl BitWriter {
     /// True when the next bit starts a byte.
     #[inline]
     pub fn is_byte_aligned(&self) -> bool {
-        self.scratch_bits % 8 == 0
+        self.scratch_bits.is_multiple_of(8)
     }
 
     /// Writes the low `count` bits of `value` (`count` at most 64). Bits of

@@ -18,7 +18,8 @@ use rayon::prelude::*;
 #[derive(Debug, Subcommand)]
 pub enum TablesCommand {
     /// Source 2 demo (CS2): one analyst table (events, ticks, players, chat,
-    /// grenades, rounds, kills, damages, purchases) as CSV, JSON Lines or Parquet.
+    /// grenades, rounds, kills, damages, purchases, user_commands) as CSV,
+    /// JSON Lines or Parquet.
     Table(TableArgs),
     /// Many demos in parallel: one dataset per table with a `demo` column.
     Batch(BatchArgs),
@@ -92,7 +93,7 @@ impl QueryArgs {
 #[derive(Debug, Args)]
 pub struct TableArgs {
     /// The table: events, ticks, players, chat, grenades, rounds, kills,
-    /// damages, purchases.
+    /// damages, purchases, user_commands.
     pub table: String,
     /// The demo file.
     pub demo: PathBuf,
@@ -165,7 +166,7 @@ pub struct BatchArgs {
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Tables, comma-separated (events, ticks, players, chat, grenades,
-    /// rounds, kills, damages, purchases).
+    /// rounds, kills, damages, purchases, user_commands).
     #[arg(long, default_value = "kills,rounds")]
     pub tables: String,
     /// Output directory: one dataset directory per table,

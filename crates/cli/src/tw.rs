@@ -117,7 +117,7 @@ fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
         .bytes()
         .filter(|b| !b.is_ascii_whitespace() && *b != b':')
         .collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!(
             "the hex string has an odd number of digits ({})",
             digits.len()

@@ -139,7 +139,7 @@ def test_unknown_table():
         gamewire.Demo(corpus("cs2/14065.dem")).tables(["kills", "kils"])
     assert str(e.value) == (
         'unknown table "kils"; valid tables: events, ticks, players, chat, grenades, rounds, '
-        "kills, damages, purchases; closest: kills, ticks, chat, events, rounds"
+        "kills, damages, purchases, user_commands; closest: kills, ticks, chat, events, rounds"
     )
 
 

@@ -220,6 +220,26 @@ def test_vectors_angles_and_inventories_are_lists():
         pytest.approx(v) for v in frame["CCSPlayerPawn.m_angEyeAngles"]]
 
 
+def test_user_command_input_history_is_a_list_of_dicts():
+    # 14150_ag2 (which demoparser2 cannot read) carries one command per tick for its player.
+    demo = gamewire.Demo(corpus("cs2/14150_ag2.dem"))
+    frame = demo.ticks(["usercmd_input_history", "usercmd_viewangle_y", "yaw"])
+    history = frame["usercmd_input_history"]
+    assert history.iloc[0] is None  # no command before the first row
+    entries = [e for h in history.iloc[1:] for e in h]
+    assert entries and all(set(e) == {"x", "y", "z", "render_tick_count", "render_tick_fraction",
+                                      "player_tick_count", "player_tick_fraction"}
+                           for e in entries)
+    # The client's render ticks only move forward; the last entry's yaw is the command's.
+    ticks = [e["render_tick_count"] for e in entries]
+    assert ticks == sorted(ticks) and ticks[-1] > ticks[0]
+    for h, yaw in zip(history.iloc[1:], frame["usercmd_viewangle_y"].iloc[1:]):
+        assert h[-1]["y"] == pytest.approx(yaw, abs=1e-3)
+    plf = demo.ticks(["usercmd_input_history"], polars=True)
+    assert isinstance(plf.schema["usercmd_input_history"], pl.List)
+    assert plf["usercmd_input_history"].to_list()[1:] == list(history.iloc[1:])
+
+
 def test_events_with_player_and_game_props():
     # 14011 (deathmatch) has 3 real player_hurt events; bots on both sides, so the player
     # columns are there and null (bots have steam id 0: null, as in demoparser2).

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use gamewire_source2::cs2::{entity_position, Cell, TickCollector};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::Visitor;
-use gamewire_source2::{DemoState, Entity, UserMessage, Value};
+use gamewire_source2::{DemoState, Entity, UserCommand, UserMessage, Value};
 use rustc_hash::FxHashMap;
 
 use crate::kinds::{event_key_kind, other_kind, player_kind, widen};
@@ -595,6 +595,110 @@ impl ChatCollector {
             Cell::Str(chat.text),
             Cell::Bool(chat.all_chat),
             Cell::Str(chat.kind),
+        ]);
+    }
+}
+
+/// Columns of `user_commands` (one row per CS2 user command).
+pub const USER_COMMANDS: &[(&str, Kind)] = &[
+    ("tick", Kind::I64),
+    ("steamid", Kind::U64),
+    ("name", Kind::Str),
+    ("player_slot", Kind::I64),
+    ("entity_index", Kind::I64),
+    ("cmd_number", Kind::I64),
+    ("server_tick_executed", Kind::I64),
+    ("client_tick", Kind::I64),
+    ("viewangle_x", Kind::F32),
+    ("viewangle_y", Kind::F32),
+    ("viewangle_z", Kind::F32),
+    ("forward_move", Kind::F32),
+    ("left_move", Kind::F32),
+    ("up_move", Kind::F32),
+    ("buttonstate_1", Kind::U64),
+    ("buttonstate_2", Kind::U64),
+    ("buttonstate_3", Kind::U64),
+    ("impulse", Kind::I64),
+    ("weapon_select", Kind::I64),
+    ("mouse_dx", Kind::I64),
+    ("mouse_dy", Kind::I64),
+    ("consumed_server_angle_changes", Kind::I64),
+    ("left_hand_desired", Kind::Bool),
+    ("input_history", Kind::Str),
+];
+
+/// `user_commands`: every CS2 user command, with the player of its slot
+/// (name and steam id from the controller, else `userinfo`). View angles
+/// and buttons a command does not send are the previous command's
+/// ([`gamewire_source2::UserCommand::over`]); `input_history` is JSON
+/// ([`gamewire_source2::UserCommand::input_history_json`]).
+#[derive(Debug)]
+pub struct UserCommandsCollector {
+    /// The rows so far.
+    pub table: Table,
+    paths: Paths,
+}
+
+impl Default for UserCommandsCollector {
+    fn default() -> Self {
+        UserCommandsCollector {
+            table: Table::with_schema("user_commands", USER_COMMANDS),
+            paths: Paths::default(),
+        }
+    }
+}
+
+impl UserCommandsCollector {
+    /// Takes one user command.
+    pub fn on_command(&mut self, state: &DemoState, cmd: &UserCommand) {
+        let slot = cmd.player_slot.filter(|&s| s >= 0);
+        let (name, steamid) = match slot {
+            Some(s) => {
+                let p = player_by_slot(state, &mut self.paths, i64::from(s));
+                identity(state, &mut self.paths, &p)
+            }
+            None => (None, None),
+        };
+        let int = |v: Option<i32>| v.map(|x| Cell::Int(i64::from(x))).unwrap_or(Cell::Null);
+        let angle = |i: usize| {
+            cmd.view_angles
+                .and_then(|a| a.get(i).copied())
+                .map(Cell::Float)
+                .unwrap_or(Cell::Null)
+        };
+        let button = |i: usize| {
+            cmd.buttons
+                .and_then(|b| b.get(i).copied())
+                .map(Cell::UInt)
+                .unwrap_or(Cell::Null)
+        };
+        self.table.push_row(&[
+            Cell::Int(i64::from(cmd.tick)),
+            steamid.map(Cell::UInt).unwrap_or(Cell::Null),
+            name.map(Cell::Str).unwrap_or(Cell::Null),
+            int(slot),
+            cmd.pawn
+                .map(|h| Cell::Int(i64::from(h.index)))
+                .unwrap_or(Cell::Null),
+            int(cmd.cmd_number),
+            int(cmd.server_tick_executed),
+            int(cmd.client_tick),
+            angle(0),
+            angle(1),
+            angle(2),
+            Cell::Float(cmd.forward_move),
+            Cell::Float(cmd.left_move),
+            Cell::Float(cmd.up_move),
+            button(0),
+            button(1),
+            button(2),
+            Cell::Int(i64::from(cmd.impulse)),
+            Cell::Int(i64::from(cmd.weapon_select)),
+            Cell::Int(i64::from(cmd.mouse_dx)),
+            Cell::Int(i64::from(cmd.mouse_dy)),
+            Cell::Int(i64::from(cmd.consumed_server_angle_changes)),
+            Cell::Bool(cmd.left_hand_desired),
+            Cell::Str(cmd.input_history_json()),
         ]);
     }
 }

@@ -17,7 +17,7 @@
 //! Where nothing is declared (a raw path on a class the demo does not
 //! have), the type falls back to the values ([`crate::table::infer_kind`]).
 
-use gamewire_source2::cs2::{field_named, Computed, Owner, PropSource};
+use gamewire_source2::cs2::{field_named, Computed, Owner, PropSource, UserCommandField};
 use gamewire_source2::serializer::{FieldDecoder, FieldModel, SendTables, SerializerId};
 use gamewire_source2::DemoState;
 
@@ -129,6 +129,19 @@ pub fn player_kind(state: &DemoState, source: &PlayerSource) -> Option<Kind> {
         }
         PlayerSource::Entity(PropSource::Button(_)) => Some(Kind::Bool),
         PlayerSource::Entity(PropSource::Velocity(_)) => Some(Kind::F32),
+        PlayerSource::Entity(PropSource::UserCommand(f)) => Some(match f {
+            UserCommandField::ViewAngle(_)
+            | UserCommandField::ForwardMove
+            | UserCommandField::LeftMove => Kind::F32,
+            UserCommandField::ButtonState(_) => Kind::U64,
+            UserCommandField::Impulse
+            | UserCommandField::MouseDx
+            | UserCommandField::MouseDy
+            | UserCommandField::WeaponSelect
+            | UserCommandField::ConsumedServerAngleChanges => Kind::I64,
+            UserCommandField::LeftHandDesired => Kind::Bool,
+            UserCommandField::InputHistory => Kind::Str,
+        }),
         PlayerSource::Entity(PropSource::Computed(c)) => Some(match c {
             Computed::Airborne => Kind::Bool,
             Computed::EntityId | Computed::UserId => Kind::I64,

@@ -31,8 +31,8 @@ use std::sync::Arc;
 use gamewire_source2::gameevent::GameEvent;
 use gamewire_source2::stringtable::StringTable;
 use gamewire_source2::{
-    DemoError, DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, UserMessage,
-    Visitor,
+    DemoError, DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, UserCommand,
+    UserMessage, Visitor,
 };
 
 pub use gamewire_source2::SendTableCache;
@@ -42,9 +42,10 @@ pub use table::{Column, Kind, Table};
 
 use collect::{
     ChatCollector, EventsCollector, GrenadesCollector, PlayersCollector, TicksCollector,
-    ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS,
+    UserCommandsCollector, ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS,
 };
 use matches::MatchTables;
+use props::{player_source, PlayerSource};
 
 /// A table a query can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,11 +68,13 @@ pub enum TableKind {
     Damages,
     /// Purchases.
     Purchases,
+    /// CS2 user commands (the players' input).
+    UserCommands,
 }
 
 impl TableKind {
     /// Every table, in output order.
-    pub const ALL: [TableKind; 9] = [
+    pub const ALL: [TableKind; 10] = [
         TableKind::Events,
         TableKind::Ticks,
         TableKind::Players,
@@ -81,6 +84,7 @@ impl TableKind {
         TableKind::Kills,
         TableKind::Damages,
         TableKind::Purchases,
+        TableKind::UserCommands,
     ];
 
     /// The table's name.
@@ -95,6 +99,7 @@ impl TableKind {
             TableKind::Kills => "kills",
             TableKind::Damages => "damages",
             TableKind::Purchases => "purchases",
+            TableKind::UserCommands => "user_commands",
         }
     }
 
@@ -167,11 +172,20 @@ impl Query {
             || self.wants(Damages)
             || self.wants(Purchases);
         Interests {
-            entities: self.tables.iter().any(|k| !matches!(k, Chat | Rounds)),
+            entities: self
+                .tables
+                .iter()
+                .any(|k| !matches!(k, Chat | Rounds | UserCommands)),
             game_events: events,
             user_messages: self.wants(Chat),
             // Prop names are checked against the serializers.
             send_tables: !self.player_props.is_empty() || !self.other_props.is_empty(),
+            // The `usercmd_*` props read the players' user commands.
+            user_commands: self.wants(UserCommands)
+                || (self.wants(Events) || self.wants(Ticks))
+                && self.player_props.iter().any(|p| {
+                    matches!(player_source(p), PlayerSource::Entity(s) if s.needs_user_commands())
+                }),
         }
     }
 
@@ -232,6 +246,7 @@ pub struct Collectors {
     ticks: Option<TicksCollector>,
     players: Option<PlayersCollector>,
     chat: Option<ChatCollector>,
+    user_commands: Option<UserCommandsCollector>,
     grenades: Option<GrenadesCollector>,
     matches: MatchTables,
     /// [`ENTITIES_FIRST_EVENTS`] waiting for the packet's entities.
@@ -253,6 +268,7 @@ impl Collectors {
                 .then(|| TicksCollector::new(&q.player_props, q.ticks.clone(), q.players.clone())),
             players: q.wants(Players).then(PlayersCollector::default),
             chat: q.wants(Chat).then(ChatCollector::default),
+            user_commands: q.wants(UserCommands).then(UserCommandsCollector::default),
             grenades: q.wants(Grenades).then(GrenadesCollector::default),
             matches: MatchTables::new(
                 q.wants(Rounds),
@@ -301,6 +317,9 @@ impl Collectors {
             out.push(c.finish(state));
         }
         if let Some(c) = self.chat {
+            out.push(c.table);
+        }
+        if let Some(c) = self.user_commands {
             out.push(c.table);
         }
         if let Some(c) = self.grenades {
@@ -361,6 +380,12 @@ impl Visitor for Collectors {
     fn on_user_message(&mut self, state: &DemoState, message: &UserMessage<'_>) {
         if let Some(c) = &mut self.chat {
             c.on_message(state, message);
+        }
+    }
+
+    fn on_user_command(&mut self, state: &DemoState, command: &UserCommand) {
+        if let Some(c) = &mut self.user_commands {
+            c.on_command(state, command);
         }
     }
 

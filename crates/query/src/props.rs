@@ -304,7 +304,8 @@ pub fn player_prop_known(state: &DemoState, name: &str) -> bool {
         | PropSource::IsAlive
         | PropSource::Button(_)
         | PropSource::Computed(_)
-        | PropSource::Velocity(_) => true,
+        | PropSource::Velocity(_)
+        | PropSource::UserCommand(_) => true,
     }
 }
 

@@ -961,3 +961,67 @@ fn collect_demos_searches_each_directory_once() {
     );
     std::fs::remove_dir_all(&top).unwrap();
 }
+
+#[test]
+fn user_commands_table_agrees_with_the_usercmd_props() {
+    // One pass: the `user_commands` table and `ticks` with usercmd props.
+    for name in ["14011", "14065", "14132", "14150_ag2", "14155"] {
+        let q = Query {
+            tables: vec![TableKind::UserCommands, TableKind::Ticks],
+            player_props: vec!["usercmd_viewangle_y".into(), "usercmd_mouse_dx".into()],
+            ..Query::default()
+        };
+        let tables = run_file(&q, &corpus().join(format!("cs2/{name}.dem"))).unwrap();
+        let (cmds, ticks) = (&tables[0], &tables[1]);
+        assert_eq!(cmds.name, "user_commands");
+        assert!(cmds.rows() > 100, "{name}: {} commands", cmds.rows());
+        let Some(Column::I64(cmd_ticks)) = cmds.column("tick") else {
+            panic!("tick")
+        };
+        let Some(Column::F32(yaws)) = cmds.column("viewangle_y") else {
+            panic!("viewangle_y")
+        };
+        let Some(Column::U64(steamids)) = cmds.column("steamid") else {
+            panic!("steamid")
+        };
+        let Some(Column::Str(history)) = cmds.column("input_history") else {
+            panic!("input_history")
+        };
+        let Some(Column::I64(row_ticks)) = ticks.column("tick") else {
+            panic!("ticks tick")
+        };
+        let Some(Column::F32(row_yaws)) = ticks.column("usercmd_viewangle_y") else {
+            panic!("ticks usercmd_viewangle_y")
+        };
+        let Some(Column::U64(row_steamids)) = ticks.column("steamid") else {
+            panic!("ticks steamid")
+        };
+        // Each tick row reads the last command of its tick (or an earlier
+        // one) for that player.
+        let mut matched = 0;
+        for (i, (&t, &yaw)) in row_ticks.iter().zip(row_yaws).enumerate() {
+            let last = (0..cmds.rows()).rev().find(|&j| {
+                cmd_ticks[j].is_some_and(|ct| Some(ct) <= t) && steamids[j] == row_steamids[i]
+            });
+            match last {
+                Some(j) => {
+                    assert_eq!(yaw, yaws[j], "{name} row {i}");
+                    matched += 1;
+                }
+                None => assert_eq!(yaw, None, "{name} row {i}"),
+            }
+        }
+        assert!(
+            matched + 2 >= ticks.rows(),
+            "{name}: {matched} of {}",
+            ticks.rows()
+        );
+        // The input history is JSON: an array of objects.
+        for h in history.iter().flatten() {
+            let v: serde_json::Value = serde_json::from_str(h).unwrap();
+            assert!(v
+                .as_array()
+                .is_some_and(|a| a.iter().all(|e| e["render_tick_count"].is_i64())));
+        }
+    }
+}

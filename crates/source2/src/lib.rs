@@ -13,6 +13,7 @@
 //! - [`fieldpath`] and [`entity`]: entity updates;
 //! - [`gameevent`]: game events;
 //! - [`messages`]: user messages and protobuf game events, decoded by id;
+//! - [`usercmd`]: CS2's user commands (the players' input);
 //! - [`cs2`]: CS2-specific prop names and helpers.
 //!
 //! ```no_run
@@ -38,6 +39,7 @@ mod messages_generated;
 pub mod parser;
 pub mod serializer;
 pub mod stringtable;
+pub mod usercmd;
 pub mod value;
 mod wire;
 
@@ -51,4 +53,5 @@ pub use parser::{
     parse_file, parse_with, DemoParser, DemoState, Interests, NoVisitor, PlayerInfo, UserMessage,
     Visitor,
 };
+pub use usercmd::{InputHistoryEntry, UserCommand};
 pub use value::Value;

@@ -24,6 +24,7 @@ use crate::gameevent::{EventValue, GameEvent};
 use crate::messages::{Game, MessageKind};
 use crate::serializer::{SendTables, SerializerId};
 use crate::stringtable::{StringTable, StringTableEntry};
+use crate::usercmd::UserCommand;
 
 /// Largest single message in a packet.
 pub const MAX_MESSAGE_SIZE: usize = 16 << 20;
@@ -45,6 +46,10 @@ pub struct Interests {
     pub game_events: bool,
     /// Report user messages.
     pub user_messages: bool,
+    /// Decode CS2's user commands (`CSVCMsg_UserCommands`): report each
+    /// ([`Visitor::on_user_command`]) and keep every pawn's latest
+    /// ([`DemoState::user_commands`]).
+    pub user_commands: bool,
     /// Build the send tables (serializers) even when entities are not
     /// wanted, to inspect them after the run. Entities imply send tables;
     /// without either, `CDemoSendTables` is skipped, not decoded, which
@@ -58,6 +63,7 @@ impl Interests {
         entities: true,
         game_events: true,
         user_messages: true,
+        user_commands: true,
         send_tables: true,
     };
 
@@ -68,6 +74,7 @@ impl Interests {
         entities: false,
         game_events: false,
         user_messages: false,
+        user_commands: false,
         send_tables: false,
     };
 
@@ -78,6 +85,7 @@ impl Interests {
             entities: self.entities | other.entities,
             game_events: self.game_events | other.game_events,
             user_messages: self.user_messages | other.user_messages,
+            user_commands: self.user_commands | other.user_commands,
             send_tables: self.send_tables | other.send_tables,
         }
     }
@@ -232,6 +240,9 @@ pub trait Visitor {
     fn on_game_event(&mut self, _state: &DemoState, _event: &GameEvent) {}
     /// A user message.
     fn on_user_message(&mut self, _state: &DemoState, _message: &UserMessage<'_>) {}
+    /// A CS2 user command (with [`Interests::user_commands`]), after
+    /// [`DemoState::user_commands`] took it in.
+    fn on_user_command(&mut self, _state: &DemoState, _command: &UserCommand) {}
     /// Entries of a string table changed.
     fn on_string_table(&mut self, _state: &DemoState, _table: &StringTable, _changed: &[usize]) {}
 }
@@ -323,6 +334,11 @@ pub struct DemoState {
     pub reached_stop: bool,
     /// True while the packet of a `DEM_FullPacket` is being handled.
     pub in_full_packet: bool,
+    /// Each pawn's latest user command, by pawn entity index (CS2, with
+    /// [`Interests::user_commands`]); view angles and buttons a command
+    /// does not send keep the previous command's. Read it through
+    /// [`DemoState::user_command_of`].
+    pub user_commands: BTreeMap<u32, UserCommand>,
     full_packets_applied: u64,
 }
 
@@ -337,6 +353,15 @@ impl DemoState {
         self.class_of(entity)
             .map(|c| c.name.as_str())
             .unwrap_or("?")
+    }
+
+    /// The latest user command of a pawn, if it drove this entity (same
+    /// index and serial).
+    pub fn user_command_of(&self, pawn: &Entity) -> Option<&UserCommand> {
+        let index = u32::try_from(pawn.index).ok()?;
+        self.user_commands
+            .get(&index)
+            .filter(|c| c.pawn.is_some_and(|h| h.serial == pawn.serial))
     }
 
     /// A string table by name.
@@ -439,6 +464,7 @@ fn handled_message_name(id: u32) -> Option<&'static str> {
         45 => "svc_UpdateStringTable",
         51 => "svc_ClearAllStringTables",
         55 => "svc_PacketEntities",
+        76 => "svc_UserCmds",
         205 => "GE_Source1LegacyGameEventList",
         207 => "GE_Source1LegacyGameEvent",
         _ => return None,
@@ -1175,6 +1201,28 @@ impl<'a> DemoParser<'a> {
                 let m = crate::wire::PacketEntitiesView::parse(body).map_err(|k| self.err(k))?;
                 self.packet_entities(m, visitor)?;
                 visitor.on_packet_entities(&self.state);
+            }
+            76 => {
+                if !interests.user_commands || !matches!(self.state.game, Game::Cs2 | Game::Any) {
+                    return Ok(());
+                }
+                match crate::usercmd::decode_user_commands(body, self.state.tick) {
+                    Ok(commands) => {
+                        for cmd in commands {
+                            let Some(pawn) = cmd.pawn else {
+                                visitor.on_user_command(&self.state, &cmd);
+                                continue;
+                            };
+                            let previous = self.state.user_commands.get(&pawn.index);
+                            let cmd = cmd.over(previous);
+                            self.state.user_commands.insert(pawn.index, cmd);
+                            if let Some(cmd) = self.state.user_commands.get(&pawn.index) {
+                                visitor.on_user_command(&self.state, cmd);
+                            }
+                        }
+                    }
+                    Err(msg) => self.state.warn(msg),
+                }
             }
             205 => {
                 if !interests.game_events {

@@ -1043,3 +1043,97 @@ fn deadlock_and_dota_ticks_are_the_heroes() {
         assert!(moves >= 40, "{path}: {moves}");
     }
 }
+
+/// CS2 user commands: every command drives a pawn that exists (index and
+/// serial), command numbers and executed ticks only grow, render ticks in
+/// the input history only grow, and the command's view angles are the ones
+/// the pawn's entity carries on the same row (two independent paths: the
+/// protobuf command and the entity's `m_angEyeAngles`). Deadlock and Dota 2
+/// commands are not CS2's: none are decoded there.
+#[test]
+fn user_commands_drive_their_pawns() {
+    use gamewire_source2::cs2::{Cell, TickCollector};
+    use gamewire_source2::{DemoState, Interests, UserCommand, Visitor};
+
+    #[derive(Default)]
+    struct Commands {
+        seen: Vec<UserCommand>,
+        pawn_exists: usize,
+    }
+    impl Visitor for Commands {
+        fn interests(&self) -> Interests {
+            Interests {
+                entities: true,
+                user_commands: true,
+                ..Interests::NONE
+            }
+        }
+        fn on_user_command(&mut self, state: &DemoState, cmd: &UserCommand) {
+            let pawn = cmd.pawn.and_then(|h| state.entities.get(h.index as i32));
+            if let (Some(h), Some(p)) = (cmd.pawn, pawn) {
+                if p.serial == h.serial && state.class_name(p) == "CCSPlayerPawn" {
+                    self.pawn_exists += 1;
+                    assert_eq!(state.user_command_of(p), Some(cmd));
+                }
+            }
+            self.seen.push(cmd.clone());
+        }
+    }
+
+    for path in demos() {
+        let data = std::fs::read(&path).unwrap();
+        let name = path.display();
+        let mut v = Commands::default();
+        let (state, cut) = parse_with(&data, &mut v).unwrap();
+        assert!(cut.is_none() && state.warnings.is_empty(), "{name}");
+        if !path.to_string_lossy().contains("/cs2/") {
+            assert!(v.seen.is_empty(), "{name}: commands outside CS2");
+            continue;
+        }
+        // One command per tick after the first, each on an existing pawn.
+        assert!(
+            v.seen.len() as i32 >= state.tick - 2,
+            "{name}: {} commands",
+            v.seen.len()
+        );
+        assert_eq!(v.pawn_exists, v.seen.len(), "{name}");
+        for w in v.seen.windows(2) {
+            if w[0].pawn == w[1].pawn {
+                assert!(w[1].cmd_number > w[0].cmd_number, "{name}");
+                assert!(
+                    w[1].server_tick_executed > w[0].server_tick_executed,
+                    "{name}"
+                );
+            }
+        }
+        let history: Vec<i32> = v
+            .seen
+            .iter()
+            .flat_map(|c| c.input_history.iter().map(|h| h.render_tick_count))
+            .collect();
+        assert!(history.len() >= v.seen.len(), "{name}");
+        assert!(history.windows(2).all(|w| w[0] <= w[1]), "{name}");
+
+        let props: Vec<String> = ["pitch", "yaw", "usercmd_viewangle_x", "usercmd_viewangle_y"]
+            .map(String::from)
+            .to_vec();
+        let mut ticks = TickCollector::new(&props, None);
+        DemoParser::new(&data).unwrap().run(&mut ticks).unwrap();
+        let mut compared = 0;
+        for row in &ticks.table.rows {
+            if let [Cell::Float(pitch), Cell::Float(yaw), Cell::Float(cx), Cell::Float(cy), ..] =
+                row.as_slice()
+            {
+                assert!(
+                    (pitch - cx).abs() < 1e-3 && (yaw - cy).abs() < 1e-3,
+                    "{name}: {row:?}"
+                );
+                compared += 1;
+            }
+        }
+        assert!(
+            compared >= state.tick - 2,
+            "{name}: {compared} rows compared"
+        );
+    }
+}

@@ -90,7 +90,7 @@ fn simulate(seed: u64, drop: u64, dup: u64, max_delay_ms: u64, n: usize, seconds
         for d in s2c.deliver(now) {
             client.handle_datagram(now, &d);
         }
-        let tick = now.as_millis() % 20 == 0;
+        let tick = now.as_millis().is_multiple_of(20);
         if tick && client.state() == State::Online && client_sent < n {
             client
                 .send(now, format!("c{client_sent}").into_bytes(), true)

@@ -81,6 +81,7 @@ TABLES = (
     "kills",
     "damages",
     "purchases",
+    "user_commands",
 )
 
 _POLARS_DEFAULT = False
@@ -163,12 +164,40 @@ def _query(
     }
 
 
+# Text columns holding JSON (the input history of a player's latest user command, alone or
+# behind an event's player prefix, and the `user_commands` table's `input_history`), given to
+# Python as lists of dicts, as demoparser2 does.
+_JSON_SUFFIX = "usercmd_input_history"
+
+
+def _json_values(name: str, kind: str, values: Any) -> Any:
+    if kind != "str" or not (name.endswith(_JSON_SUFFIX) or name == "input_history"):
+        return None
+    import json
+
+    return [json.loads(v) if v is not None else None for v in values]
+
+
+def _input_history_dtype(pl: Any) -> Any:
+    """The polars type of an input history: a list of structs (floats as Float64, the
+    Python floats pandas holds)."""
+    return pl.List(pl.Struct({
+        "x": pl.Float64, "y": pl.Float64, "z": pl.Float64,
+        "render_tick_count": pl.Int64, "render_tick_fraction": pl.Float64,
+        "player_tick_count": pl.Int64, "player_tick_fraction": pl.Float64,
+    }))
+
+
 def _pandas_frame(columns: list) -> Any:
     import numpy as np
     import pandas as pd
 
     data = {}
     for name, kind, values, mask in columns:
+        decoded = _json_values(name, kind, values)
+        if decoded is not None:
+            data[name] = pd.Series(decoded, dtype=object)
+            continue
         if kind in ("str", "f32list", "strlist"):
             data[name] = pd.Series(values, dtype=object)
             continue
@@ -191,6 +220,10 @@ def _polars_frame(columns: list) -> Any:
     kinds = {"i64": pl.Int64, "u64": pl.UInt64, "f32": pl.Float32, "bool": pl.Boolean}
     series = []
     for name, kind, values, mask in columns:
+        decoded = _json_values(name, kind, values)
+        if decoded is not None:
+            series.append(pl.Series(name, decoded, dtype=_input_history_dtype(pl)))
+            continue
         if kind == "str":
             series.append(pl.Series(name, values, dtype=pl.String))
             continue
@@ -353,6 +386,14 @@ class Demo:
     def purchases(self, *, polars: bool | None = None) -> Any:
         """Purchases (`item_purchase`): tick, buyer, team, weapon."""
         return self._table("purchases", polars)
+
+    def user_commands(self, *, polars: bool | None = None) -> Any:
+        """CS2 user commands, one row each: `tick`, the player (`steamid`, `name`,
+        `player_slot`, pawn `entity_index`), `cmd_number`, `server_tick_executed`,
+        `client_tick`, view angles, moves, button states, `impulse`, `weapon_select`, mouse
+        deltas, `consumed_server_angle_changes`, `left_hand_desired`, and `input_history` (a
+        list of dicts)."""
+        return self._table("user_commands", polars)
 
     # -- demoparser2 names -----------------------------------------------------------------
 

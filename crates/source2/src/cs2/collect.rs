@@ -41,6 +41,8 @@ pub struct TickCollector {
     world_sources: Vec<OtherSource>,
     /// Only the rows of these steam ids ([`TickCollector::with_players`]).
     only_players: Option<Vec<u64>>,
+    /// Whether a prop reads the user commands.
+    user_commands: bool,
     /// The collected rows.
     pub table: Table,
 }
@@ -52,10 +54,14 @@ impl TickCollector {
         columns.extend(["tick", "steamid", "name"].map(String::from));
         let mut cache = PropCache::default();
         let (mut team_paths, mut world_sources) = (Vec::new(), Vec::new());
+        let mut user_commands = false;
         let props: Vec<SourceIds> = props
             .iter()
             .map(|p| match player_source(p) {
-                PlayerSource::Entity(s) => SourceIds::new(&s, &mut cache),
+                PlayerSource::Entity(s) => {
+                    user_commands |= s.needs_user_commands();
+                    SourceIds::new(&s, &mut cache)
+                }
                 PlayerSource::Team(path) => {
                     team_paths.push(path);
                     SourceIds::Team(team_paths.len() - 1)
@@ -76,6 +82,7 @@ impl TickCollector {
             team_paths,
             world_sources,
             only_players: None,
+            user_commands,
             ticks,
             player_ids: PlayerIds::new(&mut cache),
             cache,
@@ -101,6 +108,7 @@ impl Visitor for TickCollector {
     fn interests(&self) -> Interests {
         Interests {
             entities: true,
+            user_commands: self.user_commands,
             ..Interests::NONE
         }
     }

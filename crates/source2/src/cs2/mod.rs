@@ -78,7 +78,8 @@ pub use collect::{EventCollector, EventRow, TickCollector};
 pub use props::{
     active_weapon, computed_cell, entity_of_handle, entity_position, item_name, prop_source,
     read_player_prop, team_number, tick_rate, velocity_cell, Computed, Owner, PropSource,
-    ACTIVE_WEAPON_PROP, AIRBORNE_GROUND_HANDLE, BUTTONS_PROP, FRIENDLY_PROPS, ITEM_NAMES,
+    UserCommandField, ACTIVE_WEAPON_PROP, AIRBORNE_GROUND_HANDLE, BUTTONS_PROP, FRIENDLY_PROPS,
+    ITEM_NAMES,
 };
 pub use world::{
     is_weapon_class, other_columns, other_names, other_prop, other_prop_in, other_source,

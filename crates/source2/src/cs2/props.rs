@@ -53,6 +53,63 @@ pub enum Computed {
     Inventory,
 }
 
+/// A value of the player's latest user command
+/// ([`crate::DemoState::user_command_of`], demoparser2's `usercmd_*` props).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserCommandField {
+    /// View angle 0 (pitch), 1 (yaw) or 2 (roll).
+    ViewAngle(usize),
+    /// Button-state word 1, 2 or 3 (held, pressed, released).
+    ButtonState(usize),
+    /// Forward move.
+    ForwardMove,
+    /// Left move.
+    LeftMove,
+    /// Impulse.
+    Impulse,
+    /// Mouse x delta.
+    MouseDx,
+    /// Mouse y delta.
+    MouseDy,
+    /// Weapon selected.
+    WeaponSelect,
+    /// Viewmodel in the left hand.
+    LeftHandDesired,
+    /// Server angle changes consumed.
+    ConsumedServerAngleChanges,
+    /// The sub-tick input history as JSON
+    /// ([`crate::UserCommand::input_history_json`]).
+    InputHistory,
+}
+
+impl UserCommandField {
+    /// This field of a command.
+    pub fn cell(self, cmd: &crate::UserCommand) -> Cell {
+        use UserCommandField::*;
+        match self {
+            ViewAngle(i) => cmd
+                .view_angles
+                .and_then(|a| a.get(i).copied())
+                .map(Cell::Float)
+                .unwrap_or(Cell::Null),
+            ButtonState(i) => cmd
+                .buttons
+                .and_then(|b| i.checked_sub(1).and_then(|i| b.get(i).copied()))
+                .map(Cell::UInt)
+                .unwrap_or(Cell::Null),
+            ForwardMove => Cell::Float(cmd.forward_move),
+            LeftMove => Cell::Float(cmd.left_move),
+            Impulse => Cell::Int(i64::from(cmd.impulse)),
+            MouseDx => Cell::Int(i64::from(cmd.mouse_dx)),
+            MouseDy => Cell::Int(i64::from(cmd.mouse_dy)),
+            WeaponSelect => Cell::Int(i64::from(cmd.weapon_select)),
+            LeftHandDesired => Cell::Bool(cmd.left_hand_desired),
+            ConsumedServerAngleChanges => Cell::Int(i64::from(cmd.consumed_server_angle_changes)),
+            InputHistory => Cell::Str(cmd.input_history_json()),
+        }
+    }
+}
+
 /// How a friendly prop is computed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PropSource {
@@ -75,6 +132,16 @@ pub enum PropSource {
     /// previous row: collectors that keep one ([`super::TickCollector`]) fill it,
     /// [`read_player_prop`] gives null.
     Velocity(Option<usize>),
+    /// A value of the player's latest user command (CS2; the parse needs
+    /// [`crate::Interests::user_commands`]).
+    UserCommand(UserCommandField),
+}
+
+impl PropSource {
+    /// Whether reading it needs the user commands decoded.
+    pub fn needs_user_commands(&self) -> bool {
+        matches!(self, PropSource::UserCommand(_))
+    }
 }
 
 /// The friendly names and what they read.
@@ -459,6 +526,25 @@ pub const FRIENDLY_PROPS: &[(&str, &str)] = &[
     ("velocity_X", "velocity:0"),
     ("velocity_Y", "velocity:1"),
     ("velocity_Z", "velocity:2"),
+    // The latest user command.
+    ("usercmd_viewangle_x", "usercmd:viewangle_x"),
+    ("usercmd_viewangle_y", "usercmd:viewangle_y"),
+    ("usercmd_viewangle_z", "usercmd:viewangle_z"),
+    ("usercmd_buttonstate_1", "usercmd:buttonstate_1"),
+    ("usercmd_buttonstate_2", "usercmd:buttonstate_2"),
+    ("usercmd_buttonstate_3", "usercmd:buttonstate_3"),
+    ("usercmd_forward_move", "usercmd:forward_move"),
+    ("usercmd_left_move", "usercmd:left_move"),
+    ("usercmd_impulse", "usercmd:impulse"),
+    ("usercmd_mouse_dx", "usercmd:mouse_dx"),
+    ("usercmd_mouse_dy", "usercmd:mouse_dy"),
+    ("usercmd_weapon_select", "usercmd:weapon_select"),
+    ("usercmd_left_hand_desired", "usercmd:left_hand_desired"),
+    (
+        "usercmd_consumed_server_angle_changes",
+        "usercmd:consumed_server_angle_changes",
+    ),
+    ("usercmd_input_history", "usercmd:input_history"),
 ];
 
 /// The pawn's handle of the weapon it holds.
@@ -747,6 +833,26 @@ fn parse_spec(spec: &str) -> PropSource {
     if let Some(axis) = spec.strip_prefix("velocity:") {
         return PropSource::Velocity(axis.parse().ok());
     }
+    if let Some(name) = spec.strip_prefix("usercmd:") {
+        use UserCommandField::*;
+        return PropSource::UserCommand(match name {
+            "viewangle_x" => ViewAngle(0),
+            "viewangle_y" => ViewAngle(1),
+            "viewangle_z" => ViewAngle(2),
+            "buttonstate_1" => ButtonState(1),
+            "buttonstate_2" => ButtonState(2),
+            "buttonstate_3" => ButtonState(3),
+            "forward_move" => ForwardMove,
+            "left_move" => LeftMove,
+            "impulse" => Impulse,
+            "mouse_dx" => MouseDx,
+            "mouse_dy" => MouseDy,
+            "weapon_select" => WeaponSelect,
+            "left_hand_desired" => LeftHandDesired,
+            "consumed_server_angle_changes" => ConsumedServerAngleChanges,
+            _ => InputHistory,
+        });
+    }
     if let Some(name) = spec.strip_prefix("computed:") {
         return PropSource::Computed(match name {
             "airborne" => Computed::Airborne,
@@ -791,6 +897,7 @@ pub(super) enum SourceIds {
     },
     Computed(Computed),
     Velocity(Option<usize>),
+    UserCommand(UserCommandField),
     /// A prop of the player's team entity: index into the collector's team
     /// paths.
     Team(usize),
@@ -822,6 +929,7 @@ impl SourceIds {
             },
             PropSource::Computed(c) => SourceIds::Computed(*c),
             PropSource::Velocity(axis) => SourceIds::Velocity(*axis),
+            PropSource::UserCommand(f) => SourceIds::UserCommand(*f),
         }
     }
 }
@@ -866,6 +974,10 @@ fn read_with_ids(
             .map(|m| Cell::Bool(m & bit != 0))
             .unwrap_or(Cell::Null),
         SourceIds::Computed(c) => computed_cell(state, cache, pawn, controller, c),
+        SourceIds::UserCommand(f) => pawn
+            .and_then(|p| state.user_command_of(p))
+            .map(|cmd| f.cell(cmd))
+            .unwrap_or(Cell::Null),
         // Filled in by the collector, which knows the previous row and the
         // team and game-wide entities.
         SourceIds::Velocity(_) | SourceIds::Team(_) | SourceIds::World(_) => Cell::Null,
