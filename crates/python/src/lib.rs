@@ -218,6 +218,8 @@ enum Buffer {
     F32List(Vec<Option<Vec<f32>>>),
     /// Text lists (an inventory).
     StrList(Vec<Option<Vec<String>>>),
+    /// Unsigned integer lists (item indices, steam ids).
+    U64List(Vec<Option<Vec<u64>>>),
 }
 
 fn fixed<T, const N: usize>(
@@ -266,6 +268,7 @@ fn buffer(name: &str, column: Column) -> Buffer {
         Column::Str(v) => Buffer::Str(v),
         Column::F32List(v) => Buffer::F32List(v),
         Column::StrList(v) => Buffer::StrList(v),
+        Column::U64List(v) => Buffer::U64List(v),
     }
 }
 
@@ -329,6 +332,7 @@ fn to_python<'py>(py: Python<'py>, tables: Buffers) -> PyResult<Bound<'py, PyLis
                 Buffer::Str(values) => listed(py, col, "str", PyList::new(py, values)?)?,
                 Buffer::F32List(values) => listed(py, col, "f32list", PyList::new(py, values)?)?,
                 Buffer::StrList(values) => listed(py, col, "strlist", PyList::new(py, values)?)?,
+                Buffer::U64List(values) => listed(py, col, "u64list", PyList::new(py, values)?)?,
             };
             pycols.append(item)?;
         }

@@ -214,6 +214,10 @@ def test_vectors_angles_and_inventories_are_lists():
     inventory = demo.ticks(["inventory"])["inventory"]
     assert all(v == ["knife_t", "Glock-18", "C4 Explosive"] for v in inventory)
     assert demo.ticks(["inventory"], polars=True).schema["inventory"] == pl.List(pl.String)
+    ids = demo.ticks(["inventory_as_ids"])["inventory_as_ids"]
+    assert all(v == [59, 4, 49] for v in ids)
+    assert demo.ticks(["inventory_as_ids"], polars=True).schema["inventory_as_ids"] == \
+        pl.List(pl.UInt64)
     plf = demo.ticks(props, polars=True)
     assert plf.schema["aim_punch_angle"] == pl.List(pl.Float32)
     assert plf["CCSPlayerPawn.m_angEyeAngles"].to_list() == [

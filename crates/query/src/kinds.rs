@@ -45,7 +45,10 @@ pub fn widen(a: Kind, b: Kind) -> Kind {
     use Kind::*;
     match (a, b) {
         _ if a == b => a,
-        (Str, _) | (_, Str) | (F32List | StrList, _) | (_, F32List | StrList) => Str,
+        (Str, _)
+        | (_, Str)
+        | (F32List | StrList | U64List, _)
+        | (_, F32List | StrList | U64List) => Str,
         (F32, _) | (_, F32) => F32,
         (I64, _) | (_, I64) => I64,
         _ => U64,
@@ -145,10 +148,12 @@ pub fn player_kind(state: &DemoState, source: &PlayerSource) -> Option<Kind> {
         PlayerSource::Entity(PropSource::Computed(c)) => Some(match c {
             Computed::Airborne => Kind::Bool,
             Computed::EntityId | Computed::UserId => Kind::I64,
-            Computed::WeaponName | Computed::WeaponOriginalOwner | Computed::PlayerColor => {
-                Kind::Str
-            }
+            Computed::WeaponName
+            | Computed::WeaponOriginalOwner
+            | Computed::PlayerColor
+            | Computed::AgentSkin => Kind::Str,
             Computed::Inventory => Kind::StrList,
+            Computed::InventoryIds | Computed::SpottedBy => Kind::U64List,
         }),
         PlayerSource::Team(p) => path_kind(state, "CCSTeam", p),
         PlayerSource::World(o) => other_kind(state, o),

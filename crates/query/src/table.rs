@@ -19,6 +19,8 @@ pub enum Kind {
     F32List,
     /// Lists of text (an inventory).
     StrList,
+    /// Lists of unsigned 64-bit integers (item indices, steam ids).
+    U64List,
 }
 
 /// A column: a typed vector, `None` for null.
@@ -38,6 +40,8 @@ pub enum Column {
     F32List(Vec<Option<Vec<f32>>>),
     /// Text lists.
     StrList(Vec<Option<Vec<String>>>),
+    /// Unsigned integer lists.
+    U64List(Vec<Option<Vec<u64>>>),
 }
 
 impl Column {
@@ -51,6 +55,7 @@ impl Column {
             Kind::Str => Column::Str(Vec::new()),
             Kind::F32List => Column::F32List(Vec::new()),
             Kind::StrList => Column::StrList(Vec::new()),
+            Kind::U64List => Column::U64List(Vec::new()),
         }
     }
 
@@ -64,6 +69,7 @@ impl Column {
             Column::Str(_) => Kind::Str,
             Column::F32List(_) => Kind::F32List,
             Column::StrList(_) => Kind::StrList,
+            Column::U64List(_) => Kind::U64List,
         }
     }
 
@@ -77,6 +83,7 @@ impl Column {
             Column::Str(v) => v.len(),
             Column::F32List(v) => v.len(),
             Column::StrList(v) => v.len(),
+            Column::U64List(v) => v.len(),
         }
     }
 
@@ -128,6 +135,11 @@ impl Column {
                 Cell::Str(x) => Some(vec![x.clone()]),
                 _ => None,
             }),
+            Column::U64List(v) => v.push(match cell {
+                Cell::UInts(x) => Some(x.clone()),
+                Cell::UInt(x) => Some(vec![*x]),
+                _ => None,
+            }),
         }
     }
 
@@ -141,6 +153,7 @@ impl Column {
             Column::Str(v) => v.resize(v.len() + n, None),
             Column::F32List(v) => v.resize(v.len() + n, None),
             Column::StrList(v) => v.resize(v.len() + n, None),
+            Column::U64List(v) => v.resize(v.len() + n, None),
         }
     }
 
@@ -154,6 +167,7 @@ impl Column {
             Column::Str(v) => v.iter().all(Option::is_none),
             Column::F32List(v) => v.iter().all(Option::is_none),
             Column::StrList(v) => v.iter().all(Option::is_none),
+            Column::U64List(v) => v.iter().all(Option::is_none),
         }
     }
 
@@ -169,6 +183,7 @@ impl Column {
             (Column::Str(a), Column::Str(b)) => return a.extend(b),
             (Column::F32List(a), Column::F32List(b)) => return a.extend(b),
             (Column::StrList(a), Column::StrList(b)) => return a.extend(b),
+            (Column::U64List(a), Column::U64List(b)) => return a.extend(b),
             (_, other) => other,
         };
         let kind = if self.is_all_null() {
@@ -202,6 +217,7 @@ impl Column {
             Column::Str(v) => v.get(row).cloned().flatten().map(Cell::Str),
             Column::F32List(v) => v.get(row).cloned().flatten().map(Cell::Floats),
             Column::StrList(v) => v.get(row).cloned().flatten().map(Cell::Strs),
+            Column::U64List(v) => v.get(row).cloned().flatten().map(Cell::UInts),
         };
         c.unwrap_or(Cell::Null)
     }
@@ -211,11 +227,11 @@ impl Column {
 /// possible: one type → that type; integers of both signs → `I64` (or
 /// `U64` when all are non-negative and some exceed `i64`); integers and
 /// floats → `F32`; only float lists → `F32List`; only text lists →
-/// `StrList`; anything else (mixed text) → `Str`. An all-null column is `Str`.
+/// `StrList`; only integer lists → `U64List`; anything else (mixed text) → `Str`. An all-null column is `Str`.
 pub fn infer_kind<'a>(cells: impl Iterator<Item = &'a Cell>) -> Kind {
     let (mut b, mut i, mut neg, mut u, mut big, mut f, mut other) =
         (false, false, false, false, false, false, false);
-    let (mut lists, mut str_lists) = (false, false);
+    let (mut lists, mut str_lists, mut int_lists) = (false, false, false);
     for c in cells {
         match c {
             Cell::Null => {}
@@ -232,15 +248,19 @@ pub fn infer_kind<'a>(cells: impl Iterator<Item = &'a Cell>) -> Kind {
             Cell::Str(_) => other = true,
             Cell::Floats(_) => lists = true,
             Cell::Strs(_) => str_lists = true,
+            Cell::UInts(_) => int_lists = true,
         }
     }
-    if lists || str_lists {
-        return if b || i || u || f || other || (lists && str_lists) {
+    if lists || str_lists || int_lists {
+        let kinds = [lists, str_lists, int_lists].iter().filter(|&&k| k).count();
+        return if b || i || u || f || other || kinds > 1 {
             Kind::Str
         } else if lists {
             Kind::F32List
-        } else {
+        } else if str_lists {
             Kind::StrList
+        } else {
+            Kind::U64List
         };
     }
     match (b, i || u, f, other) {
@@ -488,6 +508,20 @@ mod tests {
             Kind::Str
         );
         // A list column converts a single value to a one-element list.
+        assert_eq!(
+            infer_kind([Cell::UInts(vec![1]), Cell::Null].iter()),
+            Kind::U64List
+        );
+        assert_eq!(
+            infer_kind([Cell::UInts(vec![1]), Cell::Strs(vec![])].iter()),
+            Kind::Str
+        );
+        let mut ids = Column::new(Kind::U64List);
+        ids.push(&Cell::UInts(vec![7, 8]));
+        ids.push(&Cell::Null);
+        assert_eq!(ids.cell(0), Cell::UInts(vec![7, 8]));
+        assert_eq!(ids.cell(1), Cell::Null);
+        assert_eq!(Cell::UInts(vec![7, 8]).to_string(), "[7,8]");
         let mut c = Column::new(Kind::StrList);
         c.push(&Cell::Str("x".into()));
         c.push(&Cell::Int(1));

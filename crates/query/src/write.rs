@@ -5,7 +5,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use arrow_array::builder::{ListBuilder, StringBuilder};
-use arrow_array::types::Float32Type;
+use arrow_array::types::{Float32Type, UInt64Type};
 use arrow_array::{
     ArrayRef, BooleanArray, Float32Array, Int64Array, ListArray, RecordBatch, StringArray,
     UInt64Array,
@@ -152,6 +152,9 @@ pub fn arrow_schema(table: &Table) -> Schema {
                     Column::StrList(_) => {
                         DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
                     }
+                    Column::U64List(_) => {
+                        DataType::List(Arc::new(Field::new("item", DataType::UInt64, true)))
+                    }
                 };
                 Field::new(n.clone(), t, true)
             })
@@ -182,6 +185,10 @@ pub fn record_batch(table: &Table) -> Result<RecordBatch, QueryError> {
                             .map(|l| l.as_ref().map(|l| l.iter().map(|x| Some(*x)))),
                     ))
                 }
+                Column::U64List(v) => Arc::new(ListArray::from_iter_primitive::<UInt64Type, _, _>(
+                    v.iter()
+                        .map(|l| l.as_ref().map(|l| l.iter().map(|x| Some(*x)))),
+                )),
                 Column::StrList(v) => {
                     let mut b = ListBuilder::new(StringBuilder::new());
                     for l in v {

@@ -370,6 +370,8 @@ fn parquet_round_trips_typed_columns() {
             "aim_punch_angle".into(),
             "CCSPlayerPawn.m_angEyeAngles".into(),
             "inventory".into(),
+            "inventory_as_ids".into(),
+            "approximate_spotted_by".into(),
         ],
         ..Query::default()
     };
@@ -412,6 +414,27 @@ fn parquet_round_trips_typed_columns() {
                 batches[0].column_by_name("inventory").unwrap().data_type(),
                 arrow_schema::DataType::List(f) if *f.data_type() == arrow_schema::DataType::Utf8
             ));
+            // Its item indices and the spotters' steam ids are lists of
+            // uint64 (nobody spots the player of this clip).
+            let Some(Column::U64List(ids)) = t.column("inventory_as_ids") else {
+                panic!("{:?}", t.column("inventory_as_ids").map(Column::kind));
+            };
+            assert!(
+                ids.iter().all(|l| l.as_deref() == Some(&[59, 4, 49][..])),
+                "{ids:?}"
+            );
+            let Some(Column::U64List(spotters)) = t.column("approximate_spotted_by") else {
+                panic!("{:?}", t.column("approximate_spotted_by").map(Column::kind));
+            };
+            assert!(spotters
+                .iter()
+                .all(|l| l.as_ref().is_some_and(Vec::is_empty)));
+            for name in ["inventory_as_ids", "approximate_spotted_by"] {
+                assert!(matches!(
+                    batches[0].column_by_name(name).unwrap().data_type(),
+                    arrow_schema::DataType::List(f) if *f.data_type() == arrow_schema::DataType::UInt64
+                ));
+            }
             // The eye angles' pitch and yaw are the `pitch` and `yaw` props.
             let q = Query {
                 tables: vec![TableKind::Ticks],

@@ -1137,3 +1137,83 @@ fn user_commands_drive_their_pawns() {
         );
     }
 }
+
+/// `approximate_spotted_by` on 14011 (a deathmatch with bots, whose pawns
+/// spot each other): one steam id per bit of `m_bSpottedByMask`, and a
+/// list exactly when `m_bSpotted` is set; `agent_skin` names a model.
+#[test]
+fn spotted_by_lists_one_player_per_mask_bit() {
+    use gamewire_source2::cs2::{computed_cell, Cell, Computed, PropCache};
+    use gamewire_source2::{DemoState, Interests, Value, Visitor};
+
+    #[derive(Default)]
+    struct Spotted {
+        cache: PropCache,
+        pawns: usize,
+        spotted: usize,
+    }
+    impl Visitor for Spotted {
+        fn interests(&self) -> Interests {
+            Interests {
+                entities: true,
+                ..Interests::NONE
+            }
+        }
+        fn on_tick_end(&mut self, state: &DemoState, _tick: i32) {
+            for pawn in state.entities.iter() {
+                if state.class_name(pawn) != "CCSPlayerPawn" {
+                    continue;
+                }
+                let mask = (0..2).fold(0u64, |acc, w| {
+                    let word = self
+                        .cache
+                        .value(state, pawn, &format!("m_bSpottedByMask.{w}"))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                    acc | (word << (32 * w))
+                });
+                let spotted = self
+                    .cache
+                    .value(state, pawn, "m_bSpotted")
+                    .and_then(Value::as_bool);
+                let Cell::UInts(by) = computed_cell(
+                    state,
+                    &mut self.cache,
+                    Some(pawn),
+                    None,
+                    Computed::SpottedBy,
+                ) else {
+                    panic!("spotted_by is not a list");
+                };
+                assert_eq!(by.len(), mask.count_ones() as usize, "mask {mask:#x}");
+                assert_eq!(spotted, Some(mask != 0));
+                self.pawns += 1;
+                self.spotted += usize::from(mask != 0);
+            }
+        }
+    }
+    let data = std::fs::read(corpus().join("cs2/14011.dem")).unwrap();
+    let mut v = Spotted::default();
+    parse_with(&data, &mut v).unwrap();
+    assert!(
+        v.pawns > 1000 && v.spotted > 100,
+        "{} {}",
+        v.pawns,
+        v.spotted
+    );
+
+    // The agent of every CS2 clip's player is a known model.
+    for name in ["14011", "14065", "14132", "14150_ag2", "14155"] {
+        use gamewire_source2::cs2::TickCollector;
+        let data = std::fs::read(corpus().join(format!("cs2/{name}.dem"))).unwrap();
+        let mut ticks = TickCollector::new(&["agent_skin".to_string()], None);
+        DemoParser::new(&data).unwrap().run(&mut ticks).unwrap();
+        assert!(!ticks.table.rows.is_empty());
+        for row in &ticks.table.rows {
+            assert!(
+                matches!(&row[0], Cell::Str(s) if s.starts_with("customplayer_")),
+                "{name}: {row:?}"
+            );
+        }
+    }
+}

@@ -198,7 +198,7 @@ def _pandas_frame(columns: list) -> Any:
         if decoded is not None:
             data[name] = pd.Series(decoded, dtype=object)
             continue
-        if kind in ("str", "f32list", "strlist"):
+        if kind in ("str", "f32list", "strlist", "u64list"):
             data[name] = pd.Series(values, dtype=object)
             continue
         arr = np.frombuffer(values, dtype=_NUMPY[kind]).copy()
@@ -232,6 +232,9 @@ def _polars_frame(columns: list) -> Any:
             continue
         if kind == "strlist":
             series.append(pl.Series(name, values, dtype=pl.List(pl.String)))
+            continue
+        if kind == "u64list":
+            series.append(pl.Series(name, values, dtype=pl.List(pl.UInt64)))
             continue
         s = pl.Series(name, np.frombuffer(values, dtype=_NUMPY[kind]), dtype=kinds[kind])
         if mask is not None:

@@ -3,8 +3,9 @@
 Use `gamewire.Demo`; this module is its engine. A column travels as `(name, kind, values, mask)`:
 `kind` is `"i64"`, `"u64"`, `"f32"` or `"bool"` with `values` the little-endian buffer and `mask`
 one byte per row (1 = null) or None; `"str"` with `values` a list of `str | None`; or
-`"f32list"` (vectors and angles) with `values` a list of `list[float] | None`; or `"strlist"`
-(an inventory) with `values` a list of `list[str] | None`.
+`"f32list"` (vectors and angles) with `values` a list of `list[float] | None`; `"strlist"`
+(an inventory) with `values` a list of `list[str] | None`; or `"u64list"` (item indices, steam
+ids) with `values` a list of `list[int] | None`.
 """
 
 import os
@@ -16,7 +17,13 @@ __version__: str
 Column = tuple[
     str,
     str,
-    Union[bytes, list[Optional[str]], list[Optional[list[float]]], list[Optional[list[str]]]],
+    Union[
+        bytes,
+        list[Optional[str]],
+        list[Optional[list[float]]],
+        list[Optional[list[str]]],
+        list[Optional[list[int]]],
+    ],
     Optional[bytes],
 ]
 

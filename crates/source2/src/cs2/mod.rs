@@ -76,10 +76,10 @@ pub mod world;
 
 pub use collect::{EventCollector, EventRow, TickCollector};
 pub use props::{
-    active_weapon, computed_cell, entity_of_handle, entity_position, item_name, prop_source,
-    read_player_prop, team_number, tick_rate, velocity_cell, Computed, Owner, PropSource,
-    UserCommandField, ACTIVE_WEAPON_PROP, AIRBORNE_GROUND_HANDLE, BUTTONS_PROP, FRIENDLY_PROPS,
-    ITEM_NAMES,
+    active_weapon, agent_name, computed_cell, entity_of_handle, entity_position, item_name,
+    prop_source, read_player_prop, team_number, tick_rate, velocity_cell, Computed, Owner,
+    PropSource, UserCommandField, ACTIVE_WEAPON_PROP, AGENT_NAMES, AIRBORNE_GROUND_HANDLE,
+    BUTTONS_PROP, FRIENDLY_PROPS, ITEM_NAMES,
 };
 pub use world::{
     is_weapon_class, other_columns, other_names, other_prop, other_prop_in, other_source,
@@ -167,6 +167,8 @@ pub enum Cell {
     Floats(Vec<f32>),
     /// A list of text (an inventory).
     Strs(Vec<String>),
+    /// A list of unsigned integers (item indices, steam ids).
+    UInts(Vec<u64>),
 }
 
 impl Cell {
@@ -214,6 +216,7 @@ impl std::fmt::Display for Cell {
             }
             // A JSON array: names may hold spaces (`C4 Explosive`).
             Cell::Strs(v) => f.write_str(&serde_json::to_string(v).map_err(|_| std::fmt::Error)?),
+            Cell::UInts(v) => f.write_str(&serde_json::to_string(v).map_err(|_| std::fmt::Error)?),
         }
     }
 }

@@ -51,6 +51,15 @@ pub enum Computed {
     /// (`m_iAmmo[14] == 2`); the C4 only when the C4 entity's owner is the
     /// pawn. Empty for a dead player.
     Inventory,
+    /// [`Computed::Inventory`] as item definition indices.
+    InventoryIds,
+    /// The steam ids of the players whose slot bits are set in the pawn's
+    /// `m_bSpottedByMask` (bit `i` of element `i / 32`: the controller in
+    /// slot `i`; 0 for a bot), in slot order.
+    SpottedBy,
+    /// The model name of the controller's agent,
+    /// `m_nPawnCharacterDefIndex` by [`AGENT_NAMES`].
+    AgentSkin,
 }
 
 /// A value of the player's latest user command
@@ -522,6 +531,9 @@ pub const FRIENDLY_PROPS: &[(&str, &str)] = &[
     ),
     ("player_color", "computed:player_color"),
     ("inventory", "computed:inventory"),
+    ("inventory_as_ids", "computed:inventory_as_ids"),
+    ("approximate_spotted_by", "computed:spotted_by"),
+    ("agent_skin", "computed:agent_skin"),
     ("velocity", "velocity:speed"),
     ("velocity_X", "velocity:0"),
     ("velocity_Y", "velocity:1"),
@@ -665,6 +677,162 @@ pub fn item_name(index: u64) -> Option<&'static str> {
         .map(|&(_, n)| n)
 }
 
+/// Agent (player model) item definition indices and their model names
+/// (`CCSPlayerController.m_nPawnCharacterDefIndex`; CS2's `items_game.txt`,
+/// the names demoparser2 gives).
+pub const AGENT_NAMES: &[(u32, &str)] = &[
+    (4613, "customplayer_tm_professional_varf5"),
+    (4619, "customplayer_ctm_st6_variantj"),
+    (4680, "customplayer_ctm_st6_variantl"),
+    (4711, "customplayer_ctm_swat_variante"),
+    (4712, "customplayer_ctm_swat_variantf"),
+    (4713, "customplayer_ctm_swat_variantg"),
+    (4714, "customplayer_ctm_swat_varianth"),
+    (4715, "customplayer_ctm_swat_varianti"),
+    (4716, "customplayer_ctm_swat_variantj"),
+    (4718, "customplayer_tm_balkan_variantk"),
+    (4726, "customplayer_tm_professional_varf"),
+    (4727, "customplayer_tm_professional_varg"),
+    (4728, "customplayer_tm_professional_varh"),
+    (4730, "customplayer_tm_professional_varj"),
+    (4732, "customplayer_tm_professional_vari"),
+    (4733, "customplayer_tm_professional_varf1"),
+    (4734, "customplayer_tm_professional_varf2"),
+    (4735, "customplayer_tm_professional_varf3"),
+    (4736, "customplayer_tm_professional_varf4"),
+    (4749, "customplayer_ctm_gendarmerie_varianta"),
+    (4750, "customplayer_ctm_gendarmerie_variantb"),
+    (4751, "customplayer_ctm_gendarmerie_variantc"),
+    (4752, "customplayer_ctm_gendarmerie_variantd"),
+    (4753, "customplayer_ctm_gendarmerie_variante"),
+    (4756, "customplayer_ctm_swat_variantk"),
+    (4757, "customplayer_ctm_diver_varianta"),
+    (4771, "customplayer_ctm_diver_variantb"),
+    (4772, "customplayer_ctm_diver_variantc"),
+    (4773, "customplayer_tm_jungle_raider_varianta"),
+    (4774, "customplayer_tm_jungle_raider_variantb"),
+    (4775, "customplayer_tm_jungle_raider_variantc"),
+    (4776, "customplayer_tm_jungle_raider_variantd"),
+    (4777, "customplayer_tm_jungle_raider_variante"),
+    (4778, "customplayer_tm_jungle_raider_variantf"),
+    (4780, "customplayer_tm_jungle_raider_variantb2"),
+    (4781, "customplayer_tm_jungle_raider_variantf2"),
+    (5036, "customplayer_t_map_based"),
+    (5037, "customplayer_ct_map_based"),
+    (5038, "customplayer_tm_anarchist"),
+    (5039, "customplayer_tm_anarchist_varianta"),
+    (5040, "customplayer_tm_anarchist_variantb"),
+    (5041, "customplayer_tm_anarchist_variantc"),
+    (5042, "customplayer_tm_anarchist_variantd"),
+    (5043, "customplayer_tm_pirate"),
+    (5044, "customplayer_tm_pirate_varianta"),
+    (5045, "customplayer_tm_pirate_variantb"),
+    (5046, "customplayer_tm_pirate_variantc"),
+    (5047, "customplayer_tm_pirate_variantd"),
+    (5048, "customplayer_tm_professional"),
+    (5049, "customplayer_tm_professional_var1"),
+    (5050, "customplayer_tm_professional_var2"),
+    (5051, "customplayer_tm_professional_var3"),
+    (5052, "customplayer_tm_professional_var4"),
+    (5053, "customplayer_tm_separatist"),
+    (5054, "customplayer_tm_separatist_varianta"),
+    (5055, "customplayer_tm_separatist_variantb"),
+    (5056, "customplayer_tm_separatist_variantc"),
+    (5057, "customplayer_tm_separatist_variantd"),
+    (5058, "customplayer_ctm_gign"),
+    (5059, "customplayer_ctm_gign_varianta"),
+    (5060, "customplayer_ctm_gign_variantb"),
+    (5061, "customplayer_ctm_gign_variantc"),
+    (5062, "customplayer_ctm_gign_variantd"),
+    (5063, "customplayer_ctm_gsg9"),
+    (5064, "customplayer_ctm_gsg9_varianta"),
+    (5065, "customplayer_ctm_gsg9_variantb"),
+    (5066, "customplayer_ctm_gsg9_variantc"),
+    (5067, "customplayer_ctm_gsg9_variantd"),
+    (5068, "customplayer_ctm_idf"),
+    (5069, "customplayer_ctm_idf_variantb"),
+    (5070, "customplayer_ctm_idf_variantc"),
+    (5071, "customplayer_ctm_idf_variantd"),
+    (5072, "customplayer_ctm_idf_variante"),
+    (5073, "customplayer_ctm_idf_variantf"),
+    (5074, "customplayer_ctm_swat"),
+    (5075, "customplayer_ctm_swat_varianta"),
+    (5076, "customplayer_ctm_swat_variantb"),
+    (5077, "customplayer_ctm_swat_variantc"),
+    (5078, "customplayer_ctm_swat_variantd"),
+    (5079, "customplayer_ctm_sas_varianta"),
+    (5080, "customplayer_ctm_sas_variantb"),
+    (5081, "customplayer_ctm_sas_variantc"),
+    (5082, "customplayer_ctm_sas_variantd"),
+    (5083, "customplayer_ctm_st6"),
+    (5084, "customplayer_ctm_st6_varianta"),
+    (5085, "customplayer_ctm_st6_variantb"),
+    (5086, "customplayer_ctm_st6_variantc"),
+    (5087, "customplayer_ctm_st6_variantd"),
+    (5088, "customplayer_tm_balkan_variante"),
+    (5089, "customplayer_tm_balkan_varianta"),
+    (5090, "customplayer_tm_balkan_variantb"),
+    (5091, "customplayer_tm_balkan_variantc"),
+    (5092, "customplayer_tm_balkan_variantd"),
+    (5093, "customplayer_tm_jumpsuit_varianta"),
+    (5094, "customplayer_tm_jumpsuit_variantb"),
+    (5095, "customplayer_tm_jumpsuit_variantc"),
+    (5096, "customplayer_tm_phoenix_heavy"),
+    (5097, "customplayer_ctm_heavy"),
+    (5100, "customplayer_tm_leet_varianta"),
+    (5101, "customplayer_tm_leet_variantb"),
+    (5102, "customplayer_tm_leet_variantc"),
+    (5103, "customplayer_tm_leet_variantd"),
+    (5104, "customplayer_tm_leet_variante"),
+    (5105, "customplayer_tm_leet_variantg"),
+    (5106, "customplayer_tm_leet_varianth"),
+    (5107, "customplayer_tm_leet_varianti"),
+    (5108, "customplayer_tm_leet_variantf"),
+    (5109, "customplayer_tm_leet_variantj"),
+    (5200, "customplayer_tm_phoenix"),
+    (5201, "customplayer_tm_phoenix_varianta"),
+    (5202, "customplayer_tm_phoenix_variantb"),
+    (5203, "customplayer_tm_phoenix_variantc"),
+    (5204, "customplayer_tm_phoenix_variantd"),
+    (5205, "customplayer_tm_phoenix_varianth"),
+    (5206, "customplayer_tm_phoenix_variantf"),
+    (5207, "customplayer_tm_phoenix_variantg"),
+    (5208, "customplayer_tm_phoenix_varianti"),
+    (5300, "customplayer_ctm_fbi"),
+    (5301, "customplayer_ctm_fbi_varianta"),
+    (5302, "customplayer_ctm_fbi_variantc"),
+    (5303, "customplayer_ctm_fbi_variantd"),
+    (5304, "customplayer_ctm_fbi_variante"),
+    (5305, "customplayer_ctm_fbi_variantf"),
+    (5306, "customplayer_ctm_fbi_variantg"),
+    (5307, "customplayer_ctm_fbi_varianth"),
+    (5308, "customplayer_ctm_fbi_variantb"),
+    (5400, "customplayer_ctm_st6_variantk"),
+    (5401, "customplayer_ctm_st6_variante"),
+    (5402, "customplayer_ctm_st6_variantg"),
+    (5403, "customplayer_ctm_st6_variantm"),
+    (5404, "customplayer_ctm_st6_varianti"),
+    (5405, "customplayer_ctm_st6_variantn"),
+    (5500, "customplayer_tm_balkan_variantf"),
+    (5501, "customplayer_tm_balkan_varianti"),
+    (5502, "customplayer_tm_balkan_variantg"),
+    (5503, "customplayer_tm_balkan_variantj"),
+    (5504, "customplayer_tm_balkan_varianth"),
+    (5505, "customplayer_tm_balkan_variantl"),
+    (5600, "customplayer_ctm_sas"),
+    (5601, "customplayer_ctm_sas_variantf"),
+    (5602, "customplayer_ctm_sas_variantg"),
+];
+
+/// The model name of an agent's item definition index, if known.
+pub fn agent_name(index: u64) -> Option<&'static str> {
+    AGENT_NAMES
+        .binary_search_by_key(&index, |&(i, _)| u64::from(i))
+        .ok()
+        .and_then(|i| AGENT_NAMES.get(i))
+        .map(|&(_, n)| n)
+}
+
 /// Item definition index of the flashbang, whose count the inventory shows.
 const FLASHBANG_ITEM: u64 = 43;
 /// Item definition index of the C4.
@@ -672,8 +840,9 @@ const C4_ITEM: u64 = 49;
 /// The `m_iAmmo` slot of flashbangs.
 const FLASHBANG_AMMO_SLOT: &str = "m_pWeaponServices.m_iAmmo.14";
 
-/// See [`Computed::Inventory`].
-fn inventory(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<String> {
+/// See [`Computed::Inventory`]: the item definition indices (of items
+/// with a known name).
+fn inventory(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<u64> {
     let alive = cache
         .value(state, pawn, "m_lifeState")
         .and_then(Value::as_i64)
@@ -707,9 +876,9 @@ fn inventory(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<Str
         else {
             continue;
         };
-        let Some(name) = item_name(index) else {
+        if item_name(index).is_none() {
             continue;
-        };
+        }
         if index == C4_ITEM {
             let owner = cache
                 .value(state, weapon, "m_hOwnerEntity")
@@ -725,11 +894,38 @@ fn inventory(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<Str
                 .and_then(Value::as_i64)
                 == Some(2)
         {
-            names.push(name.to_string());
+            names.push(index);
         }
-        names.push(name.to_string());
+        names.push(index);
     }
     names
+}
+
+/// See [`Computed::SpottedBy`].
+fn spotted_by(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<u64> {
+    let mut out = Vec::new();
+    for word in 0..2u32 {
+        let Some(mask) = cache
+            .value(state, pawn, &format!("m_bSpottedByMask.{word}"))
+            .and_then(Value::as_u64)
+        else {
+            continue;
+        };
+        for bit in 0..32 {
+            if mask & (1 << bit) == 0 {
+                continue;
+            }
+            let controller = state.entities.get((word * 32 + bit + 1) as i32);
+            if let Some(c) = controller {
+                let steamid = cache
+                    .value(state, c, "m_steamID")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                out.push(steamid);
+            }
+        }
+    }
+    out
 }
 
 /// Teammate color names by `m_iCompTeammateColor`.
@@ -776,7 +972,17 @@ pub fn computed_cell(
                 .and_then(Value::as_u64)?;
             Some(Cell::Str(((high << 32) | (low & 0xFFFF_FFFF)).to_string()))
         }),
-        Computed::Inventory => pawn.map(|p| Cell::Strs(inventory(state, cache, p))),
+        Computed::Inventory => pawn.map(|p| {
+            let names = inventory(state, cache, p).into_iter().filter_map(item_name);
+            Cell::Strs(names.map(str::to_string).collect())
+        }),
+        Computed::InventoryIds => pawn.map(|p| Cell::UInts(inventory(state, cache, p))),
+        Computed::SpottedBy => pawn.map(|p| Cell::UInts(spotted_by(state, cache, p))),
+        Computed::AgentSkin => controller
+            .and_then(|c| cache.value(state, c, "m_nPawnCharacterDefIndex"))
+            .and_then(Value::as_u64)
+            .and_then(agent_name)
+            .map(|n| Cell::Str(n.to_string())),
         Computed::PlayerColor => controller
             .and_then(|c| cache.value(state, c, "m_iCompTeammateColor"))
             .and_then(Value::as_i64)
@@ -861,6 +1067,9 @@ fn parse_spec(spec: &str) -> PropSource {
             "weapon_name" => Computed::WeaponName,
             "weapon_original_owner" => Computed::WeaponOriginalOwner,
             "inventory" => Computed::Inventory,
+            "inventory_as_ids" => Computed::InventoryIds,
+            "spotted_by" => Computed::SpottedBy,
+            "agent_skin" => Computed::AgentSkin,
             _ => Computed::PlayerColor,
         });
     }
