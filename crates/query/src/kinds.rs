@@ -154,6 +154,7 @@ pub fn player_kind(state: &DemoState, source: &PlayerSource) -> Option<Kind> {
             | Computed::AgentSkin => Kind::Str,
             Computed::Inventory => Kind::StrList,
             Computed::InventoryIds | Computed::SpottedBy => Kind::U64List,
+            Computed::InventoryBitmask => Kind::U64,
         }),
         PlayerSource::Team(p) => path_kind(state, "CCSTeam", p),
         PlayerSource::World(o) => other_kind(state, o),

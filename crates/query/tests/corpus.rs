@@ -372,6 +372,7 @@ fn parquet_round_trips_typed_columns() {
             "inventory".into(),
             "inventory_as_ids".into(),
             "approximate_spotted_by".into(),
+            "inventory_as_bitmask".into(),
         ],
         ..Query::default()
     };
@@ -429,6 +430,11 @@ fn parquet_round_trips_typed_columns() {
             assert!(spotters
                 .iter()
                 .all(|l| l.as_ref().is_some_and(Vec::is_empty)));
+            let Some(Column::U64(mask)) = t.column("inventory_as_bitmask") else {
+                panic!("{:?}", t.column("inventory_as_bitmask").map(Column::kind));
+            };
+            let want = (1u64 << 59) | (1 << 4) | (1 << 49);
+            assert!(mask.iter().all(|&m| m == Some(want)), "{mask:?}");
             for name in ["inventory_as_ids", "approximate_spotted_by"] {
                 assert!(matches!(
                     batches[0].column_by_name(name).unwrap().data_type(),

@@ -53,6 +53,10 @@ pub enum Computed {
     Inventory,
     /// [`Computed::Inventory`] as item definition indices.
     InventoryIds,
+    /// [`Computed::Inventory`] as a mask: bit `i` set for item definition
+    /// index `i` (items below 64: weapons, grenades, equipment; knives,
+    /// indices 500 and up, have no bit).
+    InventoryBitmask,
     /// The steam ids of the players whose slot bits are set in the pawn's
     /// `m_bSpottedByMask` (bit `i` of element `i / 32`: the controller in
     /// slot `i`; 0 for a bot), in slot order.
@@ -532,6 +536,7 @@ pub const FRIENDLY_PROPS: &[(&str, &str)] = &[
     ("player_color", "computed:player_color"),
     ("inventory", "computed:inventory"),
     ("inventory_as_ids", "computed:inventory_as_ids"),
+    ("inventory_as_bitmask", "computed:inventory_as_bitmask"),
     ("approximate_spotted_by", "computed:spotted_by"),
     ("agent_skin", "computed:agent_skin"),
     ("velocity", "velocity:speed"),
@@ -977,6 +982,10 @@ pub fn computed_cell(
             Cell::Strs(names.map(str::to_string).collect())
         }),
         Computed::InventoryIds => pawn.map(|p| Cell::UInts(inventory(state, cache, p))),
+        Computed::InventoryBitmask => pawn.map(|p| {
+            let items = inventory(state, cache, p).into_iter();
+            Cell::UInt(items.filter(|&i| i < 64).fold(0, |mask, i| mask | (1 << i)))
+        }),
         Computed::SpottedBy => pawn.map(|p| Cell::UInts(spotted_by(state, cache, p))),
         Computed::AgentSkin => controller
             .and_then(|c| cache.value(state, c, "m_nPawnCharacterDefIndex"))
@@ -1068,6 +1077,7 @@ fn parse_spec(spec: &str) -> PropSource {
             "weapon_original_owner" => Computed::WeaponOriginalOwner,
             "inventory" => Computed::Inventory,
             "inventory_as_ids" => Computed::InventoryIds,
+            "inventory_as_bitmask" => Computed::InventoryBitmask,
             "spotted_by" => Computed::SpottedBy,
             "agent_skin" => Computed::AgentSkin,
             _ => Computed::PlayerColor,
