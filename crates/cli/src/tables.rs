@@ -18,8 +18,9 @@ use rayon::prelude::*;
 #[derive(Debug, Subcommand)]
 pub enum TablesCommand {
     /// Source 2 demo (CS2): one analyst table (events, ticks, players, chat,
-    /// grenades, rounds, kills, damages, purchases, user_commands) as CSV,
-    /// JSON Lines or Parquet.
+    /// grenades, rounds, kills, damages, purchases, user_commands, shots,
+    /// bomb, smokes, infernos, flashes, footsteps) as CSV, JSON Lines or
+    /// Parquet.
     Table(TableArgs),
     /// Many demos in parallel: one dataset per table with a `demo` column.
     Batch(BatchArgs),
@@ -93,7 +94,8 @@ impl QueryArgs {
 #[derive(Debug, Args)]
 pub struct TableArgs {
     /// The table: events, ticks, players, chat, grenades, rounds, kills,
-    /// damages, purchases, user_commands.
+    /// damages, purchases, user_commands, shots, bomb, smokes, infernos,
+    /// flashes, footsteps.
     pub table: String,
     /// The demo file.
     pub demo: PathBuf,
@@ -166,7 +168,8 @@ pub struct BatchArgs {
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Tables, comma-separated (events, ticks, players, chat, grenades,
-    /// rounds, kills, damages, purchases, user_commands).
+    /// rounds, kills, damages, purchases, user_commands, shots, bomb,
+    /// smokes, infernos, flashes, footsteps).
     #[arg(long, default_value = "kills,rounds")]
     pub tables: String,
     /// Output directory: one dataset directory per table,

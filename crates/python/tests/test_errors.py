@@ -139,7 +139,8 @@ def test_unknown_table():
         gamewire.Demo(corpus("cs2/14065.dem")).tables(["kills", "kils"])
     assert str(e.value) == (
         'unknown table "kils"; valid tables: events, ticks, players, chat, grenades, rounds, '
-        "kills, damages, purchases, user_commands; closest: kills, ticks, chat, events, rounds"
+        "kills, damages, purchases, user_commands, shots, bomb, smokes, infernos, flashes, "
+        "footsteps; closest: kills, ticks, bomb, chat, shots"
     )
 
 

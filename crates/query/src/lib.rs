@@ -1,8 +1,9 @@
 //! Analyst tables over gamewire's Source 2 parser.
 //!
 //! A [`Query`] names the tables wanted (`events`, `ticks`, `players`,
-//! `chat`, `grenades`, `rounds`, `kills`, `damages`, `purchases`) and their
-//! options; [`run`] computes all of them in one pass over a demo, asking the
+//! `chat`, `grenades`, `rounds`, `kills`, `damages`, `purchases`,
+//! `user_commands`, and awpy's `shots`, `bomb`, `smokes`, `infernos`,
+//! `flashes`, `footsteps`) and their options; [`run`] computes all of them in one pass over a demo, asking the
 //! parser to decode only what those tables need ([`Query::interests`]).
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
 //! or Parquet ([`write`](mod@write)).
@@ -17,6 +18,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod actions;
 pub mod collect;
 pub mod error;
 pub mod kinds;
@@ -40,6 +42,7 @@ pub use gamewire_source2::SendTableCache;
 pub use error::QueryError;
 pub use table::{Column, Kind, Table};
 
+use actions::{ActionKinds, ActionTables};
 use collect::{
     ChatCollector, EventsCollector, GrenadesCollector, PlayersCollector, TicksCollector,
     UserCommandsCollector, ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS,
@@ -70,11 +73,23 @@ pub enum TableKind {
     Purchases,
     /// CS2 user commands (the players' input).
     UserCommands,
+    /// Shots (`weapon_fire`).
+    Shots,
+    /// Bomb plants, defuses, drops and pickups.
+    Bomb,
+    /// Smokes, from detonation to expiry.
+    Smokes,
+    /// Molotov and incendiary fires, from start to expiry.
+    Infernos,
+    /// Players blinded by flashbangs (`player_blind`).
+    Flashes,
+    /// Footsteps (`player_footstep`).
+    Footsteps,
 }
 
 impl TableKind {
     /// Every table, in output order.
-    pub const ALL: [TableKind; 10] = [
+    pub const ALL: [TableKind; 16] = [
         TableKind::Events,
         TableKind::Ticks,
         TableKind::Players,
@@ -85,6 +100,12 @@ impl TableKind {
         TableKind::Damages,
         TableKind::Purchases,
         TableKind::UserCommands,
+        TableKind::Shots,
+        TableKind::Bomb,
+        TableKind::Smokes,
+        TableKind::Infernos,
+        TableKind::Flashes,
+        TableKind::Footsteps,
     ];
 
     /// The table's name.
@@ -100,6 +121,12 @@ impl TableKind {
             TableKind::Damages => "damages",
             TableKind::Purchases => "purchases",
             TableKind::UserCommands => "user_commands",
+            TableKind::Shots => "shots",
+            TableKind::Bomb => "bomb",
+            TableKind::Smokes => "smokes",
+            TableKind::Infernos => "infernos",
+            TableKind::Flashes => "flashes",
+            TableKind::Footsteps => "footsteps",
         }
     }
 
@@ -165,12 +192,10 @@ impl Query {
     /// detonations); send tables when props are named (to check the names).
     pub fn interests(&self) -> Interests {
         use TableKind::*;
-        let events = self.wants(Events)
-            || self.wants(Grenades)
-            || self.wants(Rounds)
-            || self.wants(Kills)
-            || self.wants(Damages)
-            || self.wants(Purchases);
+        let events = self
+            .tables
+            .iter()
+            .any(|k| !matches!(k, Ticks | Players | Chat | UserCommands));
         Interests {
             entities: self
                 .tables
@@ -249,6 +274,7 @@ pub struct Collectors {
     user_commands: Option<UserCommandsCollector>,
     grenades: Option<GrenadesCollector>,
     matches: MatchTables,
+    actions: ActionTables,
     /// [`ENTITIES_FIRST_EVENTS`] waiting for the packet's entities.
     deferred: Vec<GameEvent>,
 }
@@ -276,6 +302,14 @@ impl Collectors {
                 q.wants(Damages),
                 q.wants(Purchases),
             ),
+            actions: ActionTables::new(ActionKinds {
+                shots: q.wants(Shots),
+                bomb: q.wants(Bomb),
+                smokes: q.wants(Smokes),
+                infernos: q.wants(Infernos),
+                flashes: q.wants(Flashes),
+                footsteps: q.wants(Footsteps),
+            }),
             deferred: Vec::new(),
         }
     }
@@ -290,6 +324,9 @@ impl Collectors {
         }
         if self.matches.any() {
             self.matches.on_event(state, event);
+        }
+        if self.actions.any() {
+            self.actions.on_event(state, event);
         }
     }
 
@@ -326,6 +363,7 @@ impl Collectors {
             out.push(c.tracker.finish());
         }
         out.extend(self.matches.finish());
+        out.extend(self.actions.finish());
         let mut ordered = Vec::with_capacity(out.len());
         for k in &self.order {
             if let Some(i) = out.iter().position(|t| t.name == k.name()) {

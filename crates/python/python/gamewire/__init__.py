@@ -82,6 +82,12 @@ TABLES = (
     "damages",
     "purchases",
     "user_commands",
+    "shots",
+    "bomb",
+    "smokes",
+    "infernos",
+    "flashes",
+    "footsteps",
 )
 
 _POLARS_DEFAULT = False
@@ -397,6 +403,35 @@ class Demo:
         deltas, `consumed_server_angle_changes`, `left_hand_desired`, and `input_history` (a
         list of dicts)."""
         return self._table("user_commands", polars)
+
+    def shots(self, *, polars: bool | None = None) -> Any:
+        """Shots (`weapon_fire`): `tick`, the shooter (`name`, `steamid`, `team`), `weapon`,
+        `silenced`, and the shooter's `X`, `Y`, `Z`, `pitch`, `yaw`."""
+        return self._table("shots", polars)
+
+    def bomb(self, *, polars: bool | None = None) -> Any:
+        """Bomb events: `tick`, `action` (beginplant, abortplant, planted, begindefuse,
+        abortdefuse, defused, exploded, dropped, pickup), the player, `site`, `haskit`, and
+        the player's `X`, `Y`, `Z`."""
+        return self._table("bomb", polars)
+
+    def smokes(self, *, polars: bool | None = None) -> Any:
+        """Smokes, one row each: `entity_id`, `start_tick` (detonation), `end_tick`
+        (expiry), the thrower, and where it bloomed (`X`, `Y`, `Z`)."""
+        return self._table("smokes", polars)
+
+    def infernos(self, *, polars: bool | None = None) -> Any:
+        """Molotov and incendiary fires, one row each, with the columns of `smokes`."""
+        return self._table("infernos", polars)
+
+    def flashes(self, *, polars: bool | None = None) -> Any:
+        """Players blinded (`player_blind`): `tick`, the attacker and the victim,
+        `blind_duration` (s), the flashbang's `entity_id`."""
+        return self._table("flashes", polars)
+
+    def footsteps(self, *, polars: bool | None = None) -> Any:
+        """Footsteps (`player_footstep`): `tick`, the player, and their `X`, `Y`, `Z`."""
+        return self._table("footsteps", polars)
 
     # -- demoparser2 names -----------------------------------------------------------------
 
