@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use gamewire_source2::cs2::{entity_position, Cell, TickCollector};
+use gamewire_source2::cs2::{entity_position, item_name, Cell, TickCollector};
+use gamewire_source2::econ::EconItem;
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::Visitor;
 use gamewire_source2::{DemoState, Entity, UserCommand, UserMessage, Value};
@@ -599,6 +600,132 @@ impl ChatCollector {
     }
 }
 
+/// The item columns `item_drops` and `skins` share.
+pub const ITEM_COLUMNS: [(&str, Kind); 10] = [
+    ("item_id", Kind::U64),
+    ("def_index", Kind::I64),
+    ("item_name", Kind::Str),
+    ("paint_index", Kind::I64),
+    ("paint_seed", Kind::I64),
+    ("paint_wear", Kind::I64),
+    ("wear", Kind::F32),
+    ("rarity", Kind::I64),
+    ("quality", Kind::I64),
+    ("custom_name", Kind::Str),
+];
+
+/// Columns of `item_drops` (one row per item dropped at the end of a
+/// match): `tick`, `steamid`, `account_id`, `dropreason`, `inventory`, then
+/// [`ITEM_COLUMNS`].
+pub fn item_drops_schema() -> Vec<(&'static str, Kind)> {
+    let mut s = vec![
+        ("tick", Kind::I64),
+        ("steamid", Kind::U64),
+        ("account_id", Kind::I64),
+        ("dropreason", Kind::I64),
+        ("inventory", Kind::I64),
+    ];
+    s.extend(ITEM_COLUMNS);
+    s
+}
+
+/// Columns of `skins` (one row per item a player had equipped, from the
+/// end-of-match summary): `tick`, `steamid`, `name`, `team`, then
+/// [`ITEM_COLUMNS`].
+pub fn skins_schema() -> Vec<(&'static str, Kind)> {
+    let mut s = vec![
+        ("tick", Kind::I64),
+        ("steamid", Kind::U64),
+        ("name", Kind::Str),
+        ("team", Kind::I64),
+    ];
+    s.extend(ITEM_COLUMNS);
+    s
+}
+
+/// The [`ITEM_COLUMNS`] cells of an item.
+fn item_cells(item: &EconItem) -> [Cell; 10] {
+    let int = |v: Option<u32>| v.map(|x| Cell::Int(i64::from(x))).unwrap_or(Cell::Null);
+    [
+        item.item_id.map(Cell::UInt).unwrap_or(Cell::Null),
+        int(item.def_index),
+        item.def_index
+            .and_then(|d| item_name(u64::from(d)))
+            .map(|n| Cell::Str(n.to_string()))
+            .unwrap_or(Cell::Null),
+        int(item.paint_index),
+        int(item.paint_seed),
+        int(item.paint_wear),
+        item.wear().map(Cell::Float).unwrap_or(Cell::Null),
+        int(item.rarity),
+        int(item.quality),
+        item.custom_name
+            .clone()
+            .map(Cell::Str)
+            .unwrap_or(Cell::Null),
+    ]
+}
+
+/// `item_drops` and `skins`: the economy items of CS2's end-of-match user
+/// messages ([`gamewire_source2::econ`]).
+#[derive(Debug)]
+pub struct EconCollector {
+    /// `item_drops`, when asked for.
+    pub drops: Option<Table>,
+    /// `skins`, when asked for.
+    pub skins: Option<Table>,
+}
+
+impl EconCollector {
+    /// Collects the tables asked for.
+    pub fn new(drops: bool, skins: bool) -> Self {
+        EconCollector {
+            drops: drops.then(|| Table::with_schema("item_drops", &item_drops_schema())),
+            skins: skins.then(|| Table::with_schema("skins", &skins_schema())),
+        }
+    }
+
+    /// Takes one user message.
+    pub fn on_message(&mut self, state: &DemoState, msg: &UserMessage<'_>) {
+        let tick = Cell::Int(i64::from(state.tick));
+        let int = |v: Option<u32>| v.map(|x| Cell::Int(i64::from(x))).unwrap_or(Cell::Null);
+        if let (Some(t), Some(items)) = (&mut self.drops, msg.item_drops()) {
+            for item in &items {
+                let mut row = vec![
+                    tick.clone(),
+                    item.steamid().map(Cell::UInt).unwrap_or(Cell::Null),
+                    int(item.account_id),
+                    int(item.dropreason),
+                    int(item.inventory),
+                ];
+                row.extend(item_cells(item));
+                t.push_row(&row);
+            }
+        }
+        if let (Some(t), Some(players)) = (&mut self.skins, msg.end_of_match_players()) {
+            for p in &players {
+                for item in &p.items {
+                    let mut row = vec![
+                        tick.clone(),
+                        p.steamid.map(Cell::UInt).unwrap_or(Cell::Null),
+                        p.name.clone().map(Cell::Str).unwrap_or(Cell::Null),
+                        p.team
+                            .map(|x| Cell::Int(i64::from(x)))
+                            .unwrap_or(Cell::Null),
+                    ];
+                    row.extend(item_cells(item));
+                    t.push_row(&row);
+                }
+            }
+        }
+    }
+
+    /// The tables asked for, `item_drops` first.
+    pub fn finish(self) -> Vec<Table> {
+        [self.drops, self.skins].into_iter().flatten().collect()
+    }
+}
+
 /// Columns of `user_commands` (one row per CS2 user command).
 pub const USER_COMMANDS: &[(&str, Kind)] = &[
     ("tick", Kind::I64),
@@ -1083,4 +1210,80 @@ impl GrenadesCollector {
 /// The value of an event key as an integer (for tests and callers).
 pub fn event_int(ev: &GameEvent, key: &str) -> Option<i64> {
     ev.get(key).and_then(EventValue::as_i64)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use gamewire_source2::Game;
+    use prost::Message;
+    use source2_demo_protobufs as pb;
+
+    fn item(id: u64, def: u32) -> pb::CEconItemPreviewDataBlock {
+        pb::CEconItemPreviewDataBlock {
+            accountid: Some(7),
+            itemid: Some(id),
+            defindex: Some(def),
+            paintindex: Some(282),
+            paintseed: Some(5),
+            paintwear: Some(0.5f32.to_bits()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn item_drops_and_skins_from_end_of_match_messages() {
+        use pb::ccs_usr_msg_end_of_match_all_players_data::PlayerData;
+        let mut state = DemoState::default();
+        state.tick = 9000;
+        let drops = pb::CCsUsrMsgSendPlayerItemDrops {
+            entity_updates: vec![item(11, 7), item(12, 4000)],
+        }
+        .encode_to_vec();
+        let summary = pb::CCsUsrMsgEndOfMatchAllPlayersData {
+            allplayerdata: vec![PlayerData {
+                xuid: Some(76_561_198_000_000_001),
+                name: Some("alice".into()),
+                teamnumber: Some(2),
+                items: vec![item(0, 1), item(13, 9)],
+                ..Default::default()
+            }],
+            scene: None,
+        }
+        .encode_to_vec();
+        let mut c = EconCollector::new(true, true);
+        for (id, payload) in [(361, &drops), (375, &summary), (306, &drops)] {
+            c.on_message(
+                &state,
+                &UserMessage {
+                    id,
+                    game: Game::Cs2,
+                    payload,
+                },
+            );
+        }
+        let tables = c.finish();
+        assert_eq!(tables[0].name, "item_drops");
+        assert_eq!(tables[0].rows(), 2);
+        let first = tables[0].row(0);
+        assert_eq!(first[0], Cell::Int(9000));
+        assert_eq!(first[1], Cell::UInt(76_561_197_960_265_735));
+        assert_eq!(first[5], Cell::UInt(11));
+        assert_eq!(first[7], Cell::Str("AK-47".into()));
+        assert_eq!(first[11], Cell::Float(0.5));
+        // An index without a known name: null name.
+        assert_eq!(tables[0].row(1)[7], Cell::Null);
+        assert_eq!(tables[1].name, "skins");
+        // The default item (item id 0) is left out.
+        assert_eq!(tables[1].rows(), 1);
+        let skin = tables[1].row(0);
+        assert_eq!(skin[1], Cell::UInt(76_561_198_000_000_001));
+        assert_eq!(skin[2], Cell::Str("alice".into()));
+        assert_eq!(skin[3], Cell::Int(2));
+        assert_eq!(skin[6], Cell::Str("AWP".into()));
+        let kinds: Vec<Kind> = tables[1].columns.iter().map(|(_, c)| c.kind()).collect();
+        let want: Vec<Kind> = skins_schema().into_iter().map(|(_, k)| k).collect();
+        assert_eq!(kinds, want);
+    }
 }

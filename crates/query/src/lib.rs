@@ -2,8 +2,8 @@
 //!
 //! A [`Query`] names the tables wanted (`events`, `ticks`, `players`,
 //! `chat`, `grenades`, `rounds`, `kills`, `damages`, `purchases`,
-//! `user_commands`, and awpy's `shots`, `bomb`, `smokes`, `infernos`,
-//! `flashes`, `footsteps`) and their options; [`run`] computes all of them in one pass over a demo, asking the
+//! `user_commands`, `item_drops`, `skins`, and awpy's `shots`, `bomb`,
+//! `smokes`, `infernos`, `flashes`, `footsteps`) and their options; [`run`] computes all of them in one pass over a demo, asking the
 //! parser to decode only what those tables need ([`Query::interests`]).
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
 //! or Parquet ([`write`](mod@write)).
@@ -44,8 +44,8 @@ pub use table::{Column, Kind, Table};
 
 use actions::{ActionKinds, ActionTables};
 use collect::{
-    ChatCollector, EventsCollector, GrenadesCollector, PlayersCollector, TicksCollector,
-    UserCommandsCollector, ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS,
+    ChatCollector, EconCollector, EventsCollector, GrenadesCollector, PlayersCollector,
+    TicksCollector, UserCommandsCollector, ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS,
 };
 use matches::MatchTables;
 use props::{player_source, PlayerSource};
@@ -85,11 +85,16 @@ pub enum TableKind {
     Flashes,
     /// Footsteps (`player_footstep`).
     Footsteps,
+    /// Items dropped to players at the end of a match.
+    ItemDrops,
+    /// The items players had equipped (skins), from the end-of-match
+    /// summary.
+    Skins,
 }
 
 impl TableKind {
     /// Every table, in output order.
-    pub const ALL: [TableKind; 16] = [
+    pub const ALL: [TableKind; 18] = [
         TableKind::Events,
         TableKind::Ticks,
         TableKind::Players,
@@ -106,6 +111,8 @@ impl TableKind {
         TableKind::Infernos,
         TableKind::Flashes,
         TableKind::Footsteps,
+        TableKind::ItemDrops,
+        TableKind::Skins,
     ];
 
     /// The table's name.
@@ -127,6 +134,8 @@ impl TableKind {
             TableKind::Infernos => "infernos",
             TableKind::Flashes => "flashes",
             TableKind::Footsteps => "footsteps",
+            TableKind::ItemDrops => "item_drops",
+            TableKind::Skins => "skins",
         }
     }
 
@@ -188,21 +197,21 @@ impl Query {
     /// What the parser must decode for these tables: entities for every
     /// table that reads entity props (names of players come from their
     /// controllers), game events for `events` and the match tables, user
-    /// messages for `chat` only; `grenades` reads game events too (the
+    /// messages for `chat`, `item_drops` and `skins`; `grenades` reads game events too (the
     /// detonations); send tables when props are named (to check the names).
     pub fn interests(&self) -> Interests {
         use TableKind::*;
         let events = self
             .tables
             .iter()
-            .any(|k| !matches!(k, Ticks | Players | Chat | UserCommands));
+            .any(|k| !matches!(k, Ticks | Players | Chat | UserCommands | ItemDrops | Skins));
         Interests {
             entities: self
                 .tables
                 .iter()
-                .any(|k| !matches!(k, Chat | Rounds | UserCommands)),
+                .any(|k| !matches!(k, Chat | Rounds | UserCommands | ItemDrops | Skins)),
             game_events: events,
-            user_messages: self.wants(Chat),
+            user_messages: self.wants(Chat) || self.wants(ItemDrops) || self.wants(Skins),
             // Prop names are checked against the serializers.
             send_tables: !self.player_props.is_empty() || !self.other_props.is_empty(),
             // The `usercmd_*` props read the players' user commands.
@@ -272,6 +281,7 @@ pub struct Collectors {
     players: Option<PlayersCollector>,
     chat: Option<ChatCollector>,
     user_commands: Option<UserCommandsCollector>,
+    econ: EconCollector,
     grenades: Option<GrenadesCollector>,
     matches: MatchTables,
     actions: ActionTables,
@@ -295,6 +305,7 @@ impl Collectors {
             players: q.wants(Players).then(PlayersCollector::default),
             chat: q.wants(Chat).then(ChatCollector::default),
             user_commands: q.wants(UserCommands).then(UserCommandsCollector::default),
+            econ: EconCollector::new(q.wants(ItemDrops), q.wants(Skins)),
             grenades: q.wants(Grenades).then(GrenadesCollector::default),
             matches: MatchTables::new(
                 q.wants(Rounds),
@@ -359,6 +370,7 @@ impl Collectors {
         if let Some(c) = self.user_commands {
             out.push(c.table);
         }
+        out.extend(self.econ.finish());
         if let Some(c) = self.grenades {
             out.push(c.tracker.finish());
         }
@@ -419,6 +431,7 @@ impl Visitor for Collectors {
         if let Some(c) = &mut self.chat {
             c.on_message(state, message);
         }
+        self.econ.on_message(state, message);
     }
 
     fn on_user_command(&mut self, state: &DemoState, command: &UserCommand) {

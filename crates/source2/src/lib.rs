@@ -14,6 +14,7 @@
 //! - [`gameevent`]: game events;
 //! - [`messages`]: user messages and protobuf game events, decoded by id;
 //! - [`usercmd`]: CS2's user commands (the players' input);
+//! - [`econ`]: CS2's economy items (end-of-match drops and equipped skins);
 //! - [`cs2`]: CS2-specific prop names and helpers.
 //!
 //! ```no_run
@@ -28,6 +29,7 @@ pub mod broadcast;
 pub mod cache;
 pub mod container;
 pub mod cs2;
+pub mod econ;
 pub mod entity;
 pub mod error;
 pub mod fieldpath;

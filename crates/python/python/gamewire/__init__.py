@@ -88,6 +88,8 @@ TABLES = (
     "infernos",
     "flashes",
     "footsteps",
+    "item_drops",
+    "skins",
 )
 
 _POLARS_DEFAULT = False
@@ -433,6 +435,19 @@ class Demo:
         """Footsteps (`player_footstep`): `tick`, the player, and their `X`, `Y`, `Z`."""
         return self._table("footsteps", polars)
 
+    def item_drops(self, *, polars: bool | None = None) -> Any:
+        """Items dropped to players at the end of a match (`SendPlayerItemDrops`): `tick`,
+        `steamid`, `account_id`, `dropreason`, `inventory`, `item_id`, `def_index`,
+        `item_name`, `paint_index`, `paint_seed`, `paint_wear` (the float's bits, as sent),
+        `wear`, `rarity`, `quality`, `custom_name`."""
+        return self._table("item_drops", polars)
+
+    def skins(self, *, polars: bool | None = None) -> Any:
+        """The items each player had equipped, from the end-of-match summary
+        (`EndOfMatchAllPlayersData`): `tick`, `steamid`, `name`, `team`, and the item columns
+        of `item_drops`."""
+        return self._table("skins", polars)
+
     # -- demoparser2 names -----------------------------------------------------------------
 
     def parse_header(self) -> dict:
@@ -510,6 +525,17 @@ class Demo:
         """`players()` (demoparser2's columns `steamid`, `name` and `team_number` are
         `steamid`, `name` and `team_num` here)."""
         return self.players(polars=polars)
+
+    def parse_skins(self, *, polars: bool | None = None) -> Any:
+        """demoparser2's `parse_skins`: `skins()` (its columns `def_index`, `item_id`,
+        `paint_index`, `paint_seed`, `paint_wear`, `custom_name`, `steamid`, and ours)."""
+        return self.skins(polars=polars)
+
+    def parse_item_drops(self, *, polars: bool | None = None) -> Any:
+        """demoparser2's `parse_item_drops`: `item_drops()` (its columns `account_id`,
+        `def_index`, `dropreason`, `inventory`, `item_id`, `paint_index`, `paint_seed`,
+        `paint_wear`, `custom_name`, and ours)."""
+        return self.item_drops(polars=polars)
 
     def parse_grenades(self, *, polars: bool | None = None) -> Any:
         """`grenades()`."""
