@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use gamewire_source2::cs2::{entity_position, item_name, Cell, TickCollector};
+use gamewire_source2::dota::CombatLogEntry;
 use gamewire_source2::econ::EconItem;
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::Visitor;
@@ -723,6 +724,93 @@ impl EconCollector {
     /// The tables asked for, `item_drops` first.
     pub fn finish(self) -> Vec<Table> {
         [self.drops, self.skins].into_iter().flatten().collect()
+    }
+}
+
+/// Columns of `combat_log` (one row per Dota 2 combat log entry).
+pub const COMBAT_LOG: &[(&str, Kind)] = &[
+    ("tick", Kind::I64),
+    ("timestamp", Kind::F32),
+    ("type", Kind::Str),
+    ("attacker_name", Kind::Str),
+    ("target_name", Kind::Str),
+    ("target_source_name", Kind::Str),
+    ("damage_source_name", Kind::Str),
+    ("inflictor_name", Kind::Str),
+    ("is_attacker_hero", Kind::Bool),
+    ("is_attacker_illusion", Kind::Bool),
+    ("is_target_hero", Kind::Bool),
+    ("is_target_illusion", Kind::Bool),
+    ("attacker_team", Kind::I64),
+    ("target_team", Kind::I64),
+    ("value", Kind::I64),
+    ("health", Kind::I64),
+    ("stun_duration", Kind::F32),
+    ("slow_duration", Kind::F32),
+    ("modifier_duration", Kind::F32),
+    ("ability_level", Kind::I64),
+    ("gold_reason", Kind::I64),
+    ("xp_reason", Kind::I64),
+    ("location_x", Kind::F32),
+    ("location_y", Kind::F32),
+];
+
+/// `combat_log`: Dota 2's combat log, names resolved through the
+/// `CombatLogNames` string table ([`gamewire_source2::dota`]).
+#[derive(Debug)]
+pub struct CombatLogCollector {
+    /// The rows so far.
+    pub table: Table,
+}
+
+impl Default for CombatLogCollector {
+    fn default() -> Self {
+        CombatLogCollector {
+            table: Table::with_schema("combat_log", COMBAT_LOG),
+        }
+    }
+}
+
+impl CombatLogCollector {
+    /// Takes one user message.
+    pub fn on_message(&mut self, state: &DemoState, msg: &UserMessage<'_>) {
+        let Some(e) = msg.combat_log() else { return };
+        let name = |i: Option<u32>| {
+            CombatLogEntry::name(state, i)
+                .map(|n| Cell::Str(n.to_string()))
+                .unwrap_or(Cell::Null)
+        };
+        let int = |v: Option<u32>| v.map(|x| Cell::Int(i64::from(x))).unwrap_or(Cell::Null);
+        let float = |v: Option<f32>| v.map(Cell::Float).unwrap_or(Cell::Null);
+        let flag = |v: Option<bool>| v.map(Cell::Bool).unwrap_or(Cell::Null);
+        self.table.push_row(&[
+            Cell::Int(i64::from(state.tick)),
+            float(e.timestamp),
+            Cell::Str(e.kind.clone()),
+            name(e.attacker_name),
+            name(e.target_name),
+            name(e.target_source_name),
+            name(e.damage_source_name),
+            name(e.inflictor_name),
+            flag(e.is_attacker_hero),
+            flag(e.is_attacker_illusion),
+            flag(e.is_target_hero),
+            flag(e.is_target_illusion),
+            int(e.attacker_team),
+            int(e.target_team),
+            int(e.value),
+            e.health
+                .map(|h| Cell::Int(i64::from(h)))
+                .unwrap_or(Cell::Null),
+            float(e.stun_duration),
+            float(e.slow_duration),
+            float(e.modifier_duration),
+            int(e.ability_level),
+            int(e.gold_reason),
+            int(e.xp_reason),
+            float(e.location_x),
+            float(e.location_y),
+        ]);
     }
 }
 

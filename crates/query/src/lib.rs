@@ -2,8 +2,9 @@
 //!
 //! A [`Query`] names the tables wanted (`events`, `ticks`, `players`,
 //! `chat`, `grenades`, `rounds`, `kills`, `damages`, `purchases`,
-//! `user_commands`, `item_drops`, `skins`, and awpy's `shots`, `bomb`,
-//! `smokes`, `infernos`, `flashes`, `footsteps`) and their options; [`run`] computes all of them in one pass over a demo, asking the
+//! `user_commands`, `item_drops`, `skins`, awpy's `shots`, `bomb`,
+//! `smokes`, `infernos`, `flashes`, `footsteps`, and Dota 2's
+//! `combat_log`) and their options; [`run`] computes all of them in one pass over a demo, asking the
 //! parser to decode only what those tables need ([`Query::interests`]).
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
 //! or Parquet ([`write`](mod@write)).
@@ -44,8 +45,9 @@ pub use table::{Column, Kind, Table};
 
 use actions::{ActionKinds, ActionTables};
 use collect::{
-    ChatCollector, EconCollector, EventsCollector, GrenadesCollector, PlayersCollector,
-    TicksCollector, UserCommandsCollector, ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS,
+    ChatCollector, CombatLogCollector, EconCollector, EventsCollector, GrenadesCollector,
+    PlayersCollector, TicksCollector, UserCommandsCollector, ENTITIES_FIRST_EVENTS,
+    SYNTHETIC_EVENTS,
 };
 use matches::MatchTables;
 use props::{player_source, PlayerSource};
@@ -90,11 +92,13 @@ pub enum TableKind {
     /// The items players had equipped (skins), from the end-of-match
     /// summary.
     Skins,
+    /// Dota 2's combat log.
+    CombatLog,
 }
 
 impl TableKind {
     /// Every table, in output order.
-    pub const ALL: [TableKind; 18] = [
+    pub const ALL: [TableKind; 19] = [
         TableKind::Events,
         TableKind::Ticks,
         TableKind::Players,
@@ -113,6 +117,7 @@ impl TableKind {
         TableKind::Footsteps,
         TableKind::ItemDrops,
         TableKind::Skins,
+        TableKind::CombatLog,
     ];
 
     /// The table's name.
@@ -136,6 +141,7 @@ impl TableKind {
             TableKind::Footsteps => "footsteps",
             TableKind::ItemDrops => "item_drops",
             TableKind::Skins => "skins",
+            TableKind::CombatLog => "combat_log",
         }
     }
 
@@ -197,21 +203,31 @@ impl Query {
     /// What the parser must decode for these tables: entities for every
     /// table that reads entity props (names of players come from their
     /// controllers), game events for `events` and the match tables, user
-    /// messages for `chat`, `item_drops` and `skins`; `grenades` reads game events too (the
+    /// messages for `chat`, `item_drops`, `skins` and `combat_log`; `grenades` reads game events too (the
     /// detonations); send tables when props are named (to check the names).
     pub fn interests(&self) -> Interests {
         use TableKind::*;
-        let events = self
-            .tables
-            .iter()
-            .any(|k| !matches!(k, Ticks | Players | Chat | UserCommands | ItemDrops | Skins));
+        let events = self.tables.iter().any(|k| {
+            !matches!(
+                k,
+                Ticks | Players | Chat | UserCommands | ItemDrops | Skins | CombatLog
+            )
+        });
         Interests {
             entities: self
                 .tables
                 .iter()
-                .any(|k| !matches!(k, Chat | Rounds | UserCommands | ItemDrops | Skins)),
+                .any(|k| {
+                    !matches!(
+                        k,
+                        Chat | Rounds | UserCommands | ItemDrops | Skins | CombatLog
+                    )
+                }),
             game_events: events,
-            user_messages: self.wants(Chat) || self.wants(ItemDrops) || self.wants(Skins),
+            user_messages: self.wants(Chat)
+                || self.wants(ItemDrops)
+                || self.wants(Skins)
+                || self.wants(CombatLog),
             // Prop names are checked against the serializers.
             send_tables: !self.player_props.is_empty() || !self.other_props.is_empty(),
             // The `usercmd_*` props read the players' user commands.
@@ -282,6 +298,7 @@ pub struct Collectors {
     chat: Option<ChatCollector>,
     user_commands: Option<UserCommandsCollector>,
     econ: EconCollector,
+    combat_log: Option<CombatLogCollector>,
     grenades: Option<GrenadesCollector>,
     matches: MatchTables,
     actions: ActionTables,
@@ -306,6 +323,7 @@ impl Collectors {
             chat: q.wants(Chat).then(ChatCollector::default),
             user_commands: q.wants(UserCommands).then(UserCommandsCollector::default),
             econ: EconCollector::new(q.wants(ItemDrops), q.wants(Skins)),
+            combat_log: q.wants(CombatLog).then(CombatLogCollector::default),
             grenades: q.wants(Grenades).then(GrenadesCollector::default),
             matches: MatchTables::new(
                 q.wants(Rounds),
@@ -371,6 +389,9 @@ impl Collectors {
             out.push(c.table);
         }
         out.extend(self.econ.finish());
+        if let Some(c) = self.combat_log {
+            out.push(c.table);
+        }
         if let Some(c) = self.grenades {
             out.push(c.tracker.finish());
         }
@@ -432,6 +453,9 @@ impl Visitor for Collectors {
             c.on_message(state, message);
         }
         self.econ.on_message(state, message);
+        if let Some(c) = &mut self.combat_log {
+            c.on_message(state, message);
+        }
     }
 
     fn on_user_command(&mut self, state: &DemoState, command: &UserCommand) {

@@ -1123,3 +1123,73 @@ fn shots_and_footsteps_are_the_events_with_the_players_positions() {
         }
     }
 }
+
+#[test]
+fn dota_combat_log_names_resolve_to_the_heroes_in_the_game() {
+    let dota = std::fs::read_dir(corpus().join("dota2"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "dem"))
+        .unwrap();
+    // `players` decodes the entities (the combat log alone needs none).
+    let q = Query {
+        tables: vec![TableKind::CombatLog, TableKind::Players],
+        ..Query::default()
+    };
+    let (tables, state) =
+        gamewire_query::run_with_state(&q, &std::fs::read(&dota).unwrap()).unwrap();
+    let log = &tables[0];
+    // Every CombatLogDataHLTV message is a row.
+    assert_eq!(
+        log.rows() as u64,
+        state
+            .message_counts
+            .get("DotaUmCombatLogDataHltv")
+            .copied()
+            .unwrap_or(0)
+    );
+    assert!(log.rows() >= 30, "{} entries", log.rows());
+    let col = |n: &str| match log.column(n) {
+        Some(Column::Str(v)) => v.clone(),
+        other => panic!("{n}: {other:?}"),
+    };
+    let (kinds, attackers, targets) = (col("type"), col("attacker_name"), col("target_name"));
+    assert!(kinds.iter().all(|k| k
+        .as_deref()
+        .is_some_and(|k| k.chars().all(|c| c.is_ascii_lowercase() || c == '_'))));
+    assert!(attackers.iter().chain(&targets).all(Option::is_some));
+    let Some(Column::Bool(target_hero)) = log.column("is_target_hero") else {
+        panic!("is_target_hero")
+    };
+    let Some(Column::F32(time)) = log.column("timestamp") else {
+        panic!("timestamp")
+    };
+    assert!(time.windows(2).all(|w| w[0] <= w[1]), "{time:?}");
+    // A hero target's name is a hero whose unit entity the demo has:
+    // npc_dota_hero_dragon_knight is a CDOTA_Unit_Hero_DragonKnight.
+    let classes: Vec<&str> = state.entities.iter().map(|e| state.class_name(e)).collect();
+    let mut heroes = 0;
+    for (t, hero) in targets.iter().zip(target_hero) {
+        if *hero != Some(true) {
+            continue;
+        }
+        let t = t.as_deref().unwrap();
+        let short = t
+            .strip_prefix("npc_dota_hero_")
+            .unwrap_or_else(|| panic!("{t}"));
+        let class: String = short
+            .split('_')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next()
+                    .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let class = format!("CDOTA_Unit_Hero_{class}");
+        assert!(classes.contains(&class.as_str()), "{t}: no {class}");
+        heroes += 1;
+    }
+    assert!(heroes >= 10, "{heroes} hero targets");
+}

@@ -90,6 +90,7 @@ TABLES = (
     "footsteps",
     "item_drops",
     "skins",
+    "combat_log",
 )
 
 _POLARS_DEFAULT = False
@@ -447,6 +448,14 @@ class Demo:
         (`EndOfMatchAllPlayersData`): `tick`, `steamid`, `name`, `team`, and the item columns
         of `item_drops`."""
         return self._table("skins", polars)
+
+    def combat_log(self, *, polars: bool | None = None) -> Any:
+        """Dota 2's combat log, one row per entry: `tick`, `timestamp` (game time, s),
+        `type` (`damage`, `heal`, `modifier_add`, `death`, ...), `attacker_name`,
+        `target_name`, `target_source_name`, `damage_source_name`, `inflictor_name` (resolved
+        through the `CombatLogNames` string table), hero and illusion flags, teams, `value`,
+        `health`, durations, `ability_level`, gold and XP reasons, location."""
+        return self._table("combat_log", polars)
 
     # -- demoparser2 names -----------------------------------------------------------------
 
