@@ -16,6 +16,7 @@ use gamewire_source2::cs2::{entity_position, Cell};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::{DemoState, Value};
 
+use crate::matches::{boolean, float, int, text};
 use crate::props::{event_player, identity, Paths, PlayerEnts};
 use crate::table::{Kind, Table};
 
@@ -101,38 +102,6 @@ const BOMB_EVENTS: &[(&str, &str)] = &[
 /// The start and end events of each effect table.
 const SMOKE_EVENTS: (&str, &str) = ("smokegrenade_detonate", "smokegrenade_expired");
 const INFERNO_EVENTS: (&str, &str) = ("inferno_startburn", "inferno_expire");
-
-fn int(ev: &GameEvent, key: &str) -> Cell {
-    ev.get(key)
-        .and_then(EventValue::as_i64)
-        .map(Cell::Int)
-        .unwrap_or(Cell::Null)
-}
-
-fn float(ev: &GameEvent, key: &str) -> Cell {
-    match ev.get(key) {
-        Some(EventValue::Float(f)) => Cell::Float(*f),
-        Some(other) => other
-            .as_i64()
-            .map(|v| Cell::Float(v as f32))
-            .unwrap_or(Cell::Null),
-        None => Cell::Null,
-    }
-}
-
-fn boolean(ev: &GameEvent, key: &str) -> Cell {
-    ev.get(key)
-        .and_then(EventValue::as_i64)
-        .map(|v| Cell::Bool(v != 0))
-        .unwrap_or(Cell::Null)
-}
-
-fn text(ev: &GameEvent, key: &str) -> Cell {
-    match ev.get(key) {
-        Some(EventValue::String(s)) => Cell::Str(s.clone()),
-        _ => Cell::Null,
-    }
-}
 
 /// A player an event key names: name, steam id, team, and the pawn.
 fn player<'s>(

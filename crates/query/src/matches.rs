@@ -66,28 +66,28 @@ pub fn side_name(team: i64) -> Option<&'static str> {
     }
 }
 
-fn int(ev: &GameEvent, key: &str) -> Cell {
+pub(crate) fn int(ev: &GameEvent, key: &str) -> Cell {
     ev.get(key)
         .and_then(EventValue::as_i64)
         .map(Cell::Int)
         .unwrap_or(Cell::Null)
 }
 
-fn boolean(ev: &GameEvent, key: &str) -> Cell {
+pub(crate) fn boolean(ev: &GameEvent, key: &str) -> Cell {
     ev.get(key)
         .and_then(EventValue::as_i64)
         .map(|v| Cell::Bool(v != 0))
         .unwrap_or(Cell::Null)
 }
 
-fn text(ev: &GameEvent, key: &str) -> Cell {
+pub(crate) fn text(ev: &GameEvent, key: &str) -> Cell {
     match ev.get(key) {
         Some(EventValue::String(s)) => Cell::Str(s.clone()),
         _ => Cell::Null,
     }
 }
 
-fn float(ev: &GameEvent, key: &str) -> Cell {
+pub(crate) fn float(ev: &GameEvent, key: &str) -> Cell {
     match ev.get(key) {
         Some(EventValue::Float(f)) => Cell::Float(*f),
         Some(other) => other
