@@ -46,7 +46,8 @@ pub struct Interests {
     pub game_events: bool,
     /// Report user messages.
     pub user_messages: bool,
-    /// Decode CS2's user commands (`CSVCMsg_UserCommands`): report each
+    /// Decode the user commands (`CSVCMsg_UserCommands`; CS2's whole, other
+    /// games' base command): report each
     /// ([`Visitor::on_user_command`]) and keep every pawn's latest
     /// ([`DemoState::user_commands`]).
     pub user_commands: bool,
@@ -1203,10 +1204,11 @@ impl<'a> DemoParser<'a> {
                 visitor.on_packet_entities(&self.state);
             }
             76 => {
-                if !interests.user_commands || !matches!(self.state.game, Game::Cs2 | Game::Any) {
+                if !interests.user_commands {
                     return Ok(());
                 }
-                match crate::usercmd::decode_user_commands(body, self.state.tick) {
+                let cs2 = matches!(self.state.game, Game::Cs2 | Game::Any);
+                match crate::usercmd::decode_user_commands(body, self.state.tick, cs2) {
                     Ok(commands) => {
                         for cmd in commands {
                             let Some(pawn) = cmd.pawn else {

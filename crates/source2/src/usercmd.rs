@@ -15,8 +15,10 @@
 //!   (what shot and hit registration use);
 //! - `left_hand_desired`, whether the viewmodel is held in the left hand.
 //!
-//! Deadlock and Dota 2 send commands of their own types; only CS2's are
-//! decoded. The protobuf types come from the `awpy-proto` crate, as
+//! Other games send commands of their own types, which start with the same
+//! base command (field 1, as `CUserCmdBasePB`): Deadlock's (and any game's
+//! but CS2's) are decoded to that base only, without input history. The
+//! protobuf types come from the `awpy-proto` crate, as
 //! `source2-demo-protobufs` does not generate `cs_usercmd.proto`.
 
 use awpy_proto::proto as cs;
@@ -88,12 +90,22 @@ fn angles(a: &cs::CMsgQAngle) -> [f32; 3] {
 impl UserCommand {
     /// Decodes one `CMsgServerUserCmd` at a tick: `None` when it has no
     /// base command (nothing a player did), an error when its `data` is not
-    /// a `CSGOUserCmdPB`.
+    /// a `CSGOUserCmdPB` (`cs2`) or does not start with a base command (any
+    /// other game).
     pub fn decode(
         server: &pb::CMsgServerUserCmd,
         tick: i32,
+        cs2: bool,
     ) -> Result<Option<UserCommand>, prost::DecodeError> {
-        let cmd = cs::CsgoUserCmdPb::decode(server.data.as_deref().unwrap_or(&[]))?;
+        let data = server.data.as_deref().unwrap_or(&[]);
+        let cmd = if cs2 {
+            cs::CsgoUserCmdPb::decode(data)?
+        } else {
+            cs::CsgoUserCmdPb {
+                base: cs::CUserCmdBasePb::decode(data)?.base,
+                ..Default::default()
+            }
+        };
         let Some(base) = cmd.base.as_ref() else {
             return Ok(None);
         };
@@ -176,19 +188,23 @@ impl UserCommand {
     }
 }
 
-/// Decodes a `CSVCMsg_UserCommands` body into its commands at a tick.
-pub fn decode_user_commands(body: &[u8], tick: i32) -> Result<Vec<UserCommand>, String> {
+/// Decodes a `CSVCMsg_UserCommands` body into its commands at a tick
+/// (`cs2`: CS2's full commands, else their base command only).
+pub fn decode_user_commands(body: &[u8], tick: i32, cs2: bool) -> Result<Vec<UserCommand>, String> {
     let m =
         pb::CSvcMsgUserCommands::decode(body).map_err(|e| format!("CSVCMsg_UserCommands: {e}"))?;
     let mut out = Vec::with_capacity(m.commands.len());
     for (i, c) in m.commands.iter().enumerate() {
-        match UserCommand::decode(c, tick) {
+        match UserCommand::decode(c, tick, cs2) {
             Ok(Some(cmd)) => out.push(cmd),
             Ok(None) => {}
             Err(e) => {
-                return Err(format!(
-                    "CSVCMsg_UserCommands command {i}: CSGOUserCmdPB: {e}"
-                ))
+                let what = if cs2 {
+                    "CSGOUserCmdPB"
+                } else {
+                    "CUserCmdBasePB"
+                };
+                return Err(format!("CSVCMsg_UserCommands command {i}: {what}: {e}"));
             }
         }
     }
@@ -242,7 +258,7 @@ mod tests {
 
     #[test]
     fn decodes_a_command() {
-        let cmds = decode_user_commands(&encoded((5 << 14) | 7, Some(90.0), 2), 10).unwrap();
+        let cmds = decode_user_commands(&encoded((5 << 14) | 7, Some(90.0), 2), 10, true).unwrap();
         assert_eq!(cmds.len(), 1);
         let c = &cmds[0];
         assert_eq!(c.tick, 10);
@@ -270,13 +286,13 @@ mod tests {
 
     #[test]
     fn missing_angles_keep_the_previous_ones() {
-        let first = decode_user_commands(&encoded(7, Some(45.0), 0), 1).unwrap();
-        let second = decode_user_commands(&encoded(7, None, 0), 2).unwrap();
+        let first = decode_user_commands(&encoded(7, Some(45.0), 0), 1, true).unwrap();
+        let second = decode_user_commands(&encoded(7, None, 0), 2, true).unwrap();
         let merged = second[0].clone().over(first.first());
         assert_eq!(merged.view_angles, Some([1.5, 45.0, 0.0]));
         assert_eq!(merged.tick, 2);
         // Another pawn's command is not merged.
-        let other = decode_user_commands(&encoded(8, None, 0), 2).unwrap();
+        let other = decode_user_commands(&encoded(8, None, 0), 2, true).unwrap();
         assert_eq!(other[0].clone().over(first.first()).view_angles, None);
     }
 
@@ -289,14 +305,18 @@ mod tests {
             }],
         }
         .encode_to_vec();
-        let e = decode_user_commands(&bad, 0).unwrap_err();
+        let e = decode_user_commands(&bad, 0, true).unwrap_err();
         assert!(e.contains("command 0"), "{e}");
-        assert!(decode_user_commands(&[0xff], 0).is_err());
+        assert!(decode_user_commands(&[0xff], 0, true).is_err());
         // A command without a base is skipped.
         let empty = pb::CSvcMsgUserCommands {
             commands: vec![pb::CMsgServerUserCmd::default()],
         }
         .encode_to_vec();
-        assert!(decode_user_commands(&empty, 0).unwrap().is_empty());
+        assert!(decode_user_commands(&empty, 0, true).unwrap().is_empty());
+        // Another game's command: its base only (no input history).
+        let other = decode_user_commands(&encoded(7, Some(10.0), 2), 3, false).unwrap();
+        assert_eq!(other[0].view_angles, Some([1.5, 10.0, 0.0]));
+        assert!(other[0].input_history.is_empty() && !other[0].left_hand_desired);
     }
 }

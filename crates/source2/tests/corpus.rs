@@ -1044,12 +1044,12 @@ fn deadlock_and_dota_ticks_are_the_heroes() {
     }
 }
 
-/// CS2 user commands: every command drives a pawn that exists (index and
+/// User commands: every command drives a pawn that exists (index and
 /// serial), command numbers and executed ticks only grow, render ticks in
-/// the input history only grow, and the command's view angles are the ones
-/// the pawn's entity carries on the same row (two independent paths: the
-/// protobuf command and the entity's `m_angEyeAngles`). Deadlock and Dota 2
-/// commands are not CS2's: none are decoded there.
+/// the input history (CS2) only grow, and the command's view angles are the
+/// ones the pawn's entity carries on the same row (two independent paths:
+/// the protobuf command and the entity's `m_angEyeAngles`). Deadlock's
+/// commands are decoded to their base command; the Dota 2 clip has none.
 #[test]
 fn user_commands_drive_their_pawns() {
     use gamewire_source2::cs2::{Cell, TickCollector};
@@ -1071,7 +1071,9 @@ fn user_commands_drive_their_pawns() {
         fn on_user_command(&mut self, state: &DemoState, cmd: &UserCommand) {
             let pawn = cmd.pawn.and_then(|h| state.entities.get(h.index as i32));
             if let (Some(h), Some(p)) = (cmd.pawn, pawn) {
-                if p.serial == h.serial && state.class_name(p) == "CCSPlayerPawn" {
+                let pawn_class =
+                    matches!(state.class_name(p), "CCSPlayerPawn" | "CCitadelPlayerPawn");
+                if p.serial == h.serial && pawn_class {
                     self.pawn_exists += 1;
                     assert_eq!(state.user_command_of(p), Some(cmd));
                 }
@@ -1086,8 +1088,9 @@ fn user_commands_drive_their_pawns() {
         let mut v = Commands::default();
         let (state, cut) = parse_with(&data, &mut v).unwrap();
         assert!(cut.is_none() && state.warnings.is_empty(), "{name}");
-        if !path.to_string_lossy().contains("/cs2/") {
-            assert!(v.seen.is_empty(), "{name}: commands outside CS2");
+        let cs2 = path.to_string_lossy().contains("/cs2/");
+        if path.to_string_lossy().contains("/dota2/") {
+            assert!(v.seen.is_empty(), "{name}: the Dota 2 clip has no commands");
             continue;
         }
         // One command per tick after the first, each on an existing pawn.
@@ -1111,7 +1114,11 @@ fn user_commands_drive_their_pawns() {
             .iter()
             .flat_map(|c| c.input_history.iter().map(|h| h.render_tick_count))
             .collect();
-        assert!(history.len() >= v.seen.len(), "{name}");
+        if cs2 {
+            assert!(history.len() >= v.seen.len(), "{name}");
+        } else {
+            assert!(history.is_empty(), "{name}: only CS2 has input history");
+        }
         assert!(history.windows(2).all(|w| w[0] <= w[1]), "{name}");
 
         let props: Vec<String> = ["pitch", "yaw", "usercmd_viewangle_x", "usercmd_viewangle_y"]
@@ -1119,21 +1126,26 @@ fn user_commands_drive_their_pawns() {
             .to_vec();
         let mut ticks = TickCollector::new(&props, None);
         DemoParser::new(&data).unwrap().run(&mut ticks).unwrap();
+        // CS2 networks the eye angles at full precision; Deadlock's are
+        // quantized (steps of about 0.02 degrees).
+        let tolerance = if cs2 { 1e-3 } else { 0.05 };
         let mut compared = 0;
         for row in &ticks.table.rows {
             if let [Cell::Float(pitch), Cell::Float(yaw), Cell::Float(cx), Cell::Float(cy), ..] =
                 row.as_slice()
             {
                 assert!(
-                    (pitch - cx).abs() < 1e-3 && (yaw - cy).abs() < 1e-3,
+                    (pitch - cx).abs() < tolerance && (yaw - cy).abs() < tolerance,
                     "{name}: {row:?}"
                 );
                 compared += 1;
             }
         }
+        // Every row but those before the player's first command.
+        let rows = ticks.table.rows.len();
         assert!(
-            compared >= state.tick - 2,
-            "{name}: {compared} rows compared"
+            rows > 40 && compared + 2 >= rows,
+            "{name}: {compared} of {rows} rows compared"
         );
     }
 }
