@@ -97,8 +97,8 @@ pub struct TicksArgs {
     pub demos: Vec<PathBuf>,
     /// Comma-separated props: demoparser2's names (X, Y, Z, health,
     /// armor_value, team_num, pitch, yaw, is_alive, balance,
-    /// active_weapon_name, inventory, velocity, FIRE, team_name,
-    /// total_rounds_played, ...) or raw prop paths.
+    /// active_weapon_name, inventory, velocity, FIRE, usercmd_viewangle_y,
+    /// agent_skin, team_name, total_rounds_played, ...) or raw prop paths.
     #[arg(long, value_delimiter = ',', required = true)]
     pub props: Vec<String>,
     /// Only these ticks (comma-separated).
