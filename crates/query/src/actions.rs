@@ -5,7 +5,8 @@
 //! (`player_blind`) and `footsteps` (`player_footstep`).
 //!
 //! A player's name, steam id and team come from the controller the event's
-//! key names (bots keep their names, with steam id 0); the position and view
+//! key names, as in the match tables (bots keep their names, with steam id
+//! 0); the position and view
 //! angles are those of the player's pawn when the event is read, before the
 //! entities of the same packet are applied (as the `events` table's player
 //! props).
@@ -14,10 +15,10 @@ use rustc_hash::FxHashMap;
 
 use gamewire_source2::cs2::{entity_position, Cell};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
-use gamewire_source2::{DemoState, Value};
+use gamewire_source2::DemoState;
 
-use crate::matches::{boolean, float, int, text};
-use crate::props::{event_player, identity, Paths, PlayerEnts};
+use crate::matches::{boolean, float, int, text, who_and_pawn};
+use crate::props::Paths;
 use crate::table::{Kind, Table};
 
 /// Columns of `shots` (one row per `weapon_fire`).
@@ -103,36 +104,6 @@ const BOMB_EVENTS: &[(&str, &str)] = &[
 const SMOKE_EVENTS: (&str, &str) = ("smokegrenade_detonate", "smokegrenade_expired");
 const INFERNO_EVENTS: (&str, &str) = ("inferno_startburn", "inferno_expire");
 
-/// A player an event key names: name, steam id, team, and the pawn.
-fn player<'s>(
-    state: &'s DemoState,
-    paths: &mut Paths,
-    ev: &GameEvent,
-    key: &str,
-) -> ([Cell; 3], Option<&'s gamewire_source2::Entity>) {
-    let p: PlayerEnts<'s> = event_player(state, paths, ev, key).unwrap_or_default();
-    if p.controller.is_none() && p.slot.is_none() {
-        return ([Cell::Null, Cell::Null, Cell::Null], None);
-    }
-    let (name, steamid) = identity(state, paths, &p);
-    let team = p
-        .pawn
-        .and_then(|e| paths.value(state, e, "m_iTeamNum"))
-        .or_else(|| {
-            p.controller
-                .and_then(|c| paths.value(state, c, "m_iTeamNum"))
-        })
-        .and_then(Value::as_i64);
-    (
-        [
-            name.map(Cell::Str).unwrap_or(Cell::Null),
-            steamid.map(Cell::UInt).unwrap_or(Cell::Null),
-            team.map(Cell::Int).unwrap_or(Cell::Null),
-        ],
-        p.pawn,
-    )
-}
-
 /// X, Y, Z of a pawn (null without one).
 fn position(
     state: &DemoState,
@@ -190,7 +161,7 @@ impl Effects {
     }
 
     fn effect(state: &DemoState, paths: &mut Paths, ev: &GameEvent, start: Option<i32>) -> Effect {
-        let (thrower, _) = player(state, paths, ev, "userid");
+        let (thrower, _) = who_and_pawn(state, paths, ev, "userid");
         Effect {
             start_tick: start,
             thrower,
@@ -311,7 +282,7 @@ impl ActionTables {
         match ev.name.as_str() {
             "weapon_fire" => {
                 let Some(t) = &mut self.shots else { return };
-                let ([n, s, team], pawn) = player(state, paths, ev, "userid");
+                let ([n, s, team], pawn) = who_and_pawn(state, paths, ev, "userid");
                 let [x, y, z] = position(state, paths, pawn);
                 let [pitch, yaw] = view(state, paths, pawn);
                 t.push_row(&[
@@ -330,8 +301,8 @@ impl ActionTables {
             }
             "player_blind" => {
                 let Some(t) = &mut self.flashes else { return };
-                let ([an, asid, at], _) = player(state, paths, ev, "attacker");
-                let ([vn, vsid, vt], _) = player(state, paths, ev, "userid");
+                let ([an, asid, at], _) = who_and_pawn(state, paths, ev, "attacker");
+                let ([vn, vsid, vt], _) = who_and_pawn(state, paths, ev, "userid");
                 t.push_row(&[
                     tick,
                     an,
@@ -346,14 +317,14 @@ impl ActionTables {
             }
             "player_footstep" => {
                 let Some(t) = &mut self.footsteps else { return };
-                let ([n, s, team], pawn) = player(state, paths, ev, "userid");
+                let ([n, s, team], pawn) = who_and_pawn(state, paths, ev, "userid");
                 let [x, y, z] = position(state, paths, pawn);
                 t.push_row(&[tick, n, s, team, x, y, z]);
             }
             name => {
                 if let Some((_, action)) = BOMB_EVENTS.iter().find(|(e, _)| *e == name) {
                     let Some(t) = &mut self.bomb else { return };
-                    let ([n, s, team], pawn) = player(state, paths, ev, "userid");
+                    let ([n, s, team], pawn) = who_and_pawn(state, paths, ev, "userid");
                     let [x, y, z] = position(state, paths, pawn);
                     t.push_row(&[
                         tick,

@@ -104,20 +104,33 @@ fn opt_str(s: Option<&str>) -> Cell {
 
 /// Name, steam id and team of the player an event key names.
 fn who(state: &DemoState, paths: &mut Paths, ev: &GameEvent, key: &str) -> [Cell; 3] {
-    let p: PlayerEnts<'_> = event_player(state, paths, ev, key).unwrap_or_default();
+    who_and_pawn(state, paths, ev, key).0
+}
+
+/// [`who`], and the player's pawn.
+pub(crate) fn who_and_pawn<'s>(
+    state: &'s DemoState,
+    paths: &mut Paths,
+    ev: &GameEvent,
+    key: &str,
+) -> ([Cell; 3], Option<&'s gamewire_source2::Entity>) {
+    let p: PlayerEnts<'s> = event_player(state, paths, ev, key).unwrap_or_default();
     if p.controller.is_none() && p.slot.is_none() {
-        return [Cell::Null, Cell::Null, Cell::Null];
+        return ([Cell::Null, Cell::Null, Cell::Null], None);
     }
     let (name, steamid) = identity(state, paths, &p);
     let team = p
         .controller
         .and_then(|c| paths.value(state, c, "m_iTeamNum"))
         .and_then(|v| v.as_i64());
-    [
-        name.map(Cell::Str).unwrap_or(Cell::Null),
-        steamid.map(Cell::UInt).unwrap_or(Cell::Null),
-        team.map(Cell::Int).unwrap_or(Cell::Null),
-    ]
+    (
+        [
+            name.map(Cell::Str).unwrap_or(Cell::Null),
+            steamid.map(Cell::UInt).unwrap_or(Cell::Null),
+            team.map(Cell::Int).unwrap_or(Cell::Null),
+        ],
+        p.pawn,
+    )
 }
 
 /// Columns of `rounds`.
