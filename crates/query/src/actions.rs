@@ -124,8 +124,8 @@ fn view(
 ) -> [Cell; 2] {
     let angles = pawn
         .and_then(|p| paths.value(state, p, "m_angEyeAngles"))
-        .and_then(|v| v.as_floats().map(<[f32]>::to_vec));
-    match angles.as_deref() {
+        .and_then(gamewire_source2::Value::as_floats);
+    match angles {
         Some([pitch, yaw, ..]) => [Cell::Float(*pitch), Cell::Float(*yaw)],
         _ => [Cell::Null, Cell::Null],
     }

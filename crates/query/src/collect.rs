@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use gamewire_source2::cs2::{entity_position, item_name, Cell, TickCollector};
+use gamewire_source2::cs2::{entity_position, item_name, Cell, TickCollector, UserCommandField};
 use gamewire_source2::dota::CombatLogEntry;
 use gamewire_source2::econ::EconItem;
 use gamewire_source2::gameevent::{EventValue, GameEvent};
@@ -601,6 +601,11 @@ impl ChatCollector {
     }
 }
 
+/// An optional integer as a cell (null for `None`).
+fn num<T: Into<i64>>(v: Option<T>) -> Cell {
+    v.map(|x| Cell::Int(x.into())).unwrap_or(Cell::Null)
+}
+
 /// The item columns `item_drops` and `skins` share.
 pub const ITEM_COLUMNS: [(&str, Kind); 10] = [
     ("item_id", Kind::U64),
@@ -646,7 +651,7 @@ pub fn skins_schema() -> Vec<(&'static str, Kind)> {
 
 /// The [`ITEM_COLUMNS`] cells of an item.
 fn item_cells(item: &EconItem) -> [Cell; 10] {
-    let int = |v: Option<u32>| v.map(|x| Cell::Int(i64::from(x))).unwrap_or(Cell::Null);
+    let int = num::<u32>;
     [
         item.item_id.map(Cell::UInt).unwrap_or(Cell::Null),
         int(item.def_index),
@@ -689,8 +694,13 @@ impl EconCollector {
     /// Takes one user message.
     pub fn on_message(&mut self, state: &DemoState, msg: &UserMessage<'_>) {
         let tick = Cell::Int(i64::from(state.tick));
-        let int = |v: Option<u32>| v.map(|x| Cell::Int(i64::from(x))).unwrap_or(Cell::Null);
-        if let (Some(t), Some(items)) = (&mut self.drops, msg.item_drops()) {
+        let int = num::<u32>;
+        // Each message is decoded only for a table that was asked for.
+        if let Some((t, items)) = self
+            .drops
+            .as_mut()
+            .and_then(|t| Some((t, msg.item_drops()?)))
+        {
             for item in &items {
                 let mut row = vec![
                     tick.clone(),
@@ -703,16 +713,18 @@ impl EconCollector {
                 t.push_row(&row);
             }
         }
-        if let (Some(t), Some(players)) = (&mut self.skins, msg.end_of_match_players()) {
+        if let Some((t, players)) = self
+            .skins
+            .as_mut()
+            .and_then(|t| Some((t, msg.end_of_match_players()?)))
+        {
             for p in &players {
                 for item in &p.items {
                     let mut row = vec![
                         tick.clone(),
                         p.steamid.map(Cell::UInt).unwrap_or(Cell::Null),
                         p.name.clone().map(Cell::Str).unwrap_or(Cell::Null),
-                        p.team
-                            .map(|x| Cell::Int(i64::from(x)))
-                            .unwrap_or(Cell::Null),
+                        num(p.team),
                     ];
                     row.extend(item_cells(item));
                     t.push_row(&row);
@@ -780,7 +792,7 @@ impl CombatLogCollector {
                 .map(|n| Cell::Str(n.to_string()))
                 .unwrap_or(Cell::Null)
         };
-        let int = |v: Option<u32>| v.map(|x| Cell::Int(i64::from(x))).unwrap_or(Cell::Null);
+        let int = num::<u32>;
         let float = |v: Option<f32>| v.map(Cell::Float).unwrap_or(Cell::Null);
         let flag = |v: Option<bool>| v.map(Cell::Bool).unwrap_or(Cell::Null);
         self.table.push_row(&[
@@ -799,9 +811,7 @@ impl CombatLogCollector {
             int(e.attacker_team),
             int(e.target_team),
             int(e.value),
-            e.health
-                .map(|h| Cell::Int(i64::from(h)))
-                .unwrap_or(Cell::Null),
+            num(e.health),
             float(e.stun_duration),
             float(e.slow_duration),
             float(e.modifier_duration),
@@ -814,7 +824,7 @@ impl CombatLogCollector {
     }
 }
 
-/// Columns of `user_commands` (one row per CS2 user command).
+/// Columns of `user_commands` (one row per user command).
 pub const USER_COMMANDS: &[(&str, Kind)] = &[
     ("tick", Kind::I64),
     ("steamid", Kind::U64),
@@ -842,7 +852,7 @@ pub const USER_COMMANDS: &[(&str, Kind)] = &[
     ("input_history", Kind::Str),
 ];
 
-/// `user_commands`: every CS2 user command, with the player of its slot
+/// `user_commands`: every user command, with the player of its slot
 /// (name and steam id from the controller, else `userinfo`). View angles
 /// and buttons a command does not send are the previous command's
 /// ([`gamewire_source2::UserCommand::over`]); `input_history` is JSON
@@ -866,6 +876,7 @@ impl Default for UserCommandsCollector {
 impl UserCommandsCollector {
     /// Takes one user command.
     pub fn on_command(&mut self, state: &DemoState, cmd: &UserCommand) {
+        use UserCommandField::*;
         let slot = cmd.player_slot.filter(|&s| s >= 0);
         let (name, steamid) = match slot {
             Some(s) => {
@@ -874,47 +885,45 @@ impl UserCommandsCollector {
             }
             None => (None, None),
         };
-        let int = |v: Option<i32>| v.map(|x| Cell::Int(i64::from(x))).unwrap_or(Cell::Null);
-        let angle = |i: usize| {
-            cmd.view_angles
-                .and_then(|a| a.get(i).copied())
-                .map(Cell::Float)
-                .unwrap_or(Cell::Null)
-        };
-        let button = |i: usize| {
-            cmd.buttons
-                .and_then(|b| b.get(i).copied())
-                .map(Cell::UInt)
-                .unwrap_or(Cell::Null)
-        };
-        self.table.push_row(&[
+        let mut row = vec![
             Cell::Int(i64::from(cmd.tick)),
             steamid.map(Cell::UInt).unwrap_or(Cell::Null),
             name.map(Cell::Str).unwrap_or(Cell::Null),
-            int(slot),
-            cmd.pawn
-                .map(|h| Cell::Int(i64::from(h.index)))
-                .unwrap_or(Cell::Null),
-            int(cmd.cmd_number),
-            int(cmd.server_tick_executed),
-            int(cmd.client_tick),
-            angle(0),
-            angle(1),
-            angle(2),
-            Cell::Float(cmd.forward_move),
-            Cell::Float(cmd.left_move),
-            Cell::Float(cmd.up_move),
-            button(0),
-            button(1),
-            button(2),
-            Cell::Int(i64::from(cmd.impulse)),
-            Cell::Int(i64::from(cmd.weapon_select)),
-            Cell::Int(i64::from(cmd.mouse_dx)),
-            Cell::Int(i64::from(cmd.mouse_dy)),
-            Cell::Int(i64::from(cmd.consumed_server_angle_changes)),
-            Cell::Bool(cmd.left_hand_desired),
-            Cell::Str(cmd.input_history_json()),
-        ]);
+            num(slot),
+            num(cmd.pawn.map(|h| h.index)),
+            num(cmd.cmd_number),
+            num(cmd.server_tick_executed),
+            num(cmd.client_tick),
+        ];
+        // The rest are the command's fields as the `usercmd_*` props read
+        // them.
+        row.extend(
+            [
+                ViewAngle(0),
+                ViewAngle(1),
+                ViewAngle(2),
+                ForwardMove,
+                LeftMove,
+            ]
+            .map(|f| f.cell(cmd)),
+        );
+        row.push(Cell::Float(cmd.up_move));
+        row.extend(
+            [
+                ButtonState(1),
+                ButtonState(2),
+                ButtonState(3),
+                Impulse,
+                WeaponSelect,
+                MouseDx,
+                MouseDy,
+                ConsumedServerAngleChanges,
+                LeftHandDesired,
+                InputHistory,
+            ]
+            .map(|f| f.cell(cmd)),
+        );
+        self.table.push_row(&row);
     }
 }
 

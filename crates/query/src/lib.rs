@@ -73,7 +73,7 @@ pub enum TableKind {
     Damages,
     /// Purchases.
     Purchases,
-    /// CS2 user commands (the players' input).
+    /// User commands (the players' input).
     UserCommands,
     /// Shots (`weapon_fire`).
     Shots,

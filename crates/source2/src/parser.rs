@@ -241,7 +241,7 @@ pub trait Visitor {
     fn on_game_event(&mut self, _state: &DemoState, _event: &GameEvent) {}
     /// A user message.
     fn on_user_message(&mut self, _state: &DemoState, _message: &UserMessage<'_>) {}
-    /// A CS2 user command (with [`Interests::user_commands`]), after
+    /// A user command (with [`Interests::user_commands`]), after
     /// [`DemoState::user_commands`] took it in.
     fn on_user_command(&mut self, _state: &DemoState, _command: &UserCommand) {}
     /// Entries of a string table changed.
@@ -335,7 +335,7 @@ pub struct DemoState {
     pub reached_stop: bool,
     /// True while the packet of a `DEM_FullPacket` is being handled.
     pub in_full_packet: bool,
-    /// Each pawn's latest user command, by pawn entity index (CS2, with
+    /// Each pawn's latest user command, by pawn entity index (with
     /// [`Interests::user_commands`]); view angles and buttons a command
     /// does not send keep the previous command's. Read it through
     /// [`DemoState::user_command_of`].

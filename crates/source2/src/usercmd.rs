@@ -1,5 +1,5 @@
-//! CS2 user commands: the input each player's client sent, as the server ran
-//! it.
+//! User commands: the input each player's client sent, as the server ran
+//! it (CS2's whole, other games' base command).
 //!
 //! A CS2 demo packet may carry `CSVCMsg_UserCommands` (svc message 76): a
 //! list of `CMsgServerUserCmd`, each with the client's command number, the
@@ -27,11 +27,16 @@ use source2_demo_protobufs as pb;
 
 use crate::entity::Handle;
 
-/// One entry of a command's input history.
+/// One entry of a command's input history. It serializes to demoparser2's
+/// shape: `x`, `y`, `z`, then the tick counts and fractions.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct InputHistoryEntry {
-    /// View angles (pitch, yaw, roll); zero when the entry has none.
-    pub view_angles: [f32; 3],
+    /// View angle pitch; zero when the entry has no view angles.
+    pub x: f32,
+    /// View angle yaw.
+    pub y: f32,
+    /// View angle roll.
+    pub z: f32,
     /// The tick the client rendered.
     pub render_tick_count: i32,
     /// How far into that tick.
@@ -112,12 +117,17 @@ impl UserCommand {
         let input_history = cmd
             .input_history
             .iter()
-            .map(|h| InputHistoryEntry {
-                view_angles: h.view_angles.as_ref().map(angles).unwrap_or_default(),
-                render_tick_count: h.render_tick_count(),
-                render_tick_fraction: h.render_tick_fraction(),
-                player_tick_count: h.player_tick_count(),
-                player_tick_fraction: h.player_tick_fraction(),
+            .map(|h| {
+                let [x, y, z] = h.view_angles.as_ref().map(angles).unwrap_or_default();
+                InputHistoryEntry {
+                    x,
+                    y,
+                    z,
+                    render_tick_count: h.render_tick_count(),
+                    render_tick_fraction: h.render_tick_fraction(),
+                    player_tick_count: h.player_tick_count(),
+                    player_tick_fraction: h.player_tick_fraction(),
+                }
             })
             .collect();
         Ok(Some(UserCommand {
@@ -161,30 +171,7 @@ impl UserCommand {
     /// (the view angles), `render_tick_count`, `render_tick_fraction`,
     /// `player_tick_count`, `player_tick_fraction` (demoparser2's shape).
     pub fn input_history_json(&self) -> String {
-        #[derive(serde::Serialize)]
-        struct Entry {
-            x: f32,
-            y: f32,
-            z: f32,
-            render_tick_count: i32,
-            render_tick_fraction: f32,
-            player_tick_count: i32,
-            player_tick_fraction: f32,
-        }
-        let entries: Vec<Entry> = self
-            .input_history
-            .iter()
-            .map(|h| Entry {
-                x: h.view_angles[0],
-                y: h.view_angles[1],
-                z: h.view_angles[2],
-                render_tick_count: h.render_tick_count,
-                render_tick_fraction: h.render_tick_fraction,
-                player_tick_count: h.player_tick_count,
-                player_tick_fraction: h.player_tick_fraction,
-            })
-            .collect();
-        serde_json::to_string(&entries).unwrap_or_else(|_| "[]".to_string())
+        serde_json::to_string(&self.input_history).unwrap_or_else(|_| "[]".to_string())
     }
 }
 

@@ -400,7 +400,7 @@ class Demo:
         return self._table("purchases", polars)
 
     def user_commands(self, *, polars: bool | None = None) -> Any:
-        """CS2 user commands, one row each: `tick`, the player (`steamid`, `name`,
+        """User commands (CS2; Deadlock's base command), one row each: `tick`, the player (`steamid`, `name`,
         `player_slot`, pawn `entity_index`), `cmd_number`, `server_tick_executed`,
         `client_tick`, view angles, moves, button states, `impulse`, `weapon_select`, mouse
         deltas, `consumed_server_angle_changes`, `left_hand_desired`, and `input_history` (a

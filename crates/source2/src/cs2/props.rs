@@ -145,7 +145,7 @@ pub enum PropSource {
     /// previous row: collectors that keep one ([`super::TickCollector`]) fill it,
     /// [`read_player_prop`] gives null.
     Velocity(Option<usize>),
-    /// A value of the player's latest user command (CS2; the parse needs
+    /// A value of the player's latest user command (the parse needs
     /// [`crate::Interests::user_commands`]).
     UserCommand(UserCommandField),
 }
@@ -906,14 +906,14 @@ fn inventory(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<u64
     names
 }
 
+/// The two words of a pawn's `m_bSpottedByMask` (slots 0-31, 32-63).
+const SPOTTED_BY_MASK: [&str; 2] = ["m_bSpottedByMask.0", "m_bSpottedByMask.1"];
+
 /// See [`Computed::SpottedBy`].
 fn spotted_by(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<u64> {
     let mut out = Vec::new();
-    for word in 0..2u32 {
-        let Some(mask) = cache
-            .value(state, pawn, &format!("m_bSpottedByMask.{word}"))
-            .and_then(Value::as_u64)
-        else {
+    for (word, name) in (0u32..).zip(SPOTTED_BY_MASK) {
+        let Some(mask) = cache.value(state, pawn, name).and_then(Value::as_u64) else {
             continue;
         };
         for bit in 0..32 {
