@@ -18,7 +18,7 @@ For every `*.dem` in CORPUS_DIR (all are tried) it compares:
      `gamewire events DEMO --name NAME --format jsonl`: same number of rows, same ticks (row by
      row, in stream order), and equal values in every column both sides have, after the
      mapping described in EVENT COLUMN MAPPING below.
- (d) every demoparser2 player prop name gamewire reads (EVERY_TICK_PROP: 231 names) in one
+ (d) every demoparser2 player prop name gamewire reads (EVERY_TICK_PROP: 245 names) in one
      `parse_ticks` call against one `gamewire ticks` run: the same rows, and every value equal;
      a prop demoparser2 gives no column for (its field is not in that game build) must be null
      in every gamewire row. NOT_COMPARED and PEER_EMPTY_FIRST_ROWS give the exceptions and why.
@@ -130,6 +130,16 @@ EVERY_TICK_PROP = [
     "usercmd_mouse_dy", "usercmd_consumed_server_angle_changes", "usercmd_input_history",
     "usercmd_weapon_select", "usercmd_left_hand_desired",
     "inventory_as_ids", "approximate_spotted_by", "agent_skin", "inventory_as_bitmask",
+    "kills_this_round", "deaths_this_round", "assists_this_round", "alive_time_this_round",
+    "headshot_kills_this_round", "damage_this_round", "objective_this_round",
+    "utility_damage_this_round", "enemies_flashed_this_round", "equipment_value_this_round",
+    "money_saved_this_round", "kill_reward_this_round", "cash_earned_this_round",
+    # raw props in demoparser2's spelling: the active weapon's (`Weapon.`, `Grenade.`; its
+    # list_updated_fields names them so), nested tables by serializer name
+    "Weapon.m_iClip2", "Weapon.m_nNextThinkTick", "Weapon.CBodyComponentBaseAnimGraph.m_cellX",
+    "Grenade.m_bRedraw", "Grenade.m_fThrowTime", "Grenade.CBodyComponentBaseAnimGraph.m_vecZ",
+    "CCSPlayerPawn.CCSPlayer_CameraServices.m_iFOV",
+    "CCSPlayerController.CCSPlayerController_ActionTrackingServices.m_iNumRoundKills",
 ]
 # Props gamewire gives as JSON text (demoparser2: Python lists of dicts); parsed before comparing.
 # Before a player's first user command gamewire gives null, demoparser2 an empty list: equal.

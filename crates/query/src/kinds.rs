@@ -147,7 +147,7 @@ pub fn player_kind(state: &DemoState, source: &PlayerSource) -> Option<Kind> {
         }),
         PlayerSource::Entity(PropSource::Computed(c)) => Some(match c {
             Computed::Airborne => Kind::Bool,
-            Computed::EntityId | Computed::UserId => Kind::I64,
+            Computed::EntityId | Computed::UserId | Computed::RoundStat(_) => Kind::I64,
             Computed::WeaponName
             | Computed::WeaponOriginalOwner
             | Computed::PlayerColor

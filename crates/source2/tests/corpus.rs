@@ -1229,3 +1229,60 @@ fn spotted_by_lists_one_player_per_mask_bit() {
         }
     }
 }
+
+/// demoparser2's `*_this_round` props read the current round's entry of
+/// the controller's per-round stats: on every CS2 clip each equals the raw
+/// `m_perRoundStats.<total_rounds_played>.<field>` prop of the same row,
+/// and is never null (the vector holds an entry per round of the match).
+/// On 14065 the first round's equipment value and saved money are written
+/// at tick 142 (the freeze end), as demoparser2 reports them.
+#[test]
+fn round_stats_read_the_current_rounds_entry() {
+    use gamewire_source2::cs2::{Cell, TickCollector, FRIENDLY_PROPS};
+    let stats: Vec<(&str, &str)> = FRIENDLY_PROPS
+        .iter()
+        .filter_map(|(n, spec)| Some((*n, spec.strip_prefix("computed:round:")?)))
+        .collect();
+    assert_eq!(stats.len(), 13);
+    for name in ["14011", "14065", "14132", "14150_ag2", "14155"] {
+        let data = std::fs::read(corpus().join(format!("cs2/{name}.dem"))).unwrap();
+        let rounds = {
+            let mut t = TickCollector::new(&["total_rounds_played".to_string()], None);
+            DemoParser::new(&data).unwrap().run(&mut t).unwrap();
+            t.table.rows
+        };
+        let round = match rounds.first().map(|r| &r[0]) {
+            Some(Cell::Int(r)) => *r,
+            other => panic!("{name}: total_rounds_played {other:?}"),
+        };
+        assert!(
+            rounds.iter().all(|r| r[0] == Cell::Int(round)),
+            "{name}: the clip spans one round"
+        );
+        let mut props: Vec<String> = stats.iter().map(|(n, _)| n.to_string()).collect();
+        props.extend(stats.iter().map(|(_, f)| {
+            format!("CCSPlayerController.m_pActionTrackingServices.m_perRoundStats.{round:04}.{f}")
+        }));
+        let mut t = TickCollector::new(&props, None);
+        DemoParser::new(&data).unwrap().run(&mut t).unwrap();
+        assert!(!t.table.rows.is_empty(), "{name}");
+        for row in &t.table.rows {
+            for k in 0..stats.len() {
+                assert!(matches!(row[k], Cell::Int(_)), "{name}: {row:?}");
+                assert_eq!(row[k], row[k + stats.len()], "{name}: {}", stats[k].0);
+            }
+        }
+        if name == "14065" {
+            let col = |n: &str| stats.iter().position(|(s, _)| *s == n).unwrap();
+            let tick_col = props.len();
+            for row in &t.table.rows {
+                let Cell::Int(tick) = row[tick_col] else {
+                    panic!("{row:?}")
+                };
+                let (equipment, saved) = if tick >= 142 { (200, 800) } else { (0, 0) };
+                assert_eq!(row[col("equipment_value_this_round")], Cell::Int(equipment));
+                assert_eq!(row[col("money_saved_this_round")], Cell::Int(saved));
+            }
+        }
+    }
+}

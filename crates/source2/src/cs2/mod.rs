@@ -79,7 +79,7 @@ pub use props::{
     active_weapon, agent_name, computed_cell, entity_of_handle, entity_position, item_name,
     prop_source, read_player_prop, team_number, tick_rate, velocity_cell, Computed, Owner,
     PropSource, UserCommandField, ACTIVE_WEAPON_PROP, AGENT_NAMES, AIRBORNE_GROUND_HANDLE,
-    BUTTONS_PROP, FRIENDLY_PROPS, ITEM_NAMES,
+    BUTTONS_PROP, FRIENDLY_PROPS, GRENADE_PREFIX, ITEM_NAMES, WEAPON_PREFIX,
 };
 pub use world::{
     is_weapon_class, other_columns, other_names, other_prop, other_prop_in, other_source,
@@ -250,7 +250,13 @@ pub struct PropCache {
     paths: Vec<Vec<Option<Option<FieldPath>>>>,
     /// The send tables the paths were resolved against.
     tables: Option<std::sync::Arc<SendTables>>,
+    /// The index of the game rules entity, as last found
+    /// ([`PropCache::rules_entity`]).
+    rules: Option<i32>,
 }
+
+/// The class of CS2's game rules entity.
+const RULES_CLASS: &str = "CCSGameRulesProxy";
 
 impl PropCache {
     /// The id of a prop name, interning it on first use.
@@ -311,6 +317,22 @@ impl PropCache {
             }
         };
         path
+    }
+
+    /// The `CCSGameRulesProxy` entity of the current state (its index is
+    /// remembered; found again when that entity is gone).
+    pub fn rules_entity<'s>(&mut self, state: &'s DemoState) -> Option<&'s Entity> {
+        if let Some(e) = self.rules.and_then(|i| state.entities.get(i)) {
+            if state.class_name(e) == RULES_CLASS {
+                return Some(e);
+            }
+        }
+        let e = state
+            .entities
+            .iter()
+            .find(|e| state.class_name(e) == RULES_CLASS)?;
+        self.rules = Some(e.index);
+        Some(e)
     }
 
     /// The value of a dotted prop on an entity.
@@ -599,6 +621,30 @@ mod tests {
                 Owner::Controller,
                 "CCSPlayerController_InventoryServices.m_unMusicID".into()
             )
+        );
+        // demoparser2's spelling of weapon and grenade props: the active
+        // weapon's raw prop.
+        assert_eq!(
+            prop_source("Weapon.m_iClip1"),
+            PropSource::Raw(Owner::ActiveWeapon, "m_iClip1".into())
+        );
+        assert_eq!(
+            prop_source("Grenade.CBodyComponentBaseAnimGraph.m_vecZ"),
+            PropSource::Raw(
+                Owner::ActiveWeapon,
+                "CBodyComponentBaseAnimGraph.m_vecZ".into()
+            )
+        );
+        // The per-round stats, each its own field.
+        assert_eq!(
+            prop_source("kills_this_round"),
+            PropSource::Computed(Computed::RoundStat(0))
+        );
+        assert_eq!(
+            prop_source("cash_earned_this_round"),
+            PropSource::Computed(Computed::RoundStat(
+                (props::ROUND_STAT_FIELDS.len() - 1) as u8
+            ))
         );
         // Every friendly name's spec parses to what its prefix says.
         for (name, spec) in FRIENDLY_PROPS {

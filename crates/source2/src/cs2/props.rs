@@ -13,6 +13,12 @@ use crate::fieldpath::FieldPath;
 use crate::parser::DemoState;
 use crate::value::Value;
 
+/// The prefix of a raw prop of the active weapon (`Weapon.m_iClip1`).
+pub const WEAPON_PREFIX: &str = "Weapon.";
+/// The prefix demoparser2 gives the props of grenade classes; read like
+/// [`WEAPON_PREFIX`], from the active weapon.
+pub const GRENADE_PREFIX: &str = "Grenade.";
+
 /// Which entity of a player a prop lives on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Owner {
@@ -64,7 +70,36 @@ pub enum Computed {
     /// The model name of the controller's agent,
     /// `m_nPawnCharacterDefIndex` by [`AGENT_NAMES`].
     AgentSkin,
+    /// A field of the current round's entry in the controller's per-round
+    /// stats (`m_pActionTrackingServices.m_perRoundStats`, one
+    /// `CSPerRoundStats_t` per round, entry `i` for round `i + 1`): the
+    /// entry at the game rules' `m_totalRoundsPlayed`, field
+    /// [`ROUND_STAT_FIELDS`]`[k]`. Null when the vector has no such entry.
+    RoundStat(u8),
 }
+
+/// The `CSPerRoundStats_t` fields [`Computed::RoundStat`] reads (the
+/// friendly names are demoparser2's `*_this_round`, in [`FRIENDLY_PROPS`]).
+pub const ROUND_STAT_FIELDS: &[&str] = &[
+    "m_iKills",
+    "m_iDeaths",
+    "m_iAssists",
+    "m_iLiveTime",
+    "m_iHeadShotKills",
+    "m_iDamage",
+    "m_iObjective",
+    "m_iUtilityDamage",
+    "m_iEnemiesFlashed",
+    "m_iEquipmentValue",
+    "m_iMoneySaved",
+    "m_iKillReward",
+    "m_iCashEarned",
+];
+
+/// The controller's vector of per-round stats.
+const ROUND_STATS_PROP: &str = "m_pActionTrackingServices.m_perRoundStats";
+/// The rounds played so far, on the `CCSGameRulesProxy` entity.
+const ROUNDS_PLAYED_PROP: &str = "m_pGameRules.m_totalRoundsPlayed";
 
 /// A value of the player's latest user command
 /// ([`crate::DemoState::user_command_of`], demoparser2's `usercmd_*` props).
@@ -202,6 +237,31 @@ pub const FRIENDLY_PROPS: &[(&str, &str)] = &[
         "cash_spent_this_round",
         "controller:m_pInGameMoneyServices.m_iCashSpentThisRound",
     ),
+    ("kills_this_round", "computed:round:m_iKills"),
+    ("deaths_this_round", "computed:round:m_iDeaths"),
+    ("assists_this_round", "computed:round:m_iAssists"),
+    ("alive_time_this_round", "computed:round:m_iLiveTime"),
+    (
+        "headshot_kills_this_round",
+        "computed:round:m_iHeadShotKills",
+    ),
+    ("damage_this_round", "computed:round:m_iDamage"),
+    ("objective_this_round", "computed:round:m_iObjective"),
+    (
+        "utility_damage_this_round",
+        "computed:round:m_iUtilityDamage",
+    ),
+    (
+        "enemies_flashed_this_round",
+        "computed:round:m_iEnemiesFlashed",
+    ),
+    (
+        "equipment_value_this_round",
+        "computed:round:m_iEquipmentValue",
+    ),
+    ("money_saved_this_round", "computed:round:m_iMoneySaved"),
+    ("kill_reward_this_round", "computed:round:m_iKillReward"),
+    ("cash_earned_this_round", "computed:round:m_iCashEarned"),
     ("player_name", "controller:m_iszPlayerName"),
     ("player_steamid", "controller:m_steamID"),
     ("score", "controller:m_iScore"),
@@ -992,6 +1052,15 @@ pub fn computed_cell(
             .and_then(Value::as_u64)
             .and_then(agent_name)
             .map(|n| Cell::Str(n.to_string())),
+        Computed::RoundStat(k) => controller.and_then(|c| {
+            let field = ROUND_STAT_FIELDS.get(usize::from(k))?;
+            let rules = cache.rules_entity(state)?;
+            let round = cache
+                .value(state, rules, ROUNDS_PLAYED_PROP)
+                .and_then(Value::as_u64)?;
+            let name = format!("{ROUND_STATS_PROP}.{round:04}.{field}");
+            cache.value(state, c, &name).map(Cell::from_value)
+        }),
         Computed::PlayerColor => controller
             .and_then(|c| cache.value(state, c, "m_iCompTeammateColor"))
             .and_then(Value::as_i64)
@@ -1021,10 +1090,18 @@ pub fn read_player_prop(
 
 /// Resolves a friendly or raw prop name. Raw names are looked up on the
 /// pawn first, then on the controller; a `CCSPlayerPawn.` or
-/// `CCSPlayerController.` prefix picks one.
+/// `CCSPlayerController.` prefix picks one, and a `Weapon.` or `Grenade.`
+/// prefix (demoparser2's spelling, as its `list_updated_fields` gives the
+/// props of weapon and grenade classes) reads the active weapon.
 pub fn prop_source(name: &str) -> PropSource {
     if let Some((_, spec)) = FRIENDLY_PROPS.iter().find(|(n, _)| *n == name) {
         return parse_spec(spec);
+    }
+    if let Some(rest) = name
+        .strip_prefix(WEAPON_PREFIX)
+        .or_else(|| name.strip_prefix(GRENADE_PREFIX))
+    {
+        return PropSource::Raw(Owner::ActiveWeapon, rest.to_string());
     }
     if let Some(rest) = name.strip_prefix("CCSPlayerPawn.") {
         return PropSource::Raw(Owner::Pawn, rest.to_string());
@@ -1067,6 +1144,10 @@ fn parse_spec(spec: &str) -> PropSource {
             "consumed_server_angle_changes" => ConsumedServerAngleChanges,
             _ => InputHistory,
         });
+    }
+    if let Some(field) = spec.strip_prefix("computed:round:") {
+        let k = ROUND_STAT_FIELDS.iter().position(|f| *f == field);
+        return PropSource::Computed(Computed::RoundStat(k.unwrap_or(0) as u8));
     }
     if let Some(name) = spec.strip_prefix("computed:") {
         return PropSource::Computed(match name {
