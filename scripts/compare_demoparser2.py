@@ -23,6 +23,10 @@ For every `*.dem` in CORPUS_DIR (all are tried) it compares:
      a prop demoparser2 gives no column for (its field is not in that game build) must be null
      in every gamewire row. NOT_COMPARED and PEER_EMPTY_FIRST_ROWS give the exceptions and why.
 
+ (e) `list_updated_fields()` against `gamewire table updated_fields`, as sets; the differences
+     allowed (how demoparser2 tells weapon and grenade classes by their text) are listed above
+     compare_updated_fields.
+
 A demo on which demoparser2 raises (0.42.0: IllegalPathOp on 14011 and 14150_ag2, see
 ../shared/corpus/SOURCES.md) is reported as "peer failed" and is not a failure of ours; for those
 we still run our side and print what we produced (and the event-name comparison when the
@@ -537,6 +541,62 @@ def compare_every_prop(rep: Report, demo: Path, gamewire: str, dp) -> dict:
     return {"props": len(props), "values": values}
 
 
+# (e) demoparser2 names prop classes by their text (src/parser/src/second_pass/entities.rs,
+# should_emit_prop_to_listen and convert_weapon_prefix_to_general); gamewire by what the class
+# is. The differences this makes, each checked against the `classes` column of ours:
+#   * classes demoparser2's weapon test (a name containing Weapon, AK or CDEagle) leaves out,
+#     but that are weapons a player holds: the C4 and the knives. Their props are Weapon.* here.
+HELD_NOT_LISTED_BY_PEER = ("CC4", "CKnife")
+#   * a weapon prop whose name contains one of these demoparser2 calls a grenade prop.
+PEER_GRENADE_WORDS = ("Molo", "Inc", "Infer", "Projectile", "Grenade", "Flash")
+#   * `Weapon.` and `Grenade.` with nothing after the dot: names demoparser2 builds for paths
+#     without a field (not props).
+PEER_EMPTY_NAMES = {"Weapon.", "Grenade."}
+
+
+def updated_fields_differences(ours: dict, theirs: set) -> tuple[list, list]:
+    """Names in one list only, as (explained, unexplained). `ours`: name -> its classes."""
+    explained, unexplained = [], []
+    for n in sorted(set(ours) - theirs):
+        classes = ours[n]
+        field = n.split(".", 1)[1]
+        if n.startswith("Weapon.") and (
+                all(c.startswith(HELD_NOT_LISTED_BY_PEER) for c in classes)
+                or (any(w in field for w in PEER_GRENADE_WORDS) and "Grenade." + field in theirs)):
+            explained.append(n)
+        else:
+            unexplained.append(f"only gamewire: {n} {classes}")
+    for n in sorted(theirs - set(ours)):
+        field = n.split(".", 1)[1]
+        if n in PEER_EMPTY_NAMES or (
+                n.startswith("Grenade.") and any(w in field for w in PEER_GRENADE_WORDS)
+                and "Weapon." + field in ours):
+            explained.append(n)
+        else:
+            unexplained.append(f"only demoparser2: {n}")
+    return explained, unexplained
+
+
+def compare_updated_fields(rep: Report, demo: Path, gamewire: str, dp) -> None:
+    """(e): `list_updated_fields()` against `gamewire table updated_fields`, as sets; the only
+    differences allowed are those above."""
+    name = demo.name
+    theirs, perr = peer(dp.list_updated_fields)
+    if perr is not None:
+        rep.fail(f"{name} updated fields: demoparser2 raised {perr}")
+        return
+    rows = ours_jsonl(gamewire, ["table", "updated_fields", str(demo), "--format", "jsonl"])
+    ours = {r["name"]: r["classes"] for r in rows}
+    theirs = set(theirs)
+    explained, unexplained = updated_fields_differences(ours, theirs)
+    rep.say(f"  (e) updated fields: gamewire {len(ours)}, demoparser2 {len(theirs)}, "
+            f"{len(set(ours) & theirs)} equal, {len(explained)} differ as expected "
+            f"(weapon classes demoparser2 leaves out, its text rules)")
+    for u in unexplained[:rep.max_report]:
+        rep.say(f"    {u}")
+    if unexplained:
+        rep.fail(f"{name} updated fields: {len(unexplained)} unexplained differences")
+
 
 def compare_demo(rep: Report, demo: Path, gamewire: str) -> str:
     from demoparser2 import DemoParser  # noqa: PLC0415
@@ -565,6 +625,10 @@ def compare_demo(rep: Report, demo: Path, gamewire: str) -> str:
         return "peer failed"
     try:
         compare_every_prop(rep, demo, gamewire, dp)
+    except OursFailed as e:
+        rep.fail(f"{demo.name}: {e}")
+    try:
+        compare_updated_fields(rep, demo, gamewire, dp)
     except OursFailed as e:
         rep.fail(f"{demo.name}: {e}")
     try:

@@ -19,8 +19,8 @@ use rayon::prelude::*;
 pub enum TablesCommand {
     /// Source 2 demo (CS2): one analyst table (events, ticks, players, chat,
     /// grenades, rounds, kills, damages, purchases, user_commands, shots,
-    /// bomb, smokes, infernos, flashes, footsteps, item_drops, skins; Dota 2:
-    /// combat_log) as CSV, JSON Lines or Parquet.
+    /// bomb, smokes, infernos, flashes, footsteps, item_drops, skins,
+    /// updated_fields; Dota 2: combat_log) as CSV, JSON Lines or Parquet.
     Table(TableArgs),
     /// Many demos in parallel: one dataset per table with a `demo` column.
     Batch(BatchArgs),
@@ -95,7 +95,8 @@ impl QueryArgs {
 pub struct TableArgs {
     /// The table: events, ticks, players, chat, grenades, rounds, kills,
     /// damages, purchases, user_commands, shots, bomb, smokes, infernos,
-    /// flashes, footsteps, item_drops, skins, combat_log (Dota 2).
+    /// flashes, footsteps, item_drops, skins, combat_log (Dota 2),
+    /// updated_fields (the props the demo sends, by name).
     pub table: String,
     /// The demo file.
     pub demo: PathBuf,
@@ -169,7 +170,8 @@ pub struct BatchArgs {
     pub inputs: Vec<PathBuf>,
     /// Tables, comma-separated (events, ticks, players, chat, grenades,
     /// rounds, kills, damages, purchases, user_commands, shots, bomb,
-    /// smokes, infernos, flashes, footsteps, item_drops, skins, combat_log).
+    /// smokes, infernos, flashes, footsteps, item_drops, skins, combat_log,
+    /// updated_fields).
     #[arg(long, default_value = "kills,rounds")]
     pub tables: String,
     /// Output directory: one dataset directory per table,

@@ -142,6 +142,23 @@ def test_parse_events_all_equal(pair):
         compare_rows(o, t, common, f"{rel} parse_events {ev}")
 
 
+def test_list_updated_fields_equal(pair):
+    """`list_updated_fields()` against demoparser2's: the same names, but for the differences
+    scripts/compare_demoparser2.py explains (how demoparser2 tells weapon classes by their
+    text), checked against the classes of `updated_fields()`."""
+    ours_df, dp, rel = pair
+    names = ours_df.list_updated_fields()
+    assert names == sorted(names) and len(names) > 500, rel
+    frame = ours_df.updated_fields()
+    assert list(frame["name"]) == names
+    ours = dict(zip(frame["name"], frame["classes"]))
+    theirs = set(dp.list_updated_fields())
+    explained, unexplained = cmp.updated_fields_differences(ours, theirs)
+    assert not unexplained, f"{rel}: {unexplained[:10]}"
+    assert len(explained) < 20, rel
+    COUNTS["updated field names"] = COUNTS.get("updated field names", 0) + len(names)
+
+
 def test_every_demoparser2_player_prop_equal(pair):
     """Every demoparser2 player prop name gamewire reads (scripts/compare_demoparser2.py's
     EVERY_TICK_PROP, the exceptions and their reasons in its NOT_COMPARED and

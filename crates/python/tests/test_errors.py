@@ -140,7 +140,8 @@ def test_unknown_table():
     assert str(e.value) == (
         'unknown table "kils"; valid tables: events, ticks, players, chat, grenades, rounds, '
         "kills, damages, purchases, user_commands, shots, bomb, smokes, infernos, flashes, "
-        "footsteps, item_drops, skins, combat_log; closest: kills, skins, ticks, bomb, chat"
+        "footsteps, item_drops, skins, combat_log, updated_fields; closest: kills, skins, ticks, "
+        "bomb, chat"
     )
 
 

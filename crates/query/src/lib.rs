@@ -3,8 +3,8 @@
 //! A [`Query`] names the tables wanted (`events`, `ticks`, `players`,
 //! `chat`, `grenades`, `rounds`, `kills`, `damages`, `purchases`,
 //! `user_commands`, `item_drops`, `skins`, awpy's `shots`, `bomb`,
-//! `smokes`, `infernos`, `flashes`, `footsteps`, and Dota 2's
-//! `combat_log`) and their options; [`run`] computes all of them in one pass over a demo, asking the
+//! `smokes`, `infernos`, `flashes`, `footsteps`, Dota 2's `combat_log`,
+//! and `updated_fields`, the props the demo sends) and their options; [`run`] computes all of them in one pass over a demo, asking the
 //! parser to decode only what those tables need ([`Query::interests`]).
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
 //! or Parquet ([`write`](mod@write)).
@@ -22,6 +22,7 @@
 pub mod actions;
 pub mod collect;
 pub mod error;
+pub mod fields;
 pub mod kinds;
 pub mod matches;
 pub mod props;
@@ -49,6 +50,7 @@ use collect::{
     PlayersCollector, TicksCollector, UserCommandsCollector, ENTITIES_FIRST_EVENTS,
     SYNTHETIC_EVENTS,
 };
+use fields::UpdatedFieldsCollector;
 use matches::MatchTables;
 use props::{player_source, PlayerSource};
 
@@ -94,11 +96,13 @@ pub enum TableKind {
     Skins,
     /// Dota 2's combat log.
     CombatLog,
+    /// The props the demo sends, by name (`list_updated_fields`).
+    UpdatedFields,
 }
 
 impl TableKind {
     /// Every table, in output order.
-    pub const ALL: [TableKind; 19] = [
+    pub const ALL: [TableKind; 20] = [
         TableKind::Events,
         TableKind::Ticks,
         TableKind::Players,
@@ -118,6 +122,7 @@ impl TableKind {
         TableKind::ItemDrops,
         TableKind::Skins,
         TableKind::CombatLog,
+        TableKind::UpdatedFields,
     ];
 
     /// The table's name.
@@ -142,6 +147,7 @@ impl TableKind {
             TableKind::ItemDrops => "item_drops",
             TableKind::Skins => "skins",
             TableKind::CombatLog => "combat_log",
+            TableKind::UpdatedFields => "updated_fields",
         }
     }
 
@@ -210,7 +216,14 @@ impl Query {
         let events = self.tables.iter().any(|k| {
             !matches!(
                 k,
-                Ticks | Players | Chat | UserCommands | ItemDrops | Skins | CombatLog
+                Ticks
+                    | Players
+                    | Chat
+                    | UserCommands
+                    | ItemDrops
+                    | Skins
+                    | CombatLog
+                    | UpdatedFields
             )
         });
         Interests {
@@ -299,6 +312,7 @@ pub struct Collectors {
     user_commands: Option<UserCommandsCollector>,
     econ: EconCollector,
     combat_log: Option<CombatLogCollector>,
+    updated_fields: Option<UpdatedFieldsCollector>,
     grenades: Option<GrenadesCollector>,
     matches: MatchTables,
     actions: ActionTables,
@@ -324,6 +338,7 @@ impl Collectors {
             user_commands: q.wants(UserCommands).then(UserCommandsCollector::default),
             econ: EconCollector::new(q.wants(ItemDrops), q.wants(Skins)),
             combat_log: q.wants(CombatLog).then(CombatLogCollector::default),
+            updated_fields: q.wants(UpdatedFields).then(UpdatedFieldsCollector::default),
             grenades: q.wants(Grenades).then(GrenadesCollector::default),
             matches: MatchTables::new(
                 q.wants(Rounds),
@@ -392,6 +407,9 @@ impl Collectors {
         if let Some(c) = self.combat_log {
             out.push(c.table);
         }
+        if let Some(c) = self.updated_fields {
+            out.push(c.finish());
+        }
         if let Some(c) = self.grenades {
             out.push(c.tracker.finish());
         }
@@ -424,10 +442,13 @@ impl Visitor for Collectors {
         state: &DemoState,
         change: EntityChange,
         entity: &Entity,
-        _paths: &[FieldPath],
+        paths: &[FieldPath],
     ) {
         if let Some(g) = &mut self.grenades {
             g.on_entity(state, change, entity);
+        }
+        if let Some(f) = &mut self.updated_fields {
+            f.on_entity(state, change, entity, paths);
         }
     }
 

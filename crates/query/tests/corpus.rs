@@ -1193,3 +1193,66 @@ fn dota_combat_log_names_resolve_to_the_heroes_in_the_game() {
     }
     assert!(heroes >= 10, "{heroes} hero targets");
 }
+
+/// `updated_fields` on every CS2 clip: one row per name, sorted; every name
+/// is a `ticks` prop as it is, or once an element index is put in after
+/// the array or vector it names (`…m_iAmmo.0000`); the body component's
+/// cell and the pawn's eye angles are carried by updates; each row's
+/// entity kind matches its name's prefix.
+#[test]
+fn updated_fields_are_ticks_props() {
+    use gamewire_query::props::player_prop_known;
+    for demo in ["14011", "14065", "14132", "14150_ag2", "14155"] {
+        let data = std::fs::read(corpus().join(format!("cs2/{demo}.dem"))).unwrap();
+        let q = Query {
+            tables: vec![TableKind::UpdatedFields],
+            ..Query::default()
+        };
+        let (tables, state) = gamewire_query::run_with_state(&q, &data).unwrap();
+        let t = &tables[0];
+        assert_eq!(t.name, "updated_fields");
+        assert!(t.rows() > 100, "{demo}: {} names", t.rows());
+        let mut names = Vec::new();
+        for i in 0..t.rows() {
+            let row = t.row(i);
+            let (Cell::Str(name), Cell::Str(entity), Cell::UInt(updates), Cell::Strs(classes)) =
+                (&row[0], &row[1], &row[2], &row[3])
+            else {
+                panic!("{demo}: {row:?}")
+            };
+            let prefix = name.split('.').next().unwrap();
+            let want = match prefix {
+                "CCSPlayerPawn" => "pawn",
+                "CCSPlayerController" => "controller",
+                "CCSTeam" => "team",
+                "CCSGameRulesProxy" => "rules",
+                "Weapon" => "weapon",
+                "Grenade" => "grenade",
+                other => panic!("{demo}: prefix {other} of {name}"),
+            };
+            assert_eq!(entity, want, "{demo}: {name}");
+            assert!(!classes.is_empty(), "{demo}: {name}");
+            let dots = name.match_indices('.').map(|(i, _)| i).chain([name.len()]);
+            let known = player_prop_known(&state, name)
+                || dots.into_iter().any(|i| {
+                    player_prop_known(&state, &format!("{}.0000{}", &name[..i], &name[i..]))
+                });
+            assert!(known, "{demo}: {name} is not a ticks prop");
+            names.push((name.clone(), *updates));
+        }
+        assert!(
+            names.windows(2).all(|w| w[0].0 < w[1].0),
+            "{demo}: sorted, unique"
+        );
+        for carried in [
+            "CCSPlayerPawn.CBodyComponentBaseAnimGraph.m_cellX",
+            "CCSPlayerPawn.m_angEyeAngles",
+        ] {
+            let updates = names.iter().find(|(n, _)| n == carried).map(|(_, u)| *u);
+            assert!(
+                updates.is_some_and(|u| u > 0),
+                "{demo}: {carried} {updates:?}"
+            );
+        }
+    }
+}

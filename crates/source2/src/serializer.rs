@@ -1210,6 +1210,63 @@ impl SendTables {
         }
     }
 
+    /// The name a value's path has in the schema, the same for every
+    /// element and every entity of a class: nested tables named by their
+    /// serializer (`CCSPlayer_CameraServices.m_iFOV`,
+    /// `CCSPlayerController_ActionTrackingServices.CSPerRoundStats_t.m_iKills`),
+    /// array elements by the array (`m_iAmmo`). This is how demoparser2
+    /// names props, and [`crate::cs2::resolve_prop`] accepts table parts
+    /// spelt so. `None` when the path does not resolve or ends at an array
+    /// length or a pointer (not a value). `poly_index` as in
+    /// [`SendTables::path_name`].
+    pub fn schema_name(
+        &self,
+        root: SerializerId,
+        fp: &FieldPath,
+        mut poly_index: impl FnMut(usize) -> Option<u32>,
+    ) -> Option<String> {
+        let path = fp.as_slice();
+        let mut out = String::new();
+        let mut ser = root;
+        let mut i = 0usize;
+        while i < path.len() {
+            let field = self.field(ser, path[i])?;
+            if !out.is_empty() {
+                out.push('.');
+            }
+            let last = i + 1 == path.len();
+            match &field.model {
+                FieldModel::Value(_) => {
+                    out.push_str(self.symbol(field.name));
+                    return last.then_some(out);
+                }
+                FieldModel::FixedArray { .. } | FieldModel::VariableArray(_) => {
+                    out.push_str(self.symbol(field.name));
+                    // The element, not the length.
+                    return (i + 2 == path.len()).then_some(out);
+                }
+                FieldModel::FixedTable { serializer, poly } => {
+                    ser = if poly.is_empty() {
+                        *serializer
+                    } else {
+                        poly_index(i + 1)
+                            .and_then(|k| k.checked_sub(1))
+                            .and_then(|k| poly.get(k as usize).copied())
+                            .unwrap_or(*serializer)
+                    };
+                    out.push_str(self.serializer_name(ser));
+                    i += 1;
+                }
+                FieldModel::VariableTable(s) => {
+                    ser = *s;
+                    out.push_str(self.serializer_name(ser));
+                    i += 2;
+                }
+            }
+        }
+        None
+    }
+
     /// The dotted name of a field path (`CBodyComponent.m_cellX`,
     /// `m_iAmmo.0003`), or `None` if the path does not resolve.
     pub fn path_name(

@@ -91,6 +91,7 @@ TABLES = (
     "item_drops",
     "skins",
     "combat_log",
+    "updated_fields",
 )
 
 _POLARS_DEFAULT = False
@@ -457,6 +458,15 @@ class Demo:
         `health`, durations, `ability_level`, gold and XP reasons, location."""
         return self._table("combat_log", polars)
 
+    def updated_fields(self, *, polars: bool | None = None) -> Any:
+        """The props the demo sends, one row per name: `name` (a `ticks` prop: the class,
+        nested tables by serializer name, `Weapon.`/`Grenade.` for the props of weapon and
+        grenade classes, array elements under the array's name), `entity` (`pawn`,
+        `controller`, `team`, `rules`, `weapon`, `grenade`), `updates` (how many entity
+        updates carried it; 0: only a baseline sets it), `classes` (the classes that send
+        it)."""
+        return self._table("updated_fields", polars)
+
     # -- demoparser2 names -----------------------------------------------------------------
 
     def parse_header(self) -> dict:
@@ -545,6 +555,18 @@ class Demo:
         `def_index`, `dropreason`, `inventory`, `item_id`, `paint_index`, `paint_seed`,
         `paint_wear`, `custom_name`, and ours)."""
         return self.item_drops(polars=polars)
+
+    def list_updated_fields(self) -> list[str]:
+        """demoparser2's `list_updated_fields`: the names of `updated_fields()`, sorted, as a
+        list (no DataFrame library needed)."""
+        query = _query(["updated_fields"], None, None, None, None, None)
+        per_query, cut = self._native.run([query])
+        _warn_cut(cut)
+        for _table, columns in per_query[0]:
+            for name, _kind, values, _mask in columns:
+                if name == "name":
+                    return list(values)
+        return []
 
     def parse_grenades(self, *, polars: bool | None = None) -> Any:
         """`grenades()`."""

@@ -90,7 +90,8 @@ pub use world::{
 /// The field of a serializer a part of a dotted prop name names, with its
 /// position: the field of that name, else the table field whose serializer
 /// has that name (`CCSPlayer_MovementServices` for `m_pMovementServices`,
-/// demoparser2's way of naming nested props).
+/// demoparser2's way of naming nested props; for a polymorphic pointer, any
+/// of its types).
 pub fn field_named<'t>(
     tables: &'t SendTables,
     ser: SerializerId,
@@ -107,8 +108,11 @@ pub fn field_named<'t>(
         .find(|(_, f)| tables.symbol(f.name) == part)
         .or_else(|| {
             fields().find(|(_, f)| match &f.model {
-                FieldModel::FixedTable { serializer, .. }
-                | FieldModel::VariableTable(serializer) => {
+                FieldModel::FixedTable { serializer, poly } => {
+                    tables.serializer_name(*serializer) == part
+                        || poly.iter().any(|&s| tables.serializer_name(s) == part)
+                }
+                FieldModel::VariableTable(serializer) => {
                     tables.serializer_name(*serializer) == part
                 }
                 _ => false,
@@ -137,7 +141,15 @@ pub fn resolve_prop(tables: &SendTables, root: SerializerId, name: &str) -> Opti
                     indices.push(next.parse().ok()?);
                 }
             }
-            FieldModel::FixedTable { serializer, .. } => ser = *serializer,
+            // A polymorphic pointer named by one of its types reads that
+            // type's fields (the entity is expected to hold that type).
+            FieldModel::FixedTable { serializer, poly } => {
+                ser = poly
+                    .iter()
+                    .copied()
+                    .find(|&s| tables.serializer_name(s) == part)
+                    .unwrap_or(*serializer);
+            }
             FieldModel::VariableTable(s) => {
                 indices.push(parts.next()?.parse().ok()?);
                 ser = *s;
