@@ -62,7 +62,11 @@ def check_dtypes(frame: pd.DataFrame) -> None:
     for col, dtype in frame.dtypes.items():
         assert str(dtype) in ALLOWED, f"column {col} has dtype {dtype}"
         if str(dtype) == "object":
-            bad = [v for v in frame[col] if v is not None and not isinstance(v, str)]
+            # Text, or a list column (`updated_fields.classes`, inventories): lists of
+            # strings or numbers.
+            bad = [v for v in frame[col] if v is not None and not isinstance(v, str)
+                   and not (isinstance(v, list)
+                            and all(isinstance(x, (str, int, float)) for x in v))]
             assert not bad, f"object column {col} holds non-strings {bad[:3]}"
         if str(dtype) in ("int64", "uint64", "bool"):
             assert not frame[col].isna().any()
