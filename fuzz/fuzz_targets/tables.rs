@@ -2,7 +2,7 @@
 //! with all tables (events with player and game-wide props, ticks with
 //! computed, user-command and velocity props, players, chat, grenades, the
 //! match and action tables, user commands, item drops, skins, Dota 2's
-//! combat log), then every table written as CSV, JSON Lines and Parquet.
+//! combat log, the updated fields), then every table written as CSV, JSON Lines and Parquet.
 //! A run returns tables or an error; it never panics, loops or allocates
 //! beyond what the input justifies.
 //!
@@ -39,6 +39,9 @@ fuzz_target!(|data: &[u8]| {
             "usercmd_viewangle_y",
             "velocity",
             "team_name",
+            "kills_this_round",
+            "Weapon.m_iClip1",
+            "CCSPlayerPawn.CCSPlayer_CameraServices.m_iFOV",
         ]
         .map(String::from)
         .to_vec(),

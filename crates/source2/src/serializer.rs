@@ -1223,48 +1223,9 @@ impl SendTables {
         &self,
         root: SerializerId,
         fp: &FieldPath,
-        mut poly_index: impl FnMut(usize) -> Option<u32>,
+        poly_index: impl FnMut(usize) -> Option<u32>,
     ) -> Option<String> {
-        let path = fp.as_slice();
-        let mut out = String::new();
-        let mut ser = root;
-        let mut i = 0usize;
-        while i < path.len() {
-            let field = self.field(ser, path[i])?;
-            if !out.is_empty() {
-                out.push('.');
-            }
-            let last = i + 1 == path.len();
-            match &field.model {
-                FieldModel::Value(_) => {
-                    out.push_str(self.symbol(field.name));
-                    return last.then_some(out);
-                }
-                FieldModel::FixedArray { .. } | FieldModel::VariableArray(_) => {
-                    out.push_str(self.symbol(field.name));
-                    // The element, not the length.
-                    return (i + 2 == path.len()).then_some(out);
-                }
-                FieldModel::FixedTable { serializer, poly } => {
-                    ser = if poly.is_empty() {
-                        *serializer
-                    } else {
-                        poly_index(i + 1)
-                            .and_then(|k| k.checked_sub(1))
-                            .and_then(|k| poly.get(k as usize).copied())
-                            .unwrap_or(*serializer)
-                    };
-                    out.push_str(self.serializer_name(ser));
-                    i += 1;
-                }
-                FieldModel::VariableTable(s) => {
-                    ser = *s;
-                    out.push_str(self.serializer_name(ser));
-                    i += 2;
-                }
-            }
-        }
-        None
+        self.name_of(root, fp, poly_index, true)
     }
 
     /// The dotted name of a field path (`CBodyComponent.m_cellX`,
@@ -1273,7 +1234,19 @@ impl SendTables {
         &self,
         root: SerializerId,
         fp: &FieldPath,
+        poly_index: impl FnMut(usize) -> Option<u32>,
+    ) -> Option<String> {
+        self.name_of(root, fp, poly_index, false)
+    }
+
+    /// [`SendTables::schema_name`] (`schema`) or [`SendTables::path_name`]:
+    /// one walk down the path, naming each step.
+    fn name_of(
+        &self,
+        root: SerializerId,
+        fp: &FieldPath,
         mut poly_index: impl FnMut(usize) -> Option<u32>,
+        schema: bool,
     ) -> Option<String> {
         let path = fp.as_slice();
         let mut out = String::new();
@@ -1284,14 +1257,22 @@ impl SendTables {
             if !out.is_empty() {
                 out.push('.');
             }
-            out.push_str(self.symbol(field.name));
             match &field.model {
-                FieldModel::Value(_) => break,
+                FieldModel::Value(_) => {
+                    out.push_str(self.symbol(field.name));
+                    return (!schema || i + 1 == path.len()).then_some(out);
+                }
                 FieldModel::FixedArray { .. } | FieldModel::VariableArray(_) => {
-                    if let Some(e) = path.get(i + 1) {
+                    out.push_str(self.symbol(field.name));
+                    let element = path.get(i + 1);
+                    if schema {
+                        // The element, not the length.
+                        return (i + 2 == path.len()).then_some(out);
+                    }
+                    if let Some(e) = element {
                         out.push_str(&format!(".{e:04}"));
                     }
-                    break;
+                    return Some(out);
                 }
                 FieldModel::FixedTable { serializer, poly } => {
                     ser = if poly.is_empty() {
@@ -1302,18 +1283,28 @@ impl SendTables {
                             .and_then(|k| poly.get(k as usize).copied())
                             .unwrap_or(*serializer)
                     };
+                    out.push_str(if schema {
+                        self.serializer_name(ser)
+                    } else {
+                        self.symbol(field.name)
+                    });
                     i += 1;
                 }
                 FieldModel::VariableTable(s) => {
-                    if let Some(e) = path.get(i + 1) {
-                        out.push_str(&format!(".{e:04}"));
-                    }
                     ser = *s;
+                    if schema {
+                        out.push_str(self.serializer_name(ser));
+                    } else {
+                        out.push_str(self.symbol(field.name));
+                        if let Some(e) = path.get(i + 1) {
+                            out.push_str(&format!(".{e:04}"));
+                        }
+                    }
                     i += 2;
                 }
             }
         }
-        Some(out)
+        (!schema).then_some(out)
     }
 }
 
