@@ -75,6 +75,10 @@ pub struct QueryArgs {
     /// `ticks`: only these ticks (comma-separated or repeated).
     #[arg(long, value_delimiter = ',')]
     pub ticks: Vec<i32>,
+    /// `grenades`: raw props of the projectile entity, one column each
+    /// (comma-separated or repeated: `m_nBounces`, `m_vInitialVelocity`).
+    #[arg(long, value_delimiter = ',')]
+    pub grenade_props: Vec<String>,
 }
 
 impl QueryArgs {
@@ -86,6 +90,7 @@ impl QueryArgs {
             other_props: self.other.clone(),
             ticks: (!self.ticks.is_empty()).then(|| self.ticks.clone()),
             players: None,
+            grenade_props: self.grenade_props.clone(),
         }
     }
 }

@@ -94,6 +94,9 @@ struct QuerySpec {
     /// `ticks`: only these steam ids.
     #[pyo3(item)]
     players: Option<Vec<u64>>,
+    /// `grenades`: raw props of the projectile.
+    #[pyo3(item)]
+    grenade: Vec<String>,
 }
 
 impl QuerySpec {
@@ -112,6 +115,7 @@ impl QuerySpec {
             other_props: self.other.clone(),
             ticks: self.ticks.clone(),
             players: self.players.clone(),
+            grenade_props: self.grenade.clone(),
         })
     }
 }

@@ -170,3 +170,14 @@ def test_broadcast_directory_is_a_demo_and_a_cut_one_keeps_what_comes_before(tmp
     message = str(record[0].message)
     assert message.startswith(f"{cut}: ") and "delta.bin" in message, message
     assert 0 < header["last_tick"] <= 8861
+
+
+def test_grenade_extra_props():
+    demo = gamewire.Demo(corpus("cs2/14011.dem"))
+    frame = demo.parse_grenades(extra=["m_nBounces", "CBodyComponent.m_vecZ"])
+    assert list(frame.columns[-2:]) == ["m_nBounces", "CBodyComponent.m_vecZ"]
+    assert str(frame["m_nBounces"].dtype) == "int64"
+    assert str(frame["CBodyComponent.m_vecZ"].dtype) == "float32"
+    with pytest.raises(gamewire.DemoError) as e:
+        demo.grenades(["m_nBounse"])
+    assert 'unknown grenade prop "m_nBounse"; closest: m_nBounces' in str(e.value)

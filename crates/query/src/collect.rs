@@ -10,14 +10,14 @@ use gamewire_source2::Visitor;
 use gamewire_source2::{DemoState, Entity, UserCommand, UserMessage, Value};
 use rustc_hash::FxHashMap;
 
-use crate::kinds::{event_key_kind, other_kind, player_kind, widen};
+use crate::kinds::{event_key_kind, other_kind, path_kind, player_kind, widen};
 use crate::matches::hitgroup_name;
 use crate::props::{
     cell_of_event, event_has_player, event_player, handle_index, identity, other_columns,
     other_prop_in, player_by_handle, player_by_slot, player_source, player_value, OtherSource,
     Paths, PlayerEnts, PlayerSource, World, INTERNAL_KEYS, PLAYER_KEYS,
 };
-use crate::table::{Kind, Table};
+use crate::table::{infer_kind, Kind, Table};
 
 /// Events whose rows demoparser2 builds only after the packet's entities
 /// are applied (the entity their `entityid` names is created in the same
@@ -983,6 +983,9 @@ pub const DETONATE_AFTER_DELETE_TICKS: i32 = 2;
 /// ticks (a quarter second at 64 ticks/s).
 pub const FIRE_AFTER_DELETE_TICKS: i32 = 16;
 
+/// A point of a flight: tick, position, the extra props' values.
+type Point = (i32, [f32; 3], Vec<Cell>);
+
 #[derive(Debug, Clone)]
 struct Flight {
     id: i64,
@@ -994,7 +997,7 @@ struct Flight {
     start: i32,
     end: Option<i32>,
     detonation: Option<(i32, [f32; 3])>,
-    points: Vec<(i32, [f32; 3])>,
+    points: Vec<Point>,
 }
 
 /// Tracks grenade flights from entity lifetimes: a projectile entity is
@@ -1075,12 +1078,21 @@ impl GrenadeTracker {
 
     /// A live projectile is at `pos` at `tick`.
     pub fn point(&mut self, entity: i32, tick: i32, pos: [f32; 3]) {
+        self.point_with(entity, tick, pos, Vec::new());
+    }
+
+    /// [`GrenadeTracker::point`], with the values of the extra props
+    /// ([`GrenadesCollector::with_props`]) at that tick.
+    pub fn point_with(&mut self, entity: i32, tick: i32, pos: [f32; 3], extra: Vec<Cell>) {
         let Some(f) = self.live.get_mut(&entity) else {
             return;
         };
         match f.points.last_mut() {
-            Some((t, p)) if *t == tick => *p = pos,
-            _ => f.points.push((tick, pos)),
+            Some((t, p, x)) if *t == tick => {
+                *p = pos;
+                *x = extra;
+            }
+            _ => f.points.push((tick, pos, extra)),
         }
     }
 
@@ -1131,7 +1143,7 @@ impl GrenadeTracker {
                 }
         };
         let distance = |f: &Flight| {
-            f.points.last().map_or(f32::INFINITY, |(_, p)| {
+            f.points.last().map_or(f32::INFINITY, |(_, p, _)| {
                 p.iter()
                     .zip(pos)
                     .map(|(a, b)| (a - b) * (a - b))
@@ -1159,11 +1171,18 @@ impl GrenadeTracker {
     /// The table: flights in spawn order, points in tick order. Flights
     /// still alive at the end have a null end tick; flights with no linked
     /// detonation have null `detonate_*` columns.
-    pub fn finish(mut self) -> Table {
+    pub fn finish(self) -> Table {
+        self.finish_with(&[])
+    }
+
+    /// [`GrenadeTracker::finish`], with extra columns after [`GRENADES`]
+    /// for the values each point carries.
+    pub fn finish_with(mut self, extra: &[(&str, Kind)]) -> Table {
         self.done
             .extend(std::mem::take(&mut self.live).into_values());
         self.done.sort_by_key(|f| f.id);
-        let mut t = Table::with_schema("grenades", GRENADES);
+        let schema: Vec<(&str, Kind)> = GRENADES.iter().chain(extra).copied().collect();
+        let mut t = Table::with_schema("grenades", &schema);
         let int = |v: Option<i32>| v.map_or(Cell::Null, |v| Cell::Int(i64::from(v)));
         for f in &self.done {
             let det = |axis: usize| {
@@ -1171,8 +1190,8 @@ impl GrenadeTracker {
                     .and_then(|(_, p)| p.get(axis).copied())
                     .map_or(Cell::Null, Cell::Float)
             };
-            for (tick, pos) in &f.points {
-                t.push_row(&[
+            for (tick, pos, values) in &f.points {
+                let mut row = vec![
                     Cell::Int(f.id),
                     Cell::Int(i64::from(f.entity)),
                     Cell::Str(f.kind.clone()),
@@ -1188,7 +1207,9 @@ impl GrenadeTracker {
                     Cell::Float(pos[0]),
                     Cell::Float(pos[1]),
                     Cell::Float(pos[2]),
-                ]);
+                ];
+                row.extend((0..extra.len()).map(|i| values.get(i).cloned().unwrap_or(Cell::Null)));
+                t.push_row(&row);
             }
         }
         t
@@ -1204,9 +1225,55 @@ pub struct GrenadesCollector {
     /// The flights.
     pub tracker: GrenadeTracker,
     paths: Paths,
+    /// Raw props of the projectile entity, one column each
+    /// (demoparser2's `parse_grenades(extra=...)`).
+    props: Vec<String>,
 }
 
 impl GrenadesCollector {
+    /// A collector that also reads these raw props of the projectile
+    /// entity (`m_nBounces`, `CBodyComponent.m_vecX`; nested tables by
+    /// field or serializer name) at every point.
+    pub fn with_props(props: &[String]) -> Self {
+        GrenadesCollector {
+            props: props.to_vec(),
+            ..GrenadesCollector::default()
+        }
+    }
+
+    /// The table; each extra prop's column type is its field's in the
+    /// projectile classes' serializers (from the values where no class
+    /// declares it).
+    pub fn finish(self, state: &DemoState) -> Table {
+        let kinds: Vec<Option<Kind>> = self
+            .props
+            .iter()
+            .map(|p| {
+                state
+                    .classes
+                    .iter()
+                    .filter(|c| grenade_type(&c.name).is_some())
+                    .find_map(|c| path_kind(state, &c.name, p))
+            })
+            .collect();
+        let inferred: Vec<Kind> = (0..self.props.len())
+            .map(|i| {
+                let flights = self.tracker.live.values().chain(&self.tracker.done);
+                let cells: Vec<&Cell> = flights
+                    .flat_map(|f| f.points.iter().filter_map(move |(_, _, x)| x.get(i)))
+                    .collect();
+                infer_kind(cells.into_iter())
+            })
+            .collect();
+        let extra: Vec<(&str, Kind)> = self
+            .props
+            .iter()
+            .zip(kinds.iter().zip(inferred))
+            .map(|(p, (k, inferred))| (p.as_str(), k.unwrap_or(inferred)))
+            .collect();
+        self.tracker.finish_with(&extra)
+    }
+
     fn thrower(&mut self, state: &DemoState, e: &Entity) -> (Option<String>, Option<u64>) {
         let Some(raw) = self
             .paths
@@ -1263,7 +1330,17 @@ impl GrenadesCollector {
             self.tracker.thrower_pawn(e.index, pawn);
         }
         if let Some(pos) = entity_position(state, &mut self.paths, e) {
-            self.tracker.point(e.index, state.tick, pos);
+            let extra = self
+                .props
+                .iter()
+                .map(|p| {
+                    self.paths
+                        .value(state, e, p)
+                        .map(Cell::from_value)
+                        .unwrap_or(Cell::Null)
+                })
+                .collect();
+            self.tracker.point_with(e.index, state.tick, pos, extra);
         }
     }
 

@@ -44,6 +44,14 @@ pub enum QueryError {
         /// The closest valid names.
         closest: String,
     },
+    /// A `grenades` prop that no projectile class of the demo has.
+    #[error("unknown grenade prop {name:?}; closest: {closest} (raw props of the grenade projectile classes: m_nBounces, CBodyComponent.m_vecZ, ...)")]
+    UnknownGrenadeProp {
+        /// The name asked for.
+        name: String,
+        /// The closest fields of the projectile classes.
+        closest: String,
+    },
     /// An event name the demo does not declare.
     #[error("the demo declares no event {name:?}; closest: {closest}")]
     UnknownEvent {

@@ -195,6 +195,9 @@ pub struct Query {
     /// `game_time`, or raw `CCSGameRulesProxy.m_pGameRules.<field>`); a team
     /// prop (`team_rounds_total`) gives `t_` and `ct_` columns.
     pub other_props: Vec<String>,
+    /// `grenades`: raw props of the projectile entity, one column each
+    /// after the fixed ones (demoparser2's `parse_grenades(extra=...)`).
+    pub grenade_props: Vec<String>,
     /// `ticks`: only these ticks (all when `None`).
     pub ticks: Option<Vec<i32>>,
     /// `ticks`: only the rows of these steam ids (all when `None`).
@@ -242,7 +245,9 @@ impl Query {
                 || self.wants(Skins)
                 || self.wants(CombatLog),
             // Prop names are checked against the serializers.
-            send_tables: !self.player_props.is_empty() || !self.other_props.is_empty(),
+            send_tables: !self.player_props.is_empty()
+                || !self.other_props.is_empty()
+                || !self.grenade_props.is_empty(),
             // The `usercmd_*` props read the players' user commands.
             user_commands: self.wants(UserCommands)
                 || (self.wants(Events) || self.wants(Ticks))
@@ -281,6 +286,18 @@ impl Query {
                         name: p.clone(),
                         valid: names.join(", "),
                         closest: props::closest(p, &names).join(", "),
+                    });
+                }
+            }
+        }
+        if self.wants(TableKind::Grenades) {
+            for p in &self.grenade_props {
+                if !props::grenade_prop_known(state, p) {
+                    let names = props::grenade_prop_names(state);
+                    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+                    return Err(QueryError::UnknownGrenadeProp {
+                        name: p.clone(),
+                        closest: props::closest(p, &refs).join(", "),
                     });
                 }
             }
@@ -339,7 +356,9 @@ impl Collectors {
             econ: EconCollector::new(q.wants(ItemDrops), q.wants(Skins)),
             combat_log: q.wants(CombatLog).then(CombatLogCollector::default),
             updated_fields: q.wants(UpdatedFields).then(UpdatedFieldsCollector::default),
-            grenades: q.wants(Grenades).then(GrenadesCollector::default),
+            grenades: q
+                .wants(Grenades)
+                .then(|| GrenadesCollector::with_props(&q.grenade_props)),
             matches: MatchTables::new(
                 q.wants(Rounds),
                 q.wants(Kills),
@@ -411,7 +430,7 @@ impl Collectors {
             out.push(c.finish());
         }
         if let Some(c) = self.grenades {
-            out.push(c.tracker.finish());
+            out.push(c.finish(state));
         }
         out.extend(self.matches.finish());
         out.extend(self.actions.finish());

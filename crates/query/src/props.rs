@@ -11,6 +11,7 @@ use gamewire_source2::cs2::{
 };
 use gamewire_source2::cs2::{Owner, FRIENDLY_PROPS};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
+use gamewire_source2::serializer::SerializerId;
 use gamewire_source2::{DemoState, Entity, Value};
 
 /// Index bits of a networked handle.
@@ -307,6 +308,42 @@ pub fn player_prop_known(state: &DemoState, name: &str) -> bool {
         | PropSource::Velocity(_)
         | PropSource::UserCommand(_) => true,
     }
+}
+
+/// The serializers of the demo's grenade projectile classes.
+fn projectile_serializers(state: &DemoState) -> impl Iterator<Item = SerializerId> + '_ {
+    state
+        .classes
+        .iter()
+        .filter(|c| crate::collect::grenade_type(&c.name).is_some())
+        .filter_map(|c| c.serializer)
+}
+
+/// Whether a raw prop resolves on a grenade projectile class; true when
+/// the demo has no send tables or no projectile class (values are null).
+pub fn grenade_prop_known(state: &DemoState, name: &str) -> bool {
+    let Some(tables) = state.send_tables.as_ref() else {
+        return true;
+    };
+    let mut serializers = projectile_serializers(state).peekable();
+    serializers.peek().is_none() || serializers.any(|s| resolve_prop(tables, s, name).is_some())
+}
+
+/// The top-level field names of the grenade projectile classes (for the
+/// closest names of an unknown one).
+pub fn grenade_prop_names(state: &DemoState) -> Vec<String> {
+    let Some(tables) = state.send_tables.as_ref() else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = projectile_serializers(state)
+        .filter_map(|s| tables.serializer(s))
+        .flat_map(|s| s.fields.iter())
+        .filter_map(|&f| tables.fields.get(f as usize))
+        .map(|f| tables.symbol(f.name).to_string())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
 }
 
 fn other_source_known(state: &DemoState, source: &OtherSource) -> bool {

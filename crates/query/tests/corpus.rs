@@ -1256,3 +1256,48 @@ fn updated_fields_are_ticks_props() {
         }
     }
 }
+
+/// `grenades` with extra props: the columns follow the fixed ones, typed by
+/// the projectile classes' fields (no corpus demo has a grenade in flight,
+/// so the types come from the send tables alone); a prop no projectile
+/// class has is an error naming the closest fields.
+#[test]
+fn grenade_extra_props_are_typed_by_the_projectile_classes() {
+    let data = std::fs::read(corpus().join("cs2/14011.dem")).unwrap();
+    let props = [
+        "m_nBounces",
+        "m_vInitialVelocity",
+        "CBodyComponent.m_vecZ",
+        "m_hThrower",
+    ];
+    let q = Query {
+        tables: vec![TableKind::Grenades],
+        grenade_props: props.map(String::from).to_vec(),
+        ..Query::default()
+    };
+    let t = &run(&q, &data).unwrap()[0];
+    let kinds: Vec<(&str, Kind)> = t
+        .columns
+        .iter()
+        .map(|(n, c)| (n.as_str(), c.kind()))
+        .collect();
+    assert_eq!(
+        &kinds[15..],
+        [
+            ("m_nBounces", Kind::I64),
+            ("m_vInitialVelocity", Kind::F32List),
+            ("CBodyComponent.m_vecZ", Kind::F32),
+            ("m_hThrower", Kind::I64),
+        ]
+    );
+    let bad = Query {
+        tables: vec![TableKind::Grenades],
+        grenade_props: vec!["m_nBounse".to_string()],
+        ..Query::default()
+    };
+    let err = run(&bad, &data).unwrap_err().to_string();
+    assert!(
+        err.contains("unknown grenade prop \"m_nBounse\"; closest: m_nBounces"),
+        "{err}"
+    );
+}

@@ -1353,3 +1353,47 @@ fn action_tables_from_events() {
         assert_eq!(got, schema.to_vec(), "{}", table.name);
     }
 }
+
+/// The extra props of `grenades` (demoparser2's `parse_grenades(extra=)`):
+/// one column each after the fixed ones, with the values each point
+/// carried (the last of a tick kept), null where a point has none.
+#[test]
+fn grenade_points_carry_the_extra_props() {
+    let mut g = GrenadeTracker::default();
+    g.spawn(300, 100, "smoke", (Some("alice".to_string()), Some(1)));
+    g.point_with(
+        300,
+        100,
+        [0.0, 0.0, 0.0],
+        vec![Cell::Int(0), Cell::Bool(false)],
+    );
+    // Two updates in one tick: the last is kept.
+    g.point_with(
+        300,
+        101,
+        [1.0, 0.0, 0.0],
+        vec![Cell::Int(0), Cell::Bool(false)],
+    );
+    g.point_with(
+        300,
+        101,
+        [2.0, 0.0, 0.0],
+        vec![Cell::Int(1), Cell::Bool(true)],
+    );
+    // A point without the values (as `point` records).
+    g.point(300, 102, [3.0, 0.0, 0.0]);
+    let t = g.finish_with(&[("m_nBounces", Kind::I64), ("m_bDidSmokeEffect", Kind::Bool)]);
+    let names = t.column_names();
+    assert_eq!(names.len(), 17);
+    assert_eq!(&names[15..], ["m_nBounces", "m_bDidSmokeEffect"]);
+    assert_eq!(t.rows(), 3);
+    let col =
+        |i: usize, name: &str| t.row(i)[names.iter().position(|n| *n == name).unwrap()].clone();
+    assert_eq!(col(0, "m_nBounces"), Cell::Int(0));
+    assert_eq!(col(1, "m_nBounces"), Cell::Int(1));
+    assert_eq!(col(1, "m_bDidSmokeEffect"), Cell::Bool(true));
+    assert_eq!(col(1, "x"), Cell::Float(2.0));
+    assert_eq!(col(2, "m_nBounces"), Cell::Null);
+    // Without extra props the table is the fixed columns.
+    assert_eq!(GrenadeTracker::default().finish().column_names().len(), 15);
+}

@@ -162,9 +162,11 @@ def _query(
     other: Names = None,
     ticks: Any = None,
     players: Any = None,
+    grenade: Names = None,
 ) -> dict:
     ev = _names(events)
     return {
+        "grenade": _names(grenade),
         "tables": list(tables),
         "events": ev or None,
         "player": _names(player),
@@ -329,12 +331,13 @@ class Demo:
         other: Names = None,
         ticks: Any = None,
         players: Any = None,
+        grenade: Names = None,
         polars: bool | None = None,
     ) -> dict:
         """Several tables in one pass over the demo: a dict from table name to DataFrame.
         `names` is a table name or a list of them (default: all of `TABLES`); the keyword
-        options are those of `events` and `ticks`."""
-        query = _query(_names(names), event_name, player, other, ticks, players)
+        options are those of `events`, `ticks` and `grenades` (`grenade`: its `extra`)."""
+        query = _query(_names(names), event_name, player, other, ticks, players, grenade)
         return self._run([query], polars)[0]
 
     def _table(self, name: str, polars: bool | None, **options: Any) -> Any:
@@ -377,10 +380,11 @@ class Demo:
         `kind`."""
         return self._table("chat", polars)
 
-    def grenades(self, *, polars: bool | None = None) -> Any:
+    def grenades(self, extra: Names = None, *, polars: bool | None = None) -> Any:
         """Grenade trajectories: one row per projectile per tick it moved, with thrower,
-        type, start and end ticks, and position."""
-        return self._table("grenades", polars)
+        type, start and end ticks, and position; then a column per raw prop of the projectile
+        in `extra` (`m_nBounces`, `CBodyComponent.m_vecZ`, ...)."""
+        return self._table("grenades", polars, grenade=extra)
 
     def rounds(self, *, polars: bool | None = None) -> Any:
         """Rounds: start, freeze end, end and official end ticks, winner and reason."""
@@ -568,9 +572,18 @@ class Demo:
                     return list(values)
         return []
 
-    def parse_grenades(self, *, polars: bool | None = None) -> Any:
-        """`grenades()`."""
-        return self.grenades(polars=polars)
+    def parse_grenades(
+        self,
+        *,
+        extra: Names = None,
+        grenades: bool = True,
+        polars: bool | None = None,
+    ) -> Any:
+        """demoparser2's `parse_grenades`: `grenades(extra)`, each prop of `extra` a column of
+        the projectile's raw prop. `grenades` is accepted for demoparser2's signature; the
+        table always holds the projectiles."""
+        del grenades
+        return self.grenades(extra, polars=polars)
 
 
 def parse_many(
