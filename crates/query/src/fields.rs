@@ -3,7 +3,7 @@
 //!
 //! Every field path of every entity update (creations included, with
 //! the values their baseline sets) is named
-//! the way the schema names it ([`SendTables::schema_name`]): nested tables
+//! the way the schema names it ([`gamewire_source2::serializer::SendTables::schema_name`]): nested tables
 //! by their serializer, array elements by the array, with the entity's
 //! class in front. The classes are those `ticks` reads props from:
 //! `CCSPlayerPawn`, `CCSPlayerController`, `CCSTeam`, `CCSGameRulesProxy`;
