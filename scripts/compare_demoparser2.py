@@ -18,7 +18,7 @@ For every `*.dem` in CORPUS_DIR (all are tried) it compares:
      `gamewire events DEMO --name NAME --format jsonl`: same number of rows, same ticks (row by
      row, in stream order), and equal values in every column both sides have, after the
      mapping described in EVENT COLUMN MAPPING below.
- (d) every demoparser2 player prop name gamewire reads (EVERY_TICK_PROP: 245 names) in one
+ (d) every demoparser2 player prop name gamewire reads (EVERY_TICK_PROP: 254 names) in one
      `parse_ticks` call against one `gamewire ticks` run: the same rows, and every value equal;
      a prop demoparser2 gives no column for (its field is not in that game build) must be null
      in every gamewire row. NOT_COMPARED and PEER_EMPTY_FIRST_ROWS give the exceptions and why.
@@ -142,7 +142,7 @@ EVERY_TICK_PROP = [
     # list_updated_fields names them so), nested tables by serializer name
     "Weapon.m_iClip2", "Weapon.m_nNextThinkTick", "Weapon.CBodyComponentBaseAnimGraph.m_cellX",
     "Grenade.m_bRedraw", "Grenade.m_fThrowTime", "Grenade.CBodyComponentBaseAnimGraph.m_vecZ",
-    "CCSPlayerPawn.CCSPlayer_CameraServices.m_iFOV",
+    "CCSPlayerPawn.CCSPlayer_CameraServices.m_iFOV", "CCSPlayerPawn.m_vecX", "CCSPlayerPawn.m_vecZ",
     "CCSPlayerController.CCSPlayerController_ActionTrackingServices.m_iNumRoundKills",
 ]
 # Props gamewire gives as JSON text (demoparser2: Python lists of dicts); parsed before comparing.

@@ -9,7 +9,10 @@
 //! `CCSPlayerPawn`, `CCSPlayerController`, `CCSTeam`, `CCSGameRulesProxy`;
 //! the props of weapon classes are spelt `Weapon.<prop>` and those of
 //! grenade classes (grenades, their projectiles, fires) `Grenade.<prop>`,
-//! both read from the player's active weapon. Each name is a valid
+//! both read from the player's active weapon. Deadlock's
+//! `CCitadelPlayerPawn` and `CCitadelPlayerController` and Dota 2's
+//! `CDOTAPlayerController` keep their class in front; Dota 2's heroes (a
+//! class each) are unprefixed. Each name is a valid
 //! `ticks` prop, except that an array or a per-round vector needs the
 //! element added (`…m_iAmmo.0003`).
 //!
@@ -33,11 +36,16 @@ pub const UPDATED_FIELDS: &[(&str, Kind)] = &[
 ];
 
 /// Which kind of entity a class's props are read from, and the prefix its
-/// names get; `None` for classes a player row does not read.
+/// names get (empty: none); `None` for classes a player row does not read.
 fn class_prefix(class: &str) -> Option<(&'static str, &str)> {
     Some(match class {
-        "CCSPlayerPawn" => ("pawn", class),
-        "CCSPlayerController" => ("controller", class),
+        "CCSPlayerPawn" | "CCitadelPlayerPawn" => ("pawn", class),
+        "CCSPlayerController" | "CCitadelPlayerController" | "CDOTAPlayerController" => {
+            ("controller", class)
+        }
+        // Dota 2's heroes, a class each: unprefixed (a raw name is looked up
+        // on the hero first).
+        _ if class.starts_with("CDOTA_Unit_Hero_") => ("pawn", ""),
         "CCSTeam" => ("team", class),
         "CCSGameRulesProxy" => ("rules", class),
         _ if ["Grenade", "Projectile", "Flashbang", "Inferno"]
@@ -115,7 +123,12 @@ impl UpdatedFieldsCollector {
                     .and_then(Value::as_u64)
                     .map(|v| v as u32)
             })?;
-            let i = self.intern(format!("{prefix}.{name}"), kind);
+            let full = if prefix.is_empty() {
+                name
+            } else {
+                format!("{prefix}.{name}")
+            };
+            let i = self.intern(full, kind);
             if let Some((.., classes)) = self.names.get_mut(i as usize) {
                 if !classes.iter().any(|c| c == class) {
                     classes.push(class.to_string());

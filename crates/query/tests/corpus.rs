@@ -1301,3 +1301,91 @@ fn grenade_extra_props_are_typed_by_the_projectile_classes() {
         "{err}"
     );
 }
+
+/// `updated_fields` of the player entities on every game: each name of a
+/// pawn or controller value (not an array, which needs its element) that
+/// an update carried reads a value on some entity of its classes at the
+/// end of some tick, through the same prop lookup `ticks` uses, so a name
+/// reads the field it lists: CS2 (pawn, controller; the pawn's `m_vecX`,
+/// one of two fields of that name, is the view offset that is sent),
+/// Deadlock (`CCitadelPlayerPawn.`, `CCitadelPlayerController.`) and Dota 2
+/// (the heroes unprefixed, `CDOTAPlayerController.`).
+#[test]
+fn updated_fields_of_players_read_values() {
+    use gamewire_query::kinds::field_decoder;
+    use gamewire_source2::cs2::{prop_source, PropCache, PropSource};
+    use gamewire_source2::{DemoState, Interests, Visitor};
+
+    struct Unread {
+        /// (class names, path) of the names not read yet.
+        names: Vec<(Vec<String>, String, String)>,
+        cache: PropCache,
+    }
+    impl Visitor for Unread {
+        fn interests(&self) -> Interests {
+            Interests {
+                entities: true,
+                ..Interests::NONE
+            }
+        }
+        fn on_tick_end(&mut self, state: &DemoState, _tick: i32) {
+            let cache = &mut self.cache;
+            self.names.retain(|(classes, path, _)| {
+                !state.entities.iter().any(|e| {
+                    classes.iter().any(|c| c == state.class_name(e))
+                        && cache.value(state, e, path).is_some()
+                })
+            });
+        }
+    }
+
+    let demos = [
+        "cs2/14065.dem",
+        "cs2/14155.dem",
+        "deadlock/hltv_10423.dem",
+        "dota2/auto-20240102-2233-start.dem",
+    ];
+    for demo in demos {
+        let data = std::fs::read(corpus().join(demo)).unwrap();
+        let q = Query {
+            tables: vec![TableKind::UpdatedFields],
+            ..Query::default()
+        };
+        let (tables, state) = gamewire_query::run_with_state(&q, &data).unwrap();
+        let send = state.send_tables.clone().unwrap();
+        let t = &tables[0];
+        let mut names = Vec::new();
+        for i in 0..t.rows() {
+            let row = t.row(i);
+            let (Cell::Str(name), Cell::Str(entity), Cell::UInt(updates), Cell::Strs(classes)) =
+                (&row[0], &row[1], &row[2], &row[3])
+            else {
+                panic!("{demo}: {row:?}")
+            };
+            if !matches!(entity.as_str(), "pawn" | "controller") || *updates == 0 {
+                continue;
+            }
+            let PropSource::Raw(_, path) = prop_source(name) else {
+                panic!("{demo}: {name}")
+            };
+            let value = classes.iter().all(|c| {
+                send.by_name(c)
+                    .is_some_and(|s| field_decoder(&send, s, &path).is_some())
+            });
+            if value {
+                names.push((classes.clone(), path, name.clone()));
+            }
+        }
+        assert!(names.len() > 40, "{demo}: {} names", names.len());
+        let mut unread = Unread {
+            names,
+            cache: PropCache::default(),
+        };
+        gamewire_source2::DemoParser::new(&data)
+            .unwrap()
+            .run(&mut unread)
+            .unwrap();
+        let never: Vec<&String> = unread.names.iter().map(|(_, _, n)| n).collect();
+        assert!(never.is_empty(), "{demo}: never read: {never:?}");
+    }
+}

@@ -79,7 +79,7 @@ pub use props::{
     active_weapon, agent_name, computed_cell, entity_of_handle, entity_position, item_name,
     prop_source, read_player_prop, team_number, tick_rate, velocity_cell, Computed, Owner,
     PropSource, UserCommandField, ACTIVE_WEAPON_PROP, AGENT_NAMES, AIRBORNE_GROUND_HANDLE,
-    BUTTONS_PROP, FRIENDLY_PROPS, GRENADE_PREFIX, ITEM_NAMES, WEAPON_PREFIX,
+    BUTTONS_PROP, FRIENDLY_PROPS, GRENADE_PREFIX, ITEM_NAMES, PLAYER_CLASS_PREFIXES, WEAPON_PREFIX,
 };
 pub use world::{
     is_weapon_class, other_columns, other_names, other_prop, other_prop_in, other_source,
@@ -88,7 +88,7 @@ pub use world::{
 };
 
 /// The field of a serializer a part of a dotted prop name names, with its
-/// position: the field of that name, else the table field whose serializer
+/// position: the (last) field of that name, else the table field whose serializer
 /// has that name (`CCSPlayer_MovementServices` for `m_pMovementServices`,
 /// demoparser2's way of naming nested props; for a polymorphic pointer, any
 /// of its types).
@@ -104,7 +104,11 @@ pub fn field_named<'t>(
             .enumerate()
             .filter_map(|(i, &f)| tables.fields.get(f as usize).map(|f| (i, f)))
     };
+    // The last field of that name: CS2's pawn flattens `m_vecVelocity` and
+    // then `m_vecViewOffset` into top-level `m_vecX`/`m_vecY`/`m_vecZ`, and
+    // only the view offset is sent (demoparser2 reads the same one).
     fields()
+        .rev()
         .find(|(_, f)| tables.symbol(f.name) == part)
         .or_else(|| {
             fields().find(|(_, f)| match &f.model {

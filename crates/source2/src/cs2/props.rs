@@ -1089,8 +1089,9 @@ pub fn read_player_prop(
 }
 
 /// Resolves a friendly or raw prop name. Raw names are looked up on the
-/// pawn first, then on the controller; a `CCSPlayerPawn.` or
-/// `CCSPlayerController.` prefix picks one, and a `Weapon.` or `Grenade.`
+/// pawn first, then on the controller; a class prefix picks one
+/// ([`PLAYER_CLASS_PREFIXES`]: `CCSPlayerPawn.`, `CCSPlayerController.`,
+/// Deadlock's and Dota 2's), and a `Weapon.` or `Grenade.`
 /// prefix (demoparser2's spelling, as its `list_updated_fields` gives the
 /// props of weapon and grenade classes) reads the active weapon.
 pub fn prop_source(name: &str) -> PropSource {
@@ -1103,14 +1104,24 @@ pub fn prop_source(name: &str) -> PropSource {
     {
         return PropSource::Raw(Owner::ActiveWeapon, rest.to_string());
     }
-    if let Some(rest) = name.strip_prefix("CCSPlayerPawn.") {
-        return PropSource::Raw(Owner::Pawn, rest.to_string());
-    }
-    if let Some(rest) = name.strip_prefix("CCSPlayerController.") {
-        return PropSource::Raw(Owner::Controller, rest.to_string());
+    for (class, owner) in PLAYER_CLASS_PREFIXES {
+        if let Some(rest) = name.strip_prefix(class) {
+            return PropSource::Raw(owner, rest.to_string());
+        }
     }
     PropSource::Raw(Owner::Pawn, name.to_string())
 }
+
+/// Class prefixes of raw prop names that pick the entity: CS2's pawn and
+/// controller, Deadlock's, Dota 2's controller (its heroes have a class
+/// each: their props go unprefixed, looked up on the hero first).
+pub const PLAYER_CLASS_PREFIXES: [(&str, Owner); 5] = [
+    ("CCSPlayerPawn.", Owner::Pawn),
+    ("CCSPlayerController.", Owner::Controller),
+    ("CCitadelPlayerPawn.", Owner::Pawn),
+    ("CCitadelPlayerController.", Owner::Controller),
+    ("CDOTAPlayerController.", Owner::Controller),
+];
 
 fn parse_spec(spec: &str) -> PropSource {
     if spec == "alive" {
