@@ -38,6 +38,19 @@ def test_equals_the_demos_one_by_one():
     assert len(many["ticks"]) > 1000
 
 
+def test_grenade_props_and_updated_fields():
+    """`grenade` (the extra projectile props) and `updated_fields` through parse_many."""
+    paths = [corpus("cs2/14011.dem"), corpus("cs2/14065.dem")]
+    many = gamewire.parse_many(paths, ["grenades", "updated_fields"],
+                               grenade=["m_nBounces"], jobs=2)
+    assert list(many["grenades"].columns[:1]) == ["demo"]
+    assert list(many["grenades"].columns[-1:]) == ["m_nBounces"]
+    want = one_by_one(paths, [p.stem for p in paths], ["updated_fields"])
+    pd.testing.assert_frame_equal(many["updated_fields"], want["updated_fields"],
+                                  check_dtype=False)
+    assert set(many["updated_fields"]["demo"]) == {"14011", "14065"}
+
+
 def test_thread_count_does_not_change_the_result():
     paths = [corpus("cs2/14065.dem"), corpus("cs2/14132.dem"), corpus("cs2/14155.dem")]
     a = gamewire.parse_many(paths, ["ticks", "events"], player=PROPS, jobs=1)

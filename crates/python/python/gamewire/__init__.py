@@ -595,6 +595,7 @@ def parse_many(
     other: Names = None,
     ticks: Any = None,
     players: Any = None,
+    grenade: Names = None,
     jobs: int | None = None,
     on_error: str = "raise",
     polars: bool | None = None,
@@ -617,7 +618,7 @@ def parse_many(
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     paths = [os.fspath(p) for p in paths]
-    query = _query(_names(tables), event_name, player, other, ticks, players)
+    query = _query(_names(tables), event_name, player, other, ticks, players, grenade)
     use_polars = _POLARS_DEFAULT if polars is None else polars
     merged, failures = run_many(paths, query, jobs)
     for _path, kind, message in failures:
