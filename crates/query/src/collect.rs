@@ -10,7 +10,7 @@ use gamewire_source2::Visitor;
 use gamewire_source2::{DemoState, Entity, UserCommand, UserMessage, Value};
 use rustc_hash::FxHashMap;
 
-use crate::kinds::{event_key_kind, other_kind, path_kind, player_kind, widen};
+use crate::kinds::{event_key_kind, grenade_kind, other_kind, player_kind, widen};
 use crate::matches::hitgroup_name;
 use crate::props::{
     cell_of_event, event_has_player, event_player, handle_index, identity, other_columns,
@@ -1245,17 +1245,7 @@ impl GrenadesCollector {
     /// projectile classes' serializers (from the values where no class
     /// declares it).
     pub fn finish(self, state: &DemoState) -> Table {
-        let kinds: Vec<Option<Kind>> = self
-            .props
-            .iter()
-            .map(|p| {
-                state
-                    .classes
-                    .iter()
-                    .filter(|c| grenade_type(&c.name).is_some())
-                    .find_map(|c| path_kind(state, &c.name, p))
-            })
-            .collect();
+        let kinds: Vec<Option<Kind>> = self.props.iter().map(|p| grenade_kind(state, p)).collect();
         let inferred: Vec<Kind> = (0..self.props.len())
             .map(|i| {
                 let flights = self.tracker.live.values().chain(&self.tracker.done);

@@ -19,7 +19,9 @@
 //! A path is named once per serializer: later updates of it cost one hash
 //! lookup.
 
-use gamewire_source2::cs2::{is_weapon_class, Cell, GRENADE_PREFIX, WEAPON_PREFIX};
+use gamewire_source2::cs2::{
+    is_weapon_class, Cell, Owner, GRENADE_PREFIX, PLAYER_CLASS_PREFIXES, WEAPON_PREFIX,
+};
 use gamewire_source2::entity::key_to_path;
 use gamewire_source2::serializer::SerializerId;
 use gamewire_source2::{DemoState, Entity, EntityChange, FieldPath, Value};
@@ -38,26 +40,30 @@ pub const UPDATED_FIELDS: &[(&str, Kind)] = &[
 /// Which kind of entity a class's props are read from, and the prefix its
 /// names get (empty: none); `None` for classes a player row does not read.
 fn class_prefix(class: &str) -> Option<(&'static str, &str)> {
-    Some(match class {
-        "CCSPlayerPawn" | "CCitadelPlayerPawn" => ("pawn", class),
-        "CCSPlayerController" | "CCitadelPlayerController" | "CDOTAPlayerController" => {
-            ("controller", class)
-        }
+    // The classes whose prefix picks the entity in `ticks`.
+    let player = PLAYER_CLASS_PREFIXES
+        .iter()
+        .find(|(prefix, _)| prefix.strip_suffix('.') == Some(class));
+    Some(match player {
+        Some((_, Owner::Controller)) => ("controller", class),
+        Some(_) => ("pawn", class),
         // Dota 2's heroes, a class each: unprefixed (a raw name is looked up
         // on the hero first).
-        _ if class.starts_with("CDOTA_Unit_Hero_") => ("pawn", ""),
-        "CCSTeam" => ("team", class),
-        "CCSGameRulesProxy" => ("rules", class),
-        _ if ["Grenade", "Projectile", "Flashbang", "Inferno"]
-            .iter()
-            .any(|p| class.contains(p)) =>
-        {
-            ("grenade", trim_dot(GRENADE_PREFIX))
-        }
-        _ if is_weapon_class(class) || class.starts_with("CKnife") => {
-            ("weapon", trim_dot(WEAPON_PREFIX))
-        }
-        _ => return None,
+        None if class.starts_with("CDOTA_Unit_Hero_") => ("pawn", ""),
+        None => match class {
+            "CCSTeam" => ("team", class),
+            "CCSGameRulesProxy" => ("rules", class),
+            _ if ["Grenade", "Projectile", "Flashbang", "Inferno"]
+                .iter()
+                .any(|p| class.contains(p)) =>
+            {
+                ("grenade", trim_dot(GRENADE_PREFIX))
+            }
+            _ if is_weapon_class(class) || class.starts_with("CKnife") => {
+                ("weapon", trim_dot(WEAPON_PREFIX))
+            }
+            _ => return None,
+        },
     })
 }
 

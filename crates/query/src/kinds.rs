@@ -17,11 +17,11 @@
 //! Where nothing is declared (a raw path on a class the demo does not
 //! have), the type falls back to the values ([`crate::table::infer_kind`]).
 
-use gamewire_source2::cs2::{field_named, Computed, Owner, PropSource, UserCommandField};
-use gamewire_source2::serializer::{FieldDecoder, FieldModel, SendTables, SerializerId};
+use gamewire_source2::cs2::{resolve_prop_decoder, Computed, Owner, PropSource, UserCommandField};
+use gamewire_source2::serializer::{FieldDecoder, SendTables, SerializerId};
 use gamewire_source2::DemoState;
 
-use crate::props::{weapon_serializers, OtherSource, PlayerSource};
+use crate::props::{projectile_serializers, weapon_serializers, OtherSource, PlayerSource};
 use crate::table::Kind;
 
 /// The column type of a game-event key type (1..=9).
@@ -77,32 +77,15 @@ pub fn decoder_kind(d: &FieldDecoder) -> Kind {
     }
 }
 
-/// The decoder of the value a dotted path names in a serializer (the same
-/// walk as `cs2::resolve_prop`; array elements by number). `None` when the
-/// path does not exist or names a table or a whole array.
+/// The decoder of the value a dotted path names in a serializer: a value
+/// or an array element ([`resolve_prop_decoder`]). `None` when the path
+/// does not exist or names a table or a whole array.
 pub fn field_decoder<'t>(
     tables: &'t SendTables,
     root: SerializerId,
     path: &str,
 ) -> Option<&'t FieldDecoder> {
-    let mut ser = root;
-    let mut parts = path.split('.').peekable();
-    while let Some(part) = parts.next() {
-        let (_, field) = field_named(tables, ser, part)?;
-        match &field.model {
-            FieldModel::Value(d) => return parts.peek().is_none().then_some(d),
-            FieldModel::FixedArray { element, .. } | FieldModel::VariableArray(element) => {
-                parts.next()?.parse::<u32>().ok()?;
-                return parts.peek().is_none().then_some(element);
-            }
-            FieldModel::FixedTable { serializer, .. } => ser = *serializer,
-            FieldModel::VariableTable(s) => {
-                parts.next()?.parse::<u32>().ok()?;
-                ser = *s;
-            }
-        }
-    }
-    None
+    resolve_prop_decoder(tables, root, path).and_then(|(_, d)| d)
 }
 
 /// The type of a dotted path on a class, if the demo declares it.
@@ -110,6 +93,15 @@ pub fn path_kind(state: &DemoState, class: &str, path: &str) -> Option<Kind> {
     let tables = state.send_tables.as_ref()?;
     let root = tables.by_name(class)?;
     field_decoder(tables, root, path).map(decoder_kind)
+}
+
+/// The type of a raw prop of the grenade projectiles (`grenades`' extra
+/// columns): its field's in the first projectile class that has it.
+pub fn grenade_kind(state: &DemoState, path: &str) -> Option<Kind> {
+    let tables = state.send_tables.as_ref()?;
+    projectile_serializers(state)
+        .find_map(|s| field_decoder(tables, s, path))
+        .map(decoder_kind)
 }
 
 /// The type of a player prop.

@@ -311,7 +311,7 @@ pub fn player_prop_known(state: &DemoState, name: &str) -> bool {
 }
 
 /// The serializers of the demo's grenade projectile classes.
-fn projectile_serializers(state: &DemoState) -> impl Iterator<Item = SerializerId> + '_ {
+pub fn projectile_serializers(state: &DemoState) -> impl Iterator<Item = SerializerId> + '_ {
     state
         .classes
         .iter()

@@ -24,7 +24,7 @@ use crate::fieldpath::FieldPath;
 use crate::gameevent::EventValue;
 use crate::messages::Game;
 use crate::parser::DemoState;
-use crate::serializer::{FieldModel, SendTables, SerializerId};
+use crate::serializer::{FieldDecoder, FieldModel, SendTables, SerializerId};
 use crate::value::Value;
 
 /// Bits of a cell coordinate: cells are 512 units wide.
@@ -128,21 +128,32 @@ pub fn field_named<'t>(
 /// numbers; tables by field or serializer name, see [`field_named`]);
 /// `None` if it does not exist.
 pub fn resolve_prop(tables: &SendTables, root: SerializerId, name: &str) -> Option<FieldPath> {
+    resolve_prop_decoder(tables, root, name).map(|(path, _)| path)
+}
+
+/// [`resolve_prop`], with the decoder of the value the name reaches: a
+/// value field, or an array element named with its index (`None` for an
+/// array's length or a table). A name that goes on past a value or an
+/// element does not resolve.
+pub fn resolve_prop_decoder<'t>(
+    tables: &'t SendTables,
+    root: SerializerId,
+    name: &str,
+) -> Option<(FieldPath, Option<&'t FieldDecoder>)> {
     let mut indices: Vec<i32> = Vec::with_capacity(4);
+    let mut decoder = None;
     let mut ser = root;
     let mut parts = name.split('.').peekable();
     while let Some(part) = parts.next() {
         let (pos, field) = field_named(tables, ser, part)?;
         indices.push(pos as i32);
+        decoder = None;
         match &field.model {
-            FieldModel::Value(_) => {
-                if parts.peek().is_some() {
-                    return None;
-                }
-            }
-            FieldModel::FixedArray { .. } | FieldModel::VariableArray(_) => {
+            FieldModel::Value(d) => decoder = Some(d),
+            FieldModel::FixedArray { element, .. } | FieldModel::VariableArray(element) => {
                 if let Some(next) = parts.next() {
                     indices.push(next.parse().ok()?);
+                    decoder = Some(element);
                 }
             }
             // A polymorphic pointer named by one of its types reads that
@@ -159,8 +170,11 @@ pub fn resolve_prop(tables: &SendTables, root: SerializerId, name: &str) -> Opti
                 ser = *s;
             }
         }
+        if decoder.is_some() && parts.peek().is_some() {
+            return None;
+        }
     }
-    (!indices.is_empty() && indices.len() <= 7).then(|| FieldPath::from_slice(&indices))
+    (!indices.is_empty() && indices.len() <= 7).then(|| (FieldPath::from_slice(&indices), decoder))
 }
 
 /// A cell of an output table.
@@ -272,7 +286,7 @@ pub struct PropCache {
 }
 
 /// The class of CS2's game rules entity.
-const RULES_CLASS: &str = "CCSGameRulesProxy";
+pub(crate) const RULES_CLASS: &str = "CCSGameRulesProxy";
 
 impl PropCache {
     /// The id of a prop name, interning it on first use.

@@ -187,7 +187,7 @@ impl<'s> World<'s> {
         let mut w = World::default();
         for e in state.entities.iter() {
             match state.class_name(e) {
-                "CCSGameRulesProxy" => w.rules = Some(e),
+                super::RULES_CLASS => w.rules = Some(e),
                 "CCSTeam" => {
                     let n = paths
                         .value(state, e, "m_iTeamNum")
