@@ -222,15 +222,41 @@ fn frame_payload_into(raw: &[u8], out: &mut Vec<u8>) -> Result<(), ErrorKind> {
     )
 }
 
-/// A frame payload as [`FrameReader`] would return it: decompressed when
-/// `compressed`, into a new buffer.
-pub(crate) fn payload_of(raw: &[u8], compressed: bool) -> Result<Vec<u8>, ErrorKind> {
+/// Runs `f` on a frame payload as [`FrameReader`] would return it:
+/// decompressed when `compressed`, into a buffer this thread keeps for its
+/// next payload (the helper thread's: a buffer freed after every job
+/// would be fresh, page-faulting memory for the next one).
+pub(crate) fn with_payload<T>(
+    raw: &[u8],
+    compressed: bool,
+    f: impl FnOnce(&[u8]) -> Result<T, ErrorKind>,
+) -> Result<T, ErrorKind> {
     if !compressed {
-        return Ok(raw.to_vec());
+        return f(raw);
     }
-    let mut out = Vec::new();
-    frame_payload_into(raw, &mut out)?;
-    Ok(out)
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with(|buffer| {
+        let mut out = buffer.take();
+        let result = frame_payload_into(raw, &mut out).and_then(|()| f(&out));
+        buffer.replace(out);
+        result
+    })
+}
+
+/// The frame at byte `pos`: its command, whether it is compressed, its raw
+/// payload and the offset of the frame after it; `None` at the end or when
+/// its header or size does not fit the data.
+fn raw_frame_at(data: &[u8], pos: usize) -> Option<(DemoCommand, bool, &[u8], usize)> {
+    let mut pos = pos;
+    let cmd = read_varint32(data, &mut pos, "frame command").ok()?;
+    read_varint32(data, &mut pos, "frame tick").ok()?;
+    let size = read_varint32(data, &mut pos, "frame size").ok()? as usize;
+    let end = pos.checked_add(size)?;
+    let raw = data.get(pos..end)?;
+    let command = DemoCommand::from_raw(cmd & !DEM_IS_COMPRESSED);
+    Some((command, cmd & DEM_IS_COMPRESSED != 0, raw, end))
 }
 
 /// Iterates over the frames of a demo held in memory.
@@ -244,7 +270,19 @@ pub struct FrameReader<'a> {
     /// A payload buffer handed back by [`FrameReader::recycle`], reused for
     /// the next decompressed frame.
     spare: Vec<u8>,
+    /// Payloads decompressed ahead of their turn
+    /// ([`FrameReader::decompress_ahead`]), by frame index, in order.
+    ahead: std::collections::VecDeque<(u64, Vec<u8>)>,
+    /// Where [`FrameReader::decompress_ahead`] goes on: (byte offset, frame
+    /// index) of the next frame it has not looked at.
+    ahead_next: (usize, u64),
+    /// Bytes held in `ahead`.
+    ahead_bytes: usize,
 }
+
+/// At most this many decompressed bytes are held ahead of the reader
+/// ([`FrameReader::decompress_ahead`]).
+pub const MAX_DECOMPRESSED_AHEAD: usize = 8 << 20;
 
 impl<'a> FrameReader<'a> {
     /// Checks the magic and positions at the first frame.
@@ -287,6 +325,9 @@ impl<'a> FrameReader<'a> {
             last_tick: -1,
             done: false,
             spare: Vec::new(),
+            ahead: std::collections::VecDeque::new(),
+            ahead_next: (HEADER_LEN, 0),
+            ahead_bytes: 0,
         })
     }
 
@@ -329,16 +370,64 @@ impl<'a> FrameReader<'a> {
         if self.done {
             return None;
         }
-        let mut pos = self.pos;
-        let cmd = read_varint32(self.data, &mut pos, "frame command").ok()?;
-        read_varint32(self.data, &mut pos, "frame tick").ok()?;
-        let size = read_varint32(self.data, &mut pos, "frame size").ok()? as usize;
-        let raw = self.data.get(pos..pos.checked_add(size)?)?;
+        let (command, compressed, raw, next) = raw_frame_at(self.data, self.pos)?;
         let index = self.index;
-        self.pos = pos + size;
+        self.pos = next;
         self.index += 1;
-        let command = DemoCommand::from_raw(cmd & !DEM_IS_COMPRESSED);
-        Some((command, index, cmd & DEM_IS_COMPRESSED != 0, raw))
+        Some((command, index, compressed, raw))
+    }
+
+    /// Decompresses the payload of one frame after the reader's position
+    /// ahead of its turn, the next compressed one that `wanted(command)`
+    /// asks for, so that [`FrameReader::next_frame_if`] finds it done. For
+    /// filling a wait (the parser does it while the helper thread finishes
+    /// the send tables). Returns false when there is nothing more to do: the
+    /// end of the data, a frame that does not fit or does not decompress
+    /// (the regular read reports it), or [`MAX_DECOMPRESSED_AHEAD`] bytes
+    /// already held.
+    pub(crate) fn decompress_ahead(&mut self, wanted: impl Fn(DemoCommand) -> bool) -> bool {
+        if self.done {
+            return false;
+        }
+        if self.ahead_next.1 < self.index {
+            self.ahead_next = (self.pos, self.index);
+        }
+        loop {
+            if self.ahead_bytes >= MAX_DECOMPRESSED_AHEAD {
+                return false;
+            }
+            let (pos, index) = self.ahead_next;
+            let Some((command, compressed, raw, next)) = raw_frame_at(self.data, pos) else {
+                return false;
+            };
+            self.ahead_next = (next, index + 1);
+            if !(compressed && wanted(command)) {
+                continue;
+            }
+            let mut out = Vec::new();
+            if frame_payload_into(raw, &mut out).is_err() {
+                return false;
+            }
+            self.ahead_bytes += out.len();
+            self.ahead.push_back((index, out));
+            return true;
+        }
+    }
+
+    /// The payload [`FrameReader::decompress_ahead`] decompressed for the
+    /// frame at `index`, if any (and drops those of frames passed over).
+    fn take_ahead(&mut self, index: u64) -> Option<Vec<u8>> {
+        while let Some(&(i, _)) = self.ahead.front() {
+            if i > index {
+                return None;
+            }
+            let (i, payload) = self.ahead.pop_front()?;
+            self.ahead_bytes -= payload.len();
+            if i == index {
+                return Some(payload);
+            }
+        }
+        None
     }
 
     /// The next frame, `None` at the clean end of the data. Frames after
@@ -392,6 +481,8 @@ impl<'a> FrameReader<'a> {
         };
         let payload = if !wanted(command) {
             std::borrow::Cow::Borrowed(&[][..])
+        } else if let Some(out) = compressed.then(|| self.take_ahead(self.index)).flatten() {
+            std::borrow::Cow::Owned(out)
         } else if compressed {
             let mut out = std::mem::take(&mut self.spare);
             frame_payload_into(raw, &mut out).map_err(|kind| DemoError {
@@ -461,6 +552,78 @@ mod tests {
         assert_eq!(f.command, DemoCommand::Stop);
         assert!(r.next_frame().unwrap().is_none());
         assert!(r.next_frame().unwrap().is_none());
+    }
+
+    #[test]
+    fn frames_decompressed_ahead_read_as_before() {
+        let snappy = |b: &[u8]| snap::raw::Encoder::new().compress_vec(b).unwrap();
+        let mut data = b"PBDEMS2\0\0\0\0\0\0\0\0\0".to_vec();
+        data.extend(frame(7 | 64, 1, &snappy(b"first first first")));
+        data.extend(frame(30, 2, b"plain"));
+        data.extend(frame(4 | 64, 3, &snappy(b"not wanted")));
+        data.extend(frame(7 | 64, 4, &snappy(b"second second")));
+        // Not snappy: ahead stops here, the regular read reports it.
+        data.extend(frame(7 | 64, 5, &[0xff, 0xff, 0xff, 0xff, 0x0f, 1]));
+        data.extend(frame(7 | 64, 6, &snappy(b"after the bad one")));
+        let wanted = |c: DemoCommand| c != DemoCommand::SendTables;
+        let read_all = |r: &mut FrameReader<'_>| {
+            let mut out = Vec::new();
+            loop {
+                match r.next_frame_if(wanted) {
+                    Ok(Some(f)) => out.push(Ok((f.index, f.payload.to_vec()))),
+                    Ok(None) => break,
+                    Err(e) => {
+                        out.push(Err(e));
+                        break;
+                    }
+                }
+            }
+            out
+        };
+        let expected = read_all(&mut FrameReader::new(&data).unwrap());
+        assert_eq!(expected.len(), 5);
+        assert!(expected[4].is_err());
+        // All at once from the start, and from after the first frame.
+        let mut r = FrameReader::new(&data).unwrap();
+        let mut n = 0;
+        while r.decompress_ahead(wanted) {
+            n += 1;
+        }
+        assert_eq!(
+            n, 2,
+            "frames 0 and 3; frame 2 is not wanted, frame 4 is bad"
+        );
+        assert_eq!(r.ahead.len(), 2);
+        assert_eq!(read_all(&mut r), expected);
+        let mut r = FrameReader::new(&data).unwrap();
+        let first = r.next_frame_if(wanted).unwrap().unwrap();
+        assert_eq!(&*first.payload, b"first first first");
+        assert!(r.decompress_ahead(wanted));
+        assert_eq!(r.ahead.front().map(|a| a.0), Some(3));
+        let rest = read_all(&mut r);
+        assert_eq!(rest, expected[1..]);
+        assert_eq!(r.ahead_bytes, 0);
+        // A payload decompressed ahead but then not wanted is dropped.
+        let mut r = FrameReader::new(&data).unwrap();
+        assert!(r.decompress_ahead(|_| true));
+        assert!(r.decompress_ahead(|_| true));
+        assert_eq!(r.ahead.len(), 2);
+        assert!(r
+            .next_frame_if(|_| false)
+            .unwrap()
+            .unwrap()
+            .payload
+            .is_empty());
+        assert!(r
+            .next_frame_if(|_| false)
+            .unwrap()
+            .unwrap()
+            .payload
+            .is_empty());
+        let third = r.next_frame_if(|_| true).unwrap().unwrap();
+        assert_eq!((third.index, &*third.payload), (2, &b"not wanted"[..]));
+        assert!(r.ahead.is_empty());
+        assert_eq!(r.ahead_bytes, 0);
     }
 
     #[test]

@@ -54,12 +54,34 @@ pub fn enabled() -> bool {
 #[derive(Debug)]
 pub(crate) struct Pending<T> {
     result: Receiver<T>,
+    /// The result, once [`Pending::is_ready`] has taken it off the channel.
+    arrived: Option<T>,
 }
 
 impl<T> Pending<T> {
     /// Waits for the result; `None` if the job panicked.
     pub(crate) fn wait(self) -> Option<T> {
-        self.result.recv().ok()
+        match self.arrived {
+            Some(value) => Some(value),
+            None => self.result.recv().ok(),
+        }
+    }
+
+    /// Whether [`Pending::wait`] would return at once: the result is there,
+    /// or the job has failed.
+    pub(crate) fn is_ready(&mut self) -> bool {
+        use std::sync::mpsc::TryRecvError;
+        if self.arrived.is_some() {
+            return true;
+        }
+        match self.result.try_recv() {
+            Ok(value) => {
+                self.arrived = Some(value);
+                true
+            }
+            Err(TryRecvError::Empty) => false,
+            Err(TryRecvError::Disconnected) => true,
+        }
     }
 }
 
@@ -98,7 +120,10 @@ pub(crate) fn run<T: Send + 'static>(
         BUSY.store(false, Ordering::Release);
         return None;
     }
-    Some(Pending { result: rx })
+    Some(Pending {
+        result: rx,
+        arrived: None,
+    })
 }
 
 fn start() -> Option<Mutex<Sender<Job>>> {

@@ -662,6 +662,61 @@ fn damaged_send_tables_fail_alike_with_the_helper_thread() {
     assert!(failures > 0);
 }
 
+/// Frames after the send tables that are damaged fail the same way with
+/// the helper thread as without it, although the parser decompresses them
+/// ahead of their turn while it waits for the tables: the error is reported
+/// at the damaged frame, and everything before it is the same.
+#[test]
+fn damaged_frames_after_the_send_tables_fail_alike_with_the_helper_thread() {
+    use gamewire_source2::container::{DemoCommand, FrameReader};
+    for name in ["cs2/14065.dem", "cs2/14132.dem", "cs2/14155.dem"] {
+        let data = std::fs::read(corpus().join(name)).unwrap();
+        let mut frames = FrameReader::new(&data).unwrap();
+        let mut after_tables = false;
+        let mut targets = Vec::new();
+        while let Some(f) = frames.next_frame().unwrap() {
+            if f.command == DemoCommand::SendTables {
+                after_tables = true;
+            } else if after_tables && f.compressed && targets.len() < 6 {
+                targets.push((f.offset as usize, frames.offset() as usize));
+            }
+        }
+        assert!(targets.len() >= 3, "{name}");
+        let mut frame_errors = 0;
+        for (start, end) in targets {
+            for (k, cut) in [(0, false), (1, false), (2, true)] {
+                let mut bad = data.clone();
+                if cut {
+                    bad.truncate(start + (end - start) / 2);
+                } else {
+                    // Snappy's length preamble, then the middle of the data.
+                    let at = if k == 0 {
+                        end - (end - start) / 2
+                    } else {
+                        start + 4
+                    };
+                    bad[at] ^= 0xa5;
+                }
+                let run = |helper: bool| {
+                    let mut parser = DemoParser::new(&bad).unwrap().with_helper_thread(helper);
+                    let result = parser.run(&mut NoVisitor).map_err(|e| e.to_string());
+                    (
+                        result,
+                        state_checksum(&parser.state),
+                        parser.state.entity_updates,
+                    )
+                };
+                let (inline, helped) = (run(false), run(true));
+                assert_eq!(inline, helped, "{name}: frame at byte {start}, case {k}");
+                if let Err(e) = &inline.0 {
+                    frame_errors += usize::from(e.contains(&format!("at byte {start}")));
+                }
+            }
+        }
+        assert!(frame_errors > 0, "{name}");
+    }
+}
+
 /// The send tables built from the lean decode of `DEM_SendTables` (symbols
 /// borrowed from the buffer) equal those built from prost's full decode.
 #[test]
