@@ -142,11 +142,6 @@ impl<'a> RawMessage<'a> {
         Ok(msg)
     }
 
-    /// Number of fields.
-    pub fn field_count(&self) -> usize {
-        self.fields.len()
-    }
-
     /// The serializers, decoded.
     pub fn serializers(&self) -> impl Iterator<Item = Result<RawSerializer, ErrorKind>> + '_ {
         self.serializers
@@ -154,14 +149,31 @@ impl<'a> RawMessage<'a> {
             .map(|&(data, base)| decode_serializer(Wire::new(data, base)).map_err(in_message))
     }
 
-    /// Decodes field `index` into `field` (cleared first; its polymorphic
-    /// vector keeps its allocation).
-    pub fn field_into(&self, index: usize, field: &mut RawField) -> Result<(), ErrorKind> {
-        let Some(&(data, base)) = self.fields.get(index) else {
-            return Err(ErrorKind::SendTables(format!("no field {index}")));
-        };
-        decode_field(Wire::new(data, base), field).map_err(in_message)
+    /// Where each field message sits in the message: (offset, length).
+    pub fn field_spans(&self) -> Vec<(usize, usize)> {
+        self.fields
+            .iter()
+            .map(|&(data, base)| (base, data.len()))
+            .collect()
     }
+}
+
+/// Decodes field `index` of a message whose fields sit at `spans` of
+/// `body` ([`RawMessage::field_spans`]) into `field` (cleared first; its
+/// polymorphic vector keeps its allocation).
+pub(crate) fn field_at(
+    body: &[u8],
+    spans: &[(usize, usize)],
+    index: usize,
+    field: &mut RawField,
+) -> Result<(), ErrorKind> {
+    let data = spans
+        .get(index)
+        .and_then(|&(at, len)| body.get(at..at.checked_add(len)?));
+    let (Some(data), Some(&(base, _))) = (data, spans.get(index)) else {
+        return Err(ErrorKind::SendTables(format!("no field {index}")));
+    };
+    decode_field(Wire::new(data, base), field).map_err(in_message)
 }
 
 /// The symbols at `spans` (offset, length) of `body` as text.
@@ -405,10 +417,11 @@ mod tests {
                 let want: Vec<u32> = g.fields_index.iter().map(|&i| i as u32).collect();
                 prop_assert_eq!(&s.fields_index, &want);
             }
-            prop_assert_eq!(raw.field_count(), back.fields.len());
+            let spans = raw.field_spans();
+            prop_assert_eq!(spans.len(), back.fields.len());
             let mut f = RawField::default();
             for (i, g) in back.fields.iter().enumerate() {
-                raw.field_into(i, &mut f).unwrap();
+                field_at(&bytes, &spans, i, &mut f).unwrap();
                 let want = RawField::from_generated(g);
                 // NaN != NaN: compare the float bits.
                 prop_assert_eq!(f.low_value.map(f32::to_bits), want.low_value.map(f32::to_bits));
@@ -426,7 +439,8 @@ mod tests {
             if let Ok(raw) = RawMessage::parse(&bytes) {
                 for s in raw.serializers() { let _ = s; }
                 let mut f = RawField::default();
-                for i in 0..raw.field_count() { let _ = raw.field_into(i, &mut f); }
+                let spans = raw.field_spans();
+                for i in 0..spans.len() { let _ = field_at(&bytes, &spans, i, &mut f); }
             }
             let full = msg.encode_to_vec();
             let cut = cut.min(full.len());
@@ -450,7 +464,7 @@ mod tests {
         // A field whose var_type_sym (tag 1) comes as fixed32.
         let body = [0x1a, 0x05, 0x0d, 0, 0, 0, 0];
         let raw = RawMessage::parse(&body).unwrap();
-        let err = raw.field_into(0, &mut RawField::default()).unwrap_err();
+        let err = field_at(&body, &raw.field_spans(), 0, &mut RawField::default()).unwrap_err();
         assert_eq!(
             err.to_string(),
             "protobuf CSVCMsg_FlattenedSerializer did not decode: int32 with wire type 5 at byte 3"

@@ -5,9 +5,13 @@
 //! (string tables, class info, the game-event list). Its tables are not
 //! needed before the first entity, so [`crate::parser::DemoParser`] hands
 //! the frame to this thread at the start of a run and collects the tables
-//! at the first tick (or earlier, if something needs them). On the corpus
-//! clips that takes 5-10% off a parse's wall time, at the cost of some
-//! CPU time on the second core (see the README's Source 2 section).
+//! at the first tick (or earlier, if something needs them). The signon
+//! around the frame is short, so the parser usually gets there first; it
+//! then decompresses the frames that come next while the helper decodes
+//! the message, and builds fields beside it once the serializers are read
+//! (see `serializer::SharedBuild`). On the corpus clips that takes 10-20%
+//! off a parse's wall time, at the cost of some CPU time on the second
+//! core (see the README's Source 2 section).
 //!
 //! The thread is started on first use and kept for the life of the
 //! process: a thread started per parse would pay its start and, worse, a
@@ -20,7 +24,7 @@
 //! thread costs more than it saves there.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::{Mutex, OnceLock};
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
@@ -50,41 +54,6 @@ pub fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
-/// A result the helper is computing.
-#[derive(Debug)]
-pub(crate) struct Pending<T> {
-    result: Receiver<T>,
-    /// The result, once [`Pending::is_ready`] has taken it off the channel.
-    arrived: Option<T>,
-}
-
-impl<T> Pending<T> {
-    /// Waits for the result; `None` if the job panicked.
-    pub(crate) fn wait(self) -> Option<T> {
-        match self.arrived {
-            Some(value) => Some(value),
-            None => self.result.recv().ok(),
-        }
-    }
-
-    /// Whether [`Pending::wait`] would return at once: the result is there,
-    /// or the job has failed.
-    pub(crate) fn is_ready(&mut self) -> bool {
-        use std::sync::mpsc::TryRecvError;
-        if self.arrived.is_some() {
-            return true;
-        }
-        match self.result.try_recv() {
-            Ok(value) => {
-                self.arrived = Some(value);
-                true
-            }
-            Err(TryRecvError::Empty) => false,
-            Err(TryRecvError::Disconnected) => true,
-        }
-    }
-}
-
 /// Clears [`BUSY`] when a job ends, also by a panic.
 struct Done;
 
@@ -94,36 +63,33 @@ impl Drop for Done {
     }
 }
 
-/// Runs `job` on the helper thread; `None` (the caller does the work) when
-/// the helper is busy, cannot be started, or the machine has one core.
-pub(crate) fn run<T: Send + 'static>(
-    job: impl FnOnce() -> T + Send + 'static,
-) -> Option<Pending<T>> {
-    let queue = QUEUE.get_or_init(start).as_ref()?;
+/// Runs `job` on the helper thread; false (the caller does the work) when
+/// the helper is busy, cannot be started, or the machine has one core. A
+/// job that is taken is run once, or dropped unrun if the helper thread
+/// is gone: it must tell its waiter either way (see
+/// [`crate::serializer::SharedBuild`]).
+pub(crate) fn run(job: impl FnOnce() + Send + 'static) -> bool {
+    let Some(queue) = QUEUE.get_or_init(start).as_ref() else {
+        return false;
+    };
     if BUSY
         .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
         .is_err()
     {
-        return None;
+        return false;
     }
-    let (tx, rx) = sync_channel(1);
     let wrapped: Job = Box::new(move || {
         let done = Done;
-        let result = job();
+        job();
         JOBS.fetch_add(1, Ordering::Relaxed);
-        // Free for the next job before the waiter wakes up.
         drop(done);
-        let _ = tx.send(result);
     });
     let sent = queue.lock().ok().map(|q| q.send(wrapped).is_ok());
     if sent != Some(true) {
         BUSY.store(false, Ordering::Release);
-        return None;
+        return false;
     }
-    Some(Pending {
-        result: rx,
-        arrived: None,
-    })
+    true
 }
 
 fn start() -> Option<Mutex<Sender<Job>>> {

@@ -417,16 +417,25 @@ pub struct DemoParser<'a> {
 
 /// A `CDemoSendTables` frame whose tables another thread builds while this
 /// one reads the rest of the signon.
-#[derive(Debug)]
 struct BackgroundTables {
     /// Index of the frame.
     frame: u64,
     /// Where the frame is, once the parser has reached it (errors are
     /// reported there); `None` before.
     location: Option<Location>,
-    handle: crate::helper::Pending<Result<SendTables, ErrorKind>>,
+    /// The build, shared with the helper thread.
+    build: Arc<crate::serializer::SharedBuild>,
     /// What the run reads (which frames to decompress while waiting).
     interests: Interests,
+}
+
+impl std::fmt::Debug for BackgroundTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BackgroundTables")
+            .field("frame", &self.frame)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The `CSVCMsg_FlattenedSerializer` inside a `CDemoSendTables` frame
@@ -586,16 +595,19 @@ impl<'a> DemoParser<'a> {
             match command {
                 DemoCommand::SendTables => {
                     let raw = raw.to_vec();
-                    let build = move || {
-                        crate::container::with_payload(&raw, compressed, |payload| {
-                            SendTables::from_message(send_tables_message(payload)?)
-                        })
+                    let build = Arc::new(crate::serializer::SharedBuild::default());
+                    let part = crate::serializer::HelperPart::of(&build);
+                    let job = move || {
+                        let message = crate::container::with_payload(&raw, compressed, |payload| {
+                            send_tables_message(payload).map(<[u8]>::to_vec)
+                        });
+                        part.run(message);
                     };
-                    if let Some(handle) = crate::helper::run(build) {
+                    if crate::helper::run(job) {
                         self.background = Some(BackgroundTables {
                             frame,
                             location: None,
-                            handle,
+                            build,
                             interests,
                         });
                     }
@@ -619,22 +631,21 @@ impl<'a> DemoParser<'a> {
     fn finish_send_tables(&mut self, reading_on: bool) -> Result<(), DemoError> {
         let Some(BackgroundTables {
             location: Some(location),
-            mut handle,
+            build,
             interests,
             ..
         }) = self.background.take_if(|b| b.location.is_some())
         else {
             return Ok(());
         };
+        // While the helper is still decoding the message, decompress the
+        // frames that come next (their snappy work needs no send tables);
+        // then build fields beside it.
         let wanted = |command| {
             handles_payload(command, interests, false) && command != DemoCommand::SendTables
         };
-        while reading_on && !handle.is_ready() && self.frames.decompress_ahead(wanted) {}
-        let built = handle.wait().unwrap_or_else(|| {
-            Err(ErrorKind::SendTables(
-                "the thread building the send tables failed".into(),
-            ))
-        });
+        while reading_on && !build.stage_ready() && self.frames.decompress_ahead(wanted) {}
+        let built = build.join();
         match built {
             Ok(tables) => {
                 self.set_send_tables(Arc::new(tables));

@@ -800,63 +800,90 @@ pub fn demo_payload_message(data: &[u8]) -> Result<&[u8], ErrorKind> {
         })
 }
 
-impl SendTables {
-    /// Builds the send tables from a `CDemoSendTables` payload (a varuint32
-    /// length, then a `CSVCMsg_FlattenedSerializer`).
-    pub fn from_demo_payload(data: &[u8]) -> Result<SendTables, ErrorKind> {
-        SendTables::from_message(demo_payload_message(data)?)
+/// Where a build reads its fields from.
+enum FieldSource<'a> {
+    /// Field messages still in the message bytes, at (offset, length).
+    Spans {
+        body: std::borrow::Cow<'a, [u8]>,
+        spans: Vec<(usize, usize)>,
+    },
+    /// Fields decoded already (from the generated type).
+    Decoded(Vec<RawField>),
+}
+
+/// Send tables built up to their fields: the symbols, the serializers and
+/// how to find a serializer by name, plus where the fields are. The fields
+/// are then built in ranges ([`BuildStage::build_fields`]), by one thread
+/// or, on the helper thread's build, by two (see [`ParallelBuild`]), and
+/// [`BuildStage::finish`] puts the ranges together.
+pub(crate) struct BuildStage<'a> {
+    /// Serializers and symbols; no fields yet.
+    tables: SendTables,
+    /// Symbols of the message (the build adds some after them).
+    message_symbols: usize,
+    /// The symbols the build adds: the empty text, `simtime`, `runetime`.
+    added: [Symbol; 3],
+    /// (name hash, version, id), sorted: serializers by exact version.
+    by_key: Vec<(u64, i32, SerializerId)>,
+    fields: FieldSource<'a>,
+}
+
+/// What one builder of fields keeps between fields (and ranges): each type
+/// symbol read once, each serializer (name symbol, version) looked up once.
+#[derive(Default)]
+pub(crate) struct FieldCache {
+    /// `type_at[i]` is 1 + the index in `types` of symbol `i`'s info, 0
+    /// before it is read.
+    type_at: Vec<u32>,
+    types: Vec<TypeInfo>,
+    unnamed_type: Option<TypeInfo>,
+    looked_up: FxHashMap<(i32, Option<i32>), Option<SerializerId>>,
+    raw: RawField,
+}
+
+/// The fields of one range, built.
+pub(crate) struct FieldRange {
+    fields: Vec<Field>,
+    fallbacks: Vec<(String, String, String)>,
+}
+
+impl<'a> BuildStage<'a> {
+    /// Reads the top level of a `CSVCMsg_FlattenedSerializer`: symbols,
+    /// serializers; the fields stay bytes.
+    pub(crate) fn prepare(body: std::borrow::Cow<'a, [u8]>) -> Result<BuildStage<'a>, ErrorKind> {
+        let (mut stage, spans) = {
+            // Symbols are slices of `body` while the stage is set up, then
+            // copied into the tables' one text store.
+            let msg = RawMessage::parse(&body)?;
+            let spans = msg.field_spans();
+            let stage = BuildStage::new(
+                &msg.symbols,
+                msg.serializers(),
+                spans.len(),
+                FieldSource::Decoded(Vec::new()),
+            )?;
+            (stage, spans)
+        };
+        stage.fields = FieldSource::Spans { body, spans };
+        Ok(stage)
     }
 
-    /// Builds the send tables from the bytes of a
-    /// `CSVCMsg_FlattenedSerializer` (as `svc_FlattenedSerializer` carries
-    /// them, or [`demo_payload_message`] finds them).
-    pub fn from_message(body: &[u8]) -> Result<SendTables, ErrorKind> {
-        // Symbols are slices of `body`; each field is decoded only when its
-        // `Field` is built (see the `flattened` module).
-        let msg = RawMessage::parse(body)?;
-        SendTables::build_from(
-            &msg.symbols,
-            msg.serializers(),
-            msg.field_count(),
-            |i, field| msg.field_into(i, field),
-        )
-    }
-
-    /// Builds the send tables from a decoded message.
-    pub fn build(msg: &CSvcMsgFlattenedSerializer) -> Result<SendTables, ErrorKind> {
-        let symbols: Vec<&str> = msg.symbols.iter().map(String::as_str).collect();
-        let serializers = msg
-            .serializers
-            .iter()
-            .map(|s| Ok(RawSerializer::from_generated(s)));
-        SendTables::build_from(&symbols, serializers, msg.fields.len(), |i, field| {
-            *field = msg
-                .fields
-                .get(i)
-                .map(RawField::from_generated)
-                .unwrap_or_default();
-            Ok(())
-        })
-    }
-
-    fn build_from(
+    fn new(
         symbols: &[&str],
         serializers: impl Iterator<Item = Result<RawSerializer, ErrorKind>>,
         field_count: usize,
-        mut field_at: impl FnMut(usize, &mut RawField) -> Result<(), ErrorKind>,
-    ) -> Result<SendTables, ErrorKind> {
-        let index = |i: Option<i32>| -> Option<usize> {
+        fields: FieldSource<'a>,
+    ) -> Result<BuildStage<'a>, ErrorKind> {
+        let sym = |i: Option<i32>| -> Option<&str> {
             i.and_then(|i| usize::try_from(i).ok())
-                .filter(|&i| i < symbols.len())
+                .and_then(|i| symbols.get(i))
+                .copied()
         };
-        let sym =
-            |i: Option<i32>| -> Option<&str> { index(i).and_then(|i| symbols.get(i)).copied() };
-        let symbol = |i: Option<i32>| -> Option<Symbol> { index(i).map(|i| Symbol(i as u32)) };
         let mut tables = SendTables::default();
-        // Symbol `i` of the message is `Symbol(i)`; texts the build adds
-        // (an empty name, an encoder set below) come after them.
+        // Symbol `i` of the message is `Symbol(i)`; the texts the build
+        // adds come after them.
         let total: usize = symbols.iter().map(|s| s.len()).sum();
-        if u32::try_from(total + 16).is_err() || u32::try_from(symbols.len()).is_err() {
+        if u32::try_from(total + 16).is_err() || u32::try_from(symbols.len() + 3).is_err() {
             return Err(ErrorKind::SendTables("symbol table too large".into()));
         }
         tables.symbols.text.reserve(total + 16);
@@ -864,34 +891,26 @@ impl SendTables {
         for s in symbols {
             tables.symbols.push(s);
         }
-        let mut added: Vec<(&'static str, Symbol)> = Vec::new();
-        let mut add = |symbols: &mut SymbolText, text: &'static str| -> Symbol {
-            match added.iter().find(|(t, _)| *t == text) {
-                Some(&(_, s)) => s,
-                None => {
-                    let s = symbols.push(text);
-                    added.push((text, s));
-                    s
-                }
-            }
-        };
-        // Serializer ids first, so fields can refer to serializers defined later.
+        let added = [
+            tables.symbols.push(""),
+            tables.symbols.push("simtime"),
+            tables.symbols.push("runetime"),
+        ];
         // Sized up front (the number of serializers is known): no rehashing.
         let count = serializers.size_hint().0.min(1 << 16);
-        let mut by_key: FxHashMap<(&str, i32), SerializerId> =
-            FxHashMap::with_capacity_and_hasher(count, Default::default());
         let mut by_name: FxHashMap<&str, SerializerId> =
             FxHashMap::with_capacity_and_hasher(count, Default::default());
+        let mut by_key = Vec::with_capacity(count);
         for s in serializers {
             let s = s?;
-            let (Some(name), Some(name_sym)) = (sym(s.name_sym), symbol(s.name_sym)) else {
+            let (Some(name), Some(name_sym)) = (sym(s.name_sym), s.name_sym) else {
                 return Err(ErrorKind::SendTables(
                     "serializer without a name symbol".into(),
                 ));
             };
             let version = s.version.unwrap_or(0);
             let id = tables.serializers.len() as SerializerId;
-            by_key.insert((name, version), id);
+            by_key.push((name_hash(name), version, id));
             // The highest version wins for lookups by name.
             let replace = match by_name.get(name) {
                 Some(&old) => tables
@@ -910,165 +929,457 @@ impl SendTables {
                 )));
             }
             tables.serializers.push(Serializer {
-                name: name_sym,
+                name: Symbol(name_sym as u32),
                 version,
                 fields: s.fields_index,
             });
         }
-        let lookup = |name: Option<&str>, version: Option<i32>| -> Option<SerializerId> {
-            let name = name?;
-            version
-                .and_then(|v| by_key.get(&(name, v)).copied())
-                .or_else(|| by_name.get(name).copied())
-        };
-        let mut fields = Vec::with_capacity(field_count);
-        let mut fallbacks = Vec::new();
-        // Many fields share a type: read each type symbol once. `type_at[i]`
-        // is 1 + the index in `types` of symbol `i`'s info, 0 before it is read.
-        let mut type_at: Vec<u32> = vec![0; symbols.len()];
-        let mut types: Vec<TypeInfo> = Vec::with_capacity(256);
-        let mut unnamed_type = None;
-        let mut raw = RawField::default();
-        let mut looked_up: FxHashMap<(i32, Option<i32>), Option<SerializerId>> =
-            FxHashMap::with_capacity_and_hasher(count, Default::default());
-        for fi in 0..field_count {
-            field_at(fi, &mut raw)?;
-            let f = &raw;
-            let name = sym(f.var_name_sym).unwrap_or("");
-            let var_type_str = sym(f.var_type_sym).unwrap_or("");
-            let mut encoder = sym(f.var_encoder_sym);
-            let var_serializer = sym(f.var_serializer_sym);
-            // Simulation and animation times are networked as tick counts
-            // (demoinfocs field_patch.go; the var serializers
-            // simulationTimeSerializer / animTimeSerializer say the same).
-            if matches!(name, "m_flSimulationTime" | "m_flAnimTime")
-                || matches!(
-                    var_serializer,
-                    Some("simulationTimeSerializer" | "animTimeSerializer")
-                )
-            {
-                encoder = Some("simtime");
-            }
-            // Dota 2's rune time (manta field_patch.go, all builds).
-            if name == "m_flRuneTime" {
-                encoder = Some("runetime");
-            }
-            let params = DecoderParams {
-                name,
-                encoder,
-                var_serializer,
-                bit_count: f.bit_count,
-                low: f.low_value,
-                high: f.high_value,
-                flags: f.encode_flags,
-            };
-            let vt: TypeInfo = match index(f.var_type_sym).and_then(|i| type_at.get_mut(i)) {
-                Some(at) => match (*at as usize).checked_sub(1).and_then(|k| types.get(k)) {
-                    Some(info) => *info,
-                    None => {
-                        let info = TypeInfo::of(var_type_str);
-                        types.push(info);
-                        *at = types.len() as u32;
-                        info
-                    }
-                },
-                None => *unnamed_type.get_or_insert_with(|| TypeInfo::of(var_type_str)),
-            };
-            // Many fields name the same serializer: look each (symbol,
-            // version) pair up by name once.
-            let field_serializer = match f.field_serializer_name_sym {
-                None => None,
-                Some(name_sym) => *looked_up
-                    .entry((name_sym, f.field_serializer_version))
-                    .or_insert_with(|| lookup(sym(Some(name_sym)), f.field_serializer_version)),
-            };
-            let mut fallback = false;
-            let model = if !f.polymorphic.is_empty() {
-                let mut poly = Vec::with_capacity(f.polymorphic.len());
-                for &(poly_name, poly_version) in &f.polymorphic {
-                    let id = lookup(sym(poly_name), poly_version).ok_or_else(|| {
-                        ErrorKind::SendTables(format!(
-                            "field {name}: unknown polymorphic serializer"
-                        ))
-                    })?;
-                    poly.push(id);
-                }
-                let serializer = field_serializer.or(poly.first().copied()).unwrap_or(0);
-                FieldModel::FixedTable { serializer, poly }
-            } else if let Some(ser) = field_serializer {
-                if vt.pointer_like {
-                    FieldModel::FixedTable {
-                        serializer: ser,
-                        poly: Vec::new(),
-                    }
-                } else {
-                    FieldModel::VariableTable(ser)
-                }
-            } else if let Some(count) = vt.count {
-                if count > MAX_ARRAY_LEN {
-                    return Err(ErrorKind::SendTables(format!(
-                        "field {name}: array of {count} elements"
-                    )));
-                }
-                FieldModel::FixedArray {
-                    len: count,
-                    element: choose(&vt.kind, &params, false, &mut fallback)?,
-                }
-            } else if vt.variable_array {
-                let element = match &vt.element {
-                    Some(kind) => choose(kind, &params, true, &mut fallback)?,
-                    None => {
-                        return Err(ErrorKind::SendTables(format!(
-                            "field {name}: {var_type_str} has no element type"
-                        )))
-                    }
-                };
-                FieldModel::VariableArray(element)
-            } else {
-                FieldModel::Value(choose(&vt.kind, &params, false, &mut fallback)?)
-            };
-            if fallback {
-                // The first serializer that uses the field names it.
-                let owner = tables
-                    .serializers
-                    .iter()
-                    .find(|s| s.fields.contains(&(fi as u32)))
-                    .map_or("?", |s| tables.symbols.get(s.name));
-                fallbacks.push((
-                    owner.to_string(),
-                    name.to_string(),
-                    var_type_str.to_string(),
-                ));
-            }
-            // The encoder may be one set above, not a symbol of the field.
-            let encoder = match encoder {
-                Some(e) if sym(f.var_encoder_sym) == Some(e) => symbol(f.var_encoder_sym),
-                Some("simtime") => Some(add(&mut tables.symbols, "simtime")),
-                Some("runetime") => Some(add(&mut tables.symbols, "runetime")),
-                Some(_) => None,
-                None => None,
-            };
-            let mut named = |i: Option<i32>| match symbol(i) {
-                Some(s) => s,
-                None => add(&mut tables.symbols, ""),
-            };
-            fields.push(Field {
-                name: named(f.var_name_sym),
-                var_type: named(f.var_type_sym),
-                encoder,
-                model,
-                fallback,
-            });
-        }
-        tables.fields = fields;
-        tables.fallbacks = fallbacks;
+        // A name and version given twice: the later serializer wins, as a
+        // map insert would have it.
+        by_key.sort_by_key(|&(hash, version, id)| (hash, version, std::cmp::Reverse(id)));
         let mut named: Vec<(u64, SerializerId)> = by_name
             .into_iter()
             .map(|(name, id)| (name_hash(name), id))
             .collect();
         named.sort_unstable();
         tables.by_name = named;
-        Ok(tables)
+        Ok(BuildStage {
+            tables,
+            message_symbols: symbols.len(),
+            added,
+            by_key,
+            fields,
+        })
+    }
+
+    /// Number of fields.
+    pub(crate) fn field_count(&self) -> usize {
+        match &self.fields {
+            FieldSource::Spans { spans, .. } => spans.len(),
+            FieldSource::Decoded(f) => f.len(),
+        }
+    }
+
+    /// The serializer named by symbol `name` and `version` (the highest
+    /// version when it has none, or none of that version).
+    fn lookup(&self, name: Option<i32>, version: Option<i32>) -> Option<SerializerId> {
+        let name = self.text(name)?;
+        let exact = version.and_then(|v| {
+            let key = (name_hash(name), v);
+            let first = self.by_key.partition_point(|&(h, v, _)| (h, v) < key);
+            self.by_key
+                .get(first..)?
+                .iter()
+                .take_while(|&&(h, v, _)| (h, v) == key)
+                .map(|&(_, _, id)| id)
+                .find(|&id| self.tables.serializer_name(id) == name)
+        });
+        exact.or_else(|| self.tables.by_name(name))
+    }
+
+    /// The text of a message symbol; `None` for an index outside them.
+    #[inline]
+    fn text(&self, i: Option<i32>) -> Option<&str> {
+        let i = usize::try_from(i?)
+            .ok()
+            .filter(|&i| i < self.message_symbols)?;
+        Some(self.tables.symbols.get(Symbol(i as u32)))
+    }
+
+    /// A message symbol; `None` for an index outside them.
+    #[inline]
+    fn symbol(&self, i: Option<i32>) -> Option<Symbol> {
+        let i = usize::try_from(i?)
+            .ok()
+            .filter(|&i| i < self.message_symbols)?;
+        Some(Symbol(i as u32))
+    }
+
+    /// Builds the fields in `range`.
+    pub(crate) fn build_fields(
+        &self,
+        range: std::ops::Range<usize>,
+        cache: &mut FieldCache,
+    ) -> Result<FieldRange, ErrorKind> {
+        let mut out = FieldRange {
+            fields: Vec::with_capacity(range.len()),
+            fallbacks: Vec::new(),
+        };
+        if cache.type_at.len() != self.message_symbols {
+            cache.type_at = vec![0; self.message_symbols];
+        }
+        let mut raw = std::mem::take(&mut cache.raw);
+        for fi in range {
+            match &self.fields {
+                FieldSource::Spans { body, spans } => {
+                    crate::flattened::field_at(body, spans, fi, &mut raw)?;
+                }
+                FieldSource::Decoded(fields) => {
+                    raw = fields.get(fi).cloned().unwrap_or_default();
+                }
+            }
+            let field = self.build_field(fi, &raw, cache, &mut out.fallbacks)?;
+            out.fields.push(field);
+        }
+        cache.raw = raw;
+        Ok(out)
+    }
+
+    /// Builds field `fi` from its message `f`.
+    #[inline(always)]
+    fn build_field(
+        &self,
+        fi: usize,
+        f: &RawField,
+        cache: &mut FieldCache,
+        fallbacks: &mut Vec<(String, String, String)>,
+    ) -> Result<Field, ErrorKind> {
+        let name = self.text(f.var_name_sym).unwrap_or("");
+        let var_type_str = self.text(f.var_type_sym).unwrap_or("");
+        let mut encoder = self.text(f.var_encoder_sym);
+        let var_serializer = self.text(f.var_serializer_sym);
+        // Simulation and animation times are networked as tick counts
+        // (demoinfocs field_patch.go; the var serializers
+        // simulationTimeSerializer / animTimeSerializer say the same).
+        if matches!(name, "m_flSimulationTime" | "m_flAnimTime")
+            || matches!(
+                var_serializer,
+                Some("simulationTimeSerializer" | "animTimeSerializer")
+            )
+        {
+            encoder = Some("simtime");
+        }
+        // Dota 2's rune time (manta field_patch.go, all builds).
+        if name == "m_flRuneTime" {
+            encoder = Some("runetime");
+        }
+        let params = DecoderParams {
+            name,
+            encoder,
+            var_serializer,
+            bit_count: f.bit_count,
+            low: f.low_value,
+            high: f.high_value,
+            flags: f.encode_flags,
+        };
+        // Many fields share a type: read each type symbol once.
+        let vt: TypeInfo = match self
+            .symbol(f.var_type_sym)
+            .and_then(|s| cache.type_at.get_mut(s.0 as usize))
+        {
+            Some(at) => match (*at as usize)
+                .checked_sub(1)
+                .and_then(|k| cache.types.get(k))
+            {
+                Some(info) => *info,
+                None => {
+                    let info = TypeInfo::of(var_type_str);
+                    cache.types.push(info);
+                    *at = cache.types.len() as u32;
+                    info
+                }
+            },
+            None => *cache
+                .unnamed_type
+                .get_or_insert_with(|| TypeInfo::of(var_type_str)),
+        };
+        // Many fields name the same serializer: look each (symbol,
+        // version) pair up by name once.
+        let field_serializer = match f.field_serializer_name_sym {
+            None => None,
+            Some(name_sym) => *cache
+                .looked_up
+                .entry((name_sym, f.field_serializer_version))
+                .or_insert_with(|| self.lookup(Some(name_sym), f.field_serializer_version)),
+        };
+        let mut fallback = false;
+        let model = if !f.polymorphic.is_empty() {
+            let mut poly = Vec::with_capacity(f.polymorphic.len());
+            for &(poly_name, poly_version) in &f.polymorphic {
+                let id = self.lookup(poly_name, poly_version).ok_or_else(|| {
+                    ErrorKind::SendTables(format!("field {name}: unknown polymorphic serializer"))
+                })?;
+                poly.push(id);
+            }
+            let serializer = field_serializer.or(poly.first().copied()).unwrap_or(0);
+            FieldModel::FixedTable { serializer, poly }
+        } else if let Some(ser) = field_serializer {
+            if vt.pointer_like {
+                FieldModel::FixedTable {
+                    serializer: ser,
+                    poly: Vec::new(),
+                }
+            } else {
+                FieldModel::VariableTable(ser)
+            }
+        } else if let Some(count) = vt.count {
+            if count > MAX_ARRAY_LEN {
+                return Err(ErrorKind::SendTables(format!(
+                    "field {name}: array of {count} elements"
+                )));
+            }
+            FieldModel::FixedArray {
+                len: count,
+                element: choose(&vt.kind, &params, false, &mut fallback)?,
+            }
+        } else if vt.variable_array {
+            let element = match &vt.element {
+                Some(kind) => choose(kind, &params, true, &mut fallback)?,
+                None => {
+                    return Err(ErrorKind::SendTables(format!(
+                        "field {name}: {var_type_str} has no element type"
+                    )))
+                }
+            };
+            FieldModel::VariableArray(element)
+        } else {
+            FieldModel::Value(choose(&vt.kind, &params, false, &mut fallback)?)
+        };
+        if fallback {
+            // The first serializer that uses the field names it.
+            let owner = self
+                .tables
+                .serializers
+                .iter()
+                .find(|s| s.fields.contains(&(fi as u32)))
+                .map_or("?", |s| self.tables.symbols.get(s.name));
+            fallbacks.push((
+                owner.to_string(),
+                name.to_string(),
+                var_type_str.to_string(),
+            ));
+        }
+        let [empty, simtime, runetime] = self.added;
+        // The encoder may be one set above, not a symbol of the field.
+        let encoder = match encoder {
+            Some(e) if self.text(f.var_encoder_sym) == Some(e) => self.symbol(f.var_encoder_sym),
+            Some("simtime") => Some(simtime),
+            Some("runetime") => Some(runetime),
+            Some(_) | None => None,
+        };
+        Ok(Field {
+            name: self.symbol(f.var_name_sym).unwrap_or(empty),
+            var_type: self.symbol(f.var_type_sym).unwrap_or(empty),
+            encoder,
+            model,
+            fallback,
+        })
+    }
+
+    /// The send tables, from the stage and its fields, in order.
+    pub(crate) fn finish(self, ranges: Vec<FieldRange>) -> SendTables {
+        let mut tables = self.tables;
+        let count: usize = ranges.iter().map(|r| r.fields.len()).sum();
+        for mut range in ranges {
+            if tables.fields.is_empty() {
+                // The first range's vector becomes the whole (no copy when
+                // there is one range).
+                tables.fields = range.fields;
+                tables.fields.reserve_exact(count - tables.fields.len());
+            } else {
+                tables.fields.append(&mut range.fields);
+            }
+            tables.fallbacks.append(&mut range.fallbacks);
+        }
+        tables
+    }
+}
+
+/// Fields per range of a build that two threads share.
+const SHARED_RANGE: usize = 64;
+
+/// A send-table build that two threads share: the helper thread decodes
+/// the message and sets up the stage ([`SharedBuild::run`]), then builds
+/// field ranges; the parser, once it needs the tables, builds ranges too
+/// instead of waiting ([`SharedBuild::join`]), and puts them together.
+/// Ranges are claimed one at a time from a counter, so whichever thread is
+/// free takes the next; the result is the same tables, fallbacks and first
+/// error as a build on one thread.
+#[derive(Default)]
+pub(crate) struct SharedBuild {
+    /// The stage; taken out by [`SharedBuild::join`] when every range is
+    /// built (builders hold a read lock while they build a range).
+    stage: std::sync::RwLock<Option<BuildStage<'static>>>,
+    /// The next range to claim.
+    next: std::sync::atomic::AtomicUsize,
+    progress: std::sync::Mutex<SharedProgress>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct SharedProgress {
+    /// Set when the stage is ready (`Ok(ranges)`) or failed.
+    stage: Option<Result<usize, ErrorKind>>,
+    /// Built ranges, by index.
+    ranges: Vec<Option<Result<FieldRange, ErrorKind>>>,
+    /// The helper's job ended without finishing (it panicked).
+    abandoned: bool,
+}
+
+/// The helper's hold on a [`SharedBuild`]: marks the build abandoned when
+/// it is dropped before [`SharedBuild::run`] has returned (the job
+/// panicked, or was dropped unrun), so that the parser does not wait for it.
+pub(crate) struct HelperPart {
+    build: std::sync::Arc<SharedBuild>,
+    done: bool,
+}
+
+impl HelperPart {
+    /// The helper's part of `build`.
+    pub(crate) fn of(build: &std::sync::Arc<SharedBuild>) -> HelperPart {
+        HelperPart {
+            build: std::sync::Arc::clone(build),
+            done: false,
+        }
+    }
+
+    /// Runs [`SharedBuild::run`].
+    pub(crate) fn run(mut self, message: Result<Vec<u8>, ErrorKind>) {
+        self.build.run(message);
+        self.done = true;
+    }
+}
+
+impl Drop for HelperPart {
+    fn drop(&mut self) {
+        if !self.done {
+            if let Ok(mut p) = self.build.progress.lock() {
+                p.abandoned = true;
+            }
+            self.build.changed.notify_all();
+        }
+    }
+}
+
+impl SharedBuild {
+    /// The helper thread's part: sets up the stage from `message` (a
+    /// `CSVCMsg_FlattenedSerializer`, or its error), then builds ranges
+    /// until none is left.
+    fn run(&self, message: Result<Vec<u8>, ErrorKind>) {
+        let stage = message.and_then(|m| BuildStage::prepare(std::borrow::Cow::Owned(m)));
+        let ranges = match stage {
+            Ok(stage) => {
+                let ranges = stage.field_count().div_ceil(SHARED_RANGE);
+                if let Ok(mut slot) = self.stage.write() {
+                    *slot = Some(stage);
+                }
+                Ok(ranges)
+            }
+            Err(e) => Err(e),
+        };
+        let ok = ranges.is_ok();
+        if let Ok(mut p) = self.progress.lock() {
+            if let Ok(n) = &ranges {
+                p.ranges = (0..*n).map(|_| None).collect();
+            }
+            p.stage = Some(ranges);
+        }
+        self.changed.notify_all();
+        if ok {
+            self.build_ranges();
+        }
+    }
+
+    /// Builds unclaimed ranges until none is left.
+    fn build_ranges(&self) {
+        let mut cache = FieldCache::default();
+        loop {
+            let index = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let built = {
+                let Ok(guard) = self.stage.read() else {
+                    return;
+                };
+                let Some(stage) = guard.as_ref() else {
+                    return;
+                };
+                let start = index.saturating_mul(SHARED_RANGE);
+                if start >= stage.field_count() {
+                    return;
+                }
+                let end = (start + SHARED_RANGE).min(stage.field_count());
+                stage.build_fields(start..end, &mut cache)
+            };
+            if let Ok(mut p) = self.progress.lock() {
+                if let Some(slot) = p.ranges.get_mut(index) {
+                    *slot = Some(built);
+                }
+            }
+            self.changed.notify_all();
+        }
+    }
+
+    /// Whether the helper has set up the stage (or failed, or given up).
+    pub(crate) fn stage_ready(&self) -> bool {
+        self.progress
+            .lock()
+            .map_or(true, |p| p.stage.is_some() || p.abandoned)
+    }
+
+    /// The parser's part: waits for the stage, builds ranges with the
+    /// helper, waits for the helper's last range, and returns the tables
+    /// (or the first error, in field order).
+    pub(crate) fn join(&self) -> Result<SendTables, ErrorKind> {
+        let failed = || ErrorKind::SendTables("the thread building the send tables failed".into());
+        {
+            let mut p = self.progress.lock().map_err(|_| failed())?;
+            loop {
+                match &p.stage {
+                    Some(Ok(_)) => break,
+                    Some(Err(e)) => return Err(e.clone()),
+                    None if p.abandoned => return Err(failed()),
+                    None => p = self.changed.wait(p).map_err(|_| failed())?,
+                }
+            }
+        }
+        self.build_ranges();
+        let ranges = {
+            let mut p = self.progress.lock().map_err(|_| failed())?;
+            while p.ranges.iter().any(Option::is_none) {
+                if p.abandoned {
+                    return Err(failed());
+                }
+                p = self.changed.wait(p).map_err(|_| failed())?;
+            }
+            std::mem::take(&mut p.ranges)
+        };
+        let ranges: Vec<FieldRange> = ranges.into_iter().flatten().collect::<Result<_, _>>()?;
+        let stage = self.stage.write().map_err(|_| failed())?.take();
+        Ok(stage.ok_or_else(failed)?.finish(ranges))
+    }
+}
+
+impl SendTables {
+    /// Builds the send tables from a `CDemoSendTables` payload (a varuint32
+    /// length, then a `CSVCMsg_FlattenedSerializer`).
+    pub fn from_demo_payload(data: &[u8]) -> Result<SendTables, ErrorKind> {
+        SendTables::from_message(demo_payload_message(data)?)
+    }
+
+    /// Builds the send tables from the bytes of a
+    /// `CSVCMsg_FlattenedSerializer` (as `svc_FlattenedSerializer` carries
+    /// them, or [`demo_payload_message`] finds them).
+    pub fn from_message(body: &[u8]) -> Result<SendTables, ErrorKind> {
+        let stage = BuildStage::prepare(std::borrow::Cow::Borrowed(body))?;
+        let fields = stage.build_fields(0..stage.field_count(), &mut FieldCache::default())?;
+        Ok(stage.finish(vec![fields]))
+    }
+
+    /// Builds the send tables from a decoded message.
+    pub fn build(msg: &CSvcMsgFlattenedSerializer) -> Result<SendTables, ErrorKind> {
+        let symbols: Vec<&str> = msg.symbols.iter().map(String::as_str).collect();
+        let serializers = msg
+            .serializers
+            .iter()
+            .map(|s| Ok(RawSerializer::from_generated(s)));
+        let fields: Vec<RawField> = msg.fields.iter().map(RawField::from_generated).collect();
+        let stage = BuildStage::new(
+            &symbols,
+            serializers,
+            fields.len(),
+            FieldSource::Decoded(fields),
+        )?;
+        let fields = stage.build_fields(0..stage.field_count(), &mut FieldCache::default())?;
+        Ok(stage.finish(vec![fields]))
     }
 
     /// The text of a symbol (empty for a symbol of other tables).
@@ -1312,6 +1623,182 @@ impl SendTables {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// A message of `n` fields in two serializers: values of several types,
+    /// fixed and variable arrays, a nested table by name and version, a
+    /// polymorphic pointer, an unknown type (a fallback); `bad` fields are
+    /// arrays too long to build.
+    fn synthetic_message(n: usize, bad: &[usize]) -> Vec<u8> {
+        use prost::Message;
+        use source2_demo_protobufs::proto_flattened_serializer_field_t::PolymorphicFieldT;
+        use source2_demo_protobufs::{ProtoFlattenedSerializerFieldT, ProtoFlattenedSerializerT};
+        let symbols: Vec<String> = [
+            "CRoot",
+            "CInner",
+            "int32",
+            "float32",
+            "uint16[4]",
+            "CUtlVector< uint32 >",
+            "CInner*",
+            "CMysteryType",
+            "int32[99999]",
+            "coord",
+            "m_flSimulationTime",
+            "CUtlVectorEmbeddedNetworkVar< CInner >",
+            "CInner",
+            "m_x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let fields = (0..n)
+            .map(|i| {
+                let mut f = ProtoFlattenedSerializerFieldT {
+                    var_name_sym: Some(if i % 11 == 0 { 10 } else { 13 }),
+                    var_type_sym: Some([2, 3, 4, 5, 6, 7, 11][i % 7]),
+                    ..Default::default()
+                };
+                match i % 7 {
+                    1 => {
+                        f.bit_count = Some(10);
+                        f.low_value = Some(-1.0);
+                        f.high_value = Some(1.0);
+                        f.var_encoder_sym = (i % 3 == 0).then_some(9);
+                    }
+                    4 => {
+                        f.field_serializer_name_sym = Some(12);
+                        f.field_serializer_version = Some(if i % 2 == 0 { 2 } else { 7 });
+                        if i % 3 == 0 {
+                            f.polymorphic_types = vec![PolymorphicFieldT {
+                                polymorphic_field_serializer_name_sym: Some(1),
+                                polymorphic_field_serializer_version: Some(1),
+                            }];
+                        }
+                    }
+                    6 => f.field_serializer_name_sym = Some(1),
+                    _ => {}
+                }
+                if bad.contains(&i) {
+                    f.var_type_sym = Some(8);
+                    f.field_serializer_name_sym = None;
+                    f.polymorphic_types.clear();
+                }
+                f
+            })
+            .collect();
+        let half = (n / 2) as i32;
+        CSvcMsgFlattenedSerializer {
+            serializers: vec![
+                ProtoFlattenedSerializerT {
+                    serializer_name_sym: Some(1),
+                    serializer_version: Some(1),
+                    fields_index: (0..half).collect(),
+                },
+                ProtoFlattenedSerializerT {
+                    serializer_name_sym: Some(12),
+                    serializer_version: Some(2),
+                    fields_index: (half..n as i32).collect(),
+                },
+                ProtoFlattenedSerializerT {
+                    serializer_name_sym: Some(0),
+                    serializer_version: Some(0),
+                    fields_index: (0..n as i32).rev().collect(),
+                },
+            ],
+            symbols,
+            fields,
+            ..Default::default()
+        }
+        .encode_to_vec()
+    }
+
+    fn describe(t: &Result<SendTables, ErrorKind>) -> String {
+        match t {
+            Ok(t) => format!(
+                "{:?} {:?} {:?} {:?} {:?}",
+                t.serializers, t.fields, t.fallbacks, t.by_name, t.symbols
+            ),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    /// Runs the helper's part on a thread of its own, after `delay`, and
+    /// joins from this one.
+    fn shared(
+        message: Result<Vec<u8>, ErrorKind>,
+        delay: std::time::Duration,
+    ) -> Result<SendTables, ErrorKind> {
+        let build = std::sync::Arc::new(SharedBuild::default());
+        let part = HelperPart::of(&build);
+        let helper = std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            part.run(message);
+        });
+        let tables = build.join();
+        helper.join().unwrap();
+        tables
+    }
+
+    #[test]
+    fn a_shared_build_equals_one_thread() {
+        for n in [0, 1, 63, 64, 65, 300, 1000] {
+            let body = synthetic_message(n, &[]);
+            let alone = SendTables::from_message(&body);
+            assert!(alone.is_ok(), "{n}: {}", describe(&alone));
+            if n > 5 {
+                // Field 5 is of the unknown type.
+                assert!(!alone.as_ref().unwrap().fallbacks.is_empty());
+            }
+            for delay in [0, 50, 500] {
+                let delay = std::time::Duration::from_micros(delay);
+                let got = shared(Ok(body.clone()), delay);
+                assert_eq!(describe(&got), describe(&alone), "{n} fields, {delay:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_shared_build_reports_the_first_error_in_field_order() {
+        for bad in [&[5][..], &[700], &[130, 5, 900], &[999]] {
+            let body = synthetic_message(1000, bad);
+            let alone = SendTables::from_message(&body);
+            assert!(alone.is_err());
+            for delay in [0, 200] {
+                let got = shared(Ok(body.clone()), std::time::Duration::from_micros(delay));
+                assert_eq!(describe(&got), describe(&alone), "{bad:?}");
+            }
+        }
+        // An error in the message's top level, and one before it.
+        let body = synthetic_message(100, &[]);
+        let cut = &body[..body.len() / 2];
+        let alone = SendTables::from_message(cut);
+        assert!(alone.is_err());
+        assert_eq!(
+            describe(&shared(Ok(cut.to_vec()), Default::default())),
+            describe(&alone)
+        );
+        let early = ErrorKind::SendTables("no message".into());
+        assert_eq!(
+            describe(&shared(Err(early.clone()), Default::default())),
+            describe(&Err(early))
+        );
+    }
+
+    #[test]
+    fn a_helper_part_dropped_unrun_fails_the_join() {
+        let build = std::sync::Arc::new(SharedBuild::default());
+        let part = HelperPart::of(&build);
+        let dropper = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            drop(part);
+        });
+        let got = build.join();
+        dropper.join().unwrap();
+        assert_eq!(
+            describe(&got),
+            "error: send tables: the thread building the send tables failed"
+        );
+    }
 
     #[test]
     fn var_type_grammar() {
