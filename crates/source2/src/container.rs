@@ -280,8 +280,9 @@ pub struct FrameReader<'a> {
     ahead_bytes: usize,
 }
 
-/// At most this many decompressed bytes are held ahead of the reader
-/// ([`FrameReader::decompress_ahead`]).
+/// At most this many decompressed bytes are held ahead of the reader (the
+/// parser decompresses frames ahead of their turn while the helper thread
+/// builds the send tables).
 pub const MAX_DECOMPRESSED_AHEAD: usize = 8 << 20;
 
 impl<'a> FrameReader<'a> {
