@@ -595,14 +595,13 @@ impl<'a> DemoParser<'a> {
             match command {
                 DemoCommand::SendTables => {
                     let raw = raw.to_vec();
-                    let build = Arc::new(crate::serializer::SharedBuild::default());
-                    let part = crate::serializer::HelperPart::of(&build);
-                    let job = move || {
-                        let message = crate::container::with_payload(&raw, compressed, |payload| {
+                    let build = crate::serializer::SharedBuild::new(Box::new(move || {
+                        crate::container::with_payload(&raw, compressed, |payload| {
                             send_tables_message(payload).map(<[u8]>::to_vec)
-                        });
-                        part.run(message);
-                    };
+                        })
+                    }));
+                    let part = crate::serializer::HelperPart::of(&build);
+                    let job = move || part.run();
                     if crate::helper::run(job) {
                         self.background = Some(BackgroundTables {
                             frame,
@@ -640,11 +639,12 @@ impl<'a> DemoParser<'a> {
         };
         // While the helper is still decoding the message, decompress the
         // frames that come next (their snappy work needs no send tables);
-        // then build fields beside it.
+        // then build fields beside it. (If it has not begun, this thread
+        // takes the message on at once.)
         let wanted = |command| {
             handles_payload(command, interests, false) && command != DemoCommand::SendTables
         };
-        while reading_on && !build.stage_ready() && self.frames.decompress_ahead(wanted) {}
+        while reading_on && build.stage_in_progress() && self.frames.decompress_ahead(wanted) {}
         let built = build.join();
         match built {
             Ok(tables) => {

@@ -1188,15 +1188,19 @@ impl<'a> BuildStage<'a> {
 /// Fields per range of a build that two threads share.
 const SHARED_RANGE: usize = 64;
 
-/// A send-table build that two threads share: the helper thread decodes
-/// the message and sets up the stage ([`SharedBuild::run`]), then builds
-/// field ranges; the parser, once it needs the tables, builds ranges too
-/// instead of waiting ([`SharedBuild::join`]), and puts them together.
-/// Ranges are claimed one at a time from a counter, so whichever thread is
-/// free takes the next; the result is the same tables, fallbacks and first
-/// error as a build on one thread.
-#[derive(Default)]
+/// A send-table build that two threads share: whichever thread comes
+/// first (the helper thread, usually) decodes the message and sets up the
+/// stage; then both build field ranges, and the parser
+/// ([`SharedBuild::join`]) puts them together. So the parser never waits
+/// for a helper that has not started yet (one woken late, as an idle
+/// core may be), and once the stage is set up it builds fields instead of
+/// waiting. Ranges are claimed one at a time from a counter, so whichever
+/// thread is free takes the next; the result is the same tables,
+/// fallbacks and first error as a build on one thread.
 pub(crate) struct SharedBuild {
+    /// What makes the message bytes; taken by the thread that sets up the
+    /// stage.
+    input: std::sync::Mutex<Option<MessageSource>>,
     /// The stage; taken out by [`SharedBuild::join`] when every range is
     /// built (builders hold a read lock while they build a range).
     stage: std::sync::RwLock<Option<BuildStage<'static>>>,
@@ -1205,6 +1209,10 @@ pub(crate) struct SharedBuild {
     progress: std::sync::Mutex<SharedProgress>,
     changed: std::sync::Condvar,
 }
+
+/// Makes the bytes of a `CSVCMsg_FlattenedSerializer` (decompresses a
+/// frame and finds the message in it).
+pub(crate) type MessageSource = Box<dyn FnOnce() -> Result<Vec<u8>, ErrorKind> + Send>;
 
 #[derive(Default)]
 struct SharedProgress {
@@ -1217,8 +1225,8 @@ struct SharedProgress {
 }
 
 /// The helper's hold on a [`SharedBuild`]: marks the build abandoned when
-/// it is dropped before [`SharedBuild::run`] has returned (the job
-/// panicked, or was dropped unrun), so that the parser does not wait for it.
+/// it is dropped before its part is done (the job panicked, or was dropped
+/// unrun), so that the parser does not wait for what it had taken on.
 pub(crate) struct HelperPart {
     build: std::sync::Arc<SharedBuild>,
     done: bool,
@@ -1233,9 +1241,11 @@ impl HelperPart {
         }
     }
 
-    /// Runs [`SharedBuild::run`].
-    pub(crate) fn run(mut self, message: Result<Vec<u8>, ErrorKind>) {
-        self.build.run(message);
+    /// Sets up the stage unless the parser has, then builds ranges until
+    /// none is left.
+    pub(crate) fn run(mut self) {
+        self.build.set_up_stage();
+        self.build.build_ranges();
         self.done = true;
     }
 }
@@ -1252,14 +1262,31 @@ impl Drop for HelperPart {
 }
 
 impl SharedBuild {
-    /// The helper thread's part: sets up the stage from `message` (a
-    /// `CSVCMsg_FlattenedSerializer`, or its error), then builds ranges
-    /// until none is left.
-    fn run(&self, message: Result<Vec<u8>, ErrorKind>) {
-        let stage = message.and_then(|m| BuildStage::prepare(std::borrow::Cow::Owned(m)));
+    /// A build of the message `input` makes.
+    pub(crate) fn new(input: MessageSource) -> std::sync::Arc<SharedBuild> {
+        std::sync::Arc::new(SharedBuild {
+            input: std::sync::Mutex::new(Some(input)),
+            stage: std::sync::RwLock::new(None),
+            next: std::sync::atomic::AtomicUsize::new(0),
+            progress: std::sync::Mutex::new(SharedProgress::default()),
+            changed: std::sync::Condvar::new(),
+        })
+    }
+
+    /// Sets up the stage, if no thread has taken that on yet.
+    fn set_up_stage(&self) {
+        let Some(input) = self.input.lock().ok().and_then(|mut i| i.take()) else {
+            return;
+        };
+        let stage = input().and_then(|m| BuildStage::prepare(std::borrow::Cow::Owned(m)));
+        // In this order: a thread that finds the stage finds the slots for
+        // its ranges, and one told the stage is ready finds the stage.
         let ranges = match stage {
             Ok(stage) => {
                 let ranges = stage.field_count().div_ceil(SHARED_RANGE);
+                if let Ok(mut p) = self.progress.lock() {
+                    p.ranges = (0..ranges).map(|_| None).collect();
+                }
                 if let Ok(mut slot) = self.stage.write() {
                     *slot = Some(stage);
                 }
@@ -1267,38 +1294,54 @@ impl SharedBuild {
             }
             Err(e) => Err(e),
         };
-        let ok = ranges.is_ok();
         if let Ok(mut p) = self.progress.lock() {
-            if let Ok(n) = &ranges {
-                p.ranges = (0..*n).map(|_| None).collect();
-            }
             p.stage = Some(ranges);
         }
         self.changed.notify_all();
-        if ok {
-            self.build_ranges();
-        }
     }
 
-    /// Builds unclaimed ranges until none is left.
+    /// Whether another thread is setting up the stage right now (so
+    /// [`SharedBuild::join`] would wait for it).
+    pub(crate) fn stage_in_progress(&self) -> bool {
+        let taken = self.input.lock().map_or(true, |i| i.is_none());
+        taken
+            && self
+                .progress
+                .lock()
+                .is_ok_and(|p| p.stage.is_none() && !p.abandoned)
+    }
+
+    /// Waits for the stage, then builds unclaimed ranges until none is
+    /// left (returns at once if the stage failed or its thread gave up).
     fn build_ranges(&self) {
+        if let Ok(mut p) = self.progress.lock() {
+            loop {
+                match &p.stage {
+                    Some(Ok(_)) => break,
+                    Some(Err(_)) => return,
+                    None if p.abandoned => return,
+                    None => match self.changed.wait(p) {
+                        Ok(next) => p = next,
+                        Err(_) => return,
+                    },
+                }
+            }
+        }
+        let Ok(guard) = self.stage.read() else {
+            return;
+        };
+        let Some(stage) = guard.as_ref() else {
+            return;
+        };
         let mut cache = FieldCache::default();
         loop {
             let index = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let built = {
-                let Ok(guard) = self.stage.read() else {
-                    return;
-                };
-                let Some(stage) = guard.as_ref() else {
-                    return;
-                };
-                let start = index.saturating_mul(SHARED_RANGE);
-                if start >= stage.field_count() {
-                    return;
-                }
-                let end = (start + SHARED_RANGE).min(stage.field_count());
-                stage.build_fields(start..end, &mut cache)
-            };
+            let start = index.saturating_mul(SHARED_RANGE);
+            if start >= stage.field_count() {
+                return;
+            }
+            let end = (start + SHARED_RANGE).min(stage.field_count());
+            let built = stage.build_fields(start..end, &mut cache);
             if let Ok(mut p) = self.progress.lock() {
                 if let Some(slot) = p.ranges.get_mut(index) {
                     *slot = Some(built);
@@ -1308,18 +1351,13 @@ impl SharedBuild {
         }
     }
 
-    /// Whether the helper has set up the stage (or failed, or given up).
-    pub(crate) fn stage_ready(&self) -> bool {
-        self.progress
-            .lock()
-            .map_or(true, |p| p.stage.is_some() || p.abandoned)
-    }
-
-    /// The parser's part: waits for the stage, builds ranges with the
-    /// helper, waits for the helper's last range, and returns the tables
-    /// (or the first error, in field order).
+    /// The parser's part: sets up the stage if the helper has not begun
+    /// to (else waits for it), builds ranges with the helper, waits for the
+    /// helper's last range, and returns the tables (or the first error, in
+    /// field order).
     pub(crate) fn join(&self) -> Result<SendTables, ErrorKind> {
         let failed = || ErrorKind::SendTables("the thread building the send tables failed".into());
+        self.set_up_stage();
         {
             let mut p = self.progress.lock().map_err(|_| failed())?;
             loop {
@@ -1620,7 +1658,7 @@ impl SendTables {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -1723,20 +1761,50 @@ mod tests {
     }
 
     /// Runs the helper's part on a thread of its own, after `delay`, and
-    /// joins from this one.
+    /// joins on another (after `join_after`); making the message takes
+    /// `slow` (so one thread arrives while the other sets the stage up).
+    /// A join that does not end within ten seconds fails the test.
+    fn shared_slow(
+        message: Result<Vec<u8>, ErrorKind>,
+        delay: std::time::Duration,
+        join_after: std::time::Duration,
+        slow: std::time::Duration,
+    ) -> Result<SendTables, ErrorKind> {
+        let build = SharedBuild::new(Box::new(move || {
+            std::thread::sleep(slow);
+            message
+        }));
+        let part = HelperPart::of(&build);
+        let helper = std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            part.run();
+        });
+        let (tx, rx) = std::sync::mpsc::channel();
+        let joiner = std::thread::spawn(move || {
+            std::thread::sleep(join_after);
+            let _ = tx.send(build.join());
+        });
+        let tables = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the join did not end");
+        helper.join().unwrap();
+        joiner.join().unwrap();
+        tables
+    }
+
+    fn shared_with(
+        message: Result<Vec<u8>, ErrorKind>,
+        delay: std::time::Duration,
+        join_after: std::time::Duration,
+    ) -> Result<SendTables, ErrorKind> {
+        shared_slow(message, delay, join_after, std::time::Duration::ZERO)
+    }
+
     fn shared(
         message: Result<Vec<u8>, ErrorKind>,
         delay: std::time::Duration,
     ) -> Result<SendTables, ErrorKind> {
-        let build = std::sync::Arc::new(SharedBuild::default());
-        let part = HelperPart::of(&build);
-        let helper = std::thread::spawn(move || {
-            std::thread::sleep(delay);
-            part.run(message);
-        });
-        let tables = build.join();
-        helper.join().unwrap();
-        tables
+        shared_with(message, delay, std::time::Duration::ZERO)
     }
 
     #[test]
@@ -1785,8 +1853,31 @@ mod tests {
     }
 
     #[test]
-    fn a_helper_part_dropped_unrun_fails_the_join() {
-        let build = std::sync::Arc::new(SharedBuild::default());
+    fn a_shared_build_equals_one_thread_whoever_sets_it_up() {
+        let body = synthetic_message(500, &[]);
+        let alone = describe(&SendTables::from_message(&body));
+        let us = std::time::Duration::from_micros;
+        // The helper first, the parser first, both at once; and each
+        // arriving while the other sets the stage up.
+        for (delay, join_after, slow) in [
+            (0, 2000, 0),
+            (2000, 0, 0),
+            (0, 0, 0),
+            (0, 1000, 3000),
+            (1000, 0, 3000),
+        ] {
+            let got = shared_slow(Ok(body.clone()), us(delay), us(join_after), us(slow));
+            assert_eq!(describe(&got), alone, "{delay} {join_after} {slow}");
+        }
+    }
+
+    #[test]
+    fn a_helper_part_dropped_unrun_leaves_the_build_to_the_parser() {
+        let body = synthetic_message(300, &[]);
+        let build = SharedBuild::new(Box::new({
+            let body = body.clone();
+            move || Ok(body)
+        }));
         let part = HelperPart::of(&build);
         let dropper = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(2));
@@ -1794,6 +1885,23 @@ mod tests {
         });
         let got = build.join();
         dropper.join().unwrap();
+        assert_eq!(describe(&got), describe(&SendTables::from_message(&body)));
+    }
+
+    #[test]
+    fn a_helper_that_fails_setting_up_fails_the_join() {
+        let (taken, wait) = std::sync::mpsc::channel::<()>();
+        let build = SharedBuild::new(Box::new(move || {
+            let _ = taken.send(());
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            panic!("the message could not be made");
+        }));
+        let part = HelperPart::of(&build);
+        let helper = std::thread::spawn(move || part.run());
+        // The helper has taken the message on: the parser waits for it.
+        wait.recv().unwrap();
+        let got = build.join();
+        assert!(helper.join().is_err());
         assert_eq!(
             describe(&got),
             "error: send tables: the thread building the send tables failed"
