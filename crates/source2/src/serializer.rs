@@ -1166,6 +1166,19 @@ impl<'a> BuildStage<'a> {
         })
     }
 
+    /// [`BuildStage::finish`] on a stage another thread still holds: the
+    /// tables are copied.
+    fn finish_copy(&self, ranges: Vec<FieldRange>) -> SendTables {
+        BuildStage {
+            tables: self.tables.clone(),
+            message_symbols: self.message_symbols,
+            added: self.added,
+            by_key: Vec::new(),
+            fields: FieldSource::Decoded(Vec::new()),
+        }
+        .finish(ranges)
+    }
+
     /// The send tables, from the stage and its fields, in order.
     pub(crate) fn finish(self, ranges: Vec<FieldRange>) -> SendTables {
         let mut tables = self.tables;
@@ -1201,9 +1214,9 @@ pub(crate) struct SharedBuild {
     /// What makes the message bytes; taken by the thread that sets up the
     /// stage.
     input: std::sync::Mutex<Option<MessageSource>>,
-    /// The stage; taken out by [`SharedBuild::join`] when every range is
-    /// built (builders hold a read lock while they build a range).
-    stage: std::sync::RwLock<Option<BuildStage<'static>>>,
+    /// The stage, once set up; [`SharedBuild::join`] takes it out when
+    /// every range is built.
+    stage: std::sync::Mutex<Option<std::sync::Arc<BuildStage<'static>>>>,
     /// The next range to claim.
     next: std::sync::atomic::AtomicUsize,
     progress: std::sync::Mutex<SharedProgress>,
@@ -1266,7 +1279,7 @@ impl SharedBuild {
     pub(crate) fn new(input: MessageSource) -> std::sync::Arc<SharedBuild> {
         std::sync::Arc::new(SharedBuild {
             input: std::sync::Mutex::new(Some(input)),
-            stage: std::sync::RwLock::new(None),
+            stage: std::sync::Mutex::new(None),
             next: std::sync::atomic::AtomicUsize::new(0),
             progress: std::sync::Mutex::new(SharedProgress::default()),
             changed: std::sync::Condvar::new(),
@@ -1287,8 +1300,8 @@ impl SharedBuild {
                 if let Ok(mut p) = self.progress.lock() {
                     p.ranges = (0..ranges).map(|_| None).collect();
                 }
-                if let Ok(mut slot) = self.stage.write() {
-                    *slot = Some(stage);
+                if let Ok(mut slot) = self.stage.lock() {
+                    *slot = Some(std::sync::Arc::new(stage));
                 }
                 Ok(ranges)
             }
@@ -1327,28 +1340,34 @@ impl SharedBuild {
                 }
             }
         }
-        let Ok(guard) = self.stage.read() else {
-            return;
-        };
-        let Some(stage) = guard.as_ref() else {
+        let Some(stage) = self.stage.lock().ok().and_then(|s| s.clone()) else {
             return;
         };
         let mut cache = FieldCache::default();
         loop {
             let index = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let start = index.saturating_mul(SHARED_RANGE);
-            if start >= stage.field_count() {
+            if !self.build_range(&stage, index, &mut cache) {
                 return;
             }
-            let end = (start + SHARED_RANGE).min(stage.field_count());
-            let built = stage.build_fields(start..end, &mut cache);
-            if let Ok(mut p) = self.progress.lock() {
-                if let Some(slot) = p.ranges.get_mut(index) {
-                    *slot = Some(built);
-                }
-            }
-            self.changed.notify_all();
         }
+    }
+
+    /// Builds range `index` and stores it, unless it is there already;
+    /// false when there is no such range.
+    fn build_range(&self, stage: &BuildStage<'_>, index: usize, cache: &mut FieldCache) -> bool {
+        let start = index.saturating_mul(SHARED_RANGE);
+        if start >= stage.field_count() {
+            return false;
+        }
+        let end = (start + SHARED_RANGE).min(stage.field_count());
+        let built = stage.build_fields(start..end, cache);
+        if let Ok(mut p) = self.progress.lock() {
+            if let Some(slot @ None) = p.ranges.get_mut(index) {
+                *slot = Some(built);
+            }
+        }
+        self.changed.notify_all();
+        true
     }
 
     /// The parser's part: sets up the stage if the helper has not begun
@@ -1370,19 +1389,39 @@ impl SharedBuild {
             }
         }
         self.build_ranges();
-        let ranges = {
-            let mut p = self.progress.lock().map_err(|_| failed())?;
-            while p.ranges.iter().any(Option::is_none) {
-                if p.abandoned {
-                    return Err(failed());
-                }
-                p = self.changed.wait(p).map_err(|_| failed())?;
-            }
-            std::mem::take(&mut p.ranges)
+        // A range the helper has claimed but not finished (it may be slow
+        // to get going: a core woken from idle, fresh allocator pages) is
+        // built here too: the parser never waits for one.
+        let stage = self
+            .stage
+            .lock()
+            .map_err(|_| failed())?
+            .take()
+            .ok_or_else(failed)?;
+        let missing: Vec<usize> = {
+            let p = self.progress.lock().map_err(|_| failed())?;
+            p.ranges
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.is_none())
+                .map(|(i, _)| i)
+                .collect()
         };
-        let ranges: Vec<FieldRange> = ranges.into_iter().flatten().collect::<Result<_, _>>()?;
-        let stage = self.stage.write().map_err(|_| failed())?.take();
-        Ok(stage.ok_or_else(failed)?.finish(ranges))
+        let mut cache = FieldCache::default();
+        for index in missing {
+            self.build_range(&stage, index, &mut cache);
+        }
+        let ranges = std::mem::take(&mut self.progress.lock().map_err(|_| failed())?.ranges);
+        let ranges: Vec<FieldRange> = ranges
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(failed())))
+            .collect::<Result<_, _>>()?;
+        // The helper may still hold the stage (finishing a range built
+        // twice): then the tables are copied from it instead of moved.
+        Ok(match std::sync::Arc::try_unwrap(stage) {
+            Ok(stage) => stage.finish(ranges),
+            Err(shared) => shared.finish_copy(ranges),
+        })
     }
 }
 
@@ -1886,6 +1925,25 @@ mod tests {
         let got = build.join();
         dropper.join().unwrap();
         assert_eq!(describe(&got), describe(&SendTables::from_message(&body)));
+    }
+
+    #[test]
+    fn the_parser_builds_the_range_a_helper_is_stuck_on() {
+        let body = synthetic_message(300, &[]);
+        let build = SharedBuild::new(Box::new({
+            let body = body.clone();
+            move || Ok(body)
+        }));
+        build.set_up_stage();
+        // A helper stuck in range 0: it has claimed the range and holds the
+        // stage. The join neither waits for it nor needs the stage back.
+        let held = build.stage.lock().unwrap().clone().unwrap();
+        build.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let got = build.join();
+        assert_eq!(describe(&got), describe(&SendTables::from_message(&body)));
+        // What the helper stores when it is done goes nowhere.
+        assert!(build.build_range(&held, 0, &mut FieldCache::default()));
+        assert!(build.progress.lock().unwrap().ranges.is_empty());
     }
 
     #[test]
