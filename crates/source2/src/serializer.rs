@@ -1938,7 +1938,9 @@ mod tests {
         // A helper stuck in range 0: it has claimed the range and holds the
         // stage. The join neither waits for it nor needs the stage back.
         let held = build.stage.lock().unwrap().clone().unwrap();
-        build.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        build
+            .next
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let got = build.join();
         assert_eq!(describe(&got), describe(&SendTables::from_message(&body)));
         // What the helper stores when it is done goes nowhere.
