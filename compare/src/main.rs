@@ -2,7 +2,7 @@
 //! with gamewire and with source2-demo 0.5.10 in the same run, alternating
 //! the sides run by run for 15 rounds and keeping each side's best time,
 //! and prints MB/s and the ratio. gamewire is timed twice: as a library
-//! user gets it (the send tables built on its helper thread during the
+//! user gets it (the send tables built with its helper thread during the
 //! signon) and on one thread only. `--only ours|ours1|peer FILE [N]` parses one file (`ours1`: on one thread)
 //! N times (default once: for measuring peak memory per process with
 //! `/usr/bin/time -f %M`; more for a profiler). source2-demo's panics are
@@ -76,7 +76,7 @@ fn ours(data: &[u8]) -> Result<(u64, u64), String> {
 }
 
 /// A full parse; `helper`: whether the send tables may be built on the
-/// library's helper thread during the signon (the default), or on this
+/// library's helper thread and this one together (the default), or on this
 /// thread only.
 fn ours_with(data: &[u8], helper: bool) -> Result<(u64, u64), String> {
     let mut v = OursVisitor::default();
