@@ -659,10 +659,13 @@ impl<'a> DemoParser<'a> {
         let interests = visitor.interests();
         self.start_send_tables(interests);
         let result = self.read_frames(visitor, interests);
-        // A run that stopped early still ends with its tables (or their error).
+        // A run that stopped early still ends with its tables (or their
+        // error). A send-tables frame the run has reached comes before
+        // whatever else failed after it, so its error is the one reported,
+        // as on one thread.
         let finished = self.finish_send_tables(false);
         self.background = None;
-        result.and(finished)
+        finished.and(result)
     }
 
     fn read_frames<V: Visitor>(
