@@ -1008,20 +1008,25 @@ impl<'a> BuildStage<'a> {
         if cache.type_at.len() != self.message_symbols {
             cache.type_at = vec![0; self.message_symbols];
         }
-        let mut raw = std::mem::take(&mut cache.raw);
-        for fi in range {
-            match &self.fields {
-                FieldSource::Spans { body, spans } => {
+        match &self.fields {
+            FieldSource::Spans { body, spans } => {
+                let mut raw = std::mem::take(&mut cache.raw);
+                for fi in range {
                     crate::flattened::field_at(body, spans, fi, &mut raw)?;
+                    let field = self.build_field(fi, &raw, cache, &mut out.fallbacks)?;
+                    out.fields.push(field);
                 }
-                FieldSource::Decoded(fields) => {
-                    raw = fields.get(fi).cloned().unwrap_or_default();
+                cache.raw = raw;
+            }
+            FieldSource::Decoded(fields) => {
+                let missing = RawField::default();
+                for fi in range {
+                    let raw = fields.get(fi).unwrap_or(&missing);
+                    let field = self.build_field(fi, raw, cache, &mut out.fallbacks)?;
+                    out.fields.push(field);
                 }
             }
-            let field = self.build_field(fi, &raw, cache, &mut out.fallbacks)?;
-            out.fields.push(field);
         }
-        cache.raw = raw;
         Ok(out)
     }
 
@@ -1910,13 +1915,16 @@ mod tests {
         }
     }
 
+    /// A shared build of the message `body`.
+    fn build_of(body: &[u8]) -> std::sync::Arc<SharedBuild> {
+        let body = body.to_vec();
+        SharedBuild::new(Box::new(move || Ok(body)))
+    }
+
     #[test]
     fn a_helper_part_dropped_unrun_leaves_the_build_to_the_parser() {
         let body = synthetic_message(300, &[]);
-        let build = SharedBuild::new(Box::new({
-            let body = body.clone();
-            move || Ok(body)
-        }));
+        let build = build_of(&body);
         let part = HelperPart::of(&build);
         let dropper = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(2));
@@ -1930,10 +1938,7 @@ mod tests {
     #[test]
     fn the_parser_builds_the_range_a_helper_is_stuck_on() {
         let body = synthetic_message(300, &[]);
-        let build = SharedBuild::new(Box::new({
-            let body = body.clone();
-            move || Ok(body)
-        }));
+        let build = build_of(&body);
         build.set_up_stage();
         // A helper stuck in range 0: it has claimed the range and holds the
         // stage. The join neither waits for it nor needs the stage back.
