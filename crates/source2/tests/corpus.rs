@@ -1357,3 +1357,82 @@ fn round_stats_read_the_current_rounds_entry() {
         }
     }
 }
+
+/// A `DEM_StringTables` frame read after the packets have created the
+/// string tables is skipped (not even decompressed). Applying it instead
+/// (`with_string_table_snapshots`) gives the same string tables at the end
+/// of every tick of every corpus demo, and the same entities at the end of
+/// the first ticks, every eighth tick and the demo.
+#[test]
+fn skipping_string_table_snapshots_changes_no_tick() {
+    use gamewire_source2::{DemoState, Interests, Visitor};
+
+    /// One checksum per tick: every string table entry and every entity value.
+    #[derive(Default)]
+    struct PerTick(Vec<(i32, u64)>);
+    impl Visitor for PerTick {
+        fn interests(&self) -> Interests {
+            Interests::ALL
+        }
+        fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
+            let mut h = 0xcbf29ce484222325u64;
+            let mut mix = |bytes: &[u8]| {
+                for &b in bytes {
+                    h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+                }
+            };
+            // Entities on the first ticks and every eighth (reading every
+            // value of every entity at every tick is slow in a test build);
+            // the string tables at every tick.
+            let entities = if tick < 8 || tick % 8 == 0 {
+                state.entities.iter().collect()
+            } else {
+                Vec::new()
+            };
+            for e in entities {
+                mix(&e.index.to_le_bytes());
+                for (k, v) in e.values() {
+                    mix(&k.to_le_bytes());
+                    match v {
+                        Value::F32(f) => mix(&f.to_bits().to_le_bytes()),
+                        Value::U32(n) => mix(&n.to_le_bytes()),
+                        Value::I32(n) => mix(&n.to_le_bytes()),
+                        Value::U64(n) => mix(&n.to_le_bytes()),
+                        Value::Vec3(f) => f.iter().for_each(|x| mix(&x.to_bits().to_le_bytes())),
+                        other => mix(format!("{other:?}").as_bytes()),
+                    }
+                }
+            }
+            for t in &state.string_tables {
+                mix(t.name.as_bytes());
+                for e in &t.entries {
+                    mix(e.key.as_bytes());
+                    mix(&e.value);
+                }
+            }
+            self.0.push((tick, h));
+        }
+    }
+
+    for path in demos() {
+        let data = std::fs::read(&path).unwrap();
+        let run = |every: bool| {
+            let mut ticks = PerTick::default();
+            let mut parser = DemoParser::new(&data)
+                .unwrap()
+                .with_string_table_snapshots(every);
+            parser.run(&mut ticks).unwrap();
+            ticks.0.push((i32::MAX, state_checksum(&parser.state)));
+            (ticks.0, parser.state.command_counts.clone())
+        };
+        let (skipped, counts) = run(false);
+        let (applied, _) = run(true);
+        assert!(
+            counts.get("DEM_StringTables").copied().unwrap_or(0) > 0,
+            "{}: no snapshot frame to skip",
+            path.display()
+        );
+        assert!(skipped.len() > 40, "{}", path.display());
+        assert_eq!(skipped, applied, "{}", path.display());
+    }
+}
