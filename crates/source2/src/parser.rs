@@ -6,24 +6,6 @@
 //! id selects a protobuf message from the net (`NET_Messages`), server
 //! (`SVC_Messages`), user-message and game-event enums of the protobuf crate.
 //! Unknown ids are counted and skipped.
-//!
-//! # String table snapshots
-//!
-//! A `DEM_StringTables` frame (and the string tables of a `DEM_FullPacket`)
-//! is a snapshot of every table, written for seeking. A live client never
-//! gets one: it builds the tables from `CSVCMsg_CreateStringTable` and
-//! `CSVCMsg_UpdateStringTable` alone, and the demo's packets carry the same
-//! messages. So once the packets have created the tables, a
-//! `DEM_StringTables` frame holds nothing the messages after it do not bring,
-//! and the parser skips it without decompressing it (80 KB on a CS2 demo;
-//! demoparser2 and haste skip these frames too). A stream that starts from a
-//! snapshot, with no table yet, gets it applied. On every corpus demo the
-//! string tables and entities at every tick are the same with the frame
-//! applied or skipped; Dota 2's snapshot differs from the tables in 31
-//! entries while the signon is read, and the signon packets after it set
-//! them again. [`DemoParser::with_string_table_snapshots`] applies every
-//! snapshot. A full packet's tables are compared with the current ones, and
-//! only the entries that differ are written.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -431,8 +413,6 @@ pub struct DemoParser<'a> {
     background: Option<BackgroundTables>,
     /// Whether to use the helper thread ([`DemoParser::with_helper_thread`]).
     use_helper: bool,
-    /// See [`DemoParser::with_string_table_snapshots`].
-    every_snapshot: bool,
 }
 
 /// A `CDemoSendTables` frame whose tables another thread builds while this
@@ -467,22 +447,15 @@ fn send_tables_message(payload: &[u8]) -> Result<&[u8], ErrorKind> {
 
 /// Whether [`DemoParser`] reads the payload of a frame with this command
 /// (the frame reader does not decompress the others): after `DEM_Stop` only
-/// the file info; `DEM_SendTables` only when send tables are wanted;
-/// `DEM_StringTables` only while the packets have built no string table
-/// (`tables_built` false; see the module docs).
-fn handles_payload(
-    command: DemoCommand,
-    interests: Interests,
-    after_stop: bool,
-    tables_built: bool,
-) -> bool {
+/// the file info; `DEM_SendTables` only when send tables are wanted.
+fn handles_payload(command: DemoCommand, interests: Interests, after_stop: bool) -> bool {
     match command {
         _ if after_stop => command == DemoCommand::FileInfo,
         DemoCommand::SendTables => interests.wants_send_tables(),
-        DemoCommand::StringTables => !tables_built,
         DemoCommand::FileHeader
         | DemoCommand::FileInfo
         | DemoCommand::ClassInfo
+        | DemoCommand::StringTables
         | DemoCommand::Packet
         | DemoCommand::SignonPacket
         | DemoCommand::FullPacket
@@ -528,7 +501,6 @@ impl<'a> DemoParser<'a> {
             commands_seen: FxHashMap::default(),
             background: None,
             use_helper: crate::helper::enabled(),
-            every_snapshot: false,
         })
     }
 
@@ -549,26 +521,6 @@ impl<'a> DemoParser<'a> {
     pub fn with_helper_thread(mut self, use_helper: bool) -> Self {
         self.use_helper = use_helper;
         self
-    }
-
-    /// Whether every `DEM_StringTables` snapshot is applied, also once the
-    /// packets have created the string tables (default `false`: such a
-    /// snapshot is not even decompressed, see the [module docs](self)). A
-    /// snapshot is applied entry by entry: only entries that
-    /// differ from the table are written and reported to
-    /// [`Visitor::on_string_table`]. For checking a demo's snapshots against
-    /// its packets; the tables at every tick are the same either way on
-    /// every corpus demo.
-    #[must_use]
-    pub fn with_string_table_snapshots(mut self, every: bool) -> Self {
-        self.every_snapshot = every;
-        self
-    }
-
-    /// Whether the string tables have been built by the packets (and a
-    /// `DEM_StringTables` snapshot is then skipped, see [`handles_payload`]).
-    fn tables_built(&self) -> bool {
-        !self.every_snapshot && !self.state.string_tables.is_empty()
     }
 
     fn err(&self, kind: ErrorKind) -> DemoError {
@@ -689,10 +641,8 @@ impl<'a> DemoParser<'a> {
         // frames that come next (their snappy work needs no send tables);
         // then build fields beside it. (If it has not begun, this thread
         // takes the message on at once.)
-        let tables_built = self.tables_built();
         let wanted = |command| {
-            handles_payload(command, interests, false, tables_built)
-                && command != DemoCommand::SendTables
+            handles_payload(command, interests, false) && command != DemoCommand::SendTables
         };
         while reading_on && build.stage_in_progress() && self.frames.decompress_ahead(wanted) {}
         let built = build.join();
@@ -730,9 +680,8 @@ impl<'a> DemoParser<'a> {
             let next = self.frames.frame_index();
             // Payloads `handle_frame` ignores are not decompressed, nor the
             // send tables the helper thread is building.
-            let tables_built = self.tables_built();
             let wanted = |command| {
-                handles_payload(command, interests, after_stop, tables_built)
+                handles_payload(command, interests, after_stop)
                     && !(command == DemoCommand::SendTables && background == Some(next))
             };
             let frame = match self.frames.next_frame_if(wanted) {
@@ -813,12 +762,7 @@ impl<'a> DemoParser<'a> {
     ) -> Result<(), DemoError> {
         *self.commands_seen.entry(frame.command).or_default() += 1;
         let payload = &*frame.payload;
-        if !handles_payload(
-            frame.command,
-            interests,
-            self.state.reached_stop,
-            self.tables_built(),
-        ) {
+        if !handles_payload(frame.command, interests, self.state.reached_stop) {
             return Ok(());
         }
         match frame.command {
@@ -905,9 +849,13 @@ impl<'a> DemoParser<'a> {
                 let (snapshot, packet) =
                     crate::wire::full_packet(payload).map_err(|k| self.err(k))?;
                 self.apply_string_table_snapshot(snapshot, visitor);
-                // A full packet repeats the whole world for seeking. The first
-                // one is applied when no entities exist yet; later ones agree
-                // with the delta stream and are skipped.
+                // A full packet repeats the whole world for seeking. Its
+                // string tables are always applied (the entries that differ):
+                // Dota 2's carry entries that the packets send only later and
+                // that the combat log names units by before then (corpus test
+                // `a_dota_full_packet_holds_string_table_entries_the_packets_send_later`).
+                // Its entities are applied when none exist yet; later ones
+                // agree with the delta stream and are skipped.
                 if let Some(data) = packet {
                     let apply_entities =
                         self.state.entities.is_empty() && self.state.full_packets_applied == 0;
@@ -1712,111 +1660,4 @@ pub fn parse_file<V: Visitor>(
         },
     })?;
     parse_with(&data, visitor)
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::panic)]
-mod tests {
-    use super::*;
-    use source2_demo_protobufs::c_demo_string_tables::{ItemsT, TableT};
-
-    /// One frame: command, tick and size as varints, then the payload.
-    fn frame(cmd: u32, tick: u32, payload: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        for mut v in [cmd, tick, payload.len() as u32] {
-            while v >= 0x80 {
-                out.push((v & 0x7f) as u8 | 0x80);
-                v >>= 7;
-            }
-            out.push(v as u8);
-        }
-        out.extend_from_slice(payload);
-        out
-    }
-
-    /// A `CDemoStringTables` of one table `t` with one entry `k` = `value`.
-    fn snapshot(value: &[u8]) -> Vec<u8> {
-        pb::CDemoStringTables {
-            tables: vec![TableT {
-                table_name: Some("t".into()),
-                items: vec![ItemsT {
-                    str: Some("k".into()),
-                    data: Some(value.to_vec()),
-                }],
-                ..Default::default()
-            }],
-        }
-        .encode_to_vec()
-    }
-
-    /// A demo of two `DEM_StringTables` frames (the second snappy
-    /// compressed), `v1` then `v2` for the same entry, and `DEM_Stop`.
-    fn two_snapshots() -> Vec<u8> {
-        let mut data = b"PBDEMS2\0\0\0\0\0\0\0\0\0".to_vec();
-        data.extend(frame(6, u32::MAX, &snapshot(b"v1")));
-        let second = snap::raw::Encoder::new()
-            .compress_vec(&snapshot(b"v2"))
-            .unwrap();
-        data.extend(frame(6 | 64, u32::MAX, &second));
-        data.extend(frame(0, 0, &[]));
-        data
-    }
-
-    #[derive(Default)]
-    struct Reports(Vec<(String, Vec<usize>)>);
-    impl Visitor for Reports {
-        fn on_string_table(&mut self, _: &DemoState, table: &StringTable, changed: &[usize]) {
-            self.0.push((table.name.clone(), changed.to_vec()));
-        }
-    }
-
-    fn entry(state: &DemoState) -> (String, Vec<u8>) {
-        let t = state.string_tables.iter().find(|t| t.name == "t").unwrap();
-        assert_eq!(t.entries.len(), 1);
-        (t.entries[0].key.clone(), t.entries[0].value.clone())
-    }
-
-    #[test]
-    fn a_string_table_snapshot_is_applied_only_while_no_table_exists() {
-        let data = two_snapshots();
-        // The first snapshot creates the table; the second is skipped.
-        let mut reports = Reports::default();
-        let mut parser = DemoParser::new(&data).unwrap();
-        parser.run(&mut reports).unwrap();
-        assert_eq!(entry(&parser.state), ("k".into(), b"v1".to_vec()));
-        assert_eq!(reports.0, vec![("t".to_string(), vec![0])]);
-        assert_eq!(
-            parser.state.command_counts.get("DEM_StringTables"),
-            Some(&2)
-        );
-
-        // Asked to, the parser applies both: the second changes the entry.
-        let mut reports = Reports::default();
-        let mut parser = DemoParser::new(&data)
-            .unwrap()
-            .with_string_table_snapshots(true);
-        parser.run(&mut reports).unwrap();
-        assert_eq!(entry(&parser.state), ("k".into(), b"v2".to_vec()));
-        assert_eq!(reports.0, vec![("t".to_string(), vec![0]); 2]);
-    }
-
-    #[test]
-    fn a_skipped_snapshot_is_not_decompressed() {
-        // Broken snappy in the second snapshot: skipped, it is never read;
-        // applied, it is an error at that frame.
-        let mut data = b"PBDEMS2\0\0\0\0\0\0\0\0\0".to_vec();
-        data.extend(frame(6, u32::MAX, &snapshot(b"v1")));
-        // Five bytes promised, then a copy from before the start.
-        data.extend(frame(6 | 64, u32::MAX, &[0x05, 0x01, 0x07]));
-        data.extend(frame(0, 0, &[]));
-        let mut parser = DemoParser::new(&data).unwrap();
-        parser.run(&mut NoVisitor).unwrap();
-        assert_eq!(entry(&parser.state), ("k".into(), b"v1".to_vec()));
-        let mut parser = DemoParser::new(&data)
-            .unwrap()
-            .with_string_table_snapshots(true);
-        let err = parser.run(&mut NoVisitor).unwrap_err();
-        assert_eq!(err.location.frame, 1, "{err}");
-        assert!(matches!(err.kind, ErrorKind::Snappy { .. }), "{err}");
-    }
 }

@@ -1358,81 +1358,50 @@ fn round_stats_read_the_current_rounds_entry() {
     }
 }
 
-/// A `DEM_StringTables` frame read after the packets have created the
-/// string tables is skipped (not even decompressed). Applying it instead
-/// (`with_string_table_snapshots`) gives the same string tables at the end
-/// of every tick of every corpus demo, and the same entities at the end of
-/// the first ticks, every eighth tick and the demo.
+/// Dota 2's full packet at tick 0 holds string table entries that the
+/// packets send only later: `CombatLogNames` entries at ticks 70 to 626,
+/// `EntityNames`' `npc_dota_creep_lane` at 640. The combat log names its
+/// units by those entries before the packets send them
+/// (`dota_combat_log_names_resolve_to_the_heroes_in_the_game` in the query
+/// crate), so a full packet's string tables are applied (the entries that
+/// differ), not skipped as a copy of what the packets built: each entry is
+/// reported at tick 0, and again when a packet sends it.
 #[test]
-fn skipping_string_table_snapshots_changes_no_tick() {
+fn a_dota_full_packet_holds_string_table_entries_the_packets_send_later() {
+    use gamewire_source2::stringtable::StringTable;
     use gamewire_source2::{DemoState, Interests, Visitor};
 
-    /// One checksum per tick: every string table entry and every entity value.
+    /// (tick, table, key) of every reported change.
     #[derive(Default)]
-    struct PerTick(Vec<(i32, u64)>);
-    impl Visitor for PerTick {
+    struct Changes(Vec<(i32, String, String)>);
+    impl Visitor for Changes {
         fn interests(&self) -> Interests {
-            Interests::ALL
+            Interests::NONE
         }
-        fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
-            let mut h = 0xcbf29ce484222325u64;
-            let mut mix = |bytes: &[u8]| {
-                for &b in bytes {
-                    h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
-                }
-            };
-            // Entities on the first ticks and every eighth (reading every
-            // value of every entity at every tick is slow in a test build);
-            // the string tables at every tick.
-            let entities = if tick < 8 || tick % 8 == 0 {
-                state.entities.iter().collect()
-            } else {
-                Vec::new()
-            };
-            for e in entities {
-                mix(&e.index.to_le_bytes());
-                for (k, v) in e.values() {
-                    mix(&k.to_le_bytes());
-                    match v {
-                        Value::F32(f) => mix(&f.to_bits().to_le_bytes()),
-                        Value::U32(n) => mix(&n.to_le_bytes()),
-                        Value::I32(n) => mix(&n.to_le_bytes()),
-                        Value::U64(n) => mix(&n.to_le_bytes()),
-                        Value::Vec3(f) => f.iter().for_each(|x| mix(&x.to_bits().to_le_bytes())),
-                        other => mix(format!("{other:?}").as_bytes()),
-                    }
-                }
+        fn on_string_table(&mut self, state: &DemoState, table: &StringTable, changed: &[usize]) {
+            for &i in changed {
+                self.0
+                    .push((state.tick, table.name.clone(), table.entries[i].key.clone()));
             }
-            for t in &state.string_tables {
-                mix(t.name.as_bytes());
-                for e in &t.entries {
-                    mix(e.key.as_bytes());
-                    mix(&e.value);
-                }
-            }
-            self.0.push((tick, h));
         }
     }
-
-    for path in demos() {
-        let data = std::fs::read(&path).unwrap();
-        let run = |every: bool| {
-            let mut ticks = PerTick::default();
-            let mut parser = DemoParser::new(&data)
-                .unwrap()
-                .with_string_table_snapshots(every);
-            parser.run(&mut ticks).unwrap();
-            ticks.0.push((i32::MAX, state_checksum(&parser.state)));
-            (ticks.0, parser.state.command_counts.clone())
-        };
-        let (skipped, counts) = run(false);
-        let (applied, _) = run(true);
-        assert!(
-            counts.get("DEM_StringTables").copied().unwrap_or(0) > 0,
-            "{}: no snapshot frame to skip",
-            path.display()
-        );
-        assert!(skipped.len() > 40, "{}", path.display());
-        assert_eq!(skipped, applied, "{}", path.display());
+    let data = std::fs::read(corpus().join("dota2/auto-20240102-2233-start.dem")).unwrap();
+    let mut changes = Changes::default();
+    let (state, err) = parse_with(&data, &mut changes).unwrap();
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(state.command_counts.get("DEM_FullPacket"), Some(&1));
+    for (table, key, sent) in [
+        ("CombatLogNames", "npc_dota_goodguys_tower2_top", 70),
+        ("CombatLogNames", "npc_dota_badguys_tower1_mid", 338),
+        ("CombatLogNames", "npc_dota_goodguys_tower1_bot", 626),
+        ("EntityNames", "npc_dota_creep_lane", 640),
+    ] {
+        let ticks: Vec<i32> = changes
+            .0
+            .iter()
+            .filter(|(_, t, k)| t == table && k == key)
+            .map(|(tick, _, _)| *tick)
+            .collect();
+        assert_eq!(ticks, vec![0, sent], "{table} {key}");
     }
 }
