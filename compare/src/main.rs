@@ -1,6 +1,6 @@
 //! Times a full parse (every entity and game event) of each CS2 corpus demo
 //! with gamewire and with source2-demo 0.5.10 in the same run, alternating
-//! the sides run by run for 15 rounds and keeping each side's best time,
+//! the sides run by run for 60 rounds and keeping each side's best time,
 //! and prints MB/s and the ratio. gamewire is timed twice: as a library
 //! user gets it (the send tables built with its helper thread during the
 //! signon) and on one thread only. `--only ours|ours1|peer FILE [N]` parses one file (`ours1`: on one thread)
@@ -102,7 +102,7 @@ fn peer(data: &[u8]) -> Result<(u64, u64), String> {
 }
 
 /// Rounds per demo; each side keeps its best time.
-const ROUNDS: usize = 15;
+const ROUNDS: usize = 60;
 
 fn best(
     n: usize,
