@@ -495,16 +495,21 @@ fn read_varint32(r: &mut BitReader<'_>) -> Result<i32, BitError> {
     r.read_varint32()
 }
 
+/// `PlusN`: adds 5 + a field-path UBitVar to the last index.
+#[inline(always)]
+fn plus_n(fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), BitError> {
+    let n = r.read_ubitvar_fieldpath()? as i32;
+    fp.add_to_last(n.wrapping_add(5));
+    Ok(())
+}
+
 /// Applies one operation (not `Finish`) to `fp`.
 fn apply_op(op: u8, fp: &mut FieldPath, r: &mut BitReader<'_>) -> Result<(), FieldPathError> {
     let fpu = |r: &mut BitReader<'_>| r.read_ubitvar_fieldpath().map(|v| v as i32);
     let bits = |r: &mut BitReader<'_>, n: u32| r.read_bits(n).map(|v| v as i32);
     match op {
         0..=3 => fp.add(&fp.step(usize::from(op) + 1)),
-        4 => {
-            let n = fpu(r)?;
-            fp.add_to_last(n.wrapping_add(5));
-        }
+        4 => plus_n(fp, r)?,
         5 => fp.push(0)?,
         6 => {
             let n = fpu(r)?;
@@ -756,10 +761,7 @@ fn read_paths<const MARK: bool>(
             // PlusOne..PlusFour (about 60% of all ops) and PlusN (half of
             // the other ops on CS2 clips) without a call.
             0..=3 => fp.add(&fp.step(usize::from(op) + 1)),
-            4 => {
-                let n = r.read_ubitvar_fieldpath()? as i32;
-                fp.add_to_last(n.wrapping_add(5));
-            }
+            4 => plus_n(&mut fp, r)?,
             _ => {
                 // On a copy: `fp` itself never has its address taken, so
                 // it stays in registers across the common ops above.
