@@ -77,12 +77,28 @@ pub struct Entity {
     /// False while the entity is outside the PVS.
     pub active: bool,
     pub(crate) state: FieldState,
+    /// False when its class was not wanted ([`crate::Visitor::wants_class`]):
+    /// the entity exists (index, serial, class), but its fields were read
+    /// past, not kept.
+    pub(crate) decoded: bool,
 }
 
 impl Entity {
-    /// The value at a field path.
+    /// Whether its fields are decoded and kept: false for an entity of a
+    /// class the visitor did not want ([`crate::Visitor::wants_class`]),
+    /// whose fields are read past; [`Entity::get`] then finds nothing.
+    #[inline]
+    pub fn is_decoded(&self) -> bool {
+        self.decoded
+    }
+
+    /// The value at a field path (none for an entity that is not
+    /// [decoded](Entity::is_decoded)).
     #[inline]
     pub fn get(&self, path: &FieldPath) -> Option<&Value> {
+        if !self.decoded {
+            return None;
+        }
         self.state.get(path.as_slice())
     }
 
@@ -92,10 +108,13 @@ impl Entity {
         self.get(&key_to_path(key))
     }
 
-    /// Every stored (key, value).
+    /// Every stored (key, value); empty for an entity that is not
+    /// [decoded](Entity::is_decoded).
     pub fn values(&self) -> Vec<(u128, &Value)> {
         let mut out = Vec::new();
-        self.state.collect_all(&mut out);
+        if self.decoded {
+            self.state.collect_all(&mut out);
+        }
         out
     }
 
@@ -454,6 +473,53 @@ pub(crate) fn read_fields(
                 sibling,
             )
             .map_err(|m| (Some(*fp), m))?;
+    }
+    Ok(())
+}
+
+/// Reads an update of an entity whose class nobody asked for
+/// ([`crate::Visitor::wants_class`]): the field paths and every value are
+/// read, since the bit stream has no lengths to jump over them, but only
+/// the values that shape later paths are stored (the length of a variable
+/// array or table, a pointer's presence, a polymorphic pointer's type); the
+/// rest is dropped as soon as it is read. Each path is resolved through the
+/// serializer with the same bounds as [`read_fields`], so a path outside
+/// them is the same error.
+pub(crate) fn skip_fields(
+    tables: &SendTables,
+    serializer: SerializerId,
+    state: &mut FieldState,
+    r: &mut BitReader<'_>,
+    paths: &mut Paths,
+    tick_interval: f32,
+) -> Result<(), (Option<FieldPath>, String)> {
+    use crate::serializer::FieldDecoder;
+    read_field_paths_marked(r, paths).map_err(|e| (None, format!("field paths: {e}")))?;
+    for fp in &paths.paths {
+        let decoder = tables
+            .resolve(serializer, fp, |len| {
+                fp.as_slice()
+                    .get(..len)
+                    .and_then(|prefix| state.get(prefix))
+                    .and_then(Value::as_u64)
+                    .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+            })
+            .map_err(|m| (Some(*fp), m))?;
+        match decoder {
+            FieldDecoder::ArrayLength
+            | FieldDecoder::PointerPresent
+            | FieldDecoder::PolyPointer => {
+                let mut level = LastLevel::None;
+                state
+                    .apply(tables, serializer, fp, r, tick_interval, &mut level, false)
+                    .map_err(|m| (Some(*fp), m))?;
+            }
+            other => {
+                other
+                    .skip(r, tick_interval)
+                    .map_err(|e| (Some(*fp), format!("value: {e}")))?;
+            }
+        }
     }
     Ok(())
 }

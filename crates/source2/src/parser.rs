@@ -17,7 +17,9 @@ use source2_demo_protobufs as pb;
 
 use crate::cache::SendTableCache;
 use crate::container::{DemoCommand, Frame, FrameReader};
-use crate::entity::{describe_path, read_fields, Entity, EntityChange, EntityList, FieldState};
+use crate::entity::{
+    describe_path, read_fields, skip_fields, Entity, EntityChange, EntityList, FieldState,
+};
 use crate::error::{DemoError, ErrorKind, Location, Warning};
 use crate::fieldpath::FieldPath;
 use crate::gameevent::{EventValue, GameEvent};
@@ -235,6 +237,19 @@ pub trait Visitor {
         _paths: &[FieldPath],
     ) {
     }
+    /// Whether to decode the entities of a server class (asked once per
+    /// class, by name, e.g. `CCSPlayerPawn`, when its first entity is
+    /// created; the default wants every class). An entity of a class not
+    /// wanted still exists in [`DemoState::entities`] with its index, serial
+    /// and class, but its field values are read past and dropped, not kept
+    /// ([`Entity::is_decoded`] is false, [`Entity::get`] finds nothing), and
+    /// [`Visitor::on_entity`] is not called for it. The bit stream gives no
+    /// lengths to jump over an entity, so its values are still read; what
+    /// is saved is storing them, their memory and the class baseline's
+    /// values.
+    fn wants_class(&self, _class_name: &str) -> bool {
+        true
+    }
     /// A `PacketEntities` message has been applied completely.
     fn on_packet_entities(&mut self, _state: &DemoState) {}
     /// A game event.
@@ -413,6 +428,9 @@ pub struct DemoParser<'a> {
     background: Option<BackgroundTables>,
     /// Whether to use the helper thread ([`DemoParser::with_helper_thread`]).
     use_helper: bool,
+    /// [`Visitor::wants_class`] by class id, asked when the class's first
+    /// entity is created: 0 not asked yet, 1 wanted, 2 not wanted.
+    class_wanted: Vec<u8>,
 }
 
 /// A `CDemoSendTables` frame whose tables another thread builds while this
@@ -501,6 +519,7 @@ impl<'a> DemoParser<'a> {
             commands_seen: FxHashMap::default(),
             background: None,
             use_helper: crate::helper::enabled(),
+            class_wanted: Vec::new(),
         })
     }
 
@@ -823,6 +842,7 @@ impl<'a> DemoParser<'a> {
                     }
                 }
                 self.state.classes = classes;
+                self.class_wanted.clear();
                 if self.state.game == Game::Any {
                     // No file header (a broadcast): tell the game by its classes.
                     self.state.game =
@@ -1318,6 +1338,26 @@ impl<'a> DemoParser<'a> {
         })
     }
 
+    /// Whether entities of `class_id` are decoded: [`Visitor::wants_class`],
+    /// asked once per class.
+    fn class_decoded<V: Visitor>(&mut self, class_id: u32, visitor: &V) -> bool {
+        let i = class_id as usize;
+        match self.class_wanted.get(i) {
+            Some(1) => return true,
+            Some(2) => return false,
+            _ => {}
+        }
+        let name = self.state.classes.get(i).map_or("", |c| c.name.as_str());
+        let wanted = visitor.wants_class(name);
+        if self.class_wanted.len() <= i {
+            self.class_wanted.resize(i + 1, 0);
+        }
+        if let Some(w) = self.class_wanted.get_mut(i) {
+            *w = if wanted { 1 } else { 2 };
+        }
+        wanted
+    }
+
     fn baseline_for(
         &mut self,
         class_id: u32,
@@ -1451,6 +1491,7 @@ impl<'a> DemoParser<'a> {
                                 format!("create with unknown class id {class_id}"),
                             ));
                         };
+                        let decoded = self.class_decoded(class_id, visitor);
                         // Same class and serial: an update of the existing state.
                         let existing = self.state.entities.get(index as i32);
                         let reuse =
@@ -1472,11 +1513,15 @@ impl<'a> DemoParser<'a> {
                             }
                         } else {
                             if let Some(old) = self.state.entities.get(index as i32) {
-                                visitor.on_entity(&self.state, EntityChange::Deleted, old, &[]);
+                                if old.decoded {
+                                    visitor.on_entity(&self.state, EntityChange::Deleted, old, &[]);
+                                }
                             }
                             let mut fresh = self.baseline_for(class_id, serializer)?;
-                            if let Some(&hint) = self.state.entities.size_hints.get(&class_id) {
-                                fresh.reserve(hint);
+                            if decoded {
+                                if let Some(&hint) = self.state.entities.size_hints.get(&class_id) {
+                                    fresh.reserve(hint);
+                                }
                             }
                             fresh
                         };
@@ -1485,7 +1530,8 @@ impl<'a> DemoParser<'a> {
                             .send_tables
                             .as_ref()
                             .ok_or_else(|| self.err(ErrorKind::SendTables("missing".into())))?;
-                        if let Err((fp, msg)) = read_fields(
+                        let read = if decoded { read_fields } else { skip_fields };
+                        if let Err((fp, msg)) = read(
                             tables,
                             serializer,
                             &mut state,
@@ -1496,7 +1542,7 @@ impl<'a> DemoParser<'a> {
                             let path = describe_path(tables, serializer, None, fp);
                             return Err(self.entity_error(index as i32, Some(class_id), path, msg));
                         }
-                        if !reuse {
+                        if !reuse && decoded {
                             // Capped: a hint only saves regrowth, and must not let one
                             // large entity make every later one of its class reserve much.
                             let (slots, values) = state.size();
@@ -1511,6 +1557,7 @@ impl<'a> DemoParser<'a> {
                             serializer,
                             active: true,
                             state,
+                            decoded,
                         };
                         let loc = self.current_frame;
                         *self
@@ -1523,7 +1570,14 @@ impl<'a> DemoParser<'a> {
                             })? = Some(entity);
                         self.state.entity_updates += 1;
                         if let Some(e) = self.state.entities.get(index as i32) {
-                            visitor.on_entity(&self.state, EntityChange::Created, e, &paths.paths);
+                            if e.decoded {
+                                visitor.on_entity(
+                                    &self.state,
+                                    EntityChange::Created,
+                                    e,
+                                    &paths.paths,
+                                );
+                            }
                         }
                     } else {
                         if has_vis_bits && r.read_bits(2).map_err(|e| self.err(hdr(e)))? & 1 == 1 {
@@ -1549,7 +1603,9 @@ impl<'a> DemoParser<'a> {
                         };
                         entity.active = true;
                         let serializer = entity.serializer;
-                        if let Err((fp, msg)) = read_fields(
+                        let decoded = entity.decoded;
+                        let read = if decoded { read_fields } else { skip_fields };
+                        if let Err((fp, msg)) = read(
                             tables,
                             serializer,
                             &mut entity.state,
@@ -1562,8 +1618,15 @@ impl<'a> DemoParser<'a> {
                             return Err(self.entity_error(index as i32, Some(class_id), path, msg));
                         }
                         self.state.entity_updates += 1;
-                        if let Some(e) = self.state.entities.get(index as i32) {
-                            visitor.on_entity(&self.state, EntityChange::Updated, e, &paths.paths);
+                        if decoded {
+                            if let Some(e) = self.state.entities.get(index as i32) {
+                                visitor.on_entity(
+                                    &self.state,
+                                    EntityChange::Updated,
+                                    e,
+                                    &paths.paths,
+                                );
+                            }
                         }
                     }
                 } else {
@@ -1583,7 +1646,9 @@ impl<'a> DemoParser<'a> {
                         } else {
                             EntityChange::LeftPvs
                         };
-                        visitor.on_entity(&self.state, change, e, &[]);
+                        if e.decoded {
+                            visitor.on_entity(&self.state, change, e, &[]);
+                        }
                     }
                     if delete {
                         if let Some(slot) = self.state.entities.slots.get_mut(idx) {
@@ -1608,7 +1673,9 @@ impl<'a> DemoParser<'a> {
                 let Some(e) = self.state.entities.get(i as i32) else {
                     continue;
                 };
-                visitor.on_entity(&self.state, EntityChange::Deleted, e, &[]);
+                if e.decoded {
+                    visitor.on_entity(&self.state, EntityChange::Deleted, e, &[]);
+                }
                 if let Some(slot) = self.state.entities.slots.get_mut(i) {
                     *slot = None;
                 }

@@ -1405,3 +1405,194 @@ fn a_dota_full_packet_holds_string_table_entries_the_packets_send_later() {
         assert_eq!(ticks, vec![0, sent], "{table} {key}");
     }
 }
+
+/// The player classes of the three games (what a table of player rows reads).
+fn player_class(name: &str) -> bool {
+    name.contains("PlayerPawn")
+        || name.contains("PlayerController")
+        || name.starts_with("CDOTA_Unit_Hero_")
+}
+
+/// One tick as [`ClassRecorder`] saw it: the tick, every entity that exists
+/// (index, serial, class id), and a checksum of the player entities' values.
+type TickSeen = (i32, Vec<(i32, u32, u32)>, u64);
+
+/// What one parse saw, tick by tick.
+#[derive(Default)]
+struct ClassRecorder {
+    only_players: bool,
+    ticks: Vec<TickSeen>,
+    /// (tick, entity, change, the paths reported) of each player entity call.
+    player_calls: Vec<(i32, i32, String, Vec<String>)>,
+    other_calls: u64,
+}
+
+impl gamewire_source2::Visitor for ClassRecorder {
+    fn interests(&self) -> gamewire_source2::Interests {
+        gamewire_source2::Interests {
+            entities: true,
+            ..gamewire_source2::Interests::NONE
+        }
+    }
+    fn wants_class(&self, name: &str) -> bool {
+        !self.only_players || player_class(name)
+    }
+    fn on_entity(
+        &mut self,
+        state: &gamewire_source2::DemoState,
+        change: gamewire_source2::EntityChange,
+        entity: &gamewire_source2::Entity,
+        paths: &[gamewire_source2::FieldPath],
+    ) {
+        assert!(entity.is_decoded());
+        if player_class(state.class_name(entity)) {
+            self.player_calls.push((
+                state.tick,
+                entity.index,
+                format!("{change:?}"),
+                paths.iter().map(|p| p.to_string()).collect(),
+            ));
+        } else {
+            self.other_calls += 1;
+        }
+    }
+    fn on_tick_end(&mut self, state: &gamewire_source2::DemoState, tick: i32) {
+        let mut exists = Vec::new();
+        let mut sum = 0u64;
+        for e in state.entities.iter() {
+            exists.push((e.index, e.serial, e.class_id));
+            if !player_class(state.class_name(e)) {
+                assert!(
+                    !self.only_players || (!e.is_decoded() && e.values().is_empty()),
+                    "tick {tick}: {} kept values",
+                    state.class_name(e)
+                );
+                continue;
+            }
+            assert!(e.is_decoded());
+            for (k, v) in e.values() {
+                let text = match v {
+                    Value::F32(f) => format!("{f:.3}"),
+                    other => other.to_string(),
+                };
+                let mut h = 0xcbf29ce484222325u64 ^ (k as u64) ^ ((k >> 64) as u64).rotate_left(17);
+                h ^= (e.index as u64).rotate_left(40);
+                for b in text.bytes() {
+                    h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+                }
+                sum = sum.wrapping_add(h);
+            }
+        }
+        self.ticks.push((tick, exists, sum));
+    }
+}
+
+impl ClassRecorder {
+    fn run(data: &[u8], only_players: bool) -> (ClassRecorder, gamewire_source2::DemoState) {
+        let mut rec = ClassRecorder {
+            only_players,
+            ..ClassRecorder::default()
+        };
+        let mut parser = DemoParser::new(data).unwrap();
+        parser.run(&mut rec).unwrap();
+        (rec, parser.state)
+    }
+}
+
+/// `Visitor::wants_class`: entities of classes nobody asked for are read
+/// past (they exist, with index, serial and class, but keep no values and
+/// are never reported), and the wanted classes' entities hold, at every
+/// tick of every corpus demo, exactly what a parse of every class gives,
+/// with the same calls and paths reported.
+#[test]
+fn classes_nobody_wants_are_read_past_and_the_rest_is_identical() {
+    for path in demos() {
+        let name = path.display().to_string();
+        let data = std::fs::read(&path).unwrap();
+        let (all, all_state) = ClassRecorder::run(&data, false);
+        let (players, players_state) = ClassRecorder::run(&data, true);
+        assert_eq!(all_state.tick, players_state.tick, "{name}");
+        assert!(players_state.reached_stop, "{name}");
+        assert_eq!(all.ticks.len(), players.ticks.len(), "{name}");
+        for (a, p) in all.ticks.iter().zip(&players.ticks) {
+            assert_eq!(a.0, p.0, "{name}");
+            assert_eq!(a.1, p.1, "{name}: tick {}: the entities that exist", a.0);
+            assert_eq!(
+                a.2, p.2,
+                "{name}: tick {}: the player entities' values",
+                a.0
+            );
+        }
+        assert_eq!(all.player_calls, players.player_calls, "{name}");
+        assert!(!all.player_calls.is_empty(), "{name}: no player entity");
+        assert_eq!(players.other_calls, 0, "{name}");
+        assert!(
+            all.other_calls > 100,
+            "{name}: {} other calls",
+            all.other_calls
+        );
+        let skipped = players_state
+            .entities
+            .iter()
+            .filter(|e| !e.is_decoded())
+            .count();
+        assert!(skipped > 10, "{name}: {skipped} entities read past");
+    }
+}
+
+/// Bit flips inside packet-entity payloads while most classes are read past:
+/// the errors still name the entity, its class and the field path, and a
+/// path that leaves its serializer is an error, never a panic.
+#[test]
+fn mutated_payloads_of_entities_read_past_give_located_errors() {
+    struct Players;
+    impl gamewire_source2::Visitor for Players {
+        fn interests(&self) -> gamewire_source2::Interests {
+            gamewire_source2::Interests {
+                entities: true,
+                ..gamewire_source2::Interests::NONE
+            }
+        }
+        fn wants_class(&self, name: &str) -> bool {
+            player_class(name)
+        }
+    }
+    for name in ["cs2/14065.dem", "deadlock/hltv_10423.dem"] {
+        let data = std::fs::read(corpus().join(name)).unwrap();
+        let messages = packet_entities_messages(&data);
+        let mut parser = DemoParser::new(&data).unwrap();
+        parser.run(&mut Players).unwrap();
+        let mut seed = 0x9e3779b97f4a7c15u64;
+        let (mut located, mut in_skipped_class) = (0, 0);
+        for round in 0..300 {
+            let mut msg = messages[messages.len() - 1 - round % 40].clone();
+            let payload = msg.entity_data.get_or_insert_with(Vec::new);
+            if payload.is_empty() {
+                continue;
+            }
+            for _ in 0..3 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let bit = (seed % (payload.len() as u64 * 8)) as usize;
+                payload[bit / 8] ^= 1 << (bit % 8);
+            }
+            if let Err(e) = parser.apply_packet_entities(&msg, &mut Players) {
+                assert!(e.to_string().contains("tick"), "{e}");
+                if let gamewire_source2::ErrorKind::Entity { class, path, .. } = &e.kind {
+                    assert!(!class.is_empty());
+                    if path.contains("field path") {
+                        located += 1;
+                        if !player_class(class) {
+                            in_skipped_class += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            located > 0 && in_skipped_class > 0,
+            "{name}: {located} errors with a field path, {in_skipped_class} in classes read past"
+        );
+    }
+}
