@@ -669,6 +669,10 @@ impl<W: Write> Visitor for StreamedTicks<'_, W> {
         self.collector.interests()
     }
 
+    fn wants_class(&self, class_name: &str) -> bool {
+        self.collector.wants_class(class_name)
+    }
+
     fn on_packet_entities(&mut self, state: &DemoState) {
         if self.error.is_some() {
             return;

@@ -1596,3 +1596,71 @@ fn mutated_payloads_of_entities_read_past_give_located_errors() {
         );
     }
 }
+
+/// `TickCollector` reads past every class but the player row classes when
+/// no prop follows a handle to another entity: on every corpus demo, with
+/// every friendly prop of that kind at once (and raw team and game-rules
+/// props), its rows equal those of a collector that decodes every class.
+#[test]
+fn tick_rows_read_past_other_classes_and_equal_a_full_decode() {
+    use gamewire_source2::cs2::{is_player_row_class, TickCollector, FRIENDLY_PROPS};
+    let mut props: Vec<String> = FRIENDLY_PROPS
+        .iter()
+        .map(|(name, _)| (*name).to_string())
+        .filter(|name| {
+            TickCollector::new(std::slice::from_ref(name), None).reads_player_classes_only()
+        })
+        .collect();
+    props.extend(
+        [
+            "CCSTeam.m_iScore",
+            "CCSGameRulesProxy.m_pGameRules.m_totalRoundsPlayed",
+            "CCSPlayerPawn.m_iHealth",
+            "CCSPlayerController.m_iPing",
+        ]
+        .map(String::from),
+    );
+    assert!(
+        props.len() > 100,
+        "only {} props read player classes only",
+        props.len()
+    );
+    let weapon = TickCollector::new(&["active_weapon_name".to_string()], None);
+    assert!(!weapon.reads_player_classes_only());
+    for path in demos() {
+        let name = path.display().to_string();
+        let data = std::fs::read(&path).unwrap();
+        let run = |collector: TickCollector| {
+            assert_eq!(
+                collector.reads_player_classes_only(),
+                !collector_decodes_all(&collector)
+            );
+            let mut collector = collector;
+            let mut parser = DemoParser::new(&data).unwrap();
+            parser.run(&mut collector).unwrap();
+            let skipped = parser
+                .state
+                .entities
+                .iter()
+                .filter(|e| !e.is_decoded())
+                .count();
+            assert!(parser
+                .state
+                .entities
+                .iter()
+                .all(|e| e.is_decoded() || !is_player_row_class(parser.state.class_name(e))));
+            (format!("{:?}", collector.table), skipped)
+        };
+        let (filtered, skipped) = run(TickCollector::new(&props, None));
+        let (full, none_skipped) = run(TickCollector::new(&props, None).with_every_class());
+        assert_eq!(none_skipped, 0, "{name}");
+        assert!(skipped > 10, "{name}: {skipped} entities read past");
+        assert!(full.len() > 10_000, "{name}: a small table");
+        assert!(filtered == full, "{name}: the rows differ");
+    }
+}
+
+fn collector_decodes_all(c: &gamewire_source2::cs2::TickCollector) -> bool {
+    use gamewire_source2::Visitor;
+    c.wants_class("CWeaponAK47")
+}

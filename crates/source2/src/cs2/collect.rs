@@ -43,8 +43,25 @@ pub struct TickCollector {
     only_players: Option<Vec<u64>>,
     /// Whether a prop reads the user commands.
     user_commands: bool,
+    /// Whether only the player row classes are decoded
+    /// ([`is_player_row_class`]): no prop follows a handle to another
+    /// entity (a weapon, an inventory, ...).
+    only_player_classes: bool,
     /// The collected rows.
     pub table: Table,
+}
+
+/// The classes a row of player props reads when no prop follows a handle
+/// to another entity: the player controllers and pawns of CS2 and Deadlock
+/// (`CCSPlayerController`, `CCSPlayerPawn`, `CCitadelPlayerPawn`, ...),
+/// Dota 2's controllers and heroes (`CDOTA_Unit_Hero_*`), and the game rules
+/// and team entities of game-wide and team props.
+pub fn is_player_row_class(name: &str) -> bool {
+    name.ends_with("PlayerController")
+        || name.ends_with("PlayerPawn")
+        || name.starts_with("CDOTA_Unit_Hero_")
+        || name.ends_with("Team")
+        || name.to_ascii_lowercase().contains("gamerulesproxy")
 }
 
 impl TickCollector {
@@ -72,6 +89,7 @@ impl TickCollector {
                 }
             })
             .collect();
+        let only_player_classes = props.iter().all(SourceIds::reads_player_classes_only);
         let velocity = props
             .iter()
             .any(|p| matches!(p, SourceIds::Velocity(_)))
@@ -83,6 +101,7 @@ impl TickCollector {
             world_sources,
             only_players: None,
             user_commands,
+            only_player_classes,
             ticks,
             player_ids: PlayerIds::new(&mut cache),
             cache,
@@ -102,6 +121,22 @@ impl TickCollector {
         self.only_players = players;
         self
     }
+
+    /// Decodes the entities of every class, also when no prop needs more
+    /// than the [player row classes](is_player_row_class) (by default the
+    /// other classes are then read past, which gives the same rows
+    /// faster).
+    #[must_use]
+    pub fn with_every_class(mut self) -> Self {
+        self.only_player_classes = false;
+        self
+    }
+
+    /// Whether only the [player row classes](is_player_row_class) are
+    /// decoded: no prop follows a handle to another entity.
+    pub fn reads_player_classes_only(&self) -> bool {
+        self.only_player_classes
+    }
 }
 
 impl Visitor for TickCollector {
@@ -111,6 +146,10 @@ impl Visitor for TickCollector {
             user_commands: self.user_commands,
             ..Interests::NONE
         }
+    }
+
+    fn wants_class(&self, class_name: &str) -> bool {
+        !self.only_player_classes || is_player_row_class(class_name)
     }
 
     fn on_packet_entities(&mut self, state: &DemoState) {

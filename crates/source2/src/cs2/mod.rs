@@ -74,7 +74,7 @@ pub mod collect;
 pub mod props;
 pub mod world;
 
-pub use collect::{EventCollector, EventRow, TickCollector};
+pub use collect::{is_player_row_class, EventCollector, EventRow, TickCollector};
 pub use props::{
     active_weapon, agent_name, computed_cell, entity_of_handle, entity_position, item_name,
     prop_source, read_player_prop, team_number, tick_rate, velocity_cell, Computed, Owner,

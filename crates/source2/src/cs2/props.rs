@@ -1218,6 +1218,34 @@ pub(super) enum SourceIds {
 }
 
 impl SourceIds {
+    /// Whether the prop reads nothing but the player's controller and pawn,
+    /// its team entity and the game rules (no handle to another entity is
+    /// followed): see [`super::collect::is_player_row_class`].
+    pub(super) fn reads_player_classes_only(&self) -> bool {
+        match self {
+            SourceIds::Raw(owner, _) | SourceIds::Element(owner, _, _) => {
+                !matches!(owner, Owner::ActiveWeapon)
+            }
+            SourceIds::Weapon { .. } => false,
+            SourceIds::Computed(c) => !matches!(
+                c,
+                Computed::WeaponName
+                    | Computed::WeaponOriginalOwner
+                    | Computed::Inventory
+                    | Computed::InventoryIds
+                    | Computed::InventoryBitmask
+            ),
+            SourceIds::Position { .. }
+            | SourceIds::IsAlive(_)
+            | SourceIds::Button { .. }
+            | SourceIds::Velocity(_)
+            | SourceIds::UserCommand(_)
+            | SourceIds::Team(_)
+            | SourceIds::World(_)
+            | SourceIds::Missing => true,
+        }
+    }
+
     pub(super) fn new(source: &PropSource, cache: &mut PropCache) -> SourceIds {
         match source {
             PropSource::Raw(Owner::ActiveWeapon, name) => SourceIds::Weapon {
