@@ -494,7 +494,10 @@ pub(crate) fn skip_fields(
     tick_interval: f32,
 ) -> Result<(), (Option<FieldPath>, String)> {
     use crate::serializer::FieldDecoder;
-    read_field_paths_marked(r, paths).map_err(|e| (None, format!("field paths: {e}")))?;
+    // Without the sibling marks (and out of `read_fields`' inlined copy).
+    paths.siblings.clear();
+    crate::fieldpath::read_field_paths(r, &mut paths.paths)
+        .map_err(|e| (None, format!("field paths: {e}")))?;
     for fp in &paths.paths {
         let decoder = tables
             .resolve(serializer, fp, |len| {
@@ -509,9 +512,8 @@ pub(crate) fn skip_fields(
             FieldDecoder::ArrayLength
             | FieldDecoder::PointerPresent
             | FieldDecoder::PolyPointer => {
-                let mut level = LastLevel::None;
                 state
-                    .apply(tables, serializer, fp, r, tick_interval, &mut level, false)
+                    .store_structural(tables, serializer, fp, r, tick_interval)
                     .map_err(|m| (Some(*fp), m))?;
             }
             other => {
@@ -558,6 +560,39 @@ enum LastLevel<'t> {
 }
 
 impl FieldState {
+    /// Decodes and stores one value that shapes later paths (an array
+    /// length, a pointer's presence or type) of an entity read past
+    /// ([`skip_fields`]): the full walk of [`FieldState::apply`], kept out
+    /// of line (such values are few).
+    #[inline(never)]
+    fn store_structural(
+        &mut self,
+        tables: &SendTables,
+        serializer: SerializerId,
+        fp: &FieldPath,
+        r: &mut BitReader<'_>,
+        tick_interval: f32,
+    ) -> Result<(), String> {
+        use crate::serializer::FieldDecoder;
+        let mut level = LastLevel::None;
+        let (at, decoder) = self.walk(tables, serializer, fp, &mut level)?;
+        let bits = |e: gamewire_bits::BitError| format!("value: {e}");
+        let value = match decoder {
+            FieldDecoder::PointerPresent => Value::Bool(r.read_bool().map_err(bits)?),
+            FieldDecoder::PolyPointer => {
+                let present = r.read_bool().map_err(bits)?;
+                let index = r.read_ubitvar().map_err(bits)?;
+                Value::U32(if present { index } else { 0 })
+            }
+            FieldDecoder::ArrayLength => {
+                Value::U32(crate::serializer::read_array_length(r).map_err(bits)?)
+            }
+            // Not a value that shapes paths (resolve said it was): read past.
+            other => return other.skip(r, tick_interval).map_err(bits),
+        };
+        self.store(at, value)
+    }
+
     /// The stored value of the slot at arena index `at` (path `prefix`),
     /// looking through to the baseline when the entity has not set it.
     #[inline]

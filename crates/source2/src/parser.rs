@@ -1530,15 +1530,13 @@ impl<'a> DemoParser<'a> {
                             .send_tables
                             .as_ref()
                             .ok_or_else(|| self.err(ErrorKind::SendTables("missing".into())))?;
-                        let read = if decoded { read_fields } else { skip_fields };
-                        if let Err((fp, msg)) = read(
-                            tables,
-                            serializer,
-                            &mut state,
-                            &mut r,
-                            &mut paths,
-                            self.state.tick_interval,
-                        ) {
+                        let ti = self.state.tick_interval;
+                        let read = if decoded {
+                            read_fields(tables, serializer, &mut state, &mut r, &mut paths, ti)
+                        } else {
+                            skip_fields(tables, serializer, &mut state, &mut r, &mut paths, ti)
+                        };
+                        if let Err((fp, msg)) = read {
                             let path = describe_path(tables, serializer, None, fp);
                             return Err(self.entity_error(index as i32, Some(class_id), path, msg));
                         }
@@ -1604,15 +1602,27 @@ impl<'a> DemoParser<'a> {
                         entity.active = true;
                         let serializer = entity.serializer;
                         let decoded = entity.decoded;
-                        let read = if decoded { read_fields } else { skip_fields };
-                        if let Err((fp, msg)) = read(
-                            tables,
-                            serializer,
-                            &mut entity.state,
-                            &mut r,
-                            &mut paths,
-                            tick_interval,
-                        ) {
+                        let state = &mut entity.state;
+                        let read = if decoded {
+                            read_fields(
+                                tables,
+                                serializer,
+                                state,
+                                &mut r,
+                                &mut paths,
+                                tick_interval,
+                            )
+                        } else {
+                            skip_fields(
+                                tables,
+                                serializer,
+                                state,
+                                &mut r,
+                                &mut paths,
+                                tick_interval,
+                            )
+                        };
+                        if let Err((fp, msg)) = read {
                             let class_id = entity.class_id;
                             let path = describe_path(tables, serializer, Some(entity), fp);
                             return Err(self.entity_error(index as i32, Some(class_id), path, msg));

@@ -133,6 +133,23 @@ pub enum FieldDecoder {
     PolyPointer,
 }
 
+/// The new length of a variable array or table: a varuint32 of at most
+/// [`MAX_ARRAY_LEN`] (a longer one is an error, which bounds memory).
+#[inline]
+pub(crate) fn read_array_length(r: &mut BitReader<'_>) -> Result<u32, BitError> {
+    let start = r.position();
+    let len = r.read_varuint32()?;
+    if len > MAX_ARRAY_LEN {
+        return Err(BitError::OutOfRange {
+            bit_offset: start,
+            value: i64::from(len),
+            min: 0,
+            max: i64::from(MAX_ARRAY_LEN),
+        });
+    }
+    Ok(len)
+}
+
 impl FieldDecoder {
     /// Decodes one value.
     #[inline]
@@ -144,19 +161,7 @@ impl FieldDecoder {
             FieldDecoder::I32 => Value::I32(r.read_varint32()?),
             FieldDecoder::I64 => Value::I64(r.read_varint64()?),
             FieldDecoder::U32 => Value::U32(r.read_varuint32()?),
-            FieldDecoder::ArrayLength => {
-                let start = r.position();
-                let len = r.read_varuint32()?;
-                if len > MAX_ARRAY_LEN {
-                    return Err(BitError::OutOfRange {
-                        bit_offset: start,
-                        value: i64::from(len),
-                        min: 0,
-                        max: i64::from(MAX_ARRAY_LEN),
-                    });
-                }
-                Value::U32(len)
-            }
+            FieldDecoder::ArrayLength => Value::U32(read_array_length(r)?),
             FieldDecoder::U64 | FieldDecoder::Fallback => {
                 let v = r.read_varuint64()?;
                 match u32::try_from(v) {
@@ -211,15 +216,51 @@ impl FieldDecoder {
 
     /// Reads past one value without keeping it (an entity whose class
     /// nobody asked for): the same bits and the same errors as
-    /// [`FieldDecoder::decode`], without copying a byte string.
-    #[inline]
+    /// [`FieldDecoder::decode`], nothing built. Its own code, so that
+    /// `decode` stays inlined where entities are decoded.
+    #[inline(never)]
     pub fn skip(&self, r: &mut BitReader<'_>, tick_interval: f32) -> Result<(), BitError> {
         match self {
+            FieldDecoder::Bool | FieldDecoder::Component | FieldDecoder::PointerPresent => {
+                r.read_bool().map(drop)
+            }
+            FieldDecoder::I32 => r.read_varint32().map(drop),
+            FieldDecoder::I64 => r.read_varint64().map(drop),
+            FieldDecoder::U32 => r.read_varuint32().map(drop),
+            FieldDecoder::U64 | FieldDecoder::Fallback | FieldDecoder::MinusOne => {
+                r.read_varuint64().map(drop)
+            }
+            FieldDecoder::Fixed64 => r.read_u64().map(drop),
+            FieldDecoder::AmmoCount => r.read_ammo_count().map(drop),
+            FieldDecoder::String => r.read_string_terminated().map(drop),
             FieldDecoder::Bytes => {
                 let len = r.read_varuint32()?;
                 r.skip_bits(u64::from(len) * 8)
             }
-            other => other.decode(r, tick_interval).map(drop),
+            FieldDecoder::Float(f) => f.decode(r, tick_interval).map(drop),
+            FieldDecoder::Vector(n, f) => {
+                let count = match n {
+                    2..=4 => usize::from(*n),
+                    _ => 6,
+                };
+                for _ in 0..count {
+                    f.decode(r, tick_interval)?;
+                }
+                Ok(())
+            }
+            FieldDecoder::Vec3Normal => r.read_vec3_normal().map(drop),
+            FieldDecoder::QAnglePrecise => r.read_qangle_precise().map(drop),
+            FieldDecoder::QAngleFixed(bits) => r.read_qangle_fixed(*bits).map(drop),
+            FieldDecoder::QAngleCoord => r.read_qangle_coord().map(drop),
+            FieldDecoder::QAnglePitchYaw(bits) => {
+                r.read_angle(*bits)?;
+                r.read_angle(*bits).map(drop)
+            }
+            FieldDecoder::ArrayLength => read_array_length(r).map(drop),
+            FieldDecoder::PolyPointer => {
+                r.read_bool()?;
+                r.read_ubitvar().map(drop)
+            }
         }
     }
 
