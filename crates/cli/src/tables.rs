@@ -91,6 +91,7 @@ impl QueryArgs {
             ticks: (!self.ticks.is_empty()).then(|| self.ticks.clone()),
             players: None,
             grenade_props: self.grenade_props.clone(),
+            decode_every_class: false,
         }
     }
 }

@@ -116,6 +116,7 @@ impl QuerySpec {
             ticks: self.ticks.clone(),
             players: self.players.clone(),
             grenade_props: self.grenade.clone(),
+            decode_every_class: false,
         })
     }
 }
@@ -129,6 +130,9 @@ impl Visitor for Fanout {
         self.0
             .iter()
             .fold(Interests::NONE, |any, c| any.union(c.interests()))
+    }
+    fn wants_class(&self, class_name: &str) -> bool {
+        self.0.iter().any(|c| c.wants_class(class_name))
     }
     fn on_tick_start(&mut self, state: &DemoState, tick: i32) {
         self.0.iter_mut().for_each(|c| c.on_tick_start(state, tick));

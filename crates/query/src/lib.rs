@@ -202,11 +202,34 @@ pub struct Query {
     pub ticks: Option<Vec<i32>>,
     /// `ticks`: only the rows of these steam ids (all when `None`).
     pub players: Option<Vec<u64>>,
+    /// Decode the entities of every class. By default, when every table
+    /// asked for reads nothing but the players' controllers and pawns,
+    /// their teams and the game rules ([`Query::reads_player_classes_only`]),
+    /// the entities of other classes are read past, not kept
+    /// ([`gamewire_source2::Visitor::wants_class`]): the same tables, faster.
+    pub decode_every_class: bool,
 }
 
 impl Query {
     fn wants(&self, k: TableKind) -> bool {
         self.tables.contains(&k)
+    }
+
+    /// Whether the tables read no entity but the player row classes
+    /// ([`gamewire_source2::cs2::is_player_row_class`]): only `ticks`,
+    /// `players`, `events` and tables that read no entity, with props that
+    /// follow no handle to another entity (no weapon or inventory prop).
+    pub fn reads_player_classes_only(&self) -> bool {
+        use TableKind::*;
+        self.tables.iter().all(|k| {
+            matches!(
+                k,
+                Ticks | Players | Events | Chat | UserCommands | ItemDrops | Skins | CombatLog
+            )
+        }) && self.player_props.iter().chain(&self.other_props).all(|p| {
+            gamewire_source2::cs2::TickCollector::new(std::slice::from_ref(p), None)
+                .reads_player_classes_only()
+        })
     }
 
     /// What the parser must decode for these tables: entities for every
@@ -321,6 +344,9 @@ impl Query {
 #[derive(Debug)]
 pub struct Collectors {
     interests: Interests,
+    /// Only the player row classes are decoded
+    /// ([`Query::reads_player_classes_only`]).
+    only_player_classes: bool,
     order: Vec<TableKind>,
     events: Option<EventsCollector>,
     ticks: Option<TicksCollector>,
@@ -343,6 +369,7 @@ impl Collectors {
         use TableKind::*;
         Collectors {
             interests: q.interests(),
+            only_player_classes: !q.decode_every_class && q.reads_player_classes_only(),
             order: q.tables.clone(),
             events: q
                 .wants(Events)
@@ -447,6 +474,10 @@ impl Collectors {
 impl Visitor for Collectors {
     fn interests(&self) -> Interests {
         self.interests
+    }
+
+    fn wants_class(&self, class_name: &str) -> bool {
+        !self.only_player_classes || gamewire_source2::cs2::is_player_row_class(class_name)
     }
 
     fn on_tick_end(&mut self, state: &DemoState, _tick: i32) {

@@ -1389,3 +1389,58 @@ fn updated_fields_of_players_read_values() {
         assert!(never.is_empty(), "{demo}: never read: {never:?}");
     }
 }
+
+/// A query whose tables read only the players' controllers and pawns, their
+/// teams and the game rules reads every other class past: on every corpus
+/// demo its tables equal those of the same query decoding every class.
+#[test]
+fn player_tables_read_other_classes_past_and_equal_a_full_decode() {
+    use gamewire_source2::cs2::{TickCollector, FRIENDLY_PROPS};
+    let player_props: Vec<String> = FRIENDLY_PROPS
+        .iter()
+        .map(|(name, _)| (*name).to_string())
+        .filter(|name| {
+            TickCollector::new(std::slice::from_ref(name), None).reads_player_classes_only()
+        })
+        .collect();
+    assert!(player_props.len() > 100);
+    let q = Query {
+        tables: vec![TableKind::Ticks, TableKind::Players, TableKind::Events],
+        player_props,
+        other_props: vec!["total_rounds_played".into(), "game_time".into()],
+        ..Query::default()
+    };
+    assert!(q.reads_player_classes_only());
+    let with = |f: &dyn Fn(&mut Query)| {
+        let mut q = q.clone();
+        f(&mut q);
+        q
+    };
+    assert!(
+        !with(&|q| q.player_props.push("active_weapon_name".into())).reads_player_classes_only()
+    );
+    assert!(!with(&|q| q.tables.push(TableKind::Kills)).reads_player_classes_only());
+    let full = with(&|q| q.decode_every_class = true);
+    for demo in demos() {
+        let data = std::fs::read(&demo).unwrap();
+        let (filtered, state) = gamewire_query::run_with_state(&q, &data).unwrap();
+        let skipped = state.entities.iter().filter(|e| !e.is_decoded()).count();
+        assert!(
+            skipped > 10,
+            "{}: {skipped} entities read past",
+            demo.display()
+        );
+        let (every, state) = gamewire_query::run_with_state(&full, &data).unwrap();
+        assert!(state.entities.iter().all(|e| e.is_decoded()));
+        assert_eq!(filtered.len(), 3);
+        for (a, b) in filtered.iter().zip(&every) {
+            assert!(a.rows() > 0, "{} {}: empty", demo.display(), a.name);
+            assert!(
+                format!("{a:?}") == format!("{b:?}"),
+                "{} {}: the tables differ",
+                demo.display(),
+                a.name
+            );
+        }
+    }
+}
