@@ -1032,6 +1032,10 @@ impl Visitor for Snapshot {
             ..Interests::NONE
         }
     }
+    /// With `--class`, the other classes are read past, not decoded.
+    fn wants_class(&self, class_name: &str) -> bool {
+        self.class.as_deref().is_none_or(|want| want == class_name)
+    }
     fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
         if self.done || tick < self.tick {
             return;

@@ -1358,10 +1358,15 @@ impl<'a> DemoParser<'a> {
         wanted
     }
 
+    /// The class baseline a new entity starts from (decoded once per
+    /// class). For a class read past (`decoded` false) only the values
+    /// that shape paths are kept, as for its entities ([`skip_fields`]),
+    /// and the shared cache of a batch is not used (it holds full ones).
     fn baseline_for(
         &mut self,
         class_id: u32,
         serializer: SerializerId,
+        decoded: bool,
     ) -> Result<FieldState, DemoError> {
         if let Some(b) = self.state.entities.baseline_cache.get(&class_id) {
             return Ok(FieldState::layered(Arc::clone(b)));
@@ -1379,23 +1384,21 @@ impl<'a> DemoParser<'a> {
                 let mut decode = || {
                     let mut state = FieldState::default();
                     let mut r = BitReader::new(data);
-                    read_fields(
-                        &tables,
-                        serializer,
-                        &mut state,
-                        &mut r,
-                        paths,
-                        tick_interval,
-                    )
+                    let (t, ti) = (&tables, tick_interval);
+                    if decoded {
+                        read_fields(t, serializer, &mut state, &mut r, paths, ti)
+                    } else {
+                        skip_fields(t, serializer, &mut state, &mut r, paths, ti)
+                    }
                     .map(|()| state)
                 };
                 // Demos of one build usually carry the same baselines: the
                 // shared cache decodes each once.
                 let decoded = match &self.send_table_cache {
-                    Some(cache) => {
+                    Some(cache) if decoded => {
                         cache.baseline_or_decode(&tables, serializer, tick_interval, data, decode)
                     }
-                    None => decode().map(Arc::new),
+                    _ => decode().map(Arc::new),
                 };
                 decoded.map_err(|(fp, msg)| {
                     let path = describe_path(&tables, serializer, None, fp);
@@ -1517,7 +1520,7 @@ impl<'a> DemoParser<'a> {
                                     visitor.on_entity(&self.state, EntityChange::Deleted, old, &[]);
                                 }
                             }
-                            let mut fresh = self.baseline_for(class_id, serializer)?;
+                            let mut fresh = self.baseline_for(class_id, serializer, decoded)?;
                             if decoded {
                                 if let Some(&hint) = self.state.entities.size_hints.get(&class_id) {
                                     fresh.reserve(hint);
