@@ -14,6 +14,10 @@
 //! (active weapon, inventory, buttons, velocity, teams) run on whatever
 //! state the bytes decode to.
 //!
+//! A third parse asks for the position and health props only, so its
+//! `TickCollector` reads every class but the players, teams and game rules
+//! past (`Visitor::wants_class`): the skipping path gets the same bytes.
+//!
 //! The library's helper thread is off: the send tables are built on the
 //! fuzzing thread (the same code; the corpus tests check both ways agree),
 //! so a panic there reaches libFuzzer instead of becoming an error.
@@ -36,6 +40,11 @@ fuzz_target!(|data: &[u8]| {
                 .map(String::from),
         );
         let mut ticks = TickCollector::new(&props, None);
+        let _ = parse_with(data, &mut ticks);
+        let players_only: Vec<String> = ["X", "Y", "Z", "health", "team_num", "yaw"]
+            .map(String::from)
+            .to_vec();
+        let mut ticks = TickCollector::new(&players_only, None);
         let _ = parse_with(data, &mut ticks);
     } else {
         let mut demo = Vec::with_capacity(HEADER_LEN + data.len());
