@@ -1047,6 +1047,88 @@ mod tests {
     // 29 PopAllButOnePlusOne, 5 PushOneLeftDeltaZeroRightZero.
     const OPS: [usize; 7] = [7, 0, 0, 29, 0, 5, 0];
 
+    /// `skip_fields` over the same data: the bits consumed and the error,
+    /// with the state it leaves.
+    fn skip_data(ops: &[usize], values: &[u32]) -> Result<(FieldState, u64), String> {
+        let tables = root_tables();
+        let data = field_data(ops, values);
+        let mut state = FieldState::default();
+        let mut paths = Paths::default();
+        let mut r = BitReader::new(&data);
+        skip_fields(&tables, 0, &mut state, &mut r, &mut paths, 1.0 / 64.0)
+            .map_err(|(fp, m)| format!("{} {m}", fp.unwrap_or_default()))?;
+        Ok((state, r.position()))
+    }
+
+    #[test]
+    fn skipped_fields_read_the_same_bits_and_keep_only_array_lengths() {
+        let values = [20, 21, 22, 7, 2, 10, 11];
+        let (skipped, read_to) = skip_data(&OPS, &values).unwrap();
+        // read_fields on the same data ends at the same bit.
+        let tables = root_tables();
+        let data = field_data(&OPS, &values);
+        let mut r = BitReader::new(&data);
+        read_fields(
+            &tables,
+            0,
+            &mut FieldState::default(),
+            &mut r,
+            &mut Paths::default(),
+            1.0 / 64.0,
+        )
+        .unwrap();
+        assert_eq!(read_to, r.position());
+        // Only `arr`'s length is kept.
+        let mut all = Vec::new();
+        skipped.collect_all(&mut all);
+        assert_eq!(all.len(), 1);
+        assert_eq!(skipped.get(&[2]).cloned(), Some(Value::U32(2)));
+    }
+
+    #[test]
+    fn skipped_fields_out_of_range_are_the_same_errors() {
+        // A fourth element of the fixed array; a third element of `arr`
+        // (length 2, kept while skipping); a field past the serializer's.
+        let mut ops = OPS.to_vec();
+        ops.push(0);
+        for (ops, values, want) in [
+            (
+                vec![7, 0, 0, 0],
+                vec![1, 2, 3, 4],
+                ["[0 3]", "fixed array fixed"],
+            ),
+            (
+                ops,
+                vec![20, 21, 22, 7, 2, 10, 11, 12],
+                ["[2 2]", "variable array arr"],
+            ),
+            (
+                vec![7, 0, 0, 29, 0, 0],
+                vec![1, 2, 3, 4, 2, 9],
+                ["[3]", "outside serializer Root"],
+            ),
+        ] {
+            let e = skip_data(&ops, &values).unwrap_err();
+            assert!(e.contains(want[0]) && e.contains(want[1]), "{e}");
+            // The same path and reason as when the fields are decoded.
+            let full = apply_data(&ops, &values).unwrap_err();
+            assert!(full.contains(want[0]) && full.contains(want[1]), "{full}");
+        }
+        // Data that ends inside a value is an error, not a panic.
+        let data = field_data(&OPS, &[20]);
+        let tables = root_tables();
+        let e = skip_fields(
+            &tables,
+            0,
+            &mut FieldState::default(),
+            &mut BitReader::new(&data),
+            &mut Paths::default(),
+            1.0 / 64.0,
+        )
+        .unwrap_err();
+        assert!(e.1.contains("value"), "{}", e.1);
+    }
+
     #[test]
     fn sibling_paths_decode_as_walked_ones() {
         // [0 0] [0 1] [0 2] [1] [2] (arr's length) [2 0] [2 1]: the

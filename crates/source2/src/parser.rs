@@ -39,6 +39,8 @@ pub const MAX_STRING_TABLES: usize = 256;
 const MIN_FRAME_LEN: u64 = 3;
 
 /// What a visitor wants decoded. Anything not asked for is skipped, not decoded.
+/// Which entity classes are decoded is asked per class:
+/// [`Visitor::wants_class`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Interests {
     /// Decode `PacketEntities` (entity state).
