@@ -477,6 +477,25 @@ pub(crate) fn read_fields(
     Ok(())
 }
 
+/// [`read_fields`] for an entity whose class is decoded, [`skip_fields`]
+/// for one read past.
+#[inline(always)]
+pub(crate) fn read_or_skip_fields(
+    decoded: bool,
+    tables: &SendTables,
+    serializer: SerializerId,
+    state: &mut FieldState,
+    r: &mut BitReader<'_>,
+    paths: &mut Paths,
+    tick_interval: f32,
+) -> Result<(), (Option<FieldPath>, String)> {
+    if decoded {
+        read_fields(tables, serializer, state, r, paths, tick_interval)
+    } else {
+        skip_fields(tables, serializer, state, r, paths, tick_interval)
+    }
+}
+
 /// Reads an update of an entity whose class nobody asked for
 /// ([`crate::Visitor::wants_class`]): the field paths and every value are
 /// read, since the bit stream has no lengths to jump over them, but only

@@ -18,7 +18,7 @@ use source2_demo_protobufs as pb;
 use crate::cache::SendTableCache;
 use crate::container::{DemoCommand, Frame, FrameReader};
 use crate::entity::{
-    describe_path, read_fields, skip_fields, Entity, EntityChange, EntityList, FieldState,
+    describe_path, read_or_skip_fields, Entity, EntityChange, EntityList, FieldState,
 };
 use crate::error::{DemoError, ErrorKind, Location, Warning};
 use crate::fieldpath::FieldPath;
@@ -1387,12 +1387,8 @@ impl<'a> DemoParser<'a> {
                     let mut state = FieldState::default();
                     let mut r = BitReader::new(data);
                     let (t, ti) = (&tables, tick_interval);
-                    if decoded {
-                        read_fields(t, serializer, &mut state, &mut r, paths, ti)
-                    } else {
-                        skip_fields(t, serializer, &mut state, &mut r, paths, ti)
-                    }
-                    .map(|()| state)
+                    read_or_skip_fields(decoded, t, serializer, &mut state, &mut r, paths, ti)
+                        .map(|()| state)
                 };
                 // Demos of one build usually carry the same baselines: the
                 // shared cache decodes each once.
@@ -1536,11 +1532,9 @@ impl<'a> DemoParser<'a> {
                             .as_ref()
                             .ok_or_else(|| self.err(ErrorKind::SendTables("missing".into())))?;
                         let ti = self.state.tick_interval;
-                        let read = if decoded {
-                            read_fields(tables, serializer, &mut state, &mut r, &mut paths, ti)
-                        } else {
-                            skip_fields(tables, serializer, &mut state, &mut r, &mut paths, ti)
-                        };
+                        let (p, st) = (&mut paths, &mut state);
+                        let read =
+                            read_or_skip_fields(decoded, tables, serializer, st, &mut r, p, ti);
                         if let Err((fp, msg)) = read {
                             let path = describe_path(tables, serializer, None, fp);
                             return Err(self.entity_error(index as i32, Some(class_id), path, msg));
@@ -1607,27 +1601,15 @@ impl<'a> DemoParser<'a> {
                         entity.active = true;
                         let serializer = entity.serializer;
                         let decoded = entity.decoded;
-                        let state = &mut entity.state;
-                        let read = if decoded {
-                            read_fields(
-                                tables,
-                                serializer,
-                                state,
-                                &mut r,
-                                &mut paths,
-                                tick_interval,
-                            )
-                        } else {
-                            skip_fields(
-                                tables,
-                                serializer,
-                                state,
-                                &mut r,
-                                &mut paths,
-                                tick_interval,
-                            )
-                        };
-                        if let Err((fp, msg)) = read {
+                        if let Err((fp, msg)) = read_or_skip_fields(
+                            decoded,
+                            tables,
+                            serializer,
+                            &mut entity.state,
+                            &mut r,
+                            &mut paths,
+                            tick_interval,
+                        ) {
                             let class_id = entity.class_id;
                             let path = describe_path(tables, serializer, Some(entity), fp);
                             return Err(self.entity_error(index as i32, Some(class_id), path, msg));

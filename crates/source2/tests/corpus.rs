@@ -338,6 +338,17 @@ fn packet_entities_messages(data: &[u8]) -> Vec<source2_demo_protobufs::CSvcMsgP
     out
 }
 
+/// Flips three bits of `payload` chosen by an xorshift generator.
+fn flip_three_bits(payload: &mut [u8], seed: &mut u64) {
+    for _ in 0..3 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        let bit = (*seed % (payload.len() as u64 * 8)) as usize;
+        payload[bit / 8] ^= 1 << (bit % 8);
+    }
+}
+
 /// Random bit flips inside real packet-entity payloads, applied to the state
 /// at the end of the demo: an error names the entity, its class and (for
 /// field data) the field path; never a panic, never unbounded memory.
@@ -362,13 +373,7 @@ fn mutated_entity_payloads_give_located_errors() {
             if payload.is_empty() {
                 continue;
             }
-            for _ in 0..3 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let bit = (seed % (payload.len() as u64 * 8)) as usize;
-                payload[bit / 8] ^= 1 << (bit % 8);
-            }
+            flip_three_bits(payload, &mut seed);
             if let Err(e) = parser.apply_packet_entities(&msg, &mut NoVisitor) {
                 let text = e.to_string();
                 assert!(text.contains("tick"), "{text}");
@@ -1545,23 +1550,15 @@ fn classes_nobody_wants_are_read_past_and_the_rest_is_identical() {
 /// path that leaves its serializer is an error, never a panic.
 #[test]
 fn mutated_payloads_of_entities_read_past_give_located_errors() {
-    struct Players;
-    impl gamewire_source2::Visitor for Players {
-        fn interests(&self) -> gamewire_source2::Interests {
-            gamewire_source2::Interests {
-                entities: true,
-                ..gamewire_source2::Interests::NONE
-            }
-        }
-        fn wants_class(&self, name: &str) -> bool {
-            player_class(name)
-        }
-    }
     for name in ["cs2/14065.dem", "deadlock/hltv_10423.dem"] {
         let data = std::fs::read(corpus().join(name)).unwrap();
         let messages = packet_entities_messages(&data);
+        let mut players = ClassRecorder {
+            only_players: true,
+            ..ClassRecorder::default()
+        };
         let mut parser = DemoParser::new(&data).unwrap();
-        parser.run(&mut Players).unwrap();
+        parser.run(&mut players).unwrap();
         let mut seed = 0x9e3779b97f4a7c15u64;
         let (mut located, mut in_skipped_class) = (0, 0);
         for round in 0..300 {
@@ -1570,14 +1567,8 @@ fn mutated_payloads_of_entities_read_past_give_located_errors() {
             if payload.is_empty() {
                 continue;
             }
-            for _ in 0..3 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let bit = (seed % (payload.len() as u64 * 8)) as usize;
-                payload[bit / 8] ^= 1 << (bit % 8);
-            }
-            if let Err(e) = parser.apply_packet_entities(&msg, &mut Players) {
+            flip_three_bits(payload, &mut seed);
+            if let Err(e) = parser.apply_packet_entities(&msg, &mut players) {
                 assert!(e.to_string().contains("tick"), "{e}");
                 if let gamewire_source2::ErrorKind::Entity { class, path, .. } = &e.kind {
                     assert!(!class.is_empty());
