@@ -226,10 +226,11 @@ impl Query {
                 k,
                 Ticks | Players | Events | Chat | UserCommands | ItemDrops | Skins | CombatLog
             )
-        }) && self.player_props.iter().chain(&self.other_props).all(|p| {
-            gamewire_source2::cs2::TickCollector::new(std::slice::from_ref(p), None)
-                .reads_player_classes_only()
-        })
+        }) && self
+            .player_props
+            .iter()
+            .chain(&self.other_props)
+            .all(|p| player_source(p).reads_player_classes_only())
     }
 
     /// What the parser must decode for these tables: entities for every

@@ -592,20 +592,14 @@ impl FieldState {
         r: &mut BitReader<'_>,
         tick_interval: f32,
     ) -> Result<(), String> {
-        use crate::serializer::FieldDecoder;
+        use crate::serializer::{read_array_length, read_poly_pointer, FieldDecoder};
         let mut level = LastLevel::None;
         let (at, decoder) = self.walk(tables, serializer, fp, &mut level)?;
         let bits = |e: gamewire_bits::BitError| format!("value: {e}");
         let value = match decoder {
             FieldDecoder::PointerPresent => Value::Bool(r.read_bool().map_err(bits)?),
-            FieldDecoder::PolyPointer => {
-                let present = r.read_bool().map_err(bits)?;
-                let index = r.read_ubitvar().map_err(bits)?;
-                Value::U32(if present { index } else { 0 })
-            }
-            FieldDecoder::ArrayLength => {
-                Value::U32(crate::serializer::read_array_length(r).map_err(bits)?)
-            }
+            FieldDecoder::PolyPointer => Value::U32(read_poly_pointer(r).map_err(bits)?),
+            FieldDecoder::ArrayLength => Value::U32(read_array_length(r).map_err(bits)?),
             // Not a value that shapes paths (resolve said it was): read past.
             other => return other.skip(r, tick_interval).map_err(bits),
         };

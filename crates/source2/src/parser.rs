@@ -431,8 +431,8 @@ pub struct DemoParser<'a> {
     /// Whether to use the helper thread ([`DemoParser::with_helper_thread`]).
     use_helper: bool,
     /// [`Visitor::wants_class`] by class id, asked when the class's first
-    /// entity is created: 0 not asked yet, 1 wanted, 2 not wanted.
-    class_wanted: Vec<u8>,
+    /// entity is created (`None`: not asked yet).
+    class_wanted: Vec<Option<bool>>,
 }
 
 /// A `CDemoSendTables` frame whose tables another thread builds while this
@@ -1344,18 +1344,16 @@ impl<'a> DemoParser<'a> {
     /// asked once per class.
     fn class_decoded<V: Visitor>(&mut self, class_id: u32, visitor: &V) -> bool {
         let i = class_id as usize;
-        match self.class_wanted.get(i) {
-            Some(1) => return true,
-            Some(2) => return false,
-            _ => {}
+        if let Some(&Some(wanted)) = self.class_wanted.get(i) {
+            return wanted;
         }
         let name = self.state.classes.get(i).map_or("", |c| c.name.as_str());
         let wanted = visitor.wants_class(name);
         if self.class_wanted.len() <= i {
-            self.class_wanted.resize(i + 1, 0);
+            self.class_wanted.resize(i + 1, None);
         }
         if let Some(w) = self.class_wanted.get_mut(i) {
-            *w = if wanted { 1 } else { 2 };
+            *w = Some(wanted);
         }
         wanted
     }

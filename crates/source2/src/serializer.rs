@@ -150,6 +150,15 @@ pub(crate) fn read_array_length(r: &mut BitReader<'_>) -> Result<u32, BitError> 
     Ok(len)
 }
 
+/// A polymorphic pointer: a present bit and a UBitVar type index; the
+/// stored value is the index, 0 when absent.
+#[inline]
+pub(crate) fn read_poly_pointer(r: &mut BitReader<'_>) -> Result<u32, BitError> {
+    let present = r.read_bool()?;
+    let index = r.read_ubitvar()?;
+    Ok(if present { index } else { 0 })
+}
+
 impl FieldDecoder {
     /// Decodes one value.
     #[inline]
@@ -206,11 +215,7 @@ impl FieldDecoder {
             FieldDecoder::QAnglePitchYaw(bits) => {
                 Value::Vec3([r.read_angle(*bits)?, r.read_angle(*bits)?, 0.0])
             }
-            FieldDecoder::PolyPointer => {
-                let present = r.read_bool()?;
-                let index = r.read_ubitvar()?;
-                Value::U32(if present { index } else { 0 })
-            }
+            FieldDecoder::PolyPointer => Value::U32(read_poly_pointer(r)?),
         })
     }
 
@@ -257,10 +262,7 @@ impl FieldDecoder {
                 r.read_angle(*bits).map(drop)
             }
             FieldDecoder::ArrayLength => read_array_length(r).map(drop),
-            FieldDecoder::PolyPointer => {
-                r.read_bool()?;
-                r.read_ubitvar().map(drop)
-            }
+            FieldDecoder::PolyPointer => read_poly_pointer(r).map(drop),
         }
     }
 

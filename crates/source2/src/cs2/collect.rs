@@ -61,7 +61,8 @@ pub fn is_player_row_class(name: &str) -> bool {
         || name.ends_with("PlayerPawn")
         || name.starts_with("CDOTA_Unit_Hero_")
         || name.ends_with("Team")
-        || name.to_ascii_lowercase().contains("gamerulesproxy")
+        || name.ends_with("GameRulesProxy")
+        || name.ends_with("GamerulesProxy")
 }
 
 impl TickCollector {
@@ -72,9 +73,12 @@ impl TickCollector {
         let mut cache = PropCache::default();
         let (mut team_paths, mut world_sources) = (Vec::new(), Vec::new());
         let mut user_commands = false;
+        let mut only_player_classes = true;
         let props: Vec<SourceIds> = props
             .iter()
-            .map(|p| match player_source(p) {
+            .map(|p| player_source(p))
+            .inspect(|s| only_player_classes &= s.reads_player_classes_only())
+            .map(|s| match s {
                 PlayerSource::Entity(s) => {
                     user_commands |= s.needs_user_commands();
                     SourceIds::new(&s, &mut cache)
@@ -89,7 +93,6 @@ impl TickCollector {
                 }
             })
             .collect();
-        let only_player_classes = props.iter().all(SourceIds::reads_player_classes_only);
         let velocity = props
             .iter()
             .any(|p| matches!(p, SourceIds::Velocity(_)))

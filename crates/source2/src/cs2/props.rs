@@ -190,6 +190,30 @@ impl PropSource {
     pub fn needs_user_commands(&self) -> bool {
         matches!(self, PropSource::UserCommand(_))
     }
+
+    /// Whether reading it follows no handle to another entity: it reads
+    /// the player's controller and pawn only (not the active weapon, not
+    /// the inventory); see [`super::is_player_row_class`].
+    pub fn reads_player_classes_only(&self) -> bool {
+        match self {
+            PropSource::Raw(owner, _) | PropSource::Element(owner, _, _) => {
+                !matches!(owner, Owner::ActiveWeapon)
+            }
+            PropSource::Computed(c) => !matches!(
+                c,
+                Computed::WeaponName
+                    | Computed::WeaponOriginalOwner
+                    | Computed::Inventory
+                    | Computed::InventoryIds
+                    | Computed::InventoryBitmask
+            ),
+            PropSource::Position(_)
+            | PropSource::IsAlive
+            | PropSource::Button(_)
+            | PropSource::Velocity(_)
+            | PropSource::UserCommand(_) => true,
+        }
+    }
 }
 
 /// The friendly names and what they read.
@@ -1218,34 +1242,6 @@ pub(super) enum SourceIds {
 }
 
 impl SourceIds {
-    /// Whether the prop reads nothing but the player's controller and pawn,
-    /// its team entity and the game rules (no handle to another entity is
-    /// followed): see [`super::collect::is_player_row_class`].
-    pub(super) fn reads_player_classes_only(&self) -> bool {
-        match self {
-            SourceIds::Raw(owner, _) | SourceIds::Element(owner, _, _) => {
-                !matches!(owner, Owner::ActiveWeapon)
-            }
-            SourceIds::Weapon { .. } => false,
-            SourceIds::Computed(c) => !matches!(
-                c,
-                Computed::WeaponName
-                    | Computed::WeaponOriginalOwner
-                    | Computed::Inventory
-                    | Computed::InventoryIds
-                    | Computed::InventoryBitmask
-            ),
-            SourceIds::Position { .. }
-            | SourceIds::IsAlive(_)
-            | SourceIds::Button { .. }
-            | SourceIds::Velocity(_)
-            | SourceIds::UserCommand(_)
-            | SourceIds::Team(_)
-            | SourceIds::World(_)
-            | SourceIds::Missing => true,
-        }
-    }
-
     pub(super) fn new(source: &PropSource, cache: &mut PropCache) -> SourceIds {
         match source {
             PropSource::Raw(Owner::ActiveWeapon, name) => SourceIds::Weapon {

@@ -247,6 +247,18 @@ pub enum PlayerSource {
     World(OtherSource),
 }
 
+impl PlayerSource {
+    /// Whether reading it needs no entity but the player row classes
+    /// ([`super::is_player_row_class`]): a team or game-wide prop, or a
+    /// player prop that follows no handle to another entity.
+    pub fn reads_player_classes_only(&self) -> bool {
+        match self {
+            PlayerSource::Entity(s) => s.reads_player_classes_only(),
+            PlayerSource::Team(_) | PlayerSource::World(_) => true,
+        }
+    }
+}
+
 /// Resolves a player prop name: a team prop (friendly or raw
 /// `CCSTeam.<path>`), a game-wide name (rules, `game_time`, raw
 /// `CCSGameRulesProxy.<path>`), else a pawn/controller prop (friendly or
