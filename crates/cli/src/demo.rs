@@ -673,6 +673,10 @@ impl<W: Write> Visitor for StreamedTicks<'_, W> {
         self.collector.wants_class(class_name)
     }
 
+    fn wants_string_table(&self, name: &str) -> bool {
+        self.collector.wants_string_table(name)
+    }
+
     fn on_packet_entities(&mut self, state: &DemoState) {
         if self.error.is_some() {
             return;

@@ -134,6 +134,9 @@ impl Visitor for Fanout {
     fn wants_class(&self, class_name: &str) -> bool {
         self.0.iter().any(|c| c.wants_class(class_name))
     }
+    fn wants_string_table(&self, name: &str) -> bool {
+        self.0.iter().any(|c| c.wants_string_table(name))
+    }
     fn on_tick_start(&mut self, state: &DemoState, tick: i32) {
         self.0.iter_mut().for_each(|c| c.on_tick_start(state, tick));
     }

@@ -481,6 +481,13 @@ impl Visitor for Collectors {
         !self.only_player_classes || gamewire_source2::cs2::is_player_row_class(class_name)
     }
 
+    /// No table reads a string table the parser does not decode for its
+    /// own state anyway (`userinfo` for the players, the class baselines,
+    /// Dota 2's `CombatLogNames` for the combat log).
+    fn wants_string_table(&self, _name: &str) -> bool {
+        false
+    }
+
     fn on_tick_end(&mut self, state: &DemoState, _tick: i32) {
         self.flush(state);
         if let Some(p) = &mut self.players {

@@ -252,6 +252,21 @@ pub trait Visitor {
     fn wants_class(&self, _class_name: &str) -> bool {
         true
     }
+    /// Whether to decode the entries of the string table `name` (asked
+    /// once per table, by name, when the table is created; the default
+    /// wants every table). A table not wanted still exists in
+    /// [`DemoState::string_tables`], with its name, id and flags, but
+    /// [`StringTable::skipped`] is true, its entries stay empty and
+    /// [`Visitor::on_string_table`] is not called for it.
+    ///
+    /// The parser decodes the tables its own state is built from whatever
+    /// the answer: `userinfo` ([`DemoState::players`]), `instancebaseline`
+    /// when entities are decoded (the class baselines) and Dota 2's
+    /// `CombatLogNames` when user messages are reported (the names of
+    /// [`crate::dota::CombatLogEntry::name`]).
+    fn wants_string_table(&self, _name: &str) -> bool {
+        true
+    }
     /// A `PacketEntities` message has been applied completely.
     fn on_packet_entities(&mut self, _state: &DemoState) {}
     /// A game event.
@@ -856,9 +871,11 @@ impl<'a> DemoParser<'a> {
                 self.link_classes();
             }
             DemoCommand::StringTables => {
-                let tables =
-                    crate::wire::string_table_snapshot(payload).map_err(|k| self.err(k))?;
-                self.apply_string_table_snapshot(tables, visitor);
+                let tables = crate::wire::string_table_snapshot(payload, &mut |name| {
+                    self.snapshot_items_wanted(name)
+                })
+                .map_err(|k| self.err(k))?;
+                self.apply_string_table_snapshot(tables, visitor, interests);
             }
             DemoCommand::Packet | DemoCommand::SignonPacket => {
                 // The packet data is borrowed from the frame, not copied.
@@ -869,8 +886,9 @@ impl<'a> DemoParser<'a> {
             DemoCommand::FullPacket => {
                 // Both pieces borrowed from the frame.
                 let (snapshot, packet) =
-                    crate::wire::full_packet(payload).map_err(|k| self.err(k))?;
-                self.apply_string_table_snapshot(snapshot, visitor);
+                    crate::wire::full_packet(payload, &mut |name| self.snapshot_items_wanted(name))
+                        .map_err(|k| self.err(k))?;
+                self.apply_string_table_snapshot(snapshot, visitor, interests);
                 // A full packet repeats the whole world for seeking. Its
                 // string tables are always applied (the entries that differ):
                 // Dota 2's carry entries that the packets send only later and
@@ -943,6 +961,30 @@ impl<'a> DemoParser<'a> {
         }
     }
 
+    /// Whether a snapshot's items for table `name` are read: not for a
+    /// table that exists without its entries. (A table the snapshot creates
+    /// is decided once, when it is created, and its items dropped then if
+    /// it is not wanted.)
+    fn snapshot_items_wanted(&self, name: &str) -> bool {
+        self.state
+            .string_tables
+            .iter()
+            .find(|t| t.name == name)
+            .is_none_or(|t| !t.skipped)
+    }
+
+    /// Whether the entries of a new string table `name` are decoded:
+    /// always for the tables the parser's own state is built from, else as
+    /// the visitor says ([`Visitor::wants_string_table`]).
+    fn decodes_string_table<V: Visitor>(name: &str, interests: Interests, visitor: &V) -> bool {
+        match name {
+            "userinfo" => true,
+            "instancebaseline" if interests.entities => true,
+            "CombatLogNames" if interests.user_messages => true,
+            _ => visitor.wants_string_table(name),
+        }
+    }
+
     /// Replaces string tables with a snapshot (`CDemoStringTables`, alone or
     /// in a full packet). Only entries that differ from what the table held
     /// count as changed: a full packet repeats tables the delta stream has
@@ -952,6 +994,7 @@ impl<'a> DemoParser<'a> {
         &mut self,
         tables: Vec<crate::wire::SnapshotTable<'_>>,
         visitor: &mut V,
+        interests: Interests,
     ) {
         for t in tables {
             let idx = match self
@@ -965,9 +1008,11 @@ impl<'a> DemoParser<'a> {
                     if self.state.string_tables.len() >= MAX_STRING_TABLES {
                         continue;
                     }
+                    let skipped = !Self::decodes_string_table(t.name, interests, visitor);
                     self.state.string_tables.push(StringTable {
                         name: t.name.to_string(),
                         flags: t.flags.unwrap_or(0),
+                        skipped,
                         ..Default::default()
                     });
                     self.state.string_tables.len() - 1
@@ -976,6 +1021,9 @@ impl<'a> DemoParser<'a> {
             let Some(table) = self.state.string_tables.get_mut(idx) else {
                 continue;
             };
+            if table.skipped {
+                continue;
+            }
             // The snapshot replaces the entries; only those that differ are
             // written (and reported), the others keep their memory.
             let mut changed = Vec::new();
@@ -1196,14 +1244,23 @@ impl<'a> DemoParser<'a> {
                         limit: MAX_STRING_TABLES as u64,
                     }));
                 }
+                let name = m.name.clone().unwrap_or_default();
+                // Ids are creation order, so a table not wanted is still
+                // created: it exists, without its entries.
+                let skipped = !Self::decodes_string_table(&name, interests, visitor);
                 let mut table = StringTable {
-                    name: m.name.clone().unwrap_or_default(),
+                    name,
                     entries: Vec::new(),
                     user_data_fixed_size: m.user_data_fixed_size.unwrap_or(false),
                     user_data_size_bits: m.user_data_size_bits.unwrap_or(0).max(0) as u32,
                     flags: m.flags.unwrap_or(0),
                     using_varint_bitcounts: m.using_varint_bitcounts.unwrap_or(false),
+                    skipped,
                 };
+                if skipped {
+                    self.state.string_tables.push(table);
+                    return Ok(());
+                }
                 let raw = m.string_data.as_deref().unwrap_or(&[]);
                 let data: std::borrow::Cow<'_, [u8]> = if m.data_compressed.unwrap_or(false) {
                     crate::stringtable::decompress(raw, "string table data")
@@ -1233,6 +1290,7 @@ impl<'a> DemoParser<'a> {
                     }));
                 };
                 let changed = match self.state.string_tables.get_mut(idx) {
+                    Some(t) if t.skipped => return Ok(()),
                     Some(t) => t
                         .apply_entries(
                             m.string_data.as_deref().unwrap_or(&[]),

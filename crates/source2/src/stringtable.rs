@@ -59,6 +59,10 @@ pub struct StringTable {
     pub flags: i32,
     /// Whether value sizes are UBitVars (otherwise 17 bits).
     pub using_varint_bitcounts: bool,
+    /// The table was not wanted ([`crate::Visitor::wants_string_table`]):
+    /// it exists, with its name, id and flags, but its entries are not
+    /// decoded, so `entries` stays empty.
+    pub skipped: bool,
 }
 
 /// Which entries an update touched.

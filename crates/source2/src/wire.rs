@@ -384,11 +384,20 @@ pub(crate) struct SnapshotTable<'a> {
     pub items: Vec<(&'a str, &'a [u8])>,
 }
 
+/// Which snapshot tables' items are read: called with a table's name
+/// (when the name comes before the items, as the engine writes it); the
+/// items of a table it refuses are stepped over as whole fields, not read
+/// one by one.
+pub(crate) type WantsItems<'f> = &'f mut dyn FnMut(&str) -> bool;
+
 /// The tables of a `CDemoStringTables` message (`tables`, tag 1). Nothing
 /// is applied unless the whole message decodes.
-pub(crate) fn string_table_snapshot(message: &[u8]) -> Result<Vec<SnapshotTable<'_>>, ErrorKind> {
+pub(crate) fn string_table_snapshot<'a>(
+    message: &'a [u8],
+    wants_items: WantsItems<'_>,
+) -> Result<Vec<SnapshotTable<'a>>, ErrorKind> {
     let mut tables = Vec::new();
-    snapshot_tables_into(Wire::new(message, 0), &mut tables)
+    snapshot_tables_into(Wire::new(message, 0), &mut tables, wants_items)
         .map_err(|e| e.in_message("CDemoStringTables"))?;
     Ok(tables)
 }
@@ -396,14 +405,21 @@ pub(crate) fn string_table_snapshot(message: &[u8]) -> Result<Vec<SnapshotTable<
 fn snapshot_tables_into<'a>(
     message: Wire<'a>,
     tables: &mut Vec<SnapshotTable<'a>>,
+    wants_items: WantsItems<'_>,
 ) -> Result<(), WireError> {
     each_len_field(message, 1, |mut w| {
         let mut table = SnapshotTable::default();
+        // Until the name is read, items are read (and dropped later if the
+        // table turns out not to be wanted).
+        let mut read_items = true;
         while !w.at_end() {
             let (tag, wire_type) = w.key()?;
             match tag {
-                1 => table.name = w.string(wire_type)?,
-                2 => {
+                1 => {
+                    table.name = w.string(wire_type)?;
+                    read_items = wants_items(table.name);
+                }
+                2 if read_items => {
                     let mut item = w.message(wire_type)?;
                     let (mut key, mut data): (&str, &[u8]) = ("", &[]);
                     while !item.at_end() {
@@ -432,8 +448,12 @@ fn snapshot_tables_into<'a>(
 /// a packet).
 pub(crate) type FullPacketView<'a> = (Vec<SnapshotTable<'a>>, Option<&'a [u8]>);
 
-/// Reads a `CDemoFullPacket` (see [`FullPacketView`]).
-pub(crate) fn full_packet(message: &[u8]) -> Result<FullPacketView<'_>, ErrorKind> {
+/// Reads a `CDemoFullPacket` (see [`FullPacketView`]); `wants_items` as
+/// for [`string_table_snapshot`].
+pub(crate) fn full_packet<'a>(
+    message: &'a [u8],
+    wants_items: WantsItems<'_>,
+) -> Result<FullPacketView<'a>, ErrorKind> {
     let mut tables = Vec::new();
     let mut packet: Option<&[u8]> = None;
     let mut w = Wire::new(message, 0);
@@ -441,7 +461,7 @@ pub(crate) fn full_packet(message: &[u8]) -> Result<FullPacketView<'_>, ErrorKin
         while !w.at_end() {
             let (tag, wire_type) = w.key()?;
             match tag {
-                1 => snapshot_tables_into(w.message(wire_type)?, &mut tables)?,
+                1 => snapshot_tables_into(w.message(wire_type)?, &mut tables, wants_items)?,
                 2 => {
                     let data = bytes_field_in(w.message(wire_type)?, 3)?;
                     packet = data.or(packet).or(Some(&[]));
@@ -639,7 +659,7 @@ mod tests {
         #[test]
         fn snapshot_equal_to_the_generated_type(msg in tables()) {
             let bytes = msg.encode_to_vec();
-            let got = string_table_snapshot(&bytes).unwrap();
+            let got = string_table_snapshot(&bytes, &mut |_| true).unwrap();
             prop_assert_eq!(got.len(), msg.tables.len());
             for (g, want) in got.iter().zip(&msg.tables) {
                 prop_assert_eq!(g.name, want.table_name.as_deref().unwrap_or(""));
@@ -651,6 +671,33 @@ mod tests {
                     .collect();
                 prop_assert_eq!(&g.items, &items);
             }
+        }
+
+        /// Tables whose items are not wanted keep their name and flags and
+        /// have no items; the others are read as without the filter.
+        #[test]
+        fn snapshot_items_of_tables_not_wanted_are_stepped_over(msg in tables()) {
+            let bytes = msg.encode_to_vec();
+            let all = string_table_snapshot(&bytes, &mut |_| true).unwrap();
+            let mut asked = Vec::new();
+            let mut wants = |name: &str| {
+                asked.push(name.to_string());
+                name.len().is_multiple_of(2)
+            };
+            let some = string_table_snapshot(&bytes, &mut wants).unwrap();
+            prop_assert_eq!(some.len(), all.len());
+            for (s, a) in some.iter().zip(&all) {
+                prop_assert_eq!(s.name, a.name);
+                prop_assert_eq!(s.flags, a.flags);
+                if s.name.len().is_multiple_of(2) {
+                    prop_assert_eq!(&s.items, &a.items);
+                } else {
+                    prop_assert!(s.items.is_empty());
+                }
+            }
+            // Asked once per table that has a name.
+            let named = msg.tables.iter().filter(|t| t.table_name.is_some()).count();
+            prop_assert_eq!(asked.len(), named);
         }
 
         /// A full packet's packet data, borrowed, equals the generated decode,
@@ -668,7 +715,7 @@ mod tests {
             let mut bytes = piece(data).encode_to_vec();
             bytes.extend(piece(second).encode_to_vec());
             let want = CDemoFullPacket::decode(bytes.as_slice()).unwrap();
-            let (snapshot, got) = full_packet(&bytes).unwrap();
+            let (snapshot, got) = full_packet(&bytes, &mut |_| true).unwrap();
             prop_assert_eq!(got, want.packet.as_ref().map(|p| p.data.as_deref().unwrap_or(&[])));
             let want_tables = want.string_table.map(|t| t.tables).unwrap_or_default();
             prop_assert_eq!(snapshot.len(), want_tables.len());
@@ -703,8 +750,9 @@ mod tests {
         #[test]
         fn hostile_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             let _ = PacketEntitiesView::parse(&bytes);
-            let _ = string_table_snapshot(&bytes);
-            let _ = full_packet(&bytes);
+            let _ = string_table_snapshot(&bytes, &mut |_| true);
+            let _ = string_table_snapshot(&bytes, &mut |_| false);
+            let _ = full_packet(&bytes, &mut |_| true);
             let _ = bytes_field(&bytes, 3, "CDemoPacket");
         }
     }
@@ -713,7 +761,7 @@ mod tests {
     fn snapshot_rejects_a_key_that_is_not_utf8() {
         // tables { items { str: 0xff } }
         let bytes = [0x0a, 0x05, 0x12, 0x03, 0x0a, 0x01, 0xff];
-        let err = string_table_snapshot(&bytes).unwrap_err();
+        let err = string_table_snapshot(&bytes, &mut |_| true).unwrap_err();
         assert_eq!(
             err.to_string(),
             "protobuf CDemoStringTables did not decode: a string that is not UTF-8 at byte 6"

@@ -1655,3 +1655,135 @@ fn collector_decodes_all(c: &gamewire_source2::cs2::TickCollector) -> bool {
     use gamewire_source2::Visitor;
     c.wants_class("CWeaponAK47")
 }
+
+/// The players after a tick: (slot, name, steamid).
+type PlayersAt = (i32, Vec<(usize, String, u64)>);
+
+/// What a parse with or without the string tables nobody asked for gives:
+/// the game events, the players after every tick, the final entity state,
+/// the tables reported and the tables asked about.
+#[derive(Default)]
+struct TableRecorder {
+    wants_tables: bool,
+    asked: std::cell::RefCell<Vec<String>>,
+    events: Vec<(i32, String, String)>,
+    players: Vec<PlayersAt>,
+    reported: std::collections::BTreeSet<String>,
+}
+
+impl gamewire_source2::Visitor for TableRecorder {
+    fn interests(&self) -> gamewire_source2::Interests {
+        gamewire_source2::Interests {
+            entities: true,
+            game_events: true,
+            ..gamewire_source2::Interests::NONE
+        }
+    }
+    fn wants_string_table(&self, name: &str) -> bool {
+        self.asked.borrow_mut().push(name.to_string());
+        self.wants_tables
+    }
+    fn on_string_table(
+        &mut self,
+        _: &gamewire_source2::DemoState,
+        table: &gamewire_source2::stringtable::StringTable,
+        _: &[usize],
+    ) {
+        self.reported.insert(table.name.clone());
+    }
+    fn on_game_event(
+        &mut self,
+        state: &gamewire_source2::DemoState,
+        event: &gamewire_source2::GameEvent,
+    ) {
+        self.events
+            .push((state.tick, event.name.clone(), format!("{:?}", event.keys)));
+    }
+    fn on_tick_end(&mut self, state: &gamewire_source2::DemoState, tick: i32) {
+        let players = state
+            .players
+            .values()
+            .map(|p| (p.slot, p.name.clone(), p.steamid))
+            .collect();
+        self.players.push((tick, players));
+    }
+}
+
+/// A visitor that wants no string table: the parser still decodes the ones
+/// its own state is built from (`userinfo` for the players,
+/// `instancebaseline` for the class baselines), and everything it gives is
+/// what a parse that decodes every table gives; the other tables exist,
+/// marked skipped and empty, are asked about once each and never reported.
+#[test]
+fn string_tables_nobody_wants_are_not_decoded_and_the_rest_is_identical() {
+    const OWN: [&str; 2] = ["userinfo", "instancebaseline"];
+    for path in demos() {
+        let name = path.display().to_string();
+        let data = std::fs::read(&path).unwrap();
+        let run = |wants_tables| {
+            let mut v = TableRecorder {
+                wants_tables,
+                ..TableRecorder::default()
+            };
+            let (state, err) = parse_with(&data, &mut v).unwrap();
+            assert!(err.is_none(), "{name}: {err:?}");
+            assert!(state.warnings.is_empty(), "{name}: {:?}", state.warnings);
+            (v, state)
+        };
+        let (all, all_state) = run(true);
+        let (own, own_state) = run(false);
+
+        // The same parse: to the same last tick, with the same events,
+        // players and entities.
+        assert_eq!(own_state.tick, all_state.tick, "{name}");
+        assert_eq!(own_state.reached_stop, all_state.reached_stop, "{name}");
+        assert_eq!(own_state.entity_updates, all_state.entity_updates, "{name}");
+        assert_eq!(own.events, all.events, "{name}");
+        assert!(!all.events.is_empty(), "{name}");
+        assert_eq!(own.players, all.players, "{name}");
+        assert!(own.players.iter().any(|(_, p)| !p.is_empty()), "{name}");
+        assert_eq!(
+            state_checksum(&own_state),
+            state_checksum(&all_state),
+            "{name}"
+        );
+
+        // The same tables, in the same order (ids are creation order).
+        let names = |s: &gamewire_source2::DemoState| -> Vec<String> {
+            s.string_tables.iter().map(|t| t.name.clone()).collect()
+        };
+        assert_eq!(names(&own_state), names(&all_state), "{name}");
+        let mut skipped = 0;
+        for (o, a) in own_state.string_tables.iter().zip(&all_state.string_tables) {
+            assert!(!a.skipped, "{name} {}", a.name);
+            if OWN.contains(&o.name.as_str()) {
+                assert!(!o.skipped, "{name} {}", o.name);
+                assert_eq!(o.entries, a.entries, "{name} {}", o.name);
+            } else {
+                assert!(o.skipped, "{name} {}", o.name);
+                assert!(o.entries.is_empty(), "{name} {}", o.name);
+                assert_eq!(o.flags, a.flags, "{name} {}", o.name);
+                skipped += 1;
+            }
+        }
+        assert!(skipped >= 5, "{name}: only {skipped} tables skipped");
+
+        // Reported: only the tables decoded, where every table was before.
+        assert!(
+            own.reported.iter().all(|t| OWN.contains(&t.as_str())),
+            "{name}"
+        );
+        assert!(
+            all.reported.iter().any(|t| !OWN.contains(&t.as_str())),
+            "{name}"
+        );
+        // Asked once per table, never about the parser's own ones.
+        let mut asked = own.asked.borrow().clone();
+        assert!(asked.iter().all(|t| !OWN.contains(&t.as_str())), "{name}");
+        let count = asked.len();
+        asked.sort();
+        asked.dedup();
+        assert_eq!(asked.len(), count, "{name}: a table was asked about twice");
+        assert_eq!(count, skipped, "{name}");
+    }
+}

@@ -155,6 +155,12 @@ impl Visitor for TickCollector {
         !self.only_player_classes || is_player_row_class(class_name)
     }
 
+    /// Rows read entities and players only: the parser decodes the class
+    /// baselines and `userinfo` itself; no other table is read.
+    fn wants_string_table(&self, _name: &str) -> bool {
+        false
+    }
+
     fn on_packet_entities(&mut self, state: &DemoState) {
         if state.in_full_packet {
             return;
@@ -287,6 +293,12 @@ impl Visitor for EventCollector {
             game_events: true,
             ..Interests::NONE
         }
+    }
+
+    /// The player columns come from [`DemoState::players`] (`userinfo`,
+    /// which the parser always decodes); no other table is read.
+    fn wants_string_table(&self, _name: &str) -> bool {
+        false
     }
 
     fn on_game_event(&mut self, state: &DemoState, ev: &GameEvent) {
