@@ -17,6 +17,9 @@
 //! A third parse asks for the position and health props only, so its
 //! `TickCollector` reads every class but the players, teams and game rules
 //! past (`Visitor::wants_class`): the skipping path gets the same bytes.
+//! Both tick collectors want no string table beyond the parser's own
+//! (`Visitor::wants_string_table`), so their parses create the other tables
+//! without reading their entries, while the first parse reads them all.
 //!
 //! The library's helper thread is off: the send tables are built on the
 //! fuzzing thread (the same code; the corpus tests check both ways agree),
