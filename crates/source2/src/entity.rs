@@ -517,16 +517,32 @@ pub(crate) fn skip_fields(
     paths.siblings.clear();
     crate::fieldpath::read_field_paths(r, &mut paths.paths)
         .map_err(|e| (None, format!("field paths: {e}")))?;
+    // The previous path and what its last index selected in: a path that
+    // differs from it only in its last index (most do) resolves there,
+    // without the walk down from the root and its array-length lookups.
+    let mut previous: Option<(&FieldPath, crate::serializer::LastParent<'_>)> = None;
     for fp in &paths.paths {
-        let decoder = tables
-            .resolve(serializer, fp, |len| {
-                fp.as_slice()
-                    .get(..len)
-                    .and_then(|prefix| state.get(prefix))
-                    .and_then(Value::as_u64)
-                    .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
-            })
-            .map_err(|m| (Some(*fp), m))?;
+        let sibling = previous.and_then(|(before, parent)| {
+            let (a, b) = (before.as_slice(), fp.as_slice());
+            let (&index, prefix) = b.split_last()?;
+            (a.len() == b.len() && a.get(..prefix.len()) == Some(prefix))
+                .then(|| parent.resolve(tables, index))
+                .flatten()
+                .map(|d| (d, parent))
+        });
+        let (decoder, parent) = match sibling {
+            Some(found) => found,
+            None => tables
+                .resolve_with_parent(serializer, fp, |len| {
+                    fp.as_slice()
+                        .get(..len)
+                        .and_then(|prefix| state.get(prefix))
+                        .and_then(Value::as_u64)
+                        .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+                })
+                .map_err(|m| (Some(*fp), m))?,
+        };
+        previous = Some((fp, parent));
         match decoder {
             FieldDecoder::ArrayLength
             | FieldDecoder::PointerPresent

@@ -1568,8 +1568,22 @@ impl SendTables {
         &'s self,
         root: SerializerId,
         fp: &FieldPath,
-        mut poly_index: impl FnMut(usize) -> Option<u32>,
+        poly_index: impl FnMut(usize) -> Option<u32>,
     ) -> Result<&'s FieldDecoder, String> {
+        self.resolve_with_parent(root, fp, poly_index)
+            .map(|(d, _)| d)
+    }
+
+    /// [`SendTables::resolve`], also giving what the path's last index
+    /// selects in: a path that differs only in its last index resolves
+    /// through the same parent (see [`LastParent::resolve`]).
+    #[inline]
+    pub(crate) fn resolve_with_parent<'s>(
+        &'s self,
+        root: SerializerId,
+        fp: &FieldPath,
+        mut poly_index: impl FnMut(usize) -> Option<u32>,
+    ) -> Result<(&'s FieldDecoder, LastParent<'s>), String> {
         const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
         const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
         const POLY: FieldDecoder = FieldDecoder::PolyPointer;
@@ -1588,7 +1602,7 @@ impl SendTables {
             match &field.model {
                 FieldModel::Value(d) => {
                     return if i == last {
-                        Ok(d)
+                        Ok((d, LastParent::Fields(ser)))
                     } else {
                         Err(format!(
                             "path continues past value field {}",
@@ -1599,7 +1613,13 @@ impl SendTables {
                 FieldModel::FixedArray { len, element } => {
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
                     return if i + 1 == last && elem >= 0 && (elem as u32) < *len {
-                        Ok(element)
+                        Ok((
+                            element,
+                            LastParent::Elements {
+                                decoder: element,
+                                bound: *len,
+                            },
+                        ))
                     } else {
                         Err(format!(
                             "bad element path into fixed array {} of {len}",
@@ -1609,14 +1629,20 @@ impl SendTables {
                 }
                 FieldModel::VariableArray(element) => {
                     if i == last {
-                        return Ok(&LENGTH);
+                        return Ok((&LENGTH, LastParent::Fields(ser)));
                     }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
                     let len = poly_index(i + 1)
                         .unwrap_or(MAX_ARRAY_LEN)
                         .min(MAX_ARRAY_LEN);
                     return if i + 1 == last && elem >= 0 && (elem as u32) < len {
-                        Ok(element)
+                        Ok((
+                            element,
+                            LastParent::Elements {
+                                decoder: element,
+                                bound: len,
+                            },
+                        ))
                     } else {
                         Err(format!(
                             "bad element path into variable array {}",
@@ -1626,7 +1652,8 @@ impl SendTables {
                 }
                 FieldModel::FixedTable { serializer, poly } => {
                     if i == last {
-                        return Ok(if poly.is_empty() { &POINTER } else { &POLY });
+                        let d = if poly.is_empty() { &POINTER } else { &POLY };
+                        return Ok((d, LastParent::Fields(ser)));
                     }
                     ser = if poly.is_empty() {
                         *serializer
@@ -1641,7 +1668,7 @@ impl SendTables {
                 }
                 FieldModel::VariableTable(s) => {
                     if i == last {
-                        return Ok(&LENGTH);
+                        return Ok((&LENGTH, LastParent::Fields(ser)));
                     }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
                     let len = poly_index(i + 1)
@@ -1755,6 +1782,42 @@ impl SendTables {
             }
         }
         (!schema).then_some(out)
+    }
+}
+
+/// What the last index of a resolved path selects in (from
+/// [`SendTables::resolve_with_parent`]): most paths of an update differ
+/// from the one before only in their last index, and such a path resolves
+/// through the same parent, since everything that shapes the walk (an
+/// array's length, a pointer's type) sits on the shared prefix, which only
+/// a shorter path can change.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum LastParent<'s> {
+    /// A field of this serializer.
+    Fields(SerializerId),
+    /// An element of an array of `bound` elements.
+    Elements {
+        decoder: &'s FieldDecoder,
+        bound: u32,
+    },
+}
+
+impl<'s> LastParent<'s> {
+    /// The decoder of last index `index` under this parent, when that is a
+    /// value the full walk would give too: an element within the bound, or
+    /// a value field. `None` for anything else (a structural field, an
+    /// index out of range), which the full walk then resolves or reports.
+    #[inline]
+    pub(crate) fn resolve(self, tables: &'s SendTables, index: i32) -> Option<&'s FieldDecoder> {
+        match self {
+            LastParent::Elements { decoder, bound } => {
+                (index >= 0 && (index as u32) < bound).then_some(decoder)
+            }
+            LastParent::Fields(ser) => match &tables.field(ser, index)?.model {
+                FieldModel::Value(d) => Some(d),
+                _ => None,
+            },
+        }
     }
 }
 
