@@ -217,7 +217,7 @@ fn decode_serializer(mut w: Wire<'_>) -> Result<RawSerializer, WireError> {
     };
     loop {
         // Fast path: a run of unpacked field indices (key 0x18: tag 3,
-        // varint) of one or two bytes, i.e. almost every entry.
+        // varint) of one to three bytes, i.e. almost every entry.
         let mut rest = w.data.get(w.pos..).unwrap_or(&[]);
         let before = rest.len();
         loop {
@@ -229,6 +229,14 @@ fn decode_serializer(mut w: Wire<'_>) -> Result<RawSerializer, WireError> {
                 [0x18, b0 @ 0x80..=0xff, b1 @ 0..=0x7f, tail @ ..] => {
                     s.fields_index
                         .push(u32::from(b0 & 0x7f) | u32::from(*b1) << 7);
+                    rest = tail;
+                }
+                // Three bytes: field indices of 16 384 and above (Dota 2
+                // has more fields than that).
+                [0x18, b0 @ 0x80..=0xff, b1 @ 0x80..=0xff, b2 @ 0..=0x7f, tail @ ..] => {
+                    s.fields_index.push(
+                        u32::from(b0 & 0x7f) | u32::from(b1 & 0x7f) << 7 | u32::from(*b2) << 14,
+                    );
                     rest = tail;
                 }
                 _ => break,

@@ -992,8 +992,9 @@ impl<'a> BuildStage<'a> {
             });
         }
         // A name and version given twice: the later serializer wins, as a
-        // map insert would have it.
-        by_key.sort_by_key(|&(hash, version, id)| (hash, version, std::cmp::Reverse(id)));
+        // map insert would have it. (Ids are unique, so the keys are too and
+        // an unstable sort gives the one order.)
+        by_key.sort_unstable_by_key(|&(hash, version, id)| (hash, version, std::cmp::Reverse(id)));
         let mut named: Vec<(u64, SerializerId)> = by_name
             .into_iter()
             .map(|(name, id)| (name_hash(name), id))
