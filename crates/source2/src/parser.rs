@@ -826,11 +826,9 @@ impl<'a> DemoParser<'a> {
                 self.load_send_tables(body)?;
             }
             DemoCommand::ClassInfo => {
-                let msg = pb::CDemoClassInfo::decode(payload)
-                    .map_err(|e| self.err(ErrorKind::protobuf("CDemoClassInfo", e)))?;
-                let mut classes: Vec<ServerClass> = Vec::with_capacity(msg.classes.len());
-                for c in &msg.classes {
-                    let id = c.class_id.unwrap_or(-1);
+                let found = crate::wire::class_info(payload).map_err(|k| self.err(k))?;
+                let mut classes: Vec<ServerClass> = Vec::with_capacity(found.len());
+                for &(id, name) in &found {
                     let Ok(id) = u32::try_from(id) else {
                         return Err(
                             self.err(ErrorKind::SendTables(format!("class id {id} is negative")))
@@ -853,7 +851,7 @@ impl<'a> DemoParser<'a> {
                     if let Some(slot) = classes.get_mut(id as usize) {
                         *slot = ServerClass {
                             id,
-                            name: c.network_name.clone().unwrap_or_default(),
+                            name: name.to_string(),
                             serializer: None,
                         };
                     }
