@@ -1233,8 +1233,8 @@ impl<'a> DemoParser<'a> {
                 self.load_send_tables(body)?;
             }
             44 => {
-                let m = pb::CSvcMsgCreateStringTable::decode(body)
-                    .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_CreateStringTable", e)))?;
+                // Borrowed: the generated type would copy the whole table.
+                let m = crate::wire::create_string_table(body).map_err(|k| self.err(k))?;
                 if self.state.string_tables.len() >= MAX_STRING_TABLES {
                     return Err(self.err(ErrorKind::LimitExceeded {
                         what: "string tables",
@@ -1242,25 +1242,24 @@ impl<'a> DemoParser<'a> {
                         limit: MAX_STRING_TABLES as u64,
                     }));
                 }
-                let name = m.name.clone().unwrap_or_default();
                 // Ids are creation order, so a table not wanted is still
                 // created: it exists, without its entries.
-                let skipped = !Self::decodes_string_table(&name, interests, visitor);
+                let skipped = !Self::decodes_string_table(m.name, interests, visitor);
                 let mut table = StringTable {
-                    name,
+                    name: m.name.to_string(),
                     entries: Vec::new(),
-                    user_data_fixed_size: m.user_data_fixed_size.unwrap_or(false),
-                    user_data_size_bits: m.user_data_size_bits.unwrap_or(0).max(0) as u32,
-                    flags: m.flags.unwrap_or(0),
-                    using_varint_bitcounts: m.using_varint_bitcounts.unwrap_or(false),
+                    user_data_fixed_size: m.user_data_fixed_size,
+                    user_data_size_bits: m.user_data_size_bits.max(0) as u32,
+                    flags: m.flags,
+                    using_varint_bitcounts: m.using_varint_bitcounts,
                     skipped,
                 };
                 if skipped {
                     self.state.string_tables.push(table);
                     return Ok(());
                 }
-                let raw = m.string_data.as_deref().unwrap_or(&[]);
-                let data: std::borrow::Cow<'_, [u8]> = if m.data_compressed.unwrap_or(false) {
+                let raw = m.string_data;
+                let data: std::borrow::Cow<'_, [u8]> = if m.data_compressed {
                     crate::stringtable::decompress(raw, "string table data")
                         .map_err(|k| self.err(k))?
                         .into()
@@ -1268,15 +1267,15 @@ impl<'a> DemoParser<'a> {
                     raw.into()
                 };
                 let changed = table
-                    .apply_entries(&data, m.num_entries.unwrap_or(0))
+                    .apply_entries(&data, m.num_entries)
                     .map_err(|k| self.err(k))?;
                 self.state.string_tables.push(table);
                 let idx = self.state.string_tables.len() - 1;
                 self.after_string_table_change(idx, &changed, visitor);
             }
             45 => {
-                let m = pb::CSvcMsgUpdateStringTable::decode(body)
-                    .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_UpdateStringTable", e)))?;
+                // Borrowed: the generated type would copy the entries.
+                let m = crate::wire::update_string_table(body).map_err(|k| self.err(k))?;
                 let id = m.table_id.unwrap_or(-1);
                 let Some(idx) = usize::try_from(id)
                     .ok()
@@ -1290,10 +1289,7 @@ impl<'a> DemoParser<'a> {
                 let changed = match self.state.string_tables.get_mut(idx) {
                     Some(t) if t.skipped => return Ok(()),
                     Some(t) => t
-                        .apply_entries(
-                            m.string_data.as_deref().unwrap_or(&[]),
-                            m.num_changed_entries.unwrap_or(0),
-                        )
+                        .apply_entries(m.string_data, m.num_changed_entries)
                         .map_err(|k| DemoError {
                             kind: k,
                             location: self.current_frame,

@@ -270,6 +270,81 @@ fn each_len_field<'a>(
     Ok(())
 }
 
+/// A `CSVCMsg_CreateStringTable`, borrowed: the generated type copies
+/// `string_data`, a whole table's entries. Absent fields read as the
+/// defaults the parser gives them; `user_data_size` (4) and
+/// `uncompressed_size` (8) are checked and not kept; a repeated field's
+/// last value wins, as in the generated type.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct CreateStringTableView<'a> {
+    pub name: &'a str,
+    pub num_entries: i32,
+    pub user_data_fixed_size: bool,
+    pub user_data_size_bits: i32,
+    pub flags: i32,
+    pub string_data: &'a [u8],
+    pub data_compressed: bool,
+    pub using_varint_bitcounts: bool,
+}
+
+/// Reads a `CSVCMsg_CreateStringTable` (see [`CreateStringTableView`]).
+pub(crate) fn create_string_table(message: &[u8]) -> Result<CreateStringTableView<'_>, ErrorKind> {
+    let mut m = CreateStringTableView::default();
+    let mut w = Wire::new(message, 0);
+    let mut step = || -> Result<(), WireError> {
+        while !w.at_end() {
+            let (tag, wire_type) = w.key()?;
+            match tag {
+                1 => m.name = w.string(wire_type)?,
+                2 => m.num_entries = w.int32(wire_type)?,
+                3 => m.user_data_fixed_size = w.boolean(wire_type)?,
+                4 | 8 => {
+                    w.int32(wire_type)?;
+                }
+                5 => m.user_data_size_bits = w.int32(wire_type)?,
+                6 => m.flags = w.int32(wire_type)?,
+                7 => m.string_data = w.message(wire_type)?.data,
+                9 => m.data_compressed = w.boolean(wire_type)?,
+                10 => m.using_varint_bitcounts = w.boolean(wire_type)?,
+                _ => w.skip(wire_type)?,
+            }
+        }
+        Ok(())
+    };
+    step().map_err(|e| e.in_message("CSVCMsg_CreateStringTable"))?;
+    Ok(m)
+}
+
+/// A `CSVCMsg_UpdateStringTable`, borrowed: `table_id` (1; `None` when
+/// absent), `num_changed_entries` (2; 0 when absent), `string_data` (3;
+/// empty when absent).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct UpdateStringTableView<'a> {
+    pub table_id: Option<i32>,
+    pub num_changed_entries: i32,
+    pub string_data: &'a [u8],
+}
+
+/// Reads a `CSVCMsg_UpdateStringTable` (see [`UpdateStringTableView`]).
+pub(crate) fn update_string_table(message: &[u8]) -> Result<UpdateStringTableView<'_>, ErrorKind> {
+    let mut m = UpdateStringTableView::default();
+    let mut w = Wire::new(message, 0);
+    let mut step = || -> Result<(), WireError> {
+        while !w.at_end() {
+            let (tag, wire_type) = w.key()?;
+            match tag {
+                1 => m.table_id = Some(w.int32(wire_type)?),
+                2 => m.num_changed_entries = w.int32(wire_type)?,
+                3 => m.string_data = w.message(wire_type)?.data,
+                _ => w.skip(wire_type)?,
+            }
+        }
+        Ok(())
+    };
+    step().map_err(|e| e.in_message("CSVCMsg_UpdateStringTable"))?;
+    Ok(m)
+}
+
 /// A `CDemoClassInfo`, borrowed: each of `classes` (tag 1) as its
 /// `class_id` (1; -1 when absent) and `network_name` (2; empty when absent).
 /// `table_name` (3) is checked as a string and not kept. A repeated scalar's
@@ -811,6 +886,78 @@ mod tests {
                 .map(|c| (c.class_id.unwrap_or(-1), c.network_name.as_deref().unwrap_or("")))
                 .collect();
             prop_assert_eq!(got, want);
+        }
+
+        /// The borrowed string-table messages hold what the generated types
+        /// decode (absent fields as the parser's defaults), also when the
+        /// message comes twice (each field's last value wins).
+        #[test]
+        fn string_table_messages_equal_to_the_generated_types(
+            name in proptest::option::of("[A-Za-z_é]{0,12}"),
+            ints in proptest::collection::vec(proptest::option::of(any::<i32>()), 6),
+            bools in proptest::collection::vec(proptest::option::of(any::<bool>()), 3),
+            data in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..20)),
+            twice in any::<bool>(),
+        ) {
+            use source2_demo_protobufs::{CSvcMsgCreateStringTable, CSvcMsgUpdateStringTable};
+            let create = CSvcMsgCreateStringTable {
+                name: name.clone(),
+                num_entries: ints[0],
+                user_data_fixed_size: bools[0],
+                user_data_size: ints[1],
+                user_data_size_bits: ints[2],
+                flags: ints[3],
+                string_data: data.clone(),
+                uncompressed_size: ints[4],
+                data_compressed: bools[1],
+                using_varint_bitcounts: bools[2],
+            };
+            let mut bytes = create.encode_to_vec();
+            if twice {
+                bytes.extend(create.encode_to_vec());
+            }
+            let want = CSvcMsgCreateStringTable::decode(bytes.as_slice()).unwrap();
+            let got = create_string_table(&bytes).unwrap();
+            prop_assert_eq!(got.name, want.name.as_deref().unwrap_or(""));
+            prop_assert_eq!(got.num_entries, want.num_entries.unwrap_or(0));
+            prop_assert_eq!(got.user_data_fixed_size, want.user_data_fixed_size.unwrap_or(false));
+            prop_assert_eq!(got.user_data_size_bits, want.user_data_size_bits.unwrap_or(0));
+            prop_assert_eq!(got.flags, want.flags.unwrap_or(0));
+            prop_assert_eq!(got.string_data, want.string_data.as_deref().unwrap_or(&[]));
+            prop_assert_eq!(got.data_compressed, want.data_compressed.unwrap_or(false));
+            prop_assert_eq!(got.using_varint_bitcounts, want.using_varint_bitcounts.unwrap_or(false));
+
+            let update = CSvcMsgUpdateStringTable {
+                table_id: ints[5],
+                num_changed_entries: ints[0],
+                string_data: data,
+            };
+            let mut bytes = update.encode_to_vec();
+            if twice {
+                bytes.extend(update.encode_to_vec());
+            }
+            let want = CSvcMsgUpdateStringTable::decode(bytes.as_slice()).unwrap();
+            let got = update_string_table(&bytes).unwrap();
+            prop_assert_eq!(got.table_id, want.table_id);
+            prop_assert_eq!(got.num_changed_entries, want.num_changed_entries.unwrap_or(0));
+            prop_assert_eq!(got.string_data, want.string_data.as_deref().unwrap_or(&[]));
+        }
+
+        /// Any bytes: the string-table messages fail exactly when the
+        /// generated types do.
+        #[test]
+        fn string_table_messages_fail_as_the_generated_types(
+            bytes in proptest::collection::vec(any::<u8>(), 0..200),
+        ) {
+            use source2_demo_protobufs::{CSvcMsgCreateStringTable, CSvcMsgUpdateStringTable};
+            prop_assert_eq!(
+                create_string_table(&bytes).is_ok(),
+                CSvcMsgCreateStringTable::decode(bytes.as_slice()).is_ok()
+            );
+            prop_assert_eq!(
+                update_string_table(&bytes).is_ok(),
+                CSvcMsgUpdateStringTable::decode(bytes.as_slice()).is_ok()
+            );
         }
 
         /// Any bytes: an error or a value, never a panic; an error exactly
