@@ -270,6 +270,25 @@ fn each_len_field<'a>(
     Ok(())
 }
 
+/// Every field of the top-level message `what`, in order: `each(wire,
+/// tag, wire_type)` reads or skips the field's value. A failure is an error
+/// that names `what` and the byte.
+fn each_field<'a>(
+    message: &'a [u8],
+    what: &'static str,
+    mut each: impl FnMut(&mut Wire<'a>, u64, u8) -> Result<(), WireError>,
+) -> Result<(), ErrorKind> {
+    let mut w = Wire::new(message, 0);
+    let mut step = || -> Result<(), WireError> {
+        while !w.at_end() {
+            let (tag, wire_type) = w.key()?;
+            each(&mut w, tag, wire_type)?;
+        }
+        Ok(())
+    };
+    step().map_err(|e| e.in_message(what))
+}
+
 /// A `CSVCMsg_CreateStringTable`, borrowed: the generated type copies
 /// `string_data`, a whole table's entries. Absent fields read as the
 /// defaults the parser gives them; `user_data_size` (4) and
@@ -290,28 +309,23 @@ pub(crate) struct CreateStringTableView<'a> {
 /// Reads a `CSVCMsg_CreateStringTable` (see [`CreateStringTableView`]).
 pub(crate) fn create_string_table(message: &[u8]) -> Result<CreateStringTableView<'_>, ErrorKind> {
     let mut m = CreateStringTableView::default();
-    let mut w = Wire::new(message, 0);
-    let mut step = || -> Result<(), WireError> {
-        while !w.at_end() {
-            let (tag, wire_type) = w.key()?;
-            match tag {
-                1 => m.name = w.string(wire_type)?,
-                2 => m.num_entries = w.int32(wire_type)?,
-                3 => m.user_data_fixed_size = w.boolean(wire_type)?,
-                4 | 8 => {
-                    w.int32(wire_type)?;
-                }
-                5 => m.user_data_size_bits = w.int32(wire_type)?,
-                6 => m.flags = w.int32(wire_type)?,
-                7 => m.string_data = w.message(wire_type)?.data,
-                9 => m.data_compressed = w.boolean(wire_type)?,
-                10 => m.using_varint_bitcounts = w.boolean(wire_type)?,
-                _ => w.skip(wire_type)?,
+    each_field(message, "CSVCMsg_CreateStringTable", |w, tag, wire_type| {
+        match tag {
+            1 => m.name = w.string(wire_type)?,
+            2 => m.num_entries = w.int32(wire_type)?,
+            3 => m.user_data_fixed_size = w.boolean(wire_type)?,
+            4 | 8 => {
+                w.int32(wire_type)?;
             }
+            5 => m.user_data_size_bits = w.int32(wire_type)?,
+            6 => m.flags = w.int32(wire_type)?,
+            7 => m.string_data = w.message(wire_type)?.data,
+            9 => m.data_compressed = w.boolean(wire_type)?,
+            10 => m.using_varint_bitcounts = w.boolean(wire_type)?,
+            _ => w.skip(wire_type)?,
         }
         Ok(())
-    };
-    step().map_err(|e| e.in_message("CSVCMsg_CreateStringTable"))?;
+    })?;
     Ok(m)
 }
 
@@ -328,20 +342,15 @@ pub(crate) struct UpdateStringTableView<'a> {
 /// Reads a `CSVCMsg_UpdateStringTable` (see [`UpdateStringTableView`]).
 pub(crate) fn update_string_table(message: &[u8]) -> Result<UpdateStringTableView<'_>, ErrorKind> {
     let mut m = UpdateStringTableView::default();
-    let mut w = Wire::new(message, 0);
-    let mut step = || -> Result<(), WireError> {
-        while !w.at_end() {
-            let (tag, wire_type) = w.key()?;
-            match tag {
-                1 => m.table_id = Some(w.int32(wire_type)?),
-                2 => m.num_changed_entries = w.int32(wire_type)?,
-                3 => m.string_data = w.message(wire_type)?.data,
-                _ => w.skip(wire_type)?,
-            }
+    each_field(message, "CSVCMsg_UpdateStringTable", |w, tag, wire_type| {
+        match tag {
+            1 => m.table_id = Some(w.int32(wire_type)?),
+            2 => m.num_changed_entries = w.int32(wire_type)?,
+            3 => m.string_data = w.message(wire_type)?.data,
+            _ => w.skip(wire_type)?,
         }
         Ok(())
-    };
-    step().map_err(|e| e.in_message("CSVCMsg_UpdateStringTable"))?;
+    })?;
     Ok(m)
 }
 
@@ -558,22 +567,17 @@ pub(crate) fn full_packet<'a>(
 ) -> Result<FullPacketView<'a>, ErrorKind> {
     let mut tables = Vec::new();
     let mut packet: Option<&[u8]> = None;
-    let mut w = Wire::new(message, 0);
-    let mut step = || -> Result<(), WireError> {
-        while !w.at_end() {
-            let (tag, wire_type) = w.key()?;
-            match tag {
-                1 => snapshot_tables_into(w.message(wire_type)?, &mut tables, wants_items)?,
-                2 => {
-                    let data = bytes_field_in(w.message(wire_type)?, 3)?;
-                    packet = data.or(packet).or(Some(&[]));
-                }
-                _ => w.skip(wire_type)?,
+    each_field(message, "CDemoFullPacket", |w, tag, wire_type| {
+        match tag {
+            1 => snapshot_tables_into(w.message(wire_type)?, &mut tables, &mut *wants_items)?,
+            2 => {
+                let data = bytes_field_in(w.message(wire_type)?, 3)?;
+                packet = data.or(packet).or(Some(&[]));
             }
+            _ => w.skip(wire_type)?,
         }
         Ok(())
-    };
-    step().map_err(|e| e.in_message("CDemoFullPacket"))?;
+    })?;
     Ok((tables, packet))
 }
 
@@ -602,22 +606,17 @@ pub(crate) struct PacketEntitiesView<'a> {
 impl<'a> PacketEntitiesView<'a> {
     /// The view of a message's bytes.
     pub(crate) fn parse(message: &'a [u8]) -> Result<Self, ErrorKind> {
-        let mut w = Wire::new(message, 0);
         let mut v = PacketEntitiesView::default();
-        let mut step = || -> Result<(), WireError> {
-            while !w.at_end() {
-                let (tag, wire_type) = w.key()?;
-                match tag {
-                    2 => v.updated_entries = Some(w.int32(wire_type)?),
-                    3 => v.is_delta = Some(w.boolean(wire_type)?),
-                    7 => v.entity_data = Some(w.message(wire_type)?.data),
-                    16 => v.has_pvs_vis_bits = Some(w.int32(wire_type)? as u32),
-                    _ => w.skip(wire_type)?,
-                }
+        each_field(message, "CSVCMsg_PacketEntities", |w, tag, wire_type| {
+            match tag {
+                2 => v.updated_entries = Some(w.int32(wire_type)?),
+                3 => v.is_delta = Some(w.boolean(wire_type)?),
+                7 => v.entity_data = Some(w.message(wire_type)?.data),
+                16 => v.has_pvs_vis_bits = Some(w.int32(wire_type)? as u32),
+                _ => w.skip(wire_type)?,
             }
             Ok(())
-        };
-        step().map_err(|e| e.in_message("CSVCMsg_PacketEntities"))?;
+        })?;
         Ok(v)
     }
 
