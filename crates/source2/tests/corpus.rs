@@ -352,6 +352,22 @@ fn flip_three_bits(payload: &mut [u8], seed: &mut u64) {
 /// Random bit flips inside real packet-entity payloads, applied to the state
 /// at the end of the demo: an error names the entity, its class and (for
 /// field data) the field path; never a panic, never unbounded memory.
+/// One of the last 40 packet-entities messages (by `round`), with three
+/// bits of its payload flipped; `None` for one without a payload.
+fn mutated_message(
+    messages: &[source2_demo_protobufs::CSvcMsgPacketEntities],
+    round: usize,
+    seed: &mut u64,
+) -> Option<source2_demo_protobufs::CSvcMsgPacketEntities> {
+    let mut msg = messages[messages.len() - 1 - round % 40].clone();
+    let payload = msg.entity_data.get_or_insert_with(Vec::new);
+    if payload.is_empty() {
+        return None;
+    }
+    flip_three_bits(payload, seed);
+    Some(msg)
+}
+
 #[test]
 fn mutated_entity_payloads_give_located_errors() {
     for name in [
@@ -368,12 +384,9 @@ fn mutated_entity_payloads_give_located_errors() {
         let mut located = 0;
         let mut with_path = 0;
         for round in 0..300 {
-            let mut msg = messages[messages.len() - 1 - round % 40].clone();
-            let payload = msg.entity_data.get_or_insert_with(Vec::new);
-            if payload.is_empty() {
+            let Some(msg) = mutated_message(&messages, round, &mut seed) else {
                 continue;
-            }
-            flip_three_bits(payload, &mut seed);
+            };
             if let Err(e) = parser.apply_packet_entities(&msg, &mut NoVisitor) {
                 let text = e.to_string();
                 assert!(text.contains("tick"), "{text}");
@@ -1562,12 +1575,9 @@ fn mutated_payloads_of_entities_read_past_give_located_errors() {
         let mut seed = 0x9e3779b97f4a7c15u64;
         let (mut located, mut in_skipped_class) = (0, 0);
         for round in 0..300 {
-            let mut msg = messages[messages.len() - 1 - round % 40].clone();
-            let payload = msg.entity_data.get_or_insert_with(Vec::new);
-            if payload.is_empty() {
+            let Some(msg) = mutated_message(&messages, round, &mut seed) else {
                 continue;
-            }
-            flip_three_bits(payload, &mut seed);
+            };
             if let Err(e) = parser.apply_packet_entities(&msg, &mut players) {
                 assert!(e.to_string().contains("tick"), "{e}");
                 if let gamewire_source2::ErrorKind::Entity { class, path, .. } = &e.kind {
