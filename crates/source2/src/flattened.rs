@@ -263,11 +263,70 @@ fn decode_serializer(mut w: Wire<'_>) -> Result<RawSerializer, WireError> {
     Ok(s)
 }
 
+/// Sets the `int32` field of `tag` (a key of one byte, wire type varint)
+/// read by the fast path of [`decode_field`]; false for a tag it leaves to
+/// the full reader.
+#[inline(always)]
+fn set_small_int(field: &mut RawField, key: u8, value: i32) -> bool {
+    let slot = match key {
+        0x08 => &mut field.var_type_sym,
+        0x10 => &mut field.var_name_sym,
+        0x18 => &mut field.bit_count,
+        0x30 => &mut field.encode_flags,
+        0x38 => &mut field.field_serializer_name_sym,
+        0x40 => &mut field.field_serializer_version,
+        // send_node_sym: read and dropped.
+        0x48 => return true,
+        0x50 => &mut field.var_encoder_sym,
+        0x60 => &mut field.var_serializer_sym,
+        _ => return false,
+    };
+    *slot = Some(value);
+    true
+}
+
 fn decode_field(mut w: Wire<'_>, field: &mut RawField) -> Result<(), WireError> {
     let mut poly = std::mem::take(&mut field.polymorphic);
     poly.clear();
     *field = RawField::default();
-    while !w.at_end() {
+    loop {
+        // Fast path: a run of one-byte keys with a varint of one or two
+        // bytes (every symbol, count and flag of a real message) or a float,
+        // the encodings the full reader below decodes to the same values.
+        // Anything else (a longer varint, a polymorphic list, an unknown
+        // tag) goes to the full reader, one key at a time.
+        let mut rest = w.data.get(w.pos..).unwrap_or(&[]);
+        let before = rest.len();
+        loop {
+            match rest {
+                [key, b0 @ 0..=0x7f, tail @ ..] if set_small_int(field, *key, i32::from(*b0)) => {
+                    rest = tail;
+                }
+                [key, b0 @ 0x80..=0xff, b1 @ 0..=0x7f, tail @ ..]
+                    if set_small_int(
+                        field,
+                        *key,
+                        i32::from(b0 & 0x7f) | i32::from(*b1) << 7,
+                    ) =>
+                {
+                    rest = tail;
+                }
+                [key @ (0x25 | 0x2d), a, b, c, d, tail @ ..] => {
+                    let value = Some(f32::from_le_bytes([*a, *b, *c, *d]));
+                    if *key == 0x25 {
+                        field.low_value = value;
+                    } else {
+                        field.high_value = value;
+                    }
+                    rest = tail;
+                }
+                _ => break,
+            }
+        }
+        w.pos += before - rest.len();
+        if w.at_end() {
+            break;
+        }
         let (tag, wire_type) = w.key()?;
         match tag {
             1 => field.var_type_sym = Some(w.int32(wire_type)?),
