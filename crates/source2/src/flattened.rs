@@ -211,10 +211,10 @@ fn symbols_as_text<'a>(
 
 fn decode_serializer(mut w: Wire<'_>) -> Result<RawSerializer, WireError> {
     // Field indices come one per key (two or three bytes each).
-    let mut s = RawSerializer {
-        fields_index: Vec::with_capacity(w.data.len() / 2),
-        ..RawSerializer::default()
-    };
+    let mut s = RawSerializer::default();
+    // A local vector (not the field of `s`), so the loop keeps its length
+    // and end in registers.
+    let mut fields_index: Vec<u32> = Vec::with_capacity(w.data.len() / 2);
     loop {
         // Fast path: a run of unpacked field indices (key 0x18: tag 3,
         // varint) of one to three bytes, i.e. almost every entry.
@@ -223,18 +223,18 @@ fn decode_serializer(mut w: Wire<'_>) -> Result<RawSerializer, WireError> {
         loop {
             match rest {
                 [0x18, b0 @ 0..=0x7f, tail @ ..] => {
-                    s.fields_index.push(u32::from(*b0));
+                    fields_index.push(u32::from(*b0));
                     rest = tail;
                 }
                 [0x18, b0 @ 0x80..=0xff, b1 @ 0..=0x7f, tail @ ..] => {
-                    s.fields_index
+                    fields_index
                         .push(u32::from(b0 & 0x7f) | u32::from(*b1) << 7);
                     rest = tail;
                 }
                 // Three bytes: field indices of 16 384 and above (Dota 2
                 // has more fields than that).
                 [0x18, b0 @ 0x80..=0xff, b1 @ 0x80..=0xff, b2 @ 0..=0x7f, tail @ ..] => {
-                    s.fields_index.push(
+                    fields_index.push(
                         u32::from(b0 & 0x7f) | u32::from(b1 & 0x7f) << 7 | u32::from(*b2) << 14,
                     );
                     rest = tail;
@@ -253,13 +253,14 @@ fn decode_serializer(mut w: Wire<'_>) -> Result<RawSerializer, WireError> {
             3 if wire_type == LEN => {
                 let mut packed = w.message(wire_type)?;
                 while !packed.at_end() {
-                    s.fields_index.push(packed.varint()? as i32 as u32);
+                    fields_index.push(packed.varint()? as i32 as u32);
                 }
             }
-            3 => s.fields_index.push(w.int32(wire_type)? as u32),
+            3 => fields_index.push(w.int32(wire_type)? as u32),
             _ => w.skip(wire_type)?,
         }
     }
+    s.fields_index = fields_index;
     Ok(s)
 }
 
