@@ -1,7 +1,9 @@
 //! Times a full parse (every entity and game event) of each CS2 corpus demo
 //! with gamewire and with source2-demo 0.5.10 in the same run, alternating
 //! the sides run by run for 60 rounds and keeping each side's best time,
-//! and prints MB/s and the ratio. gamewire is timed twice: as a library
+//! and prints MB/s and the ratio of the bests, and the median of the
+//! rounds' own ratios ("paired median": with the helper / on one thread).
+//! gamewire is timed twice: as a library
 //! user gets it (the send tables built with its helper thread during the
 //! signon) and on one thread only. `--only ours|ours1|peer FILE [N]` parses one file (`ours1`: on one thread)
 //! N times (default once: for measuring peak memory per process with
@@ -159,8 +161,15 @@ fn main() {
         (0u64, Duration::ZERO, 0u64, Duration::ZERO, Duration::ZERO);
     let mut single_on_peer_time = Duration::ZERO;
     println!(
-        "{:<16} {:>5} {:>24} {:>24} {:>24} {:>7} {:>7}",
-        "demo", "KB", "gamewire", "gamewire, one thread", "source2-demo 0.5.10", "ratio", "1 thr."
+        "{:<16} {:>5} {:>24} {:>24} {:>24} {:>7} {:>7} {:>15}",
+        "demo",
+        "KB",
+        "gamewire",
+        "gamewire, one thread",
+        "source2-demo 0.5.10",
+        "ratio",
+        "1 thr.",
+        "paired median"
     );
     for p in paths {
         let data = std::fs::read(&p).unwrap_or_default();
@@ -170,20 +179,52 @@ fn main() {
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
         // Alternated, one run of each per round, so a change in the
-        // machine's load touches both sides alike.
+        // machine's load touches both sides alike. Besides each side's
+        // best, each round's own ratios (the peer's time over ours, both
+        // taken within a few milliseconds) are kept: their median moves
+        // less with the machine's load than a ratio of two bests taken at
+        // different moments.
         let (mut o, mut q) = (best(1, || ours(&data)), best(1, || peer(&data)));
         let mut single = best(1, || ours_with(&data, false));
+        let mut paired: Vec<(f64, f64)> = Vec::with_capacity(ROUNDS);
+        let pair = |a: &Result<(Duration, (u64, u64)), String>,
+                    s: &Result<(Duration, (u64, u64)), String>,
+                    b: &Result<(Duration, (u64, u64)), String>| {
+            match (a, s, b) {
+                (Ok((a, _)), Ok((s, _)), Ok((b, _))) => Some((
+                    b.as_secs_f64() / a.as_secs_f64(),
+                    b.as_secs_f64() / s.as_secs_f64(),
+                )),
+                _ => None,
+            }
+        };
+        paired.extend(pair(&o, &single, &q));
         for _ in 1..ROUNDS {
-            if let (Ok(a), Ok(b)) = (&mut o, best(1, || ours(&data))) {
-                a.0 = a.0.min(b.0);
+            let a = best(1, || ours(&data));
+            let s = best(1, || ours_with(&data, false));
+            let b = best(1, || peer(&data));
+            paired.extend(pair(&a, &s, &b));
+            if let (Ok(best), Ok(now)) = (&mut o, a) {
+                best.0 = best.0.min(now.0);
             }
-            if let (Ok(a), Ok(b)) = (&mut single, best(1, || ours_with(&data, false))) {
-                a.0 = a.0.min(b.0);
+            if let (Ok(best), Ok(now)) = (&mut single, s) {
+                best.0 = best.0.min(now.0);
             }
-            if let (Ok(a), Ok(b)) = (&mut q, best(1, || peer(&data))) {
-                a.0 = a.0.min(b.0);
+            if let (Ok(best), Ok(now)) = (&mut q, b) {
+                best.0 = best.0.min(now.0);
             }
         }
+        let median = |mut v: Vec<f64>| -> Option<f64> {
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied()
+        };
+        let paired_text = match (
+            median(paired.iter().map(|p| p.0).collect()),
+            median(paired.iter().map(|p| p.1).collect()),
+        ) {
+            (Some(h), Some(one)) => format!("{h:.2}x / {one:.2}x"),
+            _ => "-".into(),
+        };
         let fmt = |r: &Result<(Duration, (u64, u64)), String>| match r {
             Ok((t, _)) => format!(
                 "{:.1} MB/s ({:.1} ms)",
@@ -197,13 +238,14 @@ fn main() {
             _ => "-".into(),
         };
         println!(
-            "{name:<16} {:>5} {:>24} {:>24} {:>24} {:>7} {:>7}",
+            "{name:<16} {:>5} {:>24} {:>24} {:>24} {:>7} {:>7} {:>15}",
             data.len() / 1000,
             fmt(&o),
             fmt(&single),
             fmt(&q),
             ratio(&o),
-            ratio(&single)
+            ratio(&single),
+            paired_text
         );
         if let (Ok((t, _)), Ok(_)) = (&single, &q) {
             single_on_peer_time += *t;

@@ -227,8 +227,7 @@ fn decode_serializer(mut w: Wire<'_>) -> Result<RawSerializer, WireError> {
                     rest = tail;
                 }
                 [0x18, b0 @ 0x80..=0xff, b1 @ 0..=0x7f, tail @ ..] => {
-                    fields_index
-                        .push(u32::from(b0 & 0x7f) | u32::from(*b1) << 7);
+                    fields_index.push(u32::from(b0 & 0x7f) | u32::from(*b1) << 7);
                     rest = tail;
                 }
                 // Three bytes: field indices of 16 384 and above (Dota 2
@@ -304,11 +303,7 @@ fn decode_field(mut w: Wire<'_>, field: &mut RawField) -> Result<(), WireError> 
                     rest = tail;
                 }
                 [key, b0 @ 0x80..=0xff, b1 @ 0..=0x7f, tail @ ..]
-                    if set_small_int(
-                        field,
-                        *key,
-                        i32::from(b0 & 0x7f) | i32::from(*b1) << 7,
-                    ) =>
+                    if set_small_int(field, *key, i32::from(b0 & 0x7f) | i32::from(*b1) << 7) =>
                 {
                     rest = tail;
                 }
