@@ -16,8 +16,8 @@
 //! `field_serializer_name_sym` (7), `field_serializer_version` (8),
 //! `send_node_sym` (9), `var_encoder_sym` (10), `polymorphic_types` (11,
 //! repeated message of a name symbol (1) and a version (2)) and
-//! `var_serializer_sym` (12); tag 13 (`var_enum_info`) and unknown tags are
-//! skipped. Tags and types are those of the generated
+//! `var_serializer_sym` (12); `send_node_sym` and tag 13 (`var_enum_info`)
+//! are checked and dropped, unknown tags skipped. Tags and types are those of the generated
 //! `source2_demo_protobufs` types, which decode the same bytes to the same
 //! values (a corpus test and a property test compare the two).
 //!
@@ -348,6 +348,24 @@ fn decode_field(mut w: Wire<'_>, field: &mut RawField) -> Result<(), WireError> 
                 poly.push((name, version));
             }
             12 => field.var_serializer_sym = Some(w.int32(wire_type)?),
+            // Fields this reader drops, checked as the generated type
+            // checks them: `send_node_sym` (an int32) and `var_enum_info`
+            // (a message whose `is_signed_enum`, tag 1, is a bool).
+            9 => {
+                w.int32(wire_type)?;
+            }
+            13 => {
+                let mut info = w.message(wire_type)?;
+                while !info.at_end() {
+                    let (tag, wire_type) = info.key()?;
+                    match tag {
+                        1 => {
+                            info.boolean(wire_type)?;
+                        }
+                        _ => info.skip(wire_type)?,
+                    }
+                }
+            }
             _ => w.skip(wire_type)?,
         }
     }
@@ -492,6 +510,86 @@ mod tests {
                     RawField { low_value: None, ..f.clone() },
                     RawField { low_value: None, ..want }
                 );
+            }
+        }
+
+        /// A field message written key by key, the way prost never writes
+        /// one but a stranger may: tags repeated (the last wins), varints of
+        /// one to ten bytes (some over long, some negative), floats, fields
+        /// this reader drops, wrong wire types and cut ends. The reader
+        /// (fast path and full reader alike) decodes exactly what the
+        /// generated type decodes, or fails where it fails.
+        #[test]
+        fn hand_written_fields_equal_the_generated_type(
+            entries in proptest::collection::vec(
+                (0u32..15, prop_oneof![Just(0u8), Just(5u8), Just(2u8), Just(1u8)], any::<u64>(), 0usize..11, any::<u32>()),
+                0..12,
+            ),
+            cut in proptest::option::of(0usize..64),
+        ) {
+            use source2_demo_protobufs::ProtoFlattenedSerializerFieldT;
+            let varint = |out: &mut Vec<u8>, mut v: u64, min_len: usize| {
+                let mut n = 0;
+                loop {
+                    let byte = (v & 0x7f) as u8;
+                    v >>= 7;
+                    n += 1;
+                    if v == 0 && n >= min_len.min(10) {
+                        out.push(byte);
+                        break;
+                    }
+                    out.push(byte | 0x80);
+                }
+            };
+            let mut field = Vec::new();
+            for &(tag, wire_type, value, pad, bits) in &entries {
+                // Mostly the wire type the tag has; sometimes another.
+                let wire_type = match (tag, wire_type) {
+                    (4 | 5, 0) => 5,
+                    (11 | 13, 0) => 2,
+                    (_, w) => w,
+                };
+                varint(&mut field, u64::from(tag) << 3 | u64::from(wire_type), 1);
+                match wire_type {
+                    0 => {
+                        // Small values most of the time, so the fast path runs.
+                        let v = if bits % 3 == 0 { value } else { value % 20_000 };
+                        varint(&mut field, v, pad);
+                    }
+                    5 => field.extend_from_slice(&bits.to_le_bytes()),
+                    1 => field.extend_from_slice(&value.to_le_bytes()),
+                    _ => {
+                        // A polymorphic entry (name 1, version 2) or bytes.
+                        let body = [0x08, (bits & 0x7f) as u8, 0x10, (value & 0x7f) as u8];
+                        let len = (pad % 5).min(body.len());
+                        varint(&mut field, len as u64, 1);
+                        field.extend_from_slice(&body[..len]);
+                    }
+                }
+            }
+            if let Some(cut) = cut {
+                field.truncate(cut.min(field.len()));
+            }
+            // The field inside a message, as `field_at` finds it.
+            let mut body = vec![0x1a];
+            varint(&mut body, field.len() as u64, 1);
+            body.extend_from_slice(&field);
+            let want = ProtoFlattenedSerializerFieldT::decode(field.as_slice());
+            let raw = RawMessage::parse(&body).unwrap();
+            let mut got = RawField::default();
+            let result = field_at(&body, &raw.field_spans(), 0, &mut got);
+            match want {
+                Ok(w) => {
+                    prop_assert!(result.is_ok(), "{result:?}");
+                    let w = RawField::from_generated(&w);
+                    prop_assert_eq!(got.low_value.map(f32::to_bits), w.low_value.map(f32::to_bits));
+                    prop_assert_eq!(got.high_value.map(f32::to_bits), w.high_value.map(f32::to_bits));
+                    prop_assert_eq!(
+                        RawField { low_value: None, high_value: None, ..got },
+                        RawField { low_value: None, high_value: None, ..w }
+                    );
+                }
+                Err(_) => prop_assert!(result.is_err(), "prost failed, this reader gave {got:?}"),
             }
         }
 
