@@ -1,13 +1,15 @@
 //! A borrowing reader of `CSVCMsg_FlattenedSerializer`, the message that
 //! carries the send tables.
 //!
-//! The message is protobuf (proto2) with three repeated top-level fields:
+//! The message is protobuf (proto2) with three repeated top-level fields and
+//! one optional one:
 //!
 //! | tag | field | here |
 //! |---|---|---|
 //! | 1 | `serializers` (`ProtoFlattenedSerializer_t`) | [`RawSerializer`] |
 //! | 2 | `symbols` (string) | `&str` slices of the input |
 //! | 3 | `fields` (`ProtoFlattenedSerializerField_t`) | [`RawField`], decoded on demand |
+//! | 4 | `coord_size_params` (`ProtoCoordSizeParams_t`, optional) | [`CoordSizeParams`] |
 //!
 //! A serializer has `serializer_name_sym` (1), `serializer_version` (2) and
 //! `fields_index` (3, repeated int32, packed or not). A field has
@@ -49,6 +51,99 @@ pub(crate) struct RawMessage<'a> {
     pub symbols: Vec<&'a str>,
     serializers: Vec<(&'a [u8], usize)>,
     fields: Vec<(&'a [u8], usize)>,
+    /// Tag 4, when the message has it.
+    pub coord_size_params: Option<CoordSizeParams>,
+}
+
+/// The bit sizes of the coordinate encodings a `CSVCMsg_FlattenedSerializer`
+/// may declare (`ProtoCoordSizeParams_t`: tags 1 to 6, all `int32`). No
+/// corpus demo has them; the decoders use the fixed sizes of seed 001
+/// (14 integer and 5 fractional bits for `coord`, 11 fractional bits for
+/// normals), and the parser warns when a demo declares other ones.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CoordSizeParams {
+    /// `coord_integer_bits` (1).
+    pub coord_integer_bits: Option<i32>,
+    /// `coord_fractional_bits` (2).
+    pub coord_fractional_bits: Option<i32>,
+    /// `coord_integer_bits_mp` (3).
+    pub coord_integer_bits_mp: Option<i32>,
+    /// `coord_fractional_bits_mp` (4).
+    pub coord_fractional_bits_mp: Option<i32>,
+    /// `normal_fractional_bits` (5).
+    pub normal_fractional_bits: Option<i32>,
+    /// `angle_bits` (6).
+    pub angle_bits: Option<i32>,
+}
+
+impl CoordSizeParams {
+    /// The same parameters from the generated type.
+    pub fn from_generated(p: &source2_demo_protobufs::ProtoCoordSizeParamsT) -> CoordSizeParams {
+        CoordSizeParams {
+            coord_integer_bits: p.coord_integer_bits,
+            coord_fractional_bits: p.coord_fractional_bits,
+            coord_integer_bits_mp: p.coord_integer_bits_mp,
+            coord_fractional_bits_mp: p.coord_fractional_bits_mp,
+            normal_fractional_bits: p.normal_fractional_bits,
+            angle_bits: p.angle_bits,
+        }
+    }
+
+    /// What the parameters set that the decoders do not use as declared:
+    /// (parameter, declared, used) for the coord and normal sizes that
+    /// differ from seed 001's.
+    pub fn differences(&self) -> Vec<(&'static str, i32, u32)> {
+        use gamewire_bits::types::{
+            COORD_FRACTIONAL_BITS, COORD_INTEGER_BITS, NORMAL_FRACTIONAL_BITS,
+        };
+        [
+            (
+                "coord_integer_bits",
+                self.coord_integer_bits,
+                COORD_INTEGER_BITS,
+            ),
+            (
+                "coord_fractional_bits",
+                self.coord_fractional_bits,
+                COORD_FRACTIONAL_BITS,
+            ),
+            (
+                "normal_fractional_bits",
+                self.normal_fractional_bits,
+                NORMAL_FRACTIONAL_BITS,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, declared, used)| {
+            declared
+                .filter(|&d| i64::from(d) != i64::from(used))
+                .map(|d| (name, d, used))
+        })
+        .collect()
+    }
+}
+
+/// Reads a `ProtoCoordSizeParams_t` into `params`: a message given twice is
+/// merged, the later one's fields replacing the earlier ones', as protobuf
+/// merges a repeated singular message.
+fn decode_coord_params(mut w: Wire<'_>, params: &mut CoordSizeParams) -> Result<(), WireError> {
+    while !w.at_end() {
+        let (tag, wire_type) = w.key()?;
+        let slot = match tag {
+            1 => &mut params.coord_integer_bits,
+            2 => &mut params.coord_fractional_bits,
+            3 => &mut params.coord_integer_bits_mp,
+            4 => &mut params.coord_fractional_bits_mp,
+            5 => &mut params.normal_fractional_bits,
+            6 => &mut params.angle_bits,
+            _ => {
+                w.skip(wire_type)?;
+                continue;
+            }
+        };
+        *slot = Some(w.int32(wire_type)?);
+    }
+    Ok(())
 }
 
 /// One serializer, symbols as indices.
@@ -134,6 +229,11 @@ impl<'a> RawMessage<'a> {
                         3 => msg.fields.push((m.data, m.base)),
                         _ => symbols.push((m.base, m.data.len())),
                     }
+                }
+                4 => {
+                    let m = w.message(wire_type).map_err(in_message)?;
+                    let params = msg.coord_size_params.get_or_insert_with(Default::default);
+                    decode_coord_params(m, params).map_err(in_message)?;
                 }
                 _ => w.skip(wire_type).map_err(in_message)?,
             }
@@ -380,7 +480,9 @@ mod tests {
     use proptest::prelude::*;
     use prost::Message;
     use source2_demo_protobufs::proto_flattened_serializer_field_t::PolymorphicFieldT;
-    use source2_demo_protobufs::{CSvcMsgFlattenedSerializer, ProtoFlattenedSerializerT};
+    use source2_demo_protobufs::{
+        CSvcMsgFlattenedSerializer, ProtoCoordSizeParamsT, ProtoFlattenedSerializerT,
+    };
 
     fn opt() -> impl Strategy<Value = Option<i32>> {
         prop_oneof![
@@ -431,20 +533,57 @@ mod tests {
             ),
             proptest::collection::vec("[a-zA-Z_<> *é]{0,12}", 0..6),
             proptest::collection::vec(field(), 0..6),
+            proptest::option::of((opt(), opt(), opt(), opt(), opt(), opt())),
         )
-            .prop_map(|(sers, symbols, fields)| CSvcMsgFlattenedSerializer {
-                serializers: sers
-                    .into_iter()
-                    .map(|(n, v, idx)| ProtoFlattenedSerializerT {
-                        serializer_name_sym: n,
-                        serializer_version: v,
-                        fields_index: idx,
-                    })
-                    .collect(),
-                symbols,
-                fields,
-                ..Default::default()
-            })
+            .prop_map(
+                |(sers, symbols, fields, coord)| CSvcMsgFlattenedSerializer {
+                    serializers: sers
+                        .into_iter()
+                        .map(|(n, v, idx)| ProtoFlattenedSerializerT {
+                            serializer_name_sym: n,
+                            serializer_version: v,
+                            fields_index: idx,
+                        })
+                        .collect(),
+                    symbols,
+                    fields,
+                    coord_size_params: coord.map(|(a, b, c, d, e, f)| ProtoCoordSizeParamsT {
+                        coord_integer_bits: a,
+                        coord_fractional_bits: b,
+                        coord_integer_bits_mp: c,
+                        coord_fractional_bits_mp: d,
+                        normal_fractional_bits: e,
+                        angle_bits: f,
+                    }),
+                },
+            )
+    }
+
+    /// The whole message as this reader decodes it: symbols, serializers,
+    /// every field and the coordinate sizes.
+    #[allow(clippy::type_complexity)]
+    fn decode_all(
+        bytes: &[u8],
+    ) -> Result<
+        (
+            Vec<String>,
+            Vec<RawSerializer>,
+            Vec<RawField>,
+            Option<CoordSizeParams>,
+        ),
+        ErrorKind,
+    > {
+        let raw = RawMessage::parse(bytes)?;
+        let sers = raw.serializers().collect::<Result<Vec<_>, _>>()?;
+        let spans = raw.field_spans();
+        let mut fields = Vec::new();
+        for i in 0..spans.len() {
+            let mut f = RawField::default();
+            field_at(bytes, &spans, i, &mut f)?;
+            fields.push(f);
+        }
+        let symbols = raw.symbols.iter().map(|s| s.to_string()).collect();
+        Ok((symbols, sers, fields, raw.coord_size_params))
     }
 
     proptest! {
@@ -490,6 +629,10 @@ mod tests {
             let raw = RawMessage::parse(&bytes).unwrap();
             let back = CSvcMsgFlattenedSerializer::decode(bytes.as_slice()).unwrap();
             prop_assert_eq!(&raw.symbols, &back.symbols);
+            prop_assert_eq!(
+                raw.coord_size_params,
+                back.coord_size_params.as_ref().map(CoordSizeParams::from_generated)
+            );
             let sers: Vec<RawSerializer> = raw.serializers().collect::<Result<_, _>>().unwrap();
             prop_assert_eq!(sers.len(), back.serializers.len());
             for (s, g) in sers.iter().zip(&back.serializers) {
@@ -510,6 +653,46 @@ mod tests {
                     RawField { low_value: None, ..f.clone() },
                     RawField { low_value: None, ..want }
                 );
+            }
+        }
+
+        /// A valid message with a few bytes overwritten: this reader fails
+        /// exactly when the generated type fails, and otherwise reads the
+        /// same symbols, serializers, fields and coordinate sizes.
+        #[test]
+        fn overwritten_messages_fail_exactly_when_the_generated_type_fails(
+            msg in message(),
+            edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..4),
+        ) {
+            let mut bytes = msg.encode_to_vec();
+            if bytes.is_empty() {
+                return Ok(());
+            }
+            let len = bytes.len();
+            for (at, byte) in edits {
+                bytes[at % len] = byte;
+            }
+            let theirs = CSvcMsgFlattenedSerializer::decode(bytes.as_slice());
+            match (decode_all(&bytes), theirs) {
+                (Ok((symbols, sers, fields, coord)), Ok(back)) => {
+                    prop_assert_eq!(symbols, back.symbols.clone());
+                    let want: Vec<RawSerializer> =
+                        back.serializers.iter().map(RawSerializer::from_generated).collect();
+                    prop_assert_eq!(sers, want);
+                    prop_assert_eq!(fields.len(), back.fields.len());
+                    for (f, g) in fields.iter().zip(&back.fields) {
+                        let g = RawField::from_generated(g);
+                        prop_assert_eq!(f.low_value.map(f32::to_bits), g.low_value.map(f32::to_bits));
+                        prop_assert_eq!(f.high_value.map(f32::to_bits), g.high_value.map(f32::to_bits));
+                        prop_assert_eq!(
+                            RawField { low_value: None, high_value: None, ..f.clone() },
+                            RawField { low_value: None, high_value: None, ..g }
+                        );
+                    }
+                    prop_assert_eq!(coord, back.coord_size_params.as_ref().map(CoordSizeParams::from_generated));
+                }
+                (Err(_), Err(_)) => {}
+                (ours, theirs) => prop_assert!(false, "ours {:?} / theirs {:?}", ours.err(), theirs.err()),
             }
         }
 
@@ -633,13 +816,13 @@ mod tests {
         // A (deprecated) group under an unknown tag is skipped to its end,
         // as prost does; one that never ends, or ends with another tag, is
         // an error; a group as a serializer is the wrong wire type.
-        assert!(RawMessage::parse(&[0x23, 0x08, 0x01, 0x24]).is_ok());
-        let err = RawMessage::parse(&[0x23]).unwrap_err();
+        assert!(RawMessage::parse(&[0x2b, 0x08, 0x01, 0x2c]).is_ok());
+        let err = RawMessage::parse(&[0x2b]).unwrap_err();
         assert!(
             err.to_string().contains("truncated varint at byte 1"),
             "{err}"
         );
-        let err = RawMessage::parse(&[0x23, 0x2c]).unwrap_err();
+        let err = RawMessage::parse(&[0x2b, 0x34]).unwrap_err();
         assert!(
             err.to_string()
                 .contains("unsupported wire type 4 at byte 2"),

@@ -936,6 +936,13 @@ impl<'a> DemoParser<'a> {
                 "field {ser}.{field} of unknown type {ty:?} is read as a varuint64"
             ));
         }
+        let declared = tables.coord_size_params.map(|p| p.differences());
+        for (name, declared, used) in declared.into_iter().flatten() {
+            self.state.warn(format!(
+                "the send tables declare {name} {declared}; values are read with {used}, \
+                 as seed 001 gives it"
+            ));
+        }
         self.state.send_tables = Some(tables);
         self.link_classes();
     }

@@ -30,6 +30,7 @@ use source2_demo_protobufs::CSvcMsgFlattenedSerializer;
 
 use crate::error::ErrorKind;
 use crate::fieldpath::FieldPath;
+pub use crate::flattened::CoordSizeParams;
 use crate::flattened::{RawField, RawMessage, RawSerializer};
 use crate::value::Value;
 
@@ -382,6 +383,9 @@ pub struct SendTables {
     by_name: Vec<(u64, SerializerId)>,
     /// Types that fell back to the default decoder: (serializer, field, type).
     pub fallbacks: Vec<(String, String, String)>,
+    /// The coordinate bit sizes the message declares, if it does (the
+    /// decoders use seed 001's; see [`CoordSizeParams::differences`]).
+    pub coord_size_params: Option<CoordSizeParams>,
 }
 
 /// A parsed `var_type`.
@@ -913,12 +917,13 @@ impl<'a> BuildStage<'a> {
             // copied into the tables' one text store.
             let msg = RawMessage::parse(&body)?;
             let spans = msg.field_spans();
-            let stage = BuildStage::new(
+            let mut stage = BuildStage::new(
                 &msg.symbols,
                 msg.serializers(),
                 spans.len(),
                 FieldSource::Decoded(Vec::new()),
             )?;
+            stage.tables.coord_size_params = msg.coord_size_params;
             (stage, spans)
         };
         stage.fields = FieldSource::Spans { body, spans };
@@ -1512,12 +1517,16 @@ impl SendTables {
             .iter()
             .map(|s| Ok(RawSerializer::from_generated(s)));
         let fields: Vec<RawField> = msg.fields.iter().map(RawField::from_generated).collect();
-        let stage = BuildStage::new(
+        let mut stage = BuildStage::new(
             &symbols,
             serializers,
             fields.len(),
             FieldSource::Decoded(fields),
         )?;
+        stage.tables.coord_size_params = msg
+            .coord_size_params
+            .as_ref()
+            .map(CoordSizeParams::from_generated);
         let fields = stage.build_fields(0..stage.field_count(), &mut FieldCache::default())?;
         Ok(stage.finish(vec![fields]))
     }
@@ -1826,6 +1835,87 @@ impl<'s> LastParent<'s> {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn declared_coord_sizes_other_than_the_seeds_are_kept_and_warned_about() {
+        use prost::Message;
+        use source2_demo_protobufs::{CDemoSendTables, ProtoCoordSizeParamsT};
+        let seeds = ProtoCoordSizeParamsT {
+            coord_integer_bits: Some(14),
+            coord_fractional_bits: Some(5),
+            normal_fractional_bits: Some(11),
+            angle_bits: Some(16),
+            ..Default::default()
+        };
+        let other = ProtoCoordSizeParamsT {
+            coord_integer_bits: Some(12),
+            coord_fractional_bits: Some(5),
+            normal_fractional_bits: Some(9),
+            ..Default::default()
+        };
+        // A demo of one DEM_SendTables frame and DEM_Stop.
+        let demo = |params: Option<ProtoCoordSizeParamsT>| {
+            let msg = CSvcMsgFlattenedSerializer {
+                coord_size_params: params,
+                ..Default::default()
+            }
+            .encode_to_vec();
+            let mut data = Vec::new();
+            prost::encoding::encode_varint(msg.len() as u64, &mut data);
+            data.extend_from_slice(&msg);
+            let payload = CDemoSendTables { data: Some(data) }.encode_to_vec();
+            let mut demo = crate::container::MAGIC_SOURCE2.to_vec();
+            demo.resize(crate::container::HEADER_LEN, 0);
+            for (command, body) in [(4u8, payload.as_slice()), (0, &[][..])] {
+                demo.push(command);
+                demo.push(0);
+                prost::encoding::encode_varint(body.len() as u64, &mut demo);
+                demo.extend_from_slice(body);
+            }
+            (msg, demo)
+        };
+        let (msg, _) = demo(Some(other));
+        let tables = SendTables::from_message(&msg).unwrap();
+        let declared = tables.coord_size_params.unwrap();
+        assert_eq!(declared.coord_integer_bits, Some(12));
+        assert_eq!(
+            declared.differences(),
+            vec![
+                ("coord_integer_bits", 12, 14),
+                ("normal_fractional_bits", 9, 11)
+            ]
+        );
+        // The generated type's build says the same.
+        let generated =
+            SendTables::build(&CSvcMsgFlattenedSerializer::decode(msg.as_slice()).unwrap())
+                .unwrap();
+        assert_eq!(generated.coord_size_params, tables.coord_size_params);
+        for helper in [false, true] {
+            let warnings = |params| {
+                let (_, demo) = demo(params);
+                let mut parser = crate::DemoParser::new(&demo)
+                    .unwrap()
+                    .with_helper_thread(helper);
+                parser.run(&mut crate::NoVisitor).unwrap();
+                parser
+                    .state
+                    .warnings
+                    .iter()
+                    .map(|w| w.message.clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(
+                warnings(Some(other)),
+                vec![
+                    "the send tables declare coord_integer_bits 12; values are read with 14, as seed 001 gives it",
+                    "the send tables declare normal_fractional_bits 9; values are read with 11, as seed 001 gives it",
+                ],
+                "helper {helper}"
+            );
+            assert!(warnings(Some(seeds)).is_empty(), "helper {helper}");
+            assert!(warnings(None).is_empty(), "helper {helper}");
+        }
+    }
 
     /// A message of `n` fields in two serializers: values of several types,
     /// fixed and variable arrays, a nested table by name and version, a

@@ -37,6 +37,7 @@ pub(crate) struct WireError {
 pub(crate) enum Problem {
     TruncatedVarint,
     LongVarint,
+    VarintOverflow,
     TagZero,
     KeyTooLarge,
     PastEnd(u64),
@@ -51,6 +52,7 @@ impl WireError {
         let reason = match e.problem {
             Problem::TruncatedVarint => "truncated varint".to_string(),
             Problem::LongVarint => "varint longer than 10 bytes".to_string(),
+            Problem::VarintOverflow => "varint above 64 bits".to_string(),
             Problem::TagZero => "field tag 0".to_string(),
             Problem::KeyTooLarge => "field key above 32 bits".to_string(),
             Problem::PastEnd(len) => format!("length {len} runs past the end"),
@@ -137,6 +139,11 @@ impl<'a> Wire<'a> {
             self.pos += 1;
             value |= u64::from(byte & 0x7f) << (7 * i);
             if byte & 0x80 == 0 {
+                // A tenth byte carries bit 63 only; more is an overflow, an
+                // error as in prost.
+                if i == 9 && byte > 1 {
+                    return Err(self.error(Problem::VarintOverflow));
+                }
                 return Ok(value);
             }
         }
