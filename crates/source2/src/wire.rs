@@ -966,6 +966,74 @@ mod tests {
             );
         }
 
+        /// Valid string-table and class-list messages with a few bytes
+        /// overwritten (so lengths, keys and varints break in the middle of
+        /// real content, which random bytes seldom reach): an error exactly
+        /// when the generated type fails.
+        #[test]
+        fn overwritten_messages_fail_as_the_generated_types(
+            name in proptest::option::of("[A-Za-z_é]{0,12}"),
+            ints in proptest::collection::vec(proptest::option::of(any::<i32>()), 6),
+            data in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..20)),
+            edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..4),
+        ) {
+            use source2_demo_protobufs::{
+                c_demo_class_info::ClassT, CDemoClassInfo, CSvcMsgCreateStringTable,
+                CSvcMsgUpdateStringTable,
+            };
+            let overwrite = |mut bytes: Vec<u8>| {
+                if !bytes.is_empty() {
+                    let len = bytes.len();
+                    for &(at, byte) in &edits {
+                        bytes[at % len] = byte;
+                    }
+                }
+                bytes
+            };
+            let create = overwrite(
+                CSvcMsgCreateStringTable {
+                    name: name.clone(),
+                    num_entries: ints[0],
+                    user_data_size: ints[1],
+                    flags: ints[2],
+                    string_data: data.clone(),
+                    uncompressed_size: ints[3],
+                    data_compressed: Some(true),
+                    ..Default::default()
+                }
+                .encode_to_vec(),
+            );
+            prop_assert_eq!(
+                create_string_table(&create).is_ok(),
+                CSvcMsgCreateStringTable::decode(create.as_slice()).is_ok()
+            );
+            let update = overwrite(
+                CSvcMsgUpdateStringTable {
+                    table_id: ints[4],
+                    num_changed_entries: ints[5],
+                    string_data: data,
+                }
+                .encode_to_vec(),
+            );
+            prop_assert_eq!(
+                update_string_table(&update).is_ok(),
+                CSvcMsgUpdateStringTable::decode(update.as_slice()).is_ok()
+            );
+            let classes = overwrite(
+                CDemoClassInfo {
+                    classes: vec![
+                        ClassT { class_id: ints[0], network_name: name.clone(), table_name: None },
+                        ClassT { class_id: ints[1], network_name: None, table_name: name },
+                    ],
+                }
+                .encode_to_vec(),
+            );
+            prop_assert_eq!(
+                class_info(&classes).is_ok(),
+                CDemoClassInfo::decode(classes.as_slice()).is_ok()
+            );
+        }
+
         /// Any bytes: an error or a value, never a panic; an error exactly
         /// when the generated type fails.
         #[test]
@@ -985,6 +1053,33 @@ mod tests {
             let _ = string_table_snapshot(&bytes, &mut |_| false);
             let _ = full_packet(&bytes, &mut |_| true);
             let _ = bytes_field(&bytes, 3, "CDemoPacket");
+        }
+    }
+
+    #[test]
+    fn a_varint_above_64_bits_fails_as_in_prost() {
+        use source2_demo_protobufs::CSvcMsgUpdateStringTable;
+        // table_id (tag 1) as a ten-byte varint: a last byte of 1 holds bit
+        // 63, a last byte of 2 would hold bit 64.
+        for (last, ok) in [(0x01u8, true), (0x02, false), (0x7f, false)] {
+            let mut bytes = vec![0x08];
+            bytes.extend_from_slice(&[0xff; 9]);
+            bytes.push(last);
+            assert_eq!(
+                CSvcMsgUpdateStringTable::decode(bytes.as_slice()).is_ok(),
+                ok,
+                "prost, last byte {last:#x}"
+            );
+            match update_string_table(&bytes) {
+                Ok(_) => assert!(ok, "last byte {last:#x}"),
+                Err(e) => {
+                    assert!(!ok, "last byte {last:#x}");
+                    assert_eq!(
+                        e.to_string(),
+                        "protobuf CSVCMsg_UpdateStringTable did not decode: varint above 64 bits at byte 11"
+                    );
+                }
+            }
         }
     }
 
