@@ -491,6 +491,7 @@ fn next_op(r: &mut BitReader<'_>, t: &Tables, how: OpDecoding) -> Result<u8, Fie
     }
 }
 
+#[inline]
 fn read_varint32(r: &mut BitReader<'_>) -> Result<i32, BitError> {
     r.read_varint32()
 }
