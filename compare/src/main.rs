@@ -103,13 +103,14 @@ fn peer(data: &[u8]) -> Result<(u64, u64), String> {
     }
 }
 
+/// One timed parse: its time and its (entity, event) counts, or why it
+/// failed.
+type Timed = Result<(Duration, (u64, u64)), String>;
+
 /// Rounds per demo; each side keeps its best time.
 const ROUNDS: usize = 60;
 
-fn best(
-    n: usize,
-    mut f: impl FnMut() -> Result<(u64, u64), String>,
-) -> Result<(Duration, (u64, u64)), String> {
+fn best(n: usize, mut f: impl FnMut() -> Result<(u64, u64), String>) -> Timed {
     let mut best = Duration::MAX;
     let mut counts = (0, 0);
     for _ in 0..n {
@@ -187,16 +188,12 @@ fn main() {
         let (mut o, mut q) = (best(1, || ours(&data)), best(1, || peer(&data)));
         let mut single = best(1, || ours_with(&data, false));
         let mut paired: Vec<(f64, f64)> = Vec::with_capacity(ROUNDS);
-        let pair = |a: &Result<(Duration, (u64, u64)), String>,
-                    s: &Result<(Duration, (u64, u64)), String>,
-                    b: &Result<(Duration, (u64, u64)), String>| {
-            match (a, s, b) {
-                (Ok((a, _)), Ok((s, _)), Ok((b, _))) => Some((
-                    b.as_secs_f64() / a.as_secs_f64(),
-                    b.as_secs_f64() / s.as_secs_f64(),
-                )),
-                _ => None,
-            }
+        let pair = |a: &Timed, s: &Timed, b: &Timed| match (a, s, b) {
+            (Ok((a, _)), Ok((s, _)), Ok((b, _))) => Some((
+                b.as_secs_f64() / a.as_secs_f64(),
+                b.as_secs_f64() / s.as_secs_f64(),
+            )),
+            _ => None,
         };
         paired.extend(pair(&o, &single, &q));
         for _ in 1..ROUNDS {
@@ -225,7 +222,7 @@ fn main() {
             (Some(h), Some(one)) => format!("{h:.2}x / {one:.2}x"),
             _ => "-".into(),
         };
-        let fmt = |r: &Result<(Duration, (u64, u64)), String>| match r {
+        let fmt = |r: &Timed| match r {
             Ok((t, _)) => format!(
                 "{:.1} MB/s ({:.1} ms)",
                 mb / t.as_secs_f64(),
@@ -233,7 +230,7 @@ fn main() {
             ),
             Err(e) => format!("failed: {}", e.chars().take(40).collect::<String>()),
         };
-        let ratio = |o: &Result<(Duration, (u64, u64)), String>| match (o, &q) {
+        let ratio = |o: &Timed| match (o, &q) {
             (Ok((a, _)), Ok((b, _))) => format!("{:.2}x", b.as_secs_f64() / a.as_secs_f64()),
             _ => "-".into(),
         };

@@ -363,26 +363,43 @@ fn decode_serializer(mut w: Wire<'_>) -> Result<RawSerializer, WireError> {
     Ok(s)
 }
 
-/// Sets the `int32` field of `tag` (a key of one byte, wire type varint)
-/// read by the fast path of [`decode_field`]; false for a tag it leaves to
-/// the full reader.
+/// Where the `int32` field `tag` of a field message goes: `Some(Some(slot))`;
+/// `Some(None)` for `send_node_sym` (9), read and dropped; `None` for a tag
+/// that is not an `int32`. Both readers of [`decode_field`] take their
+/// `int32` tags from here.
+#[inline(always)]
+fn int32_slot(field: &mut RawField, tag: u64) -> Option<Option<&mut Option<i32>>> {
+    Some(Some(match tag {
+        1 => &mut field.var_type_sym,
+        2 => &mut field.var_name_sym,
+        3 => &mut field.bit_count,
+        6 => &mut field.encode_flags,
+        7 => &mut field.field_serializer_name_sym,
+        8 => &mut field.field_serializer_version,
+        9 => return Some(None),
+        10 => &mut field.var_encoder_sym,
+        12 => &mut field.var_serializer_sym,
+        _ => return None,
+    }))
+}
+
+/// Sets the `int32` field that `key` (one byte: below 0x80, wire type
+/// varint) names, for the fast path of [`decode_field`]; false for a key
+/// it leaves to the full reader.
 #[inline(always)]
 fn set_small_int(field: &mut RawField, key: u8, value: i32) -> bool {
-    let slot = match key {
-        0x08 => &mut field.var_type_sym,
-        0x10 => &mut field.var_name_sym,
-        0x18 => &mut field.bit_count,
-        0x30 => &mut field.encode_flags,
-        0x38 => &mut field.field_serializer_name_sym,
-        0x40 => &mut field.field_serializer_version,
-        // send_node_sym: read and dropped.
-        0x48 => return true,
-        0x50 => &mut field.var_encoder_sym,
-        0x60 => &mut field.var_serializer_sym,
-        _ => return false,
-    };
-    *slot = Some(value);
-    true
+    if key & 0x87 != 0 {
+        return false;
+    }
+    match int32_slot(field, u64::from(key >> 3)) {
+        Some(slot) => {
+            if let Some(slot) = slot {
+                *slot = Some(value);
+            }
+            true
+        }
+        None => false,
+    }
 }
 
 fn decode_field(mut w: Wire<'_>, field: &mut RawField) -> Result<(), WireError> {
@@ -425,15 +442,8 @@ fn decode_field(mut w: Wire<'_>, field: &mut RawField) -> Result<(), WireError> 
         }
         let (tag, wire_type) = w.key()?;
         match tag {
-            1 => field.var_type_sym = Some(w.int32(wire_type)?),
-            2 => field.var_name_sym = Some(w.int32(wire_type)?),
-            3 => field.bit_count = Some(w.int32(wire_type)?),
             4 => field.low_value = Some(w.float(wire_type)?),
             5 => field.high_value = Some(w.float(wire_type)?),
-            6 => field.encode_flags = Some(w.int32(wire_type)?),
-            7 => field.field_serializer_name_sym = Some(w.int32(wire_type)?),
-            8 => field.field_serializer_version = Some(w.int32(wire_type)?),
-            10 => field.var_encoder_sym = Some(w.int32(wire_type)?),
             11 => {
                 let mut p = w.message(wire_type)?;
                 let (mut name, mut version) = (None, None);
@@ -447,13 +457,8 @@ fn decode_field(mut w: Wire<'_>, field: &mut RawField) -> Result<(), WireError> 
                 }
                 poly.push((name, version));
             }
-            12 => field.var_serializer_sym = Some(w.int32(wire_type)?),
-            // Fields this reader drops, checked as the generated type
-            // checks them: `send_node_sym` (an int32) and `var_enum_info`
-            // (a message whose `is_signed_enum`, tag 1, is a bool).
-            9 => {
-                w.int32(wire_type)?;
-            }
+            // Dropped, checked as the generated type checks it: a message
+            // whose `is_signed_enum` (1) is a bool.
             13 => {
                 let mut info = w.message(wire_type)?;
                 while !info.at_end() {
@@ -466,7 +471,15 @@ fn decode_field(mut w: Wire<'_>, field: &mut RawField) -> Result<(), WireError> 
                     }
                 }
             }
-            _ => w.skip(wire_type)?,
+            _ => match int32_slot(field, tag) {
+                Some(slot) => {
+                    let value = w.int32(wire_type)?;
+                    if let Some(slot) = slot {
+                        *slot = Some(value);
+                    }
+                }
+                None => w.skip(wire_type)?,
+            },
         }
     }
     field.polymorphic = poly;

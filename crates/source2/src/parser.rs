@@ -936,8 +936,11 @@ impl<'a> DemoParser<'a> {
                 "field {ser}.{field} of unknown type {ty:?} is read as a varuint64"
             ));
         }
-        let declared = tables.coord_size_params.map(|p| p.differences());
-        for (name, declared, used) in declared.into_iter().flatten() {
+        for (name, declared, used) in tables
+            .coord_size_params
+            .iter()
+            .flat_map(|p| p.differences())
+        {
             self.state.warn(format!(
                 "the send tables declare {name} {declared}; values are read with {used}, \
                  as seed 001 gives it"

@@ -349,9 +349,6 @@ fn flip_three_bits(payload: &mut [u8], seed: &mut u64) {
     }
 }
 
-/// Random bit flips inside real packet-entity payloads, applied to the state
-/// at the end of the demo: an error names the entity, its class and (for
-/// field data) the field path; never a panic, never unbounded memory.
 /// One of the last 40 packet-entities messages (by `round`), with three
 /// bits of its payload flipped; `None` for one without a payload.
 fn mutated_message(
@@ -368,6 +365,9 @@ fn mutated_message(
     Some(msg)
 }
 
+/// Random bit flips inside real packet-entity payloads, applied to the state
+/// at the end of the demo: an error names the entity, its class and (for
+/// field data) the field path; never a panic, never unbounded memory.
 #[test]
 fn mutated_entity_payloads_give_located_errors() {
     for name in [
