@@ -174,8 +174,9 @@ pub(crate) fn read_varint32(
 }
 
 /// Decompresses a raw snappy block into `out` (its contents are replaced;
-/// only the part never written before is zeroed, so a reused buffer costs
-/// no zeroing). A claimed size no input of this length can justify (a
+/// a buffer too small is replaced by a zeroed one, a large enough one is
+/// zeroed only past its current length, since snappy writes into
+/// initialized bytes). A claimed size no input of this length can justify (a
 /// block expands at most ~21.3x per input byte; more than 32x, at least 64
 /// bytes) or above `cap` is refused before anything is allocated.
 /// `what` names the data in errors, `size_what` the size limit.
@@ -199,7 +200,12 @@ pub(crate) fn snappy_into(
             limit: limit as u64,
         });
     }
-    if out.len() < len {
+    if out.capacity() < len {
+        // Too small to reuse: a fresh zeroed allocation (from the allocator's
+        // zeroed pages when large) instead of growing, which would copy the
+        // old payload and then zero the rest.
+        *out = vec![0; len];
+    } else if out.len() < len {
         out.resize(len, 0);
     } else {
         out.truncate(len);
