@@ -129,6 +129,34 @@ pub(crate) fn read_demo(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
+/// [`read_demo`] for a worker that reads demo after demo: the file goes
+/// into a buffer the thread keeps for its next demo, and `f` gets the
+/// bytes. A new buffer per demo would be fresh memory the kernel faults in
+/// page by page (a buffer this large is its own mapping, unmapped when
+/// freed); the kept one is already mapped. It keeps the size of the
+/// thread's largest demo.
+pub(crate) fn with_demo<T>(
+    path: &Path,
+    f: impl FnOnce(&[u8]) -> Result<T, String>,
+) -> Result<T, String> {
+    use std::io::Read;
+    if gamewire_source2::broadcast::is_broadcast_dir(path) {
+        return f(&read_demo(path)?);
+    }
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    BUFFER.with(|buffer| {
+        let mut data = buffer.take();
+        data.clear();
+        let read = std::fs::File::open(path).and_then(|mut file| file.read_to_end(&mut data));
+        let result = read.map_err(cannot).and_then(|_| f(&data));
+        buffer.replace(data);
+        result
+    })
+}
+
 fn describe_error(path: &Path, e: &DemoError) -> String {
     format!("{}: {e}", path.display())
 }
@@ -861,9 +889,10 @@ struct DemoEvents {
 
 fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), String> {
     let work = |path: &Path, label: &str, cache: &Arc<SendTableCache>| {
-        let data = read_demo(path)?;
         let mut collector = EventCollector::new(names.clone());
-        let parsed = parse_keeping_cut(path, &data, &mut collector, Some(cache))?;
+        let parsed = with_demo(path, |data| {
+            parse_keeping_cut(path, data, &mut collector, Some(cache))
+        })?;
         let mut jsonl = Vec::new();
         if args.format == RowFormat::Jsonl && !args.list {
             write_events_jsonl(&mut jsonl, &collector.events, Some(label))?;
@@ -948,7 +977,6 @@ fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String
     // only the first demo written keeps (the columns are the props asked
     // for, the same for every demo).
     let work = |path: &Path, label: &str, cache: &Arc<SendTableCache>| {
-        let data = read_demo(path)?;
         let mut streamed = StreamedTicks::with_collector(
             &args.props,
             ticks_collector(args, ticks.clone()),
@@ -956,7 +984,9 @@ fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String
             Some(label),
             Vec::new(),
         );
-        let parsed = parse_keeping_cut(path, &data, &mut streamed, Some(cache))?;
+        let parsed = with_demo(path, |data| {
+            parse_keeping_cut(path, data, &mut streamed, Some(cache))
+        })?;
         streamed
             .finish(&parsed.state)
             .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -36,9 +36,11 @@ pub(crate) fn names_several(inputs: &[PathBuf]) -> bool {
 /// The worker count: `jobs`, or the number of cores; never more than the
 /// number of demos.
 pub(crate) fn worker_count(jobs: Option<usize>, demos: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The core count is looked up only when needed: it reads the cgroup
+    // files under /proc, a measurable part of a short run.
+    let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
     jobs.filter(|&j| j > 0)
-        .unwrap_or(cores)
+        .unwrap_or_else(|| if demos > 1 { cores() } else { 1 })
         .clamp(1, demos.max(1))
 }
 
