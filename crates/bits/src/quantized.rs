@@ -30,11 +30,14 @@
 //!
 //! Decode reads the escape bits that remain (round down, round up, zero, in
 //! that order), then `bits` bits `v`, and returns `low + v * (high - low) *
-//! dec_mul`. Here that is one precomputed multiply-add in double precision,
-//! rounded once to `f32`: the peers evaluate the product in `f32` in varying
-//! orders and differ from each other by an ulp; the double-precision form is
-//! the exactly rounded value, so integers under *encode integers* come out
-//! exact.
+//! dec_mul`. Here that is `v * scale + low` with a precomputed `scale`, as
+//! one fused multiply-add in double precision, then rounded to `f32`: the
+//! peers evaluate the product in `f32` in varying orders and differ from each
+//! other by an ulp; the double-precision form is off the exact value by
+//! at most half an `f64` ulp before its one rounding to `f32`, so integers
+//! under *encode integers* come out exact (see
+//! [`QuantizedFloat::value_of_step`] for how the multiply-add is done without
+//! a library call).
 
 use crate::error::{BitError, Result};
 use crate::reader::BitReader;
@@ -48,6 +51,30 @@ pub const QFF_ROUND_UP: u32 = 1 << 1;
 pub const QFF_ENCODE_ZERO_EXACTLY: u32 = 1 << 2;
 /// The range is stretched so integers are exact.
 pub const QFF_ENCODE_INTEGERS_EXACTLY: u32 = 1 << 3;
+
+/// The rounding error of `product`, the double nearest `a * b`: the exact
+/// `a * b - product`, by Dekker's product of halves (no fused multiply-add).
+/// `None` where the halves could overflow or lose bits to underflow.
+fn product_error(a: f64, b: f64, product: f64) -> Option<f64> {
+    if a == 0.0 && b.is_finite() {
+        return Some(0.0);
+    }
+    const BIG: f64 = 1e250;
+    const SMALL: f64 = 1e-250;
+    if !(a.abs() < BIG && b.abs() < BIG && product.abs() > SMALL) {
+        return None;
+    }
+    // Veltkamp's split: `x == high + low`, each half 26 bits or fewer, so
+    // the products of halves are exact.
+    let split = |x: f64| {
+        let c = 134_217_729.0 * x; // 2^27 + 1
+        let high = c - (c - x);
+        (high, x - high)
+    };
+    let (ah, al) = split(a);
+    let (bh, bl) = split(b);
+    Some(((ah * bh - product) + ah * bl + al * bh) + al * bl)
+}
 
 /// A quantized float decoder, set up once per field.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -195,10 +222,42 @@ impl QuantizedFloat {
         Ok(self.value_of_step(raw))
     }
 
-    /// The value [`Self::decode`] returns for the quantized step `step`: one
-    /// multiply-add in double precision, rounded once to `f32`.
+    /// The value [`Self::decode`] returns for the quantized step `step`:
+    /// `step * scale + low` as one fused multiply-add in double precision,
+    /// rounded to `f32`.
+    ///
+    /// The fused multiply-add is a library call on CPUs targeted without FMA
+    /// (and its first call probes the CPU), so the value is first taken from
+    /// a plain multiply and add in `f64`. Each of those two roundings is
+    /// within half an `f64` ulp, so the exact value lies within `margin` of
+    /// `sum`, and so does the fused result; when both ends of that interval
+    /// round to the same `f32`, so does the fused result (rounding is
+    /// monotonic). Otherwise (the exact value sits next to an `f32`
+    /// rounding boundary, or something is not finite) the fused
+    /// multiply-add decides.
     #[inline(always)]
     pub fn value_of_step(&self, step: u64) -> f32 {
+        let product = step as f64 * self.scale;
+        let sum = product + f64::from(self.low);
+        // Twice the bound on the two roundings' error.
+        let margin = (product.abs() + sum.abs()) * f64::EPSILON;
+        let below = (sum - margin) as f32;
+        // Bits, not `==`: -0.0 and 0.0 are different results.
+        if below.to_bits() == ((sum + margin) as f32).to_bits() {
+            return below;
+        }
+        // A sum of exactly zero (a value of 0 in a range centred on it, the
+        // common case here): `product` and `low` cancel exactly, so the
+        // exact value is the product's rounding error, which is a double.
+        if sum == 0.0 {
+            if let Some(error) = product_error(step as f64, self.scale, product) {
+                return if error == 0.0 {
+                    sum as f32
+                } else {
+                    error as f32
+                };
+            }
+        }
         (step as f64).mul_add(self.scale, f64::from(self.low)) as f32
     }
 

@@ -383,12 +383,87 @@ proptest! {
         }
     }
 
+    /// `value_of_step` is the fused multiply-add `step * scale + low` in
+    /// `f64`, rounded to `f32`, bit for bit, for any step, scale and low
+    /// value: non-finite scales too, and scales and lows built so that a
+    /// plain multiply and add rounds differently.
+    #[test]
+    fn quantized_value_of_step_is_the_fused_multiply_add(
+        step in 0u64..(1 << 31),
+        scale_bits in any::<u64>(),
+        low in any::<f32>().prop_filter("finite", |l| l.is_finite()),
+        kind in 0u8..6,
+        shift in 0i32..60,
+    ) {
+        let (scale, low) = match kind {
+            // Any double at all (NaN and infinities included).
+            0 => (f64::from_bits(scale_bits), low),
+            // A power of two: the product is exact.
+            1 => (2f64.powi(shift - 40), low),
+            // `step * scale` just above the f32 value `low` and `low`
+            // taken off again: the exact value is tiny and the product's
+            // rounding error, large beside it, shows in a plain multiply
+            // and add (it differs from the fused one in most of these).
+            2 => {
+                let t = f64::from(low) * 2f64.powi(-shift) * 1e-7;
+                ((f64::from(low) + t) / step.max(1) as f64, -low)
+            }
+            // `low` cancels a product of exactly `-low`: a value of zero.
+            3 => {
+                let scale = 2f64.powi(shift - 40);
+                (scale, -((step as f64 * scale) as f32))
+            }
+            // `low` cancels the rounded product, not the exact one: the
+            // value is the product's rounding error.
+            4 => (-f64::from(low) / step.max(1) as f64, low),
+            // A scale whose product carries more than 53 significant bits.
+            _ => (
+                (1.0 + f64::from_bits(scale_bits >> 12 | 0x3ff0_0000_0000_0000) * 1e-9)
+                    * 2f64.powi(shift - 30),
+                low,
+            ),
+        };
+        let qf = QuantizedFloat {
+            scale,
+            low,
+            ..QuantizedFloat::new(Some(8), None, None, None).unwrap()
+        };
+        let fused = (step as f64).mul_add(scale, f64::from(low)) as f32;
+        prop_assert_eq!(qf.value_of_step(step).to_bits(), fused.to_bits());
+    }
+
     #[test]
     fn quantized_float_raw_keeps_every_bit(f in frame(), raw in any::<u32>()) {
         let qf = QuantizedFloat::new(Some(32), None, None, None).unwrap();
         let (back, len) = round_trip(&f, |w| qf.encode(w, f32::from_bits(raw)), |r| qf.decode(r))?;
         prop_assert_eq!(back.to_bits(), raw);
         prop_assert_eq!(len, 32);
+    }
+}
+
+/// Zeros from `value_of_step`, each with the sign the fused multiply-add
+/// gives it: a product cancelled exactly (step 64 of a [-4, 4] range in
+/// 1/16 steps, as CS2 and Deadlock velocities are), zero steps, negative
+/// zeros, and a cancellation that leaves the product's rounding error.
+#[test]
+fn quantized_value_of_step_zeros_carry_the_fused_sign() {
+    let base = QuantizedFloat::new(Some(8), None, None, None).unwrap();
+    let cases: [(u64, f64, f32); 6] = [
+        (64, 0.0625, -4.0),
+        (0, 0.0625, 0.0),
+        (0, -1.0, -0.0),
+        (0, 1.0, -0.0),
+        (0, -1.0, 0.0),
+        (3, 0.1, -0.3),
+    ];
+    for (step, scale, low) in cases {
+        let qf = QuantizedFloat { scale, low, ..base };
+        let fused = (step as f64).mul_add(scale, f64::from(low)) as f32;
+        assert_eq!(
+            qf.value_of_step(step).to_bits(),
+            fused.to_bits(),
+            "step {step}, scale {scale}, low {low}"
+        );
     }
 }
 
