@@ -345,13 +345,13 @@ impl<'a> BitReader<'a> {
         let mut out_chunks = out.chunks_exact_mut(8);
         let mut src_at = 0usize;
         for chunk in &mut out_chunks {
-            let (Some(word), Some(&next)) = (src.get(src_at..src_at + 8), src.get(src_at + 8))
+            // Nine input bytes: one bound check for the word and the byte.
+            let Some(&[b0, b1, b2, b3, b4, b5, b6, b7, next]) = src.get(src_at..src_at + 9)
             else {
                 return Err(self.end_error(out.len() as u64 * 8));
             };
-            let mut bytes = [0u8; 8];
-            bytes.copy_from_slice(word);
-            let value = (u64::from_le_bytes(bytes) >> shift) | (u64::from(next) << (64 - shift));
+            let word = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+            let value = (word >> shift) | (u64::from(next) << (64 - shift));
             chunk.copy_from_slice(&value.to_le_bytes());
             src_at += 8;
         }
