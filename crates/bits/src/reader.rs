@@ -346,8 +346,7 @@ impl<'a> BitReader<'a> {
         let mut src_at = 0usize;
         for chunk in &mut out_chunks {
             // Nine input bytes: one bound check for the word and the byte.
-            let Some(&[b0, b1, b2, b3, b4, b5, b6, b7, next]) = src.get(src_at..src_at + 9)
-            else {
+            let Some(&[b0, b1, b2, b3, b4, b5, b6, b7, next]) = src.get(src_at..src_at + 9) else {
                 return Err(self.end_error(out.len() as u64 * 8));
             };
             let word = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);

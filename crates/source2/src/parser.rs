@@ -1150,30 +1150,41 @@ impl<'a> DemoParser<'a> {
                     limit: MAX_MESSAGE_SIZE as u64,
                 }));
             }
-            // Most bodies are not byte aligned (the id is a UBitVar): copy
-            // them into a scratch buffer reused across messages.
-            let mut scratch = std::mem::take(&mut self.scratch);
+            // Most bodies are not byte aligned (the id is a UBitVar): they are
+            // copied into a scratch buffer reused across messages, but only
+            // when the message's handler reads them (`MessageBody::bytes`);
+            // a message nobody asked for (an `events` run's packet
+            // entities, say) is stepped over.
             let aligned = r
                 .read_bytes_aligned(size)
                 .map_err(|e| self.err(ErrorKind::bits("packet message body", e)))?;
-            let body: &[u8] = match aligned {
-                Some(slice) => slice,
+            let mut scratch = std::mem::take(&mut self.scratch);
+            let mut body = match aligned {
+                Some(slice) => MessageBody::Aligned(slice),
                 None => {
                     if r.bits_remaining() < size as u64 * 8 {
+                        self.scratch = scratch;
                         return Err(self.err(ErrorKind::Truncated {
                             what: "packet message body",
                             needed: size as u64,
                             available: r.bits_remaining() / 8,
                         }));
                     }
-                    scratch.clear();
-                    scratch.resize(size, 0);
-                    r.read_bytes_into(&mut scratch)
-                        .map_err(|e| self.err(ErrorKind::bits("packet message body", e)))?;
-                    &scratch
+                    let at = r.clone();
+                    // Within the bits just checked.
+                    if let Err(e) = r.skip_bits(size as u64 * 8) {
+                        self.scratch = scratch;
+                        return Err(self.err(ErrorKind::bits("packet message body", e)));
+                    }
+                    MessageBody::Unaligned {
+                        at,
+                        size,
+                        scratch: &mut scratch,
+                        copied: false,
+                    }
                 }
             };
-            let result = self.handle_message(id, body, visitor, interests, skip_entities);
+            let result = self.handle_message(id, &mut body, visitor, interests, skip_entities);
             self.scratch = scratch;
             result?;
         }
@@ -1183,7 +1194,7 @@ impl<'a> DemoParser<'a> {
     fn handle_message<V: Visitor>(
         &mut self,
         id: u32,
-        body: &[u8],
+        body: &mut MessageBody<'_, '_>,
         visitor: &mut V,
         interests: Interests,
         skip_entities: bool,
@@ -1192,7 +1203,7 @@ impl<'a> DemoParser<'a> {
         *self.message_ids.entry(id).or_default() += 1;
         match id {
             4 => {
-                if let Ok(m) = pb::CNetMsgTick::decode(body) {
+                if let Ok(m) = pb::CNetMsgTick::decode(body.bytes()) {
                     self.state.net_tick = m.tick.unwrap_or(0);
                 }
             }
@@ -1200,7 +1211,7 @@ impl<'a> DemoParser<'a> {
                 // Convars are reported as synthetic `server_cvar` events
                 // (name, value), as demoparser2 does.
                 if interests.game_events {
-                    if let Ok(m) = pb::CNetMsgSetConVar::decode(body) {
+                    if let Ok(m) = pb::CNetMsgSetConVar::decode(body.bytes()) {
                         for cvar in m.convars.iter().flat_map(|c| c.cvars.iter()) {
                             let event = GameEvent {
                                 name: "server_cvar".to_string(),
@@ -1225,7 +1236,7 @@ impl<'a> DemoParser<'a> {
                 }
             }
             40 => {
-                let m = pb::CSvcMsgServerInfo::decode(body)
+                let m = pb::CSvcMsgServerInfo::decode(body.bytes())
                     .map_err(|e| self.err(ErrorKind::protobuf("CSVCMsg_ServerInfo", e)))?;
                 if let Some(ti) = m.tick_interval.filter(|t| *t > 0.0 && t.is_finite()) {
                     self.state.tick_interval = ti;
@@ -1240,11 +1251,11 @@ impl<'a> DemoParser<'a> {
                     return Ok(());
                 }
                 self.finish_send_tables(true)?;
-                self.load_send_tables(body)?;
+                self.load_send_tables(body.bytes())?;
             }
             44 => {
                 // Borrowed: the generated type would copy the whole table.
-                let m = crate::wire::create_string_table(body).map_err(|k| self.err(k))?;
+                let m = crate::wire::create_string_table(body.bytes()).map_err(|k| self.err(k))?;
                 if self.state.string_tables.len() >= MAX_STRING_TABLES {
                     return Err(self.err(ErrorKind::LimitExceeded {
                         what: "string tables",
@@ -1285,7 +1296,7 @@ impl<'a> DemoParser<'a> {
             }
             45 => {
                 // Borrowed: the generated type would copy the entries.
-                let m = crate::wire::update_string_table(body).map_err(|k| self.err(k))?;
+                let m = crate::wire::update_string_table(body.bytes()).map_err(|k| self.err(k))?;
                 let id = m.table_id.unwrap_or(-1);
                 let Some(idx) = usize::try_from(id)
                     .ok()
@@ -1315,7 +1326,8 @@ impl<'a> DemoParser<'a> {
                 if !interests.entities || skip_entities {
                     return Ok(());
                 }
-                let m = crate::wire::PacketEntitiesView::parse(body).map_err(|k| self.err(k))?;
+                let m = crate::wire::PacketEntitiesView::parse(body.bytes())
+                    .map_err(|k| self.err(k))?;
                 self.packet_entities(m, visitor)?;
                 visitor.on_packet_entities(&self.state);
             }
@@ -1324,7 +1336,7 @@ impl<'a> DemoParser<'a> {
                     return Ok(());
                 }
                 let cs2 = matches!(self.state.game, Game::Cs2 | Game::Any);
-                match crate::usercmd::decode_user_commands(body, self.state.tick, cs2) {
+                match crate::usercmd::decode_user_commands(body.bytes(), self.state.tick, cs2) {
                     Ok(commands) => {
                         for cmd in commands {
                             let Some(pawn) = cmd.pawn else {
@@ -1348,6 +1360,7 @@ impl<'a> DemoParser<'a> {
                 }
                 // Read straight into descriptors (no generated structs).
                 let decode = crate::wire::game_event_list;
+                let body = body.bytes();
                 self.state.event_descriptors = match &self.send_table_cache {
                     Some(cache) => cache.descriptors_or_build(body, decode),
                     None => decode(body).map(Arc::new),
@@ -1358,7 +1371,7 @@ impl<'a> DemoParser<'a> {
                 if !interests.game_events {
                     return Ok(());
                 }
-                let m = pb::CMsgSource1LegacyGameEvent::decode(body)
+                let m = pb::CMsgSource1LegacyGameEvent::decode(body.bytes())
                     .map_err(|e| self.err(ErrorKind::protobuf("CMsgSource1LegacyGameEvent", e)))?;
                 match crate::gameevent::decode(&m, &self.state.event_descriptors, self.state.tick) {
                     Ok(ev) => visitor.on_game_event(&self.state, &ev),
@@ -1374,7 +1387,7 @@ impl<'a> DemoParser<'a> {
                         &UserMessage {
                             id,
                             game: self.state.game,
-                            payload: body,
+                            payload: body.bytes(),
                         },
                     );
                 }
@@ -1784,4 +1797,51 @@ pub fn parse_file<V: Visitor>(
         },
     })?;
     parse_with(&data, visitor)
+}
+
+/// The body of one packet message, as [`DemoParser::handle_message`] gets
+/// it: a slice of the packet when it starts on a byte boundary; otherwise
+/// copied (shifted) into the parser's scratch buffer the first time a
+/// handler asks for it, so a message that is skipped costs no copy.
+enum MessageBody<'a, 's> {
+    Aligned(&'a [u8]),
+    Unaligned {
+        /// A reader at the body's first bit, with `size` bytes after it.
+        at: BitReader<'a>,
+        size: usize,
+        scratch: &'s mut Vec<u8>,
+        copied: bool,
+    },
+}
+
+impl MessageBody<'_, '_> {
+    /// The body's bytes.
+    fn bytes(&mut self) -> &[u8] {
+        match self {
+            MessageBody::Aligned(slice) => slice,
+            MessageBody::Unaligned {
+                at,
+                size,
+                scratch,
+                copied,
+            } => {
+                if !*copied {
+                    // Grown, never shrunk: its room is zeroed once, then
+                    // only overwritten.
+                    if scratch.len() < *size {
+                        scratch.resize(*size, 0);
+                    }
+                    let room = scratch.get_mut(..*size).unwrap_or_default();
+                    // The packet loop checked that `size` bytes follow `at`;
+                    // should the copy fail anyway, the handler gets an empty
+                    // body and reports it as it would any short message.
+                    if at.read_bytes_into(room).is_err() {
+                        *size = 0;
+                    }
+                    *copied = true;
+                }
+                scratch.get(..*size).unwrap_or_default()
+            }
+        }
+    }
 }
