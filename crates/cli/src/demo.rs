@@ -126,7 +126,11 @@ pub(crate) fn read_demo(path: &Path) -> Result<Vec<u8>, String> {
         }
         return Ok(data);
     }
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    std::fs::read(path).map_err(|e| cannot_read(path, &e))
+}
+
+fn cannot_read(path: &Path, e: &std::io::Error) -> String {
+    format!("cannot read {}: {e}", path.display())
 }
 
 /// [`read_demo`] for a worker that reads demo after demo: the file goes
@@ -146,12 +150,13 @@ pub(crate) fn with_demo<T>(
     thread_local! {
         static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
     BUFFER.with(|buffer| {
         let mut data = buffer.take();
         data.clear();
         let read = std::fs::File::open(path).and_then(|mut file| file.read_to_end(&mut data));
-        let result = read.map_err(cannot).and_then(|_| f(&data));
+        let result = read
+            .map_err(|e| cannot_read(path, &e))
+            .and_then(|_| f(&data));
         buffer.replace(data);
         result
     })

@@ -1158,12 +1158,10 @@ impl<'a> DemoParser<'a> {
             let aligned = r
                 .read_bytes_aligned(size)
                 .map_err(|e| self.err(ErrorKind::bits("packet message body", e)))?;
-            let mut scratch = std::mem::take(&mut self.scratch);
             let mut body = match aligned {
                 Some(slice) => MessageBody::Aligned(slice),
                 None => {
                     if r.bits_remaining() < size as u64 * 8 {
-                        self.scratch = scratch;
                         return Err(self.err(ErrorKind::Truncated {
                             what: "packet message body",
                             needed: size as u64,
@@ -1172,20 +1170,20 @@ impl<'a> DemoParser<'a> {
                     }
                     let at = r.clone();
                     // Within the bits just checked.
-                    if let Err(e) = r.skip_bits(size as u64 * 8) {
-                        self.scratch = scratch;
-                        return Err(self.err(ErrorKind::bits("packet message body", e)));
-                    }
+                    r.skip_bits(size as u64 * 8)
+                        .map_err(|e| self.err(ErrorKind::bits("packet message body", e)))?;
                     MessageBody::Unaligned {
                         at,
                         size,
-                        scratch: &mut scratch,
+                        scratch: std::mem::take(&mut self.scratch),
                         copied: false,
                     }
                 }
             };
             let result = self.handle_message(id, &mut body, visitor, interests, skip_entities);
-            self.scratch = scratch;
+            if let MessageBody::Unaligned { scratch, .. } = body {
+                self.scratch = scratch;
+            }
             result?;
         }
         Ok(())
@@ -1194,7 +1192,7 @@ impl<'a> DemoParser<'a> {
     fn handle_message<V: Visitor>(
         &mut self,
         id: u32,
-        body: &mut MessageBody<'_, '_>,
+        body: &mut MessageBody<'_>,
         visitor: &mut V,
         interests: Interests,
         skip_entities: bool,
@@ -1801,20 +1799,21 @@ pub fn parse_file<V: Visitor>(
 
 /// The body of one packet message, as [`DemoParser::handle_message`] gets
 /// it: a slice of the packet when it starts on a byte boundary; otherwise
-/// copied (shifted) into the parser's scratch buffer the first time a
-/// handler asks for it, so a message that is skipped costs no copy.
-enum MessageBody<'a, 's> {
+/// copied (shifted) into the parser's scratch buffer, lent to it for the
+/// message, the first time a handler asks for it, so a message that is
+/// skipped costs no copy.
+enum MessageBody<'a> {
     Aligned(&'a [u8]),
     Unaligned {
         /// A reader at the body's first bit, with `size` bytes after it.
         at: BitReader<'a>,
         size: usize,
-        scratch: &'s mut Vec<u8>,
+        scratch: Vec<u8>,
         copied: bool,
     },
 }
 
-impl MessageBody<'_, '_> {
+impl MessageBody<'_> {
     /// The body's bytes.
     fn bytes(&mut self) -> &[u8] {
         match self {
