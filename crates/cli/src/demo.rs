@@ -35,7 +35,8 @@ pub enum RowFormat {
 /// `gamewire info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// The demo file.
+    /// The demo: a `.dem` file (also gzip, bzip2 or zstd compressed: `.dem.gz`,
+    /// `.dem.bz2`, `.dem.zst`), a broadcast directory, or `-` for standard input.
     pub demo: PathBuf,
     /// Output format.
     #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
@@ -45,7 +46,8 @@ pub struct InfoArgs {
 /// `gamewire schema`.
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
-    /// The demo file.
+    /// The demo: a `.dem` file (also gzip, bzip2 or zstd compressed: `.dem.gz`,
+    /// `.dem.bz2`, `.dem.zst`), a broadcast directory, or `-` for standard input.
     pub demo: PathBuf,
     /// Only this class (server class or serializer name).
     #[arg(long)]
@@ -55,9 +57,10 @@ pub struct SchemaArgs {
 /// `gamewire events`.
 #[derive(Debug, Args)]
 pub struct EventsArgs {
-    /// Demo files, or directories searched recursively for `.dem` files and
-    /// broadcast directories. With several demos (or a directory), every row
-    /// starts with a `demo` column: the file name without `.dem`.
+    /// Demo files (`.dem`, also compressed: `.dem.gz`, `.dem.bz2`, `.dem.zst`;
+    /// `-` for standard input), or directories searched recursively for them
+    /// and for broadcast directories. With several demos (or a directory),
+    /// every row starts with a `demo` column: the file name without `.dem`.
     #[arg(required = true, value_name = "DEMO")]
     pub demos: Vec<PathBuf>,
     /// Only events with this name (repeatable).
@@ -77,7 +80,8 @@ pub struct EventsArgs {
 /// `gamewire entities`.
 #[derive(Debug, Args)]
 pub struct EntitiesArgs {
-    /// The demo file.
+    /// The demo: a `.dem` file (also gzip, bzip2 or zstd compressed: `.dem.gz`,
+    /// `.dem.bz2`, `.dem.zst`), a broadcast directory, or `-` for standard input.
     pub demo: PathBuf,
     /// The tick at which to print the state (the end of that tick).
     #[arg(long)]
@@ -90,9 +94,10 @@ pub struct EntitiesArgs {
 /// `gamewire ticks`.
 #[derive(Debug, Args)]
 pub struct TicksArgs {
-    /// Demo files, or directories searched recursively for `.dem` files and
-    /// broadcast directories. With several demos (or a directory), every row
-    /// starts with a `demo` column: the file name without `.dem`.
+    /// Demo files (`.dem`, also compressed: `.dem.gz`, `.dem.bz2`, `.dem.zst`;
+    /// `-` for standard input), or directories searched recursively for them
+    /// and for broadcast directories. With several demos (or a directory),
+    /// every row starts with a `demo` column: the file name without `.dem`.
     #[arg(required = true, value_name = "DEMO")]
     pub demos: Vec<PathBuf>,
     /// Comma-separated props: demoparser2's names (X, Y, Z, health,
@@ -115,18 +120,47 @@ pub struct TicksArgs {
     pub jobs: Option<usize>,
 }
 
-/// Reads a `.dem` file, or a broadcast directory (with a `sync.json`)
-/// rewritten as a demo stream. A cut broadcast fragment is reported on
-/// standard error; everything before it is still parsed.
+/// Reads a `.dem` file (gzip, bzip2 or zstd compressed too), standard input
+/// for the path `-`, or a broadcast directory (with a `sync.json`)
+/// rewritten as a demo stream. A cut broadcast fragment or compressed
+/// stream is reported on standard error; everything before it is still
+/// parsed.
 pub(crate) fn read_demo(path: &Path) -> Result<Vec<u8>, String> {
     if gamewire_source2::broadcast::is_broadcast_dir(path) {
         let (data, cut) = gamewire_source2::broadcast::load(path).map_err(|e| e.to_string())?;
-        if let Some(e) = cut {
-            eprintln!("warning: {}: {e}; parsing what came before", path.display());
-        }
+        warn_read_cut(path, cut.as_ref());
         return Ok(data);
     }
-    std::fs::read(path).map_err(|e| cannot_read(path, &e))
+    let mut data = Vec::new();
+    read_file(path, &mut data)?;
+    unpack(path, data)
+}
+
+/// Reads the file `path` (standard input for `-`) into `data`.
+fn read_file(path: &Path, data: &mut Vec<u8>) -> Result<(), String> {
+    use std::io::Read;
+    let read = if gamewire_query::input::is_stdin(path) {
+        std::io::stdin().lock().read_to_end(data)
+    } else {
+        std::fs::File::open(path).and_then(|mut file| file.read_to_end(data))
+    };
+    read.map(drop).map_err(|e| cannot_read(path, &e))
+}
+
+/// The demo in a file's bytes: decompressed when the file is compressed
+/// (a cut or damaged stream is reported, and what came before kept).
+fn unpack(path: &Path, data: Vec<u8>) -> Result<Vec<u8>, String> {
+    let (data, cut) = gamewire_query::input::unpack(data).map_err(|e| describe_error(path, &e))?;
+    warn_read_cut(path, cut.as_ref());
+    Ok(data)
+}
+
+/// Reports a cut met while reading (a broadcast fragment, a compressed
+/// stream).
+fn warn_read_cut(path: &Path, cut: Option<&DemoError>) {
+    if let Some(e) = cut {
+        eprintln!("warning: {}: {e}; parsing what came before", path.display());
+    }
 }
 
 fn cannot_read(path: &Path, e: &std::io::Error) -> String {
@@ -138,12 +172,12 @@ fn cannot_read(path: &Path, e: &std::io::Error) -> String {
 /// bytes. A new buffer per demo would be fresh memory the kernel faults in
 /// page by page (a buffer this large is its own mapping, unmapped when
 /// freed); the kept one is already mapped. It keeps the size of the
-/// thread's largest demo.
+/// thread's largest demo. (A compressed demo is decompressed into a buffer
+/// of its own.)
 pub(crate) fn with_demo<T>(
     path: &Path,
     f: impl FnOnce(&[u8]) -> Result<T, String>,
 ) -> Result<T, String> {
-    use std::io::Read;
     if gamewire_source2::broadcast::is_broadcast_dir(path) {
         return f(&read_demo(path)?);
     }
@@ -153,10 +187,13 @@ pub(crate) fn with_demo<T>(
     BUFFER.with(|buffer| {
         let mut data = buffer.take();
         data.clear();
-        let read = std::fs::File::open(path).and_then(|mut file| file.read_to_end(&mut data));
-        let result = read
-            .map_err(|e| cannot_read(path, &e))
-            .and_then(|_| f(&data));
+        let result = read_file(path, &mut data).and_then(|()| {
+            if gamewire_query::input::Compression::of(&data).is_some() {
+                f(&unpack(path, std::mem::take(&mut data))?)
+            } else {
+                f(&data)
+            }
+        });
         buffer.replace(data);
         result
     })
@@ -1170,7 +1207,8 @@ pub fn entities(args: EntitiesArgs) -> Result<(), String> {
 /// `gamewire messages`.
 #[derive(Debug, Args)]
 pub struct MessagesArgs {
-    /// The demo file.
+    /// The demo: a `.dem` file (also gzip, bzip2 or zstd compressed: `.dem.gz`,
+    /// `.dem.bz2`, `.dem.zst`), a broadcast directory, or `-` for standard input.
     pub demo: PathBuf,
     /// Only messages with this name (`CsUmServerRankUpdate`, `UmSayText2`,
     /// `GeFireBulletsId`, ...; repeatable).

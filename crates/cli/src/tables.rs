@@ -104,7 +104,8 @@ pub struct TableArgs {
     /// flashes, footsteps, item_drops, skins, combat_log (Dota 2),
     /// updated_fields (the props the demo sends, by name).
     pub table: String,
-    /// The demo file.
+    /// The demo: a `.dem` file (also gzip, bzip2 or zstd compressed: `.dem.gz`,
+    /// `.dem.bz2`, `.dem.zst`), a broadcast directory, or `-` for standard input.
     pub demo: PathBuf,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Csv)]
@@ -168,7 +169,8 @@ fn cut_message(path: &Path, cut: &gamewire_source2::DemoError) -> String {
 /// `gamewire batch`.
 #[derive(Debug, Args)]
 pub struct BatchArgs {
-    /// Demo files, or directories searched recursively for `.dem` files and
+    /// Demo files (`.dem`, also compressed: `.dem.gz`, `.dem.bz2`,
+    /// `.dem.zst`), or directories searched recursively for them and for
     /// broadcast directories (a `sync.json` and its fragments: one demo
     /// each). A demo cut short (a truncated file, a cut fragment) keeps its
     /// tables up to the cut, with a warning.

@@ -498,3 +498,136 @@ fn ticks_players_keeps_those_players_rows() {
     let bad = gamewire(&["ticks", d, "--props", "health", "--players", "me"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// Compressed copies of a corpus demo (gzip, bzip2, zstd), made here with
+/// the compressors' Rust crates, in a fresh directory.
+fn compressed_copies(demo: &std::path::Path, dir_name: &str) -> (PathBuf, Vec<PathBuf>) {
+    use std::io::Write;
+    let data = std::fs::read(demo).unwrap();
+    let dir = std::env::temp_dir().join(format!("gamewire-{dir_name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&data).unwrap();
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+    bz.write_all(&data).unwrap();
+    let zst =
+        ruzstd::encoding::compress_to_vec(&data[..], ruzstd::encoding::CompressionLevel::Fastest);
+    let mut paths = Vec::new();
+    for (ext, bytes) in [
+        ("gz", gz.finish().unwrap()),
+        ("bz2", bz.finish().unwrap()),
+        ("zst", zst),
+    ] {
+        assert!(bytes.len() < data.len());
+        let p = dir.join(format!("match.dem.{ext}"));
+        std::fs::write(&p, bytes).unwrap();
+        paths.push(p);
+    }
+    (dir, paths)
+}
+
+#[test]
+fn compressed_demos_and_standard_input_read_as_the_demo_itself() {
+    let demo = corpus("cs2/14065.dem");
+    let (dir, copies) = compressed_copies(&demo, "compressed");
+    let plain_events = gamewire(&["events", demo.to_str().unwrap(), "--format", "csv"]);
+    let plain_ticks = gamewire(&["ticks", demo.to_str().unwrap(), "--props", "X,Y,health"]);
+    assert!(plain_events.status.success() && plain_ticks.status.success());
+    assert!(plain_events.stdout.len() > 1000 && plain_ticks.stdout.len() > 1000);
+    for copy in &copies {
+        let c = copy.to_str().unwrap();
+        let events = gamewire(&["events", c, "--format", "csv"]);
+        assert!(
+            events.status.success() && events.stderr.is_empty(),
+            "{c}: {}",
+            String::from_utf8_lossy(&events.stderr)
+        );
+        assert!(events.stdout == plain_events.stdout, "{c}: events differ");
+        let ticks = gamewire(&["ticks", c, "--props", "X,Y,health"]);
+        assert!(ticks.stdout == plain_ticks.stdout, "{c}: ticks differ");
+        // From standard input.
+        let piped = Command::new(env!("CARGO_BIN_EXE_gamewire"))
+            .args(["events", "-", "--format", "csv"])
+            .stdin(std::fs::File::open(copy).unwrap())
+            .output()
+            .unwrap();
+        assert!(piped.stdout == plain_events.stdout, "{c} on standard input");
+    }
+    let piped = Command::new(env!("CARGO_BIN_EXE_gamewire"))
+        .args(["ticks", "-", "--props", "X,Y,health"])
+        .stdin(std::fs::File::open(&demo).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        piped.stdout == plain_ticks.stdout,
+        "plain demo on standard input"
+    );
+    // A directory of compressed demos: each is found, and named without
+    // its extensions in the `demo` column.
+    let many = gamewire(&[
+        "ticks",
+        dir.to_str().unwrap(),
+        "--props",
+        "health",
+        "-j",
+        "1",
+    ]);
+    assert!(
+        many.status.success(),
+        "{}",
+        String::from_utf8_lossy(&many.stderr)
+    );
+    let text = String::from_utf8(many.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    let plain_rows = String::from_utf8(plain_ticks.stdout)
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    assert_eq!(rows.len(), 3 * plain_rows);
+    // The three files share a stem: match, match-2, match-3.
+    for name in ["match", "match-2", "match-3"] {
+        let n = rows
+            .iter()
+            .filter(|r| r.starts_with(&format!("{name},")))
+            .count();
+        assert_eq!(n, plain_rows, "rows of {name}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_cut_compressed_demo_keeps_its_start_and_names_both_cuts() {
+    let demo = corpus("cs2/14065.dem");
+    let (dir, copies) = compressed_copies(&demo, "compressed-cut");
+    let gz = std::fs::read(&copies[0]).unwrap();
+    let cut = dir.join("cut.dem.gz");
+    std::fs::write(&cut, &gz[..gz.len() / 2]).unwrap();
+    let out = gamewire(&["events", cut.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The gzip stream's end, then the demo's own cut at a frame and tick.
+    assert!(stderr.contains("gzip stream: "), "{stderr}");
+    assert!(
+        stderr.contains(&format!("of {} compressed bytes", gz.len() / 2)),
+        "{stderr}"
+    );
+    assert!(stderr.contains("the demo is truncated"), "{stderr}");
+    let full = gamewire(&["events", demo.to_str().unwrap()]);
+    let kept = String::from_utf8(out.stdout).unwrap();
+    let all = String::from_utf8(full.stdout).unwrap();
+    assert!(kept.lines().count() > 10 && kept.lines().count() < all.lines().count());
+    assert!(
+        all.starts_with(&kept),
+        "the kept events are the demo's first events"
+    );
+    // Damage from the start: an error naming the format, nothing else.
+    let junk = dir.join("junk.dem.zst");
+    std::fs::write(&junk, [0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap();
+    let out = gamewire(&["info", junk.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("junk.dem.zst: zstd stream: "), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -208,6 +208,20 @@ fn run_queries(
 }
 
 /// The message of a demo cut short, given to Python's `DemoTruncatedWarning`.
+/// The cut of a demo: the parse's, the reading's (a cut broadcast fragment,
+/// a cut compressed stream) or both, the reading's first.
+fn cut_of(
+    path: &Path,
+    read_cut: Option<&dyn std::fmt::Display>,
+    parse_cut: Option<&dyn std::fmt::Display>,
+) -> Option<String> {
+    match (read_cut, parse_cut) {
+        (Some(r), Some(p)) => Some(cut_message(path, &format!("{r}; then {p}"))),
+        (Some(cut), None) | (None, Some(cut)) => Some(cut_message(path, cut)),
+        (None, None) => None,
+    }
+}
+
 fn cut_message(path: &Path, cut: &dyn std::fmt::Display) -> String {
     format!(
         "{}: {cut}; the result holds everything before the cut",
@@ -450,9 +464,10 @@ fn header_fields(state: &DemoState) -> Vec<(&'static str, HeaderValue)> {
 struct NativeDemo {
     path: PathBuf,
     data: Vec<u8>,
-    /// A broadcast directory whose fragments stop at a cut one: the cut
-    /// (the data is the stream before it).
-    read_cut: Option<String>,
+    /// A broadcast directory whose fragments stop at a cut one, or a
+    /// compressed file whose stream is cut: the cut (the data is the demo
+    /// before it).
+    read_cut: Option<ParseError>,
 }
 
 impl NativeDemo {
@@ -475,12 +490,10 @@ impl NativeDemo {
         Ok((visitor, state, self.cut(cut)))
     }
 
-    /// The cut to report: the parse's, or the broadcast directory's.
+    /// The cut to report: the reading's, the parse's, or both.
     fn cut(&self, parse_cut: Option<ParseError>) -> Option<String> {
-        match parse_cut {
-            Some(e) => Some(cut_message(&self.path, &e)),
-            None => self.read_cut.clone(),
-        }
+        let read_cut = self.read_cut.as_ref().map(|c| c as &dyn std::fmt::Display);
+        cut_of(&self.path, read_cut, parse_cut.as_ref().map(|c| c as _))
     }
 }
 
@@ -496,7 +509,6 @@ impl NativeDemo {
         if let Err(e) = DemoParser::new(&data) {
             return Err(demo_error(&path, &e));
         }
-        let read_cut = read_cut.map(|e| cut_message(&path, &e));
         Ok(NativeDemo {
             path,
             data,
@@ -616,10 +628,11 @@ fn run_many<'py>(
         for t in &mut tables {
             t.prepend_constant("demo", name);
         }
-        let cut = match cut {
-            Some(e) => Some(cut_message(path, &e)),
-            None => read_cut.map(|e| cut_message(path, &e)),
-        };
+        let cut = cut_of(
+            path,
+            read_cut.as_ref().map(|c| c as _),
+            cut.as_ref().map(|c| c as _),
+        );
         Ok((tables, cut))
     };
     let (merged, failures) = py.detach(|| {

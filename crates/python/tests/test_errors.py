@@ -181,3 +181,45 @@ def test_grenade_extra_props():
     with pytest.raises(gamewire.DemoError) as e:
         demo.grenades(["m_nBounse"])
     assert 'unknown grenade prop "m_nBounse"; closest: m_nBounces' in str(e.value)
+
+
+def test_compressed_demos_read_as_the_demo_itself(tmp_path):
+    """`.dem.gz` and `.dem.bz2` (made here with Python's own compressors) are
+    decompressed on reading; `parse_many` finds them in a directory."""
+    import bz2
+    import gzip
+
+    whole = corpus("cs2/14065.dem")
+    data = whole.read_bytes()
+    (tmp_path / "m.dem.gz").write_bytes(gzip.compress(data))
+    (tmp_path / "m.dem.bz2").write_bytes(bz2.compress(data))
+    plain = gamewire.Demo(whole)
+    for name in ("m.dem.gz", "m.dem.bz2"):
+        demo = gamewire.Demo(tmp_path / name)
+        assert demo.size == len(data)
+        assert demo.header() == plain.header()
+        assert demo.kills().equals(plain.kills())
+        assert demo.ticks(["X", "health"]).equals(plain.ticks(["X", "health"]))
+    many = gamewire.parse_many(tmp_path, ["kills"])["kills"]
+    assert sorted(set(many["demo"])) == ["m", "m-2"]
+    assert len(many) == 2 * len(plain.kills())
+
+
+def test_cut_compressed_demo_warns_with_the_stream_and_keeps_its_start(tmp_path):
+    import gzip
+
+    data = corpus("cs2/14065.dem").read_bytes()
+    packed = gzip.compress(data)
+    path = tmp_path / "cut.dem.gz"
+    path.write_bytes(packed[: len(packed) // 2])
+    with pytest.warns(gamewire.DemoTruncatedWarning) as record:
+        demo = gamewire.Demo(path)
+        header = demo.header()
+    messages = [str(w.message) for w in record]
+    assert any(f"gzip stream: " in m and f"of {len(packed) // 2} compressed bytes" in m
+               for m in messages), messages
+    assert header["map_name"] == "de_nuke" and 0 < header["last_tick"] < 185
+    bad = tmp_path / "bad.dem.gz"
+    bad.write_bytes(packed[:10] + bytes(200))
+    with pytest.raises(gamewire.DemoError, match="gzip stream: "):
+        gamewire.Demo(bad)

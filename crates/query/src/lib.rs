@@ -23,6 +23,7 @@ pub mod actions;
 pub mod collect;
 pub mod error;
 pub mod fields;
+pub mod input;
 pub mod kinds;
 pub mod matches;
 pub mod props;
@@ -630,9 +631,11 @@ fn run_parse(
     Ok((tables, parser.state, cut))
 }
 
-/// Reads a demo: a `.dem` file, or an HTTP broadcast directory (a
-/// `sync.json` and its fragments, rewritten as one demo stream). A cut
-/// fragment is an error, as a truncated `.dem` is.
+/// Reads a demo: a `.dem` file (gzip, bzip2 or zstd compressed too, see
+/// [`input`]), standard input for the path `-`, or an HTTP broadcast
+/// directory (a `sync.json` and its fragments, rewritten as one demo
+/// stream). A cut fragment or compressed stream is an error, as a truncated
+/// `.dem` is.
 pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
     match read_input_keeping_cut(path)? {
         (_, Some(e)) => Err(QueryError::Demo(e)),
@@ -640,28 +643,34 @@ pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
     }
 }
 
-/// [`read_input`] that keeps what comes before a cut broadcast fragment: the
-/// demo stream up to the cut, and the cut (for [`run_keeping_cut`]'s
-/// callers, who report it and keep the rows).
+/// [`read_input`] that keeps what comes before a cut broadcast fragment or
+/// a cut or damaged compressed stream: the demo stream up to the cut, and
+/// the cut (for [`run_keeping_cut`]'s callers, who report it and keep the
+/// rows).
 pub fn read_input_keeping_cut(
     path: &std::path::Path,
 ) -> Result<(Vec<u8>, Option<DemoError>), QueryError> {
     if gamewire_source2::broadcast::is_broadcast_dir(path) {
         return Ok(gamewire_source2::broadcast::load(path)?);
     }
-    std::fs::read(path)
-        .map(|data| (data, None))
-        .map_err(|source| QueryError::Read {
-            path: path.to_path_buf(),
-            source,
-        })
+    let read = if input::is_stdin(path) {
+        let mut data = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut data).map(|_| data)
+    } else {
+        std::fs::read(path)
+    };
+    let data = read.map_err(|source| QueryError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(input::unpack(data)?)
 }
 
 /// The demos that `inputs` name, in order: files as given (whatever their
 /// extension: a missing one fails when it is read, as that demo), broadcast
 /// directories (a `sync.json` and its fragments) as one demo each, other
-/// directories searched recursively, in name order, for `.dem` files and
-/// broadcast directories. Used by `gamewire ticks`, `events` and `batch` and
+/// directories searched recursively, in name order, for `.dem` files (and
+/// `.dem.gz`, `.dem.bz2`, `.dem.zst`) and broadcast directories. Used by `gamewire ticks`, `events` and `batch` and
 /// the Python package's `parse_many`.
 pub fn collect_demos(inputs: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, QueryError> {
     use gamewire_source2::broadcast::is_broadcast_dir;
@@ -692,7 +701,7 @@ pub fn collect_demos(inputs: &[std::path::PathBuf]) -> Result<Vec<std::path::Pat
                 out.push(p);
             } else if p.is_dir() {
                 walk(&p, out, seen)?;
-            } else if p.extension().is_some_and(|e| e == "dem") {
+            } else if input::is_demo_name(&p) {
                 out.push(p);
             }
         }
@@ -718,10 +727,7 @@ pub fn dataset_names(demos: &[std::path::PathBuf]) -> Vec<String> {
     demos
         .iter()
         .map(|p| {
-            let stem = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "demo".into());
+            let stem = input::demo_stem(p).unwrap_or_else(|| "demo".into());
             let n = seen.entry(stem.clone()).or_insert(0);
             *n += 1;
             if *n == 1 {

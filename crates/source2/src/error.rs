@@ -90,6 +90,17 @@ pub enum ErrorKind {
         /// What was wrong.
         inner: Box<ErrorKind>,
     },
+    /// The outer compression of a compressed demo file (`.dem.gz`,
+    /// `.dem.bz2`, `.dem.zst`) did not decode. The location's byte offset is
+    /// how much of the demo came out before the damage (its frame and tick
+    /// are not known there).
+    #[error("{format} stream: {message}")]
+    Compressed {
+        /// `gzip`, `bzip2` or `zstd`.
+        format: &'static str,
+        /// The decompressor's message and where it stopped.
+        message: String,
+    },
     /// A string table message is inconsistent.
     #[error("string table {table:?}: {message}")]
     StringTable {
