@@ -200,9 +200,10 @@ def test_compressed_demos_read_as_the_demo_itself(tmp_path):
         assert demo.header() == plain.header()
         assert demo.kills().equals(plain.kills())
         assert demo.ticks(["X", "health"]).equals(plain.ticks(["X", "health"]))
-    many = gamewire.parse_many(tmp_path, ["kills"])["kills"]
+    many = gamewire.parse_many(tmp_path, ["players"])["players"]
+    assert len(plain.players()) > 0
     assert sorted(set(many["demo"])) == ["m", "m-2"]
-    assert len(many) == 2 * len(plain.kills())
+    assert len(many) == 2 * len(plain.players())
 
 
 def test_cut_compressed_demo_warns_with_the_stream_and_keeps_its_start(tmp_path):
@@ -211,12 +212,12 @@ def test_cut_compressed_demo_warns_with_the_stream_and_keeps_its_start(tmp_path)
     data = corpus("cs2/14065.dem").read_bytes()
     packed = gzip.compress(data)
     path = tmp_path / "cut.dem.gz"
-    path.write_bytes(packed[: len(packed) // 2])
+    path.write_bytes(packed[: len(packed) * 9 // 10])
     with pytest.warns(gamewire.DemoTruncatedWarning) as record:
         demo = gamewire.Demo(path)
         header = demo.header()
     messages = [str(w.message) for w in record]
-    assert any(f"gzip stream: " in m and f"of {len(packed) // 2} compressed bytes" in m
+    assert any(f"gzip stream: " in m and f"of {len(packed) * 9 // 10} compressed bytes" in m
                for m in messages), messages
     assert header["map_name"] == "de_nuke" and 0 < header["last_tick"] < 185
     bad = tmp_path / "bad.dem.gz"
