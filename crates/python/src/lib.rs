@@ -516,6 +516,27 @@ impl NativeDemo {
         })
     }
 
+    /// A demo already in memory (compressed too), named `name` in messages;
+    /// the bytes are copied.
+    #[staticmethod]
+    fn from_bytes(
+        py: Python<'_>,
+        data: pyo3::pybacked::PyBackedBytes,
+        name: PathBuf,
+    ) -> PyResult<Self> {
+        let bytes = data.to_vec();
+        let unpacked = py.detach(|| gamewire_query::input::unpack(bytes));
+        let (data, read_cut) = unpacked.map_err(|e| demo_error(&name, &e))?;
+        if let Err(e) = DemoParser::new(&data) {
+            return Err(demo_error(&name, &e));
+        }
+        Ok(NativeDemo {
+            path: name,
+            data,
+            read_cut,
+        })
+    }
+
     /// The path given.
     #[getter]
     fn path(&self) -> PathBuf {

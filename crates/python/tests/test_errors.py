@@ -224,3 +224,25 @@ def test_cut_compressed_demo_warns_with_the_stream_and_keeps_its_start(tmp_path)
     bad.write_bytes(packed[:10] + bytes(200))
     with pytest.raises(gamewire.DemoError, match="gzip stream: "):
         gamewire.Demo(bad)
+
+
+def test_demo_from_bytes():
+    """A demo already in memory: plain or compressed bytes, named in messages."""
+    import gzip
+
+    path = corpus("cs2/14065.dem")
+    data = path.read_bytes()
+    plain = gamewire.Demo(path)
+    for blob in (data, bytearray(data), memoryview(data), gzip.compress(data)):
+        demo = gamewire.Demo.from_bytes(blob, name="mem.dem")
+        assert demo.path == "mem.dem" and demo.size == len(data)
+        assert demo.header() == plain.header()
+        assert demo.ticks(["X", "health"]).equals(plain.ticks(["X", "health"]))
+        assert demo.players().equals(plain.players())
+    with pytest.raises(gamewire.DemoError, match=r"^<bytes>: not a Source 2 demo"):
+        gamewire.Demo.from_bytes(b"hello, there")
+    with pytest.raises(gamewire.DemoError, match=r"^x\.dem\.gz: gzip stream: "):
+        gamewire.Demo.from_bytes(gzip.compress(data)[:12], name="x.dem.gz")
+    cut = gamewire.Demo.from_bytes(data[:280_000], name="cut.dem")
+    with pytest.warns(gamewire.DemoTruncatedWarning, match=r"^cut\.dem: the demo is truncated"):
+        assert cut.header()["last_tick"] == 100

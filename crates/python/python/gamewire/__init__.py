@@ -270,8 +270,10 @@ def _drop(frame: Any, column: str) -> Any:
 
 
 class Demo:
-    """A Source 2 demo file, read into memory once. `path` may also be an HTTP broadcast
-    directory (a `sync.json` and its fragments), read as one demo.
+    """A Source 2 demo file, read into memory once. `path` may also be a gzip, bzip2 or zstd
+    compressed demo (`.dem.gz`, `.dem.bz2`, `.dem.zst`: told by its first bytes) or an HTTP
+    broadcast directory (a `sync.json` and its fragments), read as one demo. A demo already in
+    memory: `Demo.from_bytes(data, name)`.
 
     Raises `FileNotFoundError` (or `OSError`) when the file cannot be read and `DemoError`
     when it is not a Source 2 demo.
@@ -279,6 +281,18 @@ class Demo:
 
     def __init__(self, path: Union[str, os.PathLike]):
         self._native = NativeDemo(os.fspath(path))
+
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview], name: str = "<bytes>") -> "Demo":
+        """A demo already in memory: the bytes of a `.dem` file, or of a gzip, bzip2 or zstd
+        compressed one (read from an archive, a database, the network). `name` stands for the
+        path in messages and `path`. The bytes are copied. Raises `DemoError` when they are not a
+        Source 2 demo."""
+        if isinstance(data, memoryview):
+            data = data.tobytes()
+        demo = cls.__new__(cls)
+        demo._native = NativeDemo.from_bytes(data, os.fspath(name))
+        return demo
 
     def __repr__(self) -> str:
         return f"gamewire.Demo({str(self.path)!r}, {self.size} bytes)"
@@ -290,7 +304,7 @@ class Demo:
 
     @property
     def size(self) -> int:
-        """The file's size in bytes."""
+        """The demo's size in bytes (after decompression, for a compressed file)."""
         return self._native.size
 
     # -- header and event names --------------------------------------------------------------

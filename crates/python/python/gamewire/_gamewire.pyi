@@ -35,6 +35,9 @@ class NativeDemo:
     """A demo file held in memory."""
 
     def __new__(cls, path: Union[str, os.PathLike[str]]) -> "NativeDemo": ...
+    @staticmethod
+    def from_bytes(data: Union[bytes, bytearray], name: Union[str, os.PathLike[str]]) -> "NativeDemo":
+        """A demo already in memory (gzip, bzip2 or zstd compressed too), named `name`."""
     @property
     def path(self) -> Union[Path, str]: ...
     @property
