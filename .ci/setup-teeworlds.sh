@@ -11,7 +11,12 @@
 # (`unshare -n`) with only loopback up, on 127.0.0.1:18304 inside it; clients
 # reach it with `nsenter --net=/proc/PID/ns/net`. Both use `sv_register 0`.
 # If 18303 is taken here, the next free of 18313, 18323, ... is used.
-# servers.env records `vanilla=ADDR`, `ddnet=ADDR` and `ddnet_netns_pid=PID`
+# The vanilla server also has its external console (econ, TCP, on
+# 127.0.0.1:18403 or the next free port) with a random password, and its own
+# HOME, so the demos it records (`record NAME` over econ) land in a known
+# directory.
+# servers.env records `vanilla=ADDR`, `ddnet=ADDR`, `ddnet_netns_pid=PID`,
+# `vanilla_econ=ADDR`, `vanilla_econ_password=PW` and `vanilla_demos=DIR`
 # for crates/cli/tests/tw_live.rs. Idempotent; prints what it does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +24,7 @@ root=$(pwd)
 state="$root/target/tw-servers"
 vanilla_port=18303
 ddnet_port=18304
+econ_port=18403
 
 log() { echo "[setup-teeworlds] $*"; }
 
@@ -78,15 +84,25 @@ free_port() {
     echo "$port"
 }
 
+# free_tcp_port PORT: PORT, or the next of PORT+10, PORT+20, ... that no TCP
+# socket here listens on.
+free_tcp_port() {
+    local port=$1
+    while ss -tln 2>/dev/null | grep -q ":$port "; do port=$((port + 10)); done
+    echo "$port"
+}
+
 start() {
     install
     stop
-    mkdir -p "$state/vanilla" "$state/ddnet"
+    mkdir -p "$state/vanilla/home" "$state/ddnet"
     vanilla_port=$(free_port "$vanilla_port")
+    econ_port=$(free_tcp_port "$econ_port")
+    econ_password=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 
     log "starting teeworlds-server 0.7.5 on 127.0.0.1:$vanilla_port"
-    (cd "$state/vanilla" && exec /usr/games/teeworlds-server \
-        "bindaddr 127.0.0.1; sv_port $vanilla_port; sv_register 0; sv_name gamewire-ci; sv_map dm1; sv_spamprotection 0" \
+    (cd "$state/vanilla" && HOME="$state/vanilla/home" exec /usr/games/teeworlds-server \
+        "bindaddr 127.0.0.1; sv_port $vanilla_port; sv_register 0; sv_name gamewire-ci; sv_map dm1; sv_spamprotection 0; ec_bindaddr 127.0.0.1; ec_port $econ_port; ec_password $econ_password" \
         >"$state/vanilla/server.log" 2>&1 </dev/null) &
     echo $! >"$state/vanilla.pid"
     wait_udp "" "$vanilla_port" || { log "teeworlds-server did not come up:"; tail -20 "$state/vanilla/server.log"; exit 1; }
@@ -104,6 +120,9 @@ start() {
 vanilla=127.0.0.1:$vanilla_port
 ddnet=127.0.0.1:$ddnet_port
 ddnet_netns_pid=$ddnet_pid
+vanilla_econ=127.0.0.1:$econ_port
+vanilla_econ_password=$econ_password
+vanilla_demos=$state/vanilla/home/.local/share/teeworlds/demos
 EOF
     log "servers up: $(tr '\n' ' ' <"$state/servers.env")"
 }

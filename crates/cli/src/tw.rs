@@ -4,6 +4,12 @@
 //!   decoded (header, chunks, messages with fields; a snapshot without delta).
 //! - `gamewire tw pcap FILE.pcap [--format text|jsonl]`: every UDP datagram of
 //!   a capture, per flow, with snapshot deltas applied and CRCs checked.
+//! - `gamewire tw demo FILE.demo [--objects] [--format text|jsonl]`: a
+//!   recorded 0.7 demo: header, every tick's snapshot (from keyframes and
+//!   deltas; with `--objects` its typed objects), every recorded message.
+//! - `gamewire tw cut FILE.demo [--from TICK] [--to TICK] -o OUT.demo`: the
+//!   ticks in range as a demo of their own (a keyframe first), written as the
+//!   0.7.5 recorder writes; without a range, the same file byte for byte.
 //! - `gamewire tw connect HOST:PORT --name NAME [--say TEXT] [--seconds N]
 //!   [--map-cache DIR] [--format text|jsonl]`: joins a server (UDP client over
 //!   the sans-IO connection), downloads or reuses the map, enters the game,
@@ -60,6 +66,31 @@ enum TwCommand {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Read a recorded 0.7 demo (`.demo`): header, snapshots, messages.
+    Demo {
+        /// The demo file.
+        file: PathBuf,
+        /// Print every snapshot's objects (typed where the type is known).
+        #[arg(long)]
+        objects: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Cut a 0.7 demo to a tick range (a keyframe first), written as the recorder writes.
+    Cut {
+        /// The demo file.
+        file: PathBuf,
+        /// First tick kept (default: the first).
+        #[arg(long)]
+        from: Option<i32>,
+        /// Last tick kept (default: the last).
+        #[arg(long)]
+        to: Option<i32>,
+        /// The demo to write.
+        #[arg(short, long)]
+        out: PathBuf,
+    },
     /// Join a server, watch the game, optionally say something, leave.
     Connect {
         /// Server address, e.g. 127.0.0.1:8303.
@@ -90,6 +121,17 @@ pub fn run(args: TwArgs) -> Result<(), String> {
     match args.command {
         TwCommand::Decode { hex, c2s, format } => decode(&hex, c2s, format),
         TwCommand::Pcap { file, format } => pcap(&file, format),
+        TwCommand::Demo {
+            file,
+            objects,
+            format,
+        } => demo(&file, objects, format),
+        TwCommand::Cut {
+            file,
+            from,
+            to,
+            out,
+        } => cut(&file, from, to, &out),
         TwCommand::Connect {
             addr,
             name,
@@ -264,6 +306,146 @@ fn pcap(file: &Path, format: Format) -> Result<(), String> {
             "{errors} of {total} datagrams did not decode cleanly"
         ));
     }
+    Ok(())
+}
+
+/// `gamewire tw demo`: everything before a cut is printed, and the cut is a
+/// warning (exit status 0); any other error fails after what came before it.
+fn demo(file: &Path, objects: bool, format: Format) -> Result<(), String> {
+    use gamewire_teeworlds::demo::{decode_message, DemoEvent, DemoReader};
+    let data = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+    let mut reader = DemoReader::new(&data).map_err(|e| format!("{}: {e}", file.display()))?;
+    let header = reader.header().clone();
+    match format {
+        Format::Text => println!(
+            "demo v{} {} ({}), map {} ({} bytes, crc {:08x}), {} s, recorded {}, {} timeline markers",
+            header.version,
+            header.kind,
+            header.net_version,
+            header.map_name,
+            header.map_size,
+            header.map_crc,
+            header.length,
+            header.timestamp,
+            header.timeline_markers.len()
+        ),
+        Format::Jsonl => println!("{}", to_json(&json!({ "header": header }))),
+    }
+    let (mut ticks, mut snapshots, mut full, mut messages, mut bad_messages) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut failure = None;
+    while let Some(event) = reader.next() {
+        let event = match event {
+            Ok(e) => e,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
+        match event {
+            DemoEvent::Tick { .. } => ticks += 1,
+            DemoEvent::Snapshot { tick, full: whole } => {
+                snapshots += 1;
+                full += u64::from(whole);
+                let Some(snap) = reader.snapshot() else {
+                    continue;
+                };
+                let kind = if whole { "full" } else { "delta" };
+                match format {
+                    Format::Text => {
+                        println!(
+                            "tick {tick}: snapshot ({kind}), {} items, crc {:#x}",
+                            snap.len(),
+                            snap.crc()
+                        );
+                        if objects {
+                            for item in snap.items() {
+                                match item.object() {
+                                    Some(o) => println!("  {}", to_json(&o)),
+                                    None => println!(
+                                        "  type {} id {}: {:?}",
+                                        item.type_id, item.id, item.data
+                                    ),
+                                }
+                            }
+                        }
+                    }
+                    Format::Jsonl => {
+                        let mut line = json!({"tick": tick, "snapshot": {"kind": kind, "items": snap.len(), "crc": snap.crc()}});
+                        if objects {
+                            let objs: Vec<serde_json::Value> = snap
+                                .items()
+                                .iter()
+                                .map(|item| match item.object() {
+                                    Some(o) => json!(o),
+                                    None => json!({"type_id": item.type_id, "id": item.id, "data": item.data}),
+                                })
+                                .collect();
+                            line["snapshot"]["objects"] = json!(objs);
+                        }
+                        println!("{}", to_json(&line));
+                    }
+                }
+            }
+            DemoEvent::Message { tick, data } => {
+                messages += 1;
+                let decoded = decode_message(&data);
+                bad_messages += u64::from(decoded.is_err());
+                match (format, decoded) {
+                    (Format::Text, Ok(m)) => println!("tick {tick}: {} {}", m.name(), to_json(&m)),
+                    (Format::Text, Err(e)) => {
+                        println!("tick {tick}: message {} did not decode: {e}", hex(&data))
+                    }
+                    (Format::Jsonl, Ok(m)) => {
+                        println!("{}", to_json(&json!({"tick": tick, "message": m})))
+                    }
+                    (Format::Jsonl, Err(e)) => println!(
+                        "{}",
+                        to_json(
+                            &json!({"tick": tick, "message_error": e.to_string(), "hex": hex(&data)})
+                        )
+                    ),
+                }
+            }
+        }
+    }
+    let summary = json!({"summary": {"ticks": ticks, "last_tick": reader.tick(), "snapshots": snapshots, "full_snapshots": full, "messages": messages, "messages_not_decoded": bad_messages}});
+    match format {
+        Format::Text => println!(
+            "{ticks} ticks (last {}), {snapshots} snapshots ({full} full), {messages} messages ({bad_messages} not decoded)",
+            reader.tick()
+        ),
+        Format::Jsonl => println!("{summary}"),
+    }
+    match failure {
+        Some(e) if e.is_truncation() => {
+            eprintln!(
+                "warning: {}: {e}; the output holds everything before the cut",
+                file.display()
+            );
+            Ok(())
+        }
+        Some(e) => Err(format!("{}: {e}", file.display())),
+        None => Ok(()),
+    }
+}
+
+/// `gamewire tw cut`.
+fn cut(file: &Path, from: Option<i32>, to: Option<i32>, out: &Path) -> Result<(), String> {
+    let data = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+    let (part, cut) = gamewire_teeworlds::demo::slice(&data, from, to)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    if let Some(e) = cut {
+        eprintln!(
+            "warning: {}: {e}; the output holds everything before the cut",
+            file.display()
+        );
+    }
+    std::fs::write(out, &part).map_err(|e| format!("writing {}: {e}", out.display()))?;
+    let header = gamewire_teeworlds::demo::DemoReader::new(&part)
+        .map(|r| r.header().length)
+        .unwrap_or(0);
+    eprintln!("wrote {} ({} bytes, {header} s)", out.display(), part.len());
     Ok(())
 }
 

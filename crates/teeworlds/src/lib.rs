@@ -12,6 +12,7 @@
 //! * [`conn`]: the connection state machine; time in, datagrams out.
 //! * [`client`]: the join sequence of a game client on top of [`conn`].
 //! * [`pcap`]: Teeworlds datagrams out of a pcap capture.
+//! * [`demo`]: demo files (`.demo`), read and written.
 //!
 //! Nothing here opens sockets or reads clocks.
 #![forbid(unsafe_code)]
@@ -20,6 +21,7 @@ pub mod client;
 pub mod conn;
 pub mod connless;
 pub mod decoder;
+pub mod demo;
 pub mod huffman;
 pub mod int;
 pub mod map;
