@@ -164,8 +164,9 @@ fn zstd_frames(source: &mut Counted<'_>, out: &mut Vec<u8>, limit: u64) -> Resul
     use ruzstd::decoding::StreamingDecoder;
     while !source.rest.is_empty() && (out.len() as u64) <= limit {
         let mut frame = ruzstd::decoding::FrameDecoder::new();
-        // No window larger than the demo may be.
-        frame.set_max_window_size(limit);
+        // No window larger than the demo may be, nor than the decoder's
+        // default for untrusted input (128 MiB: `zstd --long=27`).
+        frame.set_max_window_size(limit.min(ruzstd::decoding::DEFAULT_MAX_WINDOW_SIZE));
         match StreamingDecoder::new_with_decoder(&mut *source, frame) {
             Ok(decoder) => pump(decoder, out, limit)?,
             Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {

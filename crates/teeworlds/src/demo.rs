@@ -195,7 +195,8 @@ pub enum DemoEvent {
     },
 }
 
-/// Reads a demo chunk by chunk.
+/// Reads a demo chunk by chunk (an [`Iterator`] of events; the snapshot of
+/// the latest snapshot event is [`DemoReader::snapshot`]).
 ///
 /// ```
 /// use gamewire_teeworlds::demo::{DemoEvent, DemoReader, DemoWriter};
@@ -237,8 +238,8 @@ fn be_i32(data: &[u8], at: usize) -> Option<i32> {
 }
 
 impl<'a> DemoReader<'a> {
-    /// Reads the header and the map; the chunks are read by
-    /// [`DemoReader::next`]. Snapshots use vanilla 0.7.5's item sizes.
+    /// Reads the header and the map; the chunks are read by iterating.
+    /// Snapshots use vanilla 0.7.5's item sizes.
     pub fn new(data: &'a [u8]) -> Result<DemoReader<'a>, DemoError> {
         let truncated = |what, offset: usize, needed: usize| DemoError::Truncated {
             what,
@@ -313,7 +314,7 @@ impl<'a> DemoReader<'a> {
     }
 
     /// The map file embedded in the demo.
-    pub fn map(&self) -> &'a [u8] {
+    pub fn map_file(&self) -> &'a [u8] {
         self.map
     }
 
@@ -340,17 +341,6 @@ impl<'a> DemoReader<'a> {
             available: self.data.len().saturating_sub(offset),
             tick: self.tick,
         }
-    }
-
-    /// The next chunk; `None` at the end of the file (or after an error).
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Option<Result<DemoEvent, DemoError>> {
-        if self.failed || self.pos >= self.data.len() {
-            return None;
-        }
-        let result = self.read_chunk();
-        self.failed = result.is_err();
-        Some(result)
     }
 
     fn read_chunk(&mut self) -> Result<DemoEvent, DemoError> {
@@ -456,6 +446,21 @@ impl<'a> DemoReader<'a> {
                 Ok(DemoEvent::Message { tick, data })
             }
         }
+    }
+}
+
+/// The chunks one by one; `None` at the end of the file, and after an
+/// error (which is the last item).
+impl Iterator for DemoReader<'_> {
+    type Item = Result<DemoEvent, DemoError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.pos >= self.data.len() {
+            return None;
+        }
+        let result = self.read_chunk();
+        self.failed = result.is_err();
+        Some(result)
     }
 }
 
@@ -739,7 +744,8 @@ pub fn slice(
 ) -> Result<(Vec<u8>, Option<DemoError>), DemoError> {
     let mut r = DemoReader::new(data)?;
     let h = r.header().clone();
-    let mut w = DemoWriter::new(&h.map_name, h.map_crc, r.map(), &h.kind).timestamp(&h.timestamp);
+    let mut w =
+        DemoWriter::new(&h.map_name, h.map_crc, r.map_file(), &h.kind).timestamp(&h.timestamp);
     if h.version >= 5 {
         w = w.version_5();
     }
@@ -901,7 +907,7 @@ mod tests {
             // Whole seconds from the first tick to the last.
             let span = snaps.last().unwrap().0 - snaps[0].0;
             assert_eq!((h.kind.as_str(), h.length), ("server", span / 50));
-            assert_eq!(r.map(), b"not really a map");
+            assert_eq!(r.map_file(), b"not really a map");
             assert_eq!(h.timeline_markers.len(), 1);
             let (events, got, err) = read_all(&file);
             assert!(err.is_none(), "{err:?}");
