@@ -511,8 +511,7 @@ fn compressed_copies(demo: &std::path::Path, dir_name: &str) -> (PathBuf, Vec<Pa
     gz.write_all(&data).unwrap();
     let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
     bz.write_all(&data).unwrap();
-    let zst =
-        ruzstd::encoding::compress_to_vec(&data[..], ruzstd::encoding::CompressionLevel::Fastest);
+    let zst = zstd::stream::encode_all(&data[..], 3).unwrap();
     let mut paths = Vec::new();
     for (ext, bytes) in [
         ("gz", gz.finish().unwrap()),

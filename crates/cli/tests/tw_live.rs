@@ -236,7 +236,8 @@ impl Econ {
     }
 }
 
-fn gamewire_json(args: &[&str]) -> Vec<Value> {
+/// Runs gamewire, which must succeed; its standard output.
+fn gamewire_ok(args: &[&str]) -> Vec<u8> {
     let out = Command::new(env!("CARGO_BIN_EXE_gamewire"))
         .args(args)
         .output()
@@ -246,7 +247,11 @@ fn gamewire_json(args: &[&str]) -> Vec<Value> {
         "gamewire {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
+    out.stdout
+}
+
+fn gamewire_json(args: &[&str]) -> Vec<Value> {
+    String::from_utf8_lossy(&gamewire_ok(args))
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
@@ -345,15 +350,7 @@ fn the_vanilla_server_records_a_demo_we_read_and_write_back() {
     let dir = std::env::temp_dir().join(format!("{name}-cut"));
     std::fs::create_dir_all(&dir).unwrap();
     let copy = dir.join("copy.demo");
-    let out = Command::new(env!("CARGO_BIN_EXE_gamewire"))
-        .args(["tw", "cut", path, "-o", copy.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    gamewire_ok(&["tw", "cut", path, "-o", copy.to_str().unwrap()]);
     let copied = std::fs::read(&copy).unwrap();
     assert_eq!(copied.len(), data.len());
     let again = gamewire_json(&[
@@ -377,24 +374,11 @@ fn the_vanilla_server_records_a_demo_we_read_and_write_back() {
     let first = original[0].0;
     let (from, to) = (first + 60, first + 160);
     let part = dir.join("part.demo");
-    let out = Command::new(env!("CARGO_BIN_EXE_gamewire"))
-        .args([
-            "tw",
-            "cut",
-            path,
-            "--from",
-            &from.to_string(),
-            "--to",
-            &to.to_string(),
-        ])
-        .args(["-o", part.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (from_arg, to_arg) = (from.to_string(), to.to_string());
+    let part_arg = part.to_str().unwrap();
+    gamewire_ok(&[
+        "tw", "cut", path, "--from", &from_arg, "--to", &to_arg, "-o", part_arg,
+    ]);
     let cut = gamewire_json(&["tw", "demo", part.to_str().unwrap(), "--format", "jsonl"]);
     let snaps = snapshots_of(&cut);
     assert!(!snaps.is_empty());

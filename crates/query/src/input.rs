@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | gzip (RFC 1952), members one after the other | `1f 8b` | flate2 (miniz_oxide) |
 //! | bzip2, streams one after the other | `BZh` | bzip2 (libbz2-rs-sys) |
-//! | zstd, frames one after the other (skippable frames skipped) | `28 b5 2f fd` | ruzstd |
+//! | zstd, frames one after the other (skippable frames skipped) | `28 b5 2f fd` | zstd (libzstd) |
 //!
 //! Anything else is taken as the demo itself. The demo inside is then read
 //! as any other (`PBDEMS2\0`, or an error naming what the file starts with).
@@ -157,30 +157,12 @@ fn pump(reader: impl Read, out: &mut Vec<u8>, limit: u64) -> Result<(), String> 
         .map_err(|e| e.to_string())
 }
 
-/// Zstandard frames one after the other until the input ends; skippable
-/// frames are stepped over.
+/// Zstandard frames one after the other until the input ends (libzstd's
+/// stream decoder goes on from frame to frame and skips skippable frames;
+/// its window limit for untrusted input, 128 MiB, stays).
 fn zstd_frames(source: &mut Counted<'_>, out: &mut Vec<u8>, limit: u64) -> Result<(), String> {
-    use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
-    use ruzstd::decoding::StreamingDecoder;
-    while !source.rest.is_empty() && (out.len() as u64) <= limit {
-        let mut frame = ruzstd::decoding::FrameDecoder::new();
-        // No window larger than the demo may be, nor than the decoder's
-        // default for untrusted input (128 MiB: `zstd --long=27`).
-        frame.set_max_window_size(limit.min(ruzstd::decoding::DEFAULT_MAX_WINDOW_SIZE));
-        match StreamingDecoder::new_with_decoder(&mut *source, frame) {
-            Ok(decoder) => pump(decoder, out, limit)?,
-            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
-                length,
-                ..
-            })) => {
-                let skip = (length as usize).min(source.rest.len());
-                source.rest = source.rest.get(skip..).unwrap_or_default();
-                source.read += skip as u64;
-            }
-            Err(e) => return Err(e.to_string()),
-        }
-    }
-    Ok(())
+    let decoder = zstd::stream::read::Decoder::new(source).map_err(|e| e.to_string())?;
+    pump(decoder, out, limit)
 }
 
 /// A byte slice read from the front, counting what was read.
@@ -266,7 +248,7 @@ mod tests {
     }
 
     fn zstd(data: &[u8]) -> Vec<u8> {
-        ruzstd::encoding::compress_to_vec(data, ruzstd::encoding::CompressionLevel::Fastest)
+        zstd::stream::encode_all(data, 3).unwrap()
     }
 
     fn compress(format: Compression, data: &[u8]) -> Vec<u8> {

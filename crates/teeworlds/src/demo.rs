@@ -832,6 +832,28 @@ mod tests {
         .encode()
     }
 
+    /// The ticks of the tick markers among `events`.
+    fn marker_ticks(events: &[DemoEvent]) -> Vec<i32> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                DemoEvent::Tick { tick, .. } => Some(*tick),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// (tick, read whole) of the snapshot events among `events`.
+    fn snapshot_events(events: &[DemoEvent]) -> Vec<(i32, bool)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                DemoEvent::Snapshot { tick, full } => Some((*tick, *full)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Reads every event, and the snapshot after each snapshot event.
     fn read_all(file: &[u8]) -> (Vec<DemoEvent>, Vec<Snapshot>, Option<DemoError>) {
         let mut r = DemoReader::new(file).unwrap();
@@ -913,33 +935,17 @@ mod tests {
             assert!(err.is_none(), "{err:?}");
             // One tick marker per snapshot recorded; the snapshot of every
             // tick is known, empty deltas being skipped.
-            let ticks: Vec<i32> = events
-                .iter()
-                .filter_map(|e| match e {
-                    DemoEvent::Tick { tick, .. } => Some(*tick),
-                    _ => None,
-                })
-                .collect();
-            assert_eq!(ticks, snaps.iter().map(|(t, _)| *t).collect::<Vec<_>>());
+            assert_eq!(
+                marker_ticks(&events),
+                snaps.iter().map(|(t, _)| *t).collect::<Vec<_>>()
+            );
             // The first snapshot and the one after the 300-tick jump are
             // keyframes; every other snapshot that changed is a delta.
-            let full: Vec<bool> = events
-                .iter()
-                .filter_map(|e| match e {
-                    DemoEvent::Snapshot { full, .. } => Some(*full),
-                    _ => None,
-                })
-                .collect();
-            assert_eq!(full.iter().filter(|&&f| f).count(), 2);
+            let snapshots = snapshot_events(&events);
+            assert_eq!(snapshots.iter().filter(|(_, full)| *full).count(), 2);
             // Each snapshot event carries the snapshot recorded at its tick.
-            let by_tick: Vec<(i32, &Snapshot)> = events
-                .iter()
-                .filter_map(|e| match e {
-                    DemoEvent::Snapshot { tick, .. } => Some(*tick),
-                    _ => None,
-                })
-                .zip(&got)
-                .collect();
+            let by_tick: Vec<(i32, &Snapshot)> =
+                snapshots.iter().map(|(t, _)| *t).zip(&got).collect();
             assert!(by_tick.len() >= 40, "{} snapshots", by_tick.len());
             for (tick, s) in by_tick {
                 let want = &snaps.iter().find(|(t, _)| *t == tick).unwrap().1;
@@ -985,13 +991,7 @@ mod tests {
             events.get(1),
             Some(DemoEvent::Snapshot { full: true, .. })
         ));
-        let ticks: Vec<i32> = events
-            .iter()
-            .filter_map(|e| match e {
-                DemoEvent::Tick { tick, .. } => Some(*tick),
-                _ => None,
-            })
-            .collect();
+        let ticks = marker_ticks(&events);
         let want: Vec<i32> = snaps
             .iter()
             .map(|(t, _)| *t)
@@ -999,11 +999,7 @@ mod tests {
             .collect();
         assert_eq!(ticks, want);
         // Every snapshot in the slice is the one recorded at its tick.
-        let snap_ticks = events.iter().filter_map(|e| match e {
-            DemoEvent::Snapshot { tick, .. } => Some(*tick),
-            _ => None,
-        });
-        for (tick, s) in snap_ticks.zip(&got) {
+        for ((tick, _), s) in snapshot_events(&events).into_iter().zip(&got) {
             let want = &snaps.iter().find(|(t, _)| *t == tick).unwrap().1;
             assert_eq!(s.crc(), want.crc(), "tick {tick}");
             assert_eq!(s.len(), want.len(), "tick {tick}");
