@@ -14,7 +14,7 @@
 //!   [--map-cache DIR] [--format text|jsonl]`: joins a server (UDP client over
 //!   the sans-IO connection), downloads or reuses the map, enters the game,
 //!   prints chat, joins, leaves and a per-second summary, says a line and
-//!   disconnects cleanly.
+//!   disconnects cleanly; `--record FILE.demo` records a client demo.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -27,7 +27,7 @@ use gamewire_teeworlds::client::{ClientEvent, GameClient, Identity, MapInfo};
 use gamewire_teeworlds::conn::State;
 use gamewire_teeworlds::decoder::{Decoder, Direction, Event, Report};
 use gamewire_teeworlds::map;
-use gamewire_teeworlds::msg::{hex, SnapObject};
+use gamewire_teeworlds::msg::{hex, Message, SnapObject};
 use serde_json::json;
 
 /// Arguments of `gamewire tw`.
@@ -110,6 +110,10 @@ enum TwCommand {
         /// Directory for downloaded maps (reused when name, CRC and SHA-256 match).
         #[arg(long)]
         map_cache: Option<PathBuf>,
+        /// Record a client demo (`.demo`, version 4, as the 0.7.5 client
+        /// records): every snapshot received and every game message.
+        #[arg(long)]
+        record: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -139,6 +143,7 @@ pub fn run(args: TwArgs) -> Result<(), String> {
             say,
             seconds,
             map_cache,
+            record,
             format,
         } => connect(&ConnectOptions {
             addr,
@@ -147,6 +152,7 @@ pub fn run(args: TwArgs) -> Result<(), String> {
             say,
             seconds,
             map_cache,
+            record,
             format,
         }),
     }
@@ -361,7 +367,7 @@ fn demo(file: &Path, objects: bool, format: Format) -> Result<(), String> {
                         if objects {
                             for item in snap.items() {
                                 match item.object() {
-                                    Some(o) => println!("  {}", to_json(&o)),
+                                    Some(o) => println!("  id {}: {}", item.id, to_json(&o)),
                                     None => println!(
                                         "  type {} id {}: {:?}",
                                         item.type_id, item.id, item.data
@@ -377,7 +383,11 @@ fn demo(file: &Path, objects: bool, format: Format) -> Result<(), String> {
                                 .items()
                                 .iter()
                                 .map(|item| match item.object() {
-                                    Some(o) => json!(o),
+                                    Some(o) => {
+                                        let mut v = json!(o);
+                                        v["id"] = json!(item.id);
+                                        v
+                                    }
                                     None => json!({"type_id": item.type_id, "id": item.id, "data": item.data}),
                                 })
                                 .collect();
@@ -456,7 +466,63 @@ struct ConnectOptions {
     say: Option<String>,
     seconds: u64,
     map_cache: Option<PathBuf>,
+    record: Option<PathBuf>,
     format: Format,
+}
+
+/// A client demo being recorded: started once the map's bytes are known
+/// (so the game messages that come before the first snapshot, player
+/// infos among them, are in it too).
+struct Recording {
+    writer: Option<gamewire_teeworlds::demo::DemoWriter>,
+    snapshots: u64,
+}
+
+impl Recording {
+    fn start(&mut self, info: &MapInfo, map: &[u8]) {
+        if self.writer.is_none() {
+            self.writer = Some(
+                gamewire_teeworlds::demo::DemoWriter::new(
+                    &info.name,
+                    info.crc as u32,
+                    map,
+                    "client",
+                )
+                .timestamp(&utc_timestamp()),
+            );
+        }
+    }
+
+    fn snapshot(&mut self, tick: i32, snap: &gamewire_teeworlds::snapshot::Snapshot) {
+        if let Some(w) = &mut self.writer {
+            w.snapshot(tick, snap);
+            self.snapshots += 1;
+        }
+    }
+}
+
+/// Now as the recorder's timestamp, `2026-11-26_00-08-47` (UTC).
+fn utc_timestamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}_{:02}-{:02}-{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
 }
 
 fn random_token() -> u32 {
@@ -571,6 +637,10 @@ fn connect(o: &ConnectOptions) -> Result<(), String> {
     let mut next_summary = Duration::from_secs(1);
     let mut closed = None;
     let mut send_error = None;
+    let mut recording = o.record.as_ref().map(|_| Recording {
+        writer: None,
+        snapshots: 0,
+    });
     out.emit(
         "connecting",
         format!("connecting to {addr} as {}", o.name),
@@ -603,6 +673,11 @@ fn connect(o: &ConnectOptions) -> Result<(), String> {
                                 .ok()
                                 .map(|()| p)
                         });
+                    if let (Some(rec), Some(p)) = (recording.as_mut(), cached.as_ref()) {
+                        if let Ok(data) = std::fs::read(p) {
+                            rec.start(&info, &data);
+                        }
+                    }
                     match cached {
                         Some(p) => {
                             out.emit(
@@ -623,6 +698,9 @@ fn connect(o: &ConnectOptions) -> Result<(), String> {
                     }
                 }
                 ClientEvent::MapDownloaded { info, data } => {
+                    if let Some(rec) = recording.as_mut() {
+                        rec.start(&info, &data);
+                    }
                     out.emit(
                         "map_downloaded",
                         format!("map {} downloaded, CRC {:08x} and SHA-256 ok", info.name, info.crc as u32),
@@ -692,9 +770,16 @@ fn connect(o: &ConnectOptions) -> Result<(), String> {
                     ),
                     json!({"client_id": client_id, "name": name, "reason": reason}),
                 ),
-                ClientEvent::Snapshot { crc_ok: ok, .. } => {
+                ClientEvent::Snapshot { tick, crc_ok: ok } => {
                     snapshots += 1;
                     crc_ok += u64::from(ok);
+                    if let (Some(rec), Some((latest, snap))) =
+                        (recording.as_mut(), client.snapshot())
+                    {
+                        if latest == tick {
+                            rec.snapshot(tick, snap);
+                        }
+                    }
                 }
                 ClientEvent::Error(e) => {
                     out.emit("error", format!("error: {e}"), json!({"error": e}))
@@ -702,7 +787,14 @@ fn connect(o: &ConnectOptions) -> Result<(), String> {
                 ClientEvent::Closed(r) => {
                     closed = Some(format!("{r:?}"));
                 }
-                ClientEvent::Message(_) => {}
+                ClientEvent::Message(m) => {
+                    // The 0.7.5 client records the game messages it gets.
+                    if let (Some(rec), Message::Game(_)) = (recording.as_mut(), &m) {
+                        if let Some(w) = &mut rec.writer {
+                            w.message(&m.encode());
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -749,6 +841,21 @@ fn connect(o: &ConnectOptions) -> Result<(), String> {
         while let Some(d) = client.poll_transmit() {
             let _ = sock.send(&d);
         }
+    }
+    if let (Some(path), Some(rec)) = (&o.record, recording) {
+        let Some(w) = rec.writer else {
+            return Err(format!(
+                "nothing recorded in {}: the map never came",
+                path.display()
+            ));
+        };
+        let file = w.finish();
+        std::fs::write(path, &file).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        out.emit(
+            "recorded",
+            format!("recorded {} ({} bytes, {} snapshots)", path.display(), file.len(), rec.snapshots),
+            json!({"demo": path.display().to_string(), "bytes": file.len(), "snapshots": rec.snapshots}),
+        );
     }
     let entered = entered_at.is_some();
     out.emit(

@@ -42,8 +42,20 @@ fn servers() -> HashMap<String, String> {
 /// Runs `gamewire tw connect` (inside the namespace of `netns_pid` if given)
 /// and returns its JSON lines.
 fn join(addr: &str, netns_pid: Option<&str>, name: &str, say: &str, cache: &str) -> Vec<Value> {
+    join_recording(addr, netns_pid, name, say, cache, None)
+}
+
+/// [`join`], recording a client demo to `record` if given.
+fn join_recording(
+    addr: &str,
+    netns_pid: Option<&str>,
+    name: &str,
+    say: &str,
+    cache: &str,
+    record: Option<&str>,
+) -> Vec<Value> {
     let bin = env!("CARGO_BIN_EXE_gamewire");
-    let args = [
+    let mut args = vec![
         "tw",
         "connect",
         addr,
@@ -58,6 +70,9 @@ fn join(addr: &str, netns_pid: Option<&str>, name: &str, say: &str, cache: &str)
         "--format",
         "jsonl",
     ];
+    if let Some(path) = record {
+        args.extend(["--record", path]);
+    }
     let output = match netns_pid {
         Some(pid) => Command::new("nsenter")
             .arg(format!("--net=/proc/{pid}/ns/net"))
@@ -289,7 +304,16 @@ fn the_vanilla_server_records_a_demo_we_read_and_write_back() {
     console.wait_for("Recording to");
     let say = unique("recorded by the server");
     let cache = std::env::temp_dir().join(unique("gamewire-demo-maps").replace(' ', "-"));
-    let lines = join(addr, None, "gamewire-rec", &say, cache.to_str().unwrap());
+    // The client records its own demo meanwhile.
+    let client_demo = std::env::temp_dir().join(format!("{name}-client.demo"));
+    let lines = join_recording(
+        addr,
+        None,
+        "gamewire-rec",
+        &say,
+        cache.to_str().unwrap(),
+        client_demo.to_str(),
+    );
     let _ = std::fs::remove_dir_all(&cache);
     check("teeworlds 0.7.5 (recorded)", &lines, &say);
     console.send("stoprecord");
@@ -402,6 +426,82 @@ fn the_vanilla_server_records_a_demo_we_read_and_write_back() {
             .unwrap();
         assert_eq!((crc, items), (want_crc, want_items), "tick {tick}");
     }
+
+    // The client's own demo: one tick marker per snapshot it received, its
+    // player info and chat line among the messages, every message decoded.
+    let client_path = client_demo.to_str().unwrap();
+    let done = lines.iter().find(|v| v["event"] == "done").unwrap();
+    let mine = gamewire_json(&["tw", "demo", client_path, "--objects", "--format", "jsonl"]);
+    assert_eq!(mine[0]["header"]["kind"], "client", "{}", mine[0]);
+    assert_eq!(mine[0]["header"]["map_name"], "dm1");
+    let mine_summary = &mine.last().unwrap()["summary"];
+    println!("client demo: {mine_summary}");
+    assert_eq!(
+        mine_summary["ticks"], done["snapshots"],
+        "{mine_summary} / {done}"
+    );
+    assert_eq!(mine_summary["messages_not_decoded"], 0, "{mine_summary}");
+    assert!(mine
+        .iter()
+        .any(|v| v["message"]["name"] == "sv_chat"
+            && v["message"]["fields"]["message"] == say.as_str()));
+    let local = mine
+        .iter()
+        .find(|v| {
+            v["message"]["name"] == "sv_client_info"
+                && v["message"]["fields"]["local"] == true
+                && v["message"]["fields"]["name"] == "gamewire-rec"
+        })
+        .map(|v| v["message"]["fields"]["client_id"].clone())
+        .expect("no sv_client_info for us in the client demo");
+    // Both demos saw the same world: at every tick where either recorded a
+    // change, our character as each last recorded it is the same object.
+    // (Deltas are written only when something changed, so a snapshot line
+    // stands for every tick up to the next one.)
+    let character_at = |lines: &[Value]| -> std::collections::BTreeMap<i64, Option<Value>> {
+        lines
+            .iter()
+            .filter_map(|v| {
+                let objects = v["snapshot"]["objects"].as_array()?;
+                let c = objects
+                    .iter()
+                    .find(|o| o["type"] == "character" && o["id"] == local);
+                Some((v["tick"].as_i64()?, c.cloned()))
+            })
+            .collect()
+    };
+    let (theirs, ours) = (character_at(&with_objects), character_at(&mine));
+    let as_of = |m: &std::collections::BTreeMap<i64, Option<Value>>, t: i64| {
+        m.range(..=t).next_back().and_then(|(_, c)| c.clone())
+    };
+    let (start, end) = (
+        *ours
+            .keys()
+            .next()
+            .unwrap()
+            .max(theirs.keys().next().unwrap()),
+        *ours
+            .keys()
+            .next_back()
+            .unwrap()
+            .min(theirs.keys().next_back().unwrap()),
+    );
+    let mut compared = 0;
+    for &t in ours.keys().chain(theirs.keys()) {
+        if t < start || t > end {
+            continue;
+        }
+        if let (Some(a), Some(b)) = (as_of(&ours, t), as_of(&theirs, t)) {
+            assert_eq!(a, b, "our character at tick {t}");
+            compared += 1;
+        }
+    }
+    println!("our character compared at {compared} ticks");
+    assert!(
+        compared >= 3,
+        "our character compared at only {compared} ticks"
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(&client_demo);
 }
