@@ -138,13 +138,7 @@ pub(crate) fn read_demo(path: &Path) -> Result<Vec<u8>, String> {
 
 /// Reads the file `path` (standard input for `-`) into `data`.
 fn read_file(path: &Path, data: &mut Vec<u8>) -> Result<(), String> {
-    use std::io::Read;
-    let read = if gamewire_query::input::is_stdin(path) {
-        std::io::stdin().lock().read_to_end(data)
-    } else {
-        std::fs::File::open(path).and_then(|mut file| file.read_to_end(data))
-    };
-    read.map(drop).map_err(|e| cannot_read(path, &e))
+    gamewire_query::input::read_file(path, data).map_err(|e| cannot_read(path, &e))
 }
 
 /// The demo in a file's bytes: decompressed when the file is compressed

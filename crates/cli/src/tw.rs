@@ -671,15 +671,13 @@ fn connect(o: &ConnectOptions) -> Result<(), String> {
                             let data = std::fs::read(&p).ok()?;
                             map::verify(&data, info.size, info.crc, &info.sha256)
                                 .ok()
-                                .map(|()| p)
+                                .map(|()| (p, data))
                         });
-                    if let (Some(rec), Some(p)) = (recording.as_mut(), cached.as_ref()) {
-                        if let Ok(data) = std::fs::read(p) {
-                            rec.start(&info, &data);
-                        }
-                    }
                     match cached {
-                        Some(p) => {
+                        Some((p, data)) => {
+                            if let Some(rec) = recording.as_mut() {
+                                rec.start(&info, &data);
+                            }
                             out.emit(
                                 "map",
                                 format!("map {} from cache {}", info.name, p.display()),

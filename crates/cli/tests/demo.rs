@@ -499,6 +499,15 @@ fn ticks_players_keeps_those_players_rows() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
+/// Runs gamewire with `file` on standard input.
+fn gamewire_stdin(args: &[&str], file: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_gamewire"))
+        .args(args)
+        .stdin(std::fs::File::open(file).unwrap())
+        .output()
+        .unwrap()
+}
+
 /// Compressed copies of a corpus demo (gzip, bzip2, zstd), made here with
 /// the compressors' Rust crates, in a fresh directory.
 fn compressed_copies(demo: &std::path::Path, dir_name: &str) -> (PathBuf, Vec<PathBuf>) {
@@ -546,18 +555,10 @@ fn compressed_demos_and_standard_input_read_as_the_demo_itself() {
         let ticks = gamewire(&["ticks", c, "--props", "X,Y,health"]);
         assert!(ticks.stdout == plain_ticks.stdout, "{c}: ticks differ");
         // From standard input.
-        let piped = Command::new(env!("CARGO_BIN_EXE_gamewire"))
-            .args(["events", "-", "--format", "csv"])
-            .stdin(std::fs::File::open(copy).unwrap())
-            .output()
-            .unwrap();
+        let piped = gamewire_stdin(&["events", "-", "--format", "csv"], copy);
         assert!(piped.stdout == plain_events.stdout, "{c} on standard input");
     }
-    let piped = Command::new(env!("CARGO_BIN_EXE_gamewire"))
-        .args(["ticks", "-", "--props", "X,Y,health"])
-        .stdin(std::fs::File::open(&demo).unwrap())
-        .output()
-        .unwrap();
+    let piped = gamewire_stdin(&["ticks", "-", "--props", "X,Y,health"], &demo);
     assert!(
         piped.stdout == plain_ticks.stdout,
         "plain demo on standard input"

@@ -207,13 +207,12 @@ fn run_queries(
     Ok((tables, cut))
 }
 
-/// The message of a demo cut short, given to Python's `DemoTruncatedWarning`.
 /// The cut of a demo: the parse's, the reading's (a cut broadcast fragment,
 /// a cut compressed stream) or both, the reading's first.
 fn cut_of(
     path: &Path,
-    read_cut: Option<&dyn std::fmt::Display>,
-    parse_cut: Option<&dyn std::fmt::Display>,
+    read_cut: Option<&ParseError>,
+    parse_cut: Option<&ParseError>,
 ) -> Option<String> {
     match (read_cut, parse_cut) {
         (Some(r), Some(p)) => Some(cut_message(path, &format!("{r}; then {p}"))),
@@ -222,6 +221,7 @@ fn cut_of(
     }
 }
 
+/// The message of a demo cut short, given to Python's `DemoTruncatedWarning`.
 fn cut_message(path: &Path, cut: &dyn std::fmt::Display) -> String {
     format!(
         "{}: {cut}; the result holds everything before the cut",
@@ -490,10 +490,22 @@ impl NativeDemo {
         Ok((visitor, state, self.cut(cut)))
     }
 
+    /// A demo read from `path`, once its bytes are checked to start a
+    /// Source 2 demo.
+    fn checked(path: PathBuf, data: Vec<u8>, read_cut: Option<ParseError>) -> PyResult<Self> {
+        if let Err(e) = DemoParser::new(&data) {
+            return Err(demo_error(&path, &e));
+        }
+        Ok(NativeDemo {
+            path,
+            data,
+            read_cut,
+        })
+    }
+
     /// The cut to report: the reading's, the parse's, or both.
     fn cut(&self, parse_cut: Option<ParseError>) -> Option<String> {
-        let read_cut = self.read_cut.as_ref().map(|c| c as &dyn std::fmt::Display);
-        cut_of(&self.path, read_cut, parse_cut.as_ref().map(|c| c as _))
+        cut_of(&self.path, self.read_cut.as_ref(), parse_cut.as_ref())
     }
 }
 
@@ -506,14 +518,7 @@ impl NativeDemo {
         // A `.dem` file, or a broadcast directory (sync.json + fragments).
         let read = py.detach(|| gamewire_query::read_input_keeping_cut(&path));
         let (data, read_cut) = read.map_err(|e| failure_error(input_failure(&path, &e)))?;
-        if let Err(e) = DemoParser::new(&data) {
-            return Err(demo_error(&path, &e));
-        }
-        Ok(NativeDemo {
-            path,
-            data,
-            read_cut,
-        })
+        NativeDemo::checked(path, data, read_cut)
     }
 
     /// A demo already in memory (compressed too), named `name` in messages;
@@ -527,14 +532,7 @@ impl NativeDemo {
         let bytes = data.to_vec();
         let unpacked = py.detach(|| gamewire_query::input::unpack(bytes));
         let (data, read_cut) = unpacked.map_err(|e| demo_error(&name, &e))?;
-        if let Err(e) = DemoParser::new(&data) {
-            return Err(demo_error(&name, &e));
-        }
-        Ok(NativeDemo {
-            path: name,
-            data,
-            read_cut,
-        })
+        NativeDemo::checked(name, data, read_cut)
     }
 
     /// The path given.
@@ -649,11 +647,7 @@ fn run_many<'py>(
         for t in &mut tables {
             t.prepend_constant("demo", name);
         }
-        let cut = cut_of(
-            path,
-            read_cut.as_ref().map(|c| c as _),
-            cut.as_ref().map(|c| c as _),
-        );
+        let cut = cut_of(path, read_cut.as_ref(), cut.as_ref());
         Ok((tables, cut))
     };
     let (merged, failures) = py.detach(|| {

@@ -45,6 +45,9 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// Every compression read.
+    pub const ALL: [Compression; 3] = [Compression::Gzip, Compression::Bzip2, Compression::Zstd];
+
     /// The compression a file starting with `data` is in, or `None` for an
     /// uncompressed file.
     pub fn of(data: &[u8]) -> Option<Compression> {
@@ -103,7 +106,7 @@ pub fn unpack(data: Vec<u8>) -> Result<(Vec<u8>, Option<DemoError>), DemoError> 
 
 /// Decompresses `data` (in `format`) into `out`; `Ok(Some(cut))` when the
 /// stream is cut or damaged after `out` (which holds what came before).
-pub fn decompress_into(
+fn decompress_into(
     data: &[u8],
     format: Compression,
     out: &mut Vec<u8>,
@@ -184,16 +187,31 @@ pub fn is_stdin(path: &std::path::Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// Appends the file `path` to `data`, or standard input for `-`.
+pub fn read_file(path: &std::path::Path, data: &mut Vec<u8>) -> std::io::Result<()> {
+    if is_stdin(path) {
+        std::io::stdin().lock().read_to_end(data)?;
+    } else {
+        std::fs::File::open(path)?.read_to_end(data)?;
+    }
+    Ok(())
+}
+
+/// `name` without a compressed demo's extensions (`x.dem.gz` → `x`), if it
+/// has them and something is left.
+fn compressed_demo_stem(name: &str) -> Option<&str> {
+    Compression::ALL
+        .iter()
+        .find_map(|c| name.strip_suffix(c.extension())?.strip_suffix(".dem."))
+        .filter(|stem| !stem.is_empty())
+}
+
 /// The name of a demo without its extensions, as dataset names use it:
 /// `match.dem.bz2` → `match`, `match.dem` → `match`; any other name as
 /// [`std::path::Path::file_stem`] gives it.
 pub fn demo_stem(path: &std::path::Path) -> Option<String> {
     let name = path.file_name()?.to_string_lossy();
-    let compressed = [".dem.gz", ".dem.bz2", ".dem.zst"]
-        .iter()
-        .find_map(|ext| name.strip_suffix(ext))
-        .filter(|stem| !stem.is_empty());
-    match compressed {
+    match compressed_demo_stem(&name) {
         Some(stem) => Some(stem.to_string()),
         None => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
     }
@@ -206,9 +224,8 @@ pub fn is_demo_name(path: &std::path::Path) -> bool {
         return false;
     };
     let name = name.to_string_lossy();
-    [".dem", ".dem.gz", ".dem.bz2", ".dem.zst"]
-        .iter()
-        .any(|ext| name.len() > ext.len() && name.ends_with(ext))
+    compressed_demo_stem(&name).is_some()
+        || name.strip_suffix(".dem").is_some_and(|s| !s.is_empty())
 }
 
 #[cfg(test)]

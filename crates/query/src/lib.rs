@@ -653,13 +653,8 @@ pub fn read_input_keeping_cut(
     if gamewire_source2::broadcast::is_broadcast_dir(path) {
         return Ok(gamewire_source2::broadcast::load(path)?);
     }
-    let read = if input::is_stdin(path) {
-        let mut data = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut data).map(|_| data)
-    } else {
-        std::fs::read(path)
-    };
-    let data = read.map_err(|source| QueryError::Read {
+    let mut data = Vec::new();
+    input::read_file(path, &mut data).map_err(|source| QueryError::Read {
         path: path.to_path_buf(),
         source,
     })?;
@@ -670,8 +665,9 @@ pub fn read_input_keeping_cut(
 /// extension: a missing one fails when it is read, as that demo), broadcast
 /// directories (a `sync.json` and its fragments) as one demo each, other
 /// directories searched recursively, in name order, for `.dem` files (and
-/// `.dem.gz`, `.dem.bz2`, `.dem.zst`) and broadcast directories. Used by `gamewire ticks`, `events` and `batch` and
-/// the Python package's `parse_many`.
+/// `.dem.gz`, `.dem.bz2`, `.dem.zst`) and broadcast directories. Used by
+/// `gamewire ticks`, `events` and `batch` and the Python package's
+/// `parse_many`.
 pub fn collect_demos(inputs: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, QueryError> {
     use gamewire_source2::broadcast::is_broadcast_dir;
     use std::collections::HashSet;

@@ -63,8 +63,14 @@ pub const MAGIC: &[u8; 7] = b"TWDEMO\0";
 const HEADER_LEN: usize = 176;
 /// Bytes of the timeline markers (count and 64 ticks).
 const MARKERS_LEN: usize = 4 + 4 * MAX_TIMELINE_MARKERS;
-/// Offset of the length field.
+// Where the header's fields are (see the table above).
+const NET_VERSION: std::ops::Range<usize> = 8..72;
+const MAP_NAME: std::ops::Range<usize> = 72..136;
+const MAP_SIZE_OFFSET: usize = 136;
+const MAP_CRC_OFFSET: usize = 140;
+const KIND: std::ops::Range<usize> = 144..152;
 const LENGTH_OFFSET: usize = 152;
+const TIMESTAMP: std::ops::Range<usize> = 156..176;
 /// Most timeline markers.
 pub const MAX_TIMELINE_MARKERS: usize = 64;
 /// Ticks between full snapshots the recorder writes (5 seconds at 50
@@ -260,17 +266,17 @@ impl<'a> DemoReader<'a> {
             return Err(DemoError::UnsupportedVersion(version));
         }
         let field = |range: std::ops::Range<usize>| head.get(range).unwrap_or_default();
-        let net_version = c_string(field(8..72));
+        let net_version = c_string(field(NET_VERSION));
         if !net_version.starts_with("0.7") {
             return Err(DemoError::UnsupportedNetVersion(net_version));
         }
         let int = |at| be_i32(head, at).unwrap_or(0);
-        let map_size = int(136);
+        let map_size = int(MAP_SIZE_OFFSET);
         let map_size = u32::try_from(map_size).map_err(|_| DemoError::BadHeader {
             what: "the map size",
             value: i64::from(map_size),
         })?;
-        let markers = int(176);
+        let markers = int(HEADER_LEN);
         let count = usize::try_from(markers)
             .ok()
             .filter(|&n| n <= MAX_TIMELINE_MARKERS)
@@ -278,16 +284,16 @@ impl<'a> DemoReader<'a> {
                 what: "the number of timeline markers",
                 value: i64::from(markers),
             })?;
-        let timeline_markers = (0..count).map(|i| int(180 + 4 * i)).collect();
+        let timeline_markers = (0..count).map(|i| int(HEADER_LEN + 4 + 4 * i)).collect();
         let header = DemoHeader {
             version,
             net_version,
-            map_name: c_string(field(72..136)),
+            map_name: c_string(field(MAP_NAME)),
             map_size,
-            map_crc: int(140) as u32,
-            kind: c_string(field(144..152)),
+            map_crc: int(MAP_CRC_OFFSET) as u32,
+            kind: c_string(field(KIND)),
             length: int(LENGTH_OFFSET),
-            timestamp: c_string(field(156..176)),
+            timestamp: c_string(field(TIMESTAMP)),
             timeline_markers,
         };
         let start = HEADER_LEN + MARKERS_LEN;
@@ -381,12 +387,10 @@ impl<'a> DemoReader<'a> {
                 2,
             ),
             31 => {
-                let b = self
-                    .data
-                    .get(at + 1..at + 3)
-                    .ok_or_else(|| self.truncated("a chunk size", at, 3))?;
-                let [lo, hi] = [b.first(), b.get(1)].map(|b| usize::from(b.copied().unwrap_or(0)));
-                (lo | hi << 8, 3)
+                let Some(&[lo, hi]) = self.data.get(at + 1..at + 3) else {
+                    return Err(self.truncated("a chunk size", at, 3));
+                };
+                (usize::from(u16::from_le_bytes([lo, hi])), 3)
             }
             small => (usize::from(small), 1),
         };
@@ -594,7 +598,7 @@ impl DemoWriter {
     pub fn timestamp(mut self, timestamp: &str) -> DemoWriter {
         let b = timestamp.as_bytes();
         let n = b.len().min(19);
-        if let Some(field) = self.out.get_mut(156..176) {
+        if let Some(field) = self.out.get_mut(TIMESTAMP) {
             field.fill(0);
             if let (Some(dst), Some(src)) = (field.get_mut(..n), b.get(..n)) {
                 dst.copy_from_slice(src);
@@ -661,10 +665,12 @@ impl DemoWriter {
             let delta = self
                 .last_snapshot
                 .create_delta(snap, crate::snapshot::item_sizes());
-            // Removed items, updated items: none of either is no delta.
-            if delta.get(..2).is_some_and(|h| h != [0, 0]) {
-                self.chunk(CHUNK_DELTA, &delta);
+            // Removed items, updated items: none of either is no delta,
+            // and the snapshot kept stays (as the recorder keeps it).
+            if delta.get(..2).is_none_or(|h| h == [0, 0]) {
+                return;
             }
+            self.chunk(CHUNK_DELTA, &delta);
         }
         self.last_snapshot = snap.clone();
     }
@@ -760,6 +766,11 @@ pub fn slice(
     // A tick marker is written with the tick's snapshot (or, when the
     // snapshot did not change, when the next thing of the tick comes).
     let mut pending: Option<i32> = None;
+    let flush = |pending: &mut Option<i32>, r: &DemoReader<'_>, w: &mut DemoWriter| {
+        if let (Some(p), Some(snap)) = (pending.take(), r.snapshot()) {
+            w.snapshot(p, snap);
+        }
+    };
     let mut cut = None;
     while let Some(event) = r.next() {
         let event = match event {
@@ -772,9 +783,7 @@ pub fn slice(
         };
         match event {
             DemoEvent::Tick { tick, .. } => {
-                if let (Some(p), Some(snap)) = (pending.take(), r.snapshot()) {
-                    w.snapshot(p, snap);
-                }
+                flush(&mut pending, &r, &mut w);
                 pending = keep(tick).then_some(tick);
             }
             DemoEvent::Snapshot { tick, .. } => {
@@ -784,9 +793,7 @@ pub fn slice(
                 pending = None;
             }
             DemoEvent::Message { tick, data } => {
-                if let (Some(p), Some(snap)) = (pending.take(), r.snapshot()) {
-                    w.snapshot(p, snap);
-                }
+                flush(&mut pending, &r, &mut w);
                 // (Messages before the first tick marker have tick -1: a
                 // recording started while clients were in the game.)
                 if keep(tick) {
@@ -795,9 +802,7 @@ pub fn slice(
             }
         }
     }
-    if let (Some(p), Some(snap)) = (pending, r.snapshot()) {
-        w.snapshot(p, snap);
-    }
+    flush(&mut pending, &r, &mut w);
     Ok((w.finish(), cut))
 }
 
