@@ -33,6 +33,8 @@
 //! most [`MAX_PAYLOAD`] bytes (`NET_MAX_PAYLOAD`). Decoding allocates at most a
 //! few times the datagram size.
 
+use std::fmt;
+
 use serde::Serialize;
 
 use crate::huffman::{Huffman, HuffmanError};
@@ -439,6 +441,19 @@ pub enum PacketWarning {
         /// Chunk index.
         index: usize,
     },
+}
+
+impl fmt::Display for PacketWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PacketWarning::TrailingChunkData { len } => {
+                write!(f, "{len} bytes follow the last announced chunk")
+            }
+            PacketWarning::EmptyChunk { index } => {
+                write!(f, "chunk {index} is empty (no message id)")
+            }
+        }
+    }
 }
 
 /// A connless packet.
