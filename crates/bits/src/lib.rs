@@ -84,3 +84,8 @@ pub use error::{BitError, Result};
 pub use quantized::QuantizedFloat;
 pub use reader::{BitReader, MAX_LOOKAHEAD_BITS};
 pub use writer::BitWriter;
+
+/// The README example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

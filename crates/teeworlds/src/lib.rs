@@ -36,3 +36,8 @@ pub mod pcap;
 pub mod snapshot;
 
 pub use error::Error;
+
+/// The README example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -69,3 +69,8 @@ pub use error::{Result, StreamError, What};
 pub use reader::Reader;
 pub use vector::{CompressedVector3, CompressedVector4, Magnitude};
 pub use writer::Writer;
+
+/// The README example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
