@@ -6,6 +6,19 @@
 //! server-to-client direction so deltas can be applied and CRCs checked.
 //! Errors do not stop decoding: each is reported with the datagram and the
 //! rest of the datagram is still decoded where possible.
+//!
+//! # From datagram to events
+//!
+//! 1. [`Packet::decode`] reads the 7-byte header (or the connless header),
+//!    undoes the huffman compression and splits the payload into chunks.
+//! 2. Each chunk's payload starts with the packed message id
+//!    `(id << 1) | system`; [`Message::decode`] reads the id and the body.
+//! 3. Server-to-client `snap`, `snap_single` and `snap_empty` messages feed
+//!    a [`SnapshotReceiver`]: parts are reassembled, the delta is applied to
+//!    the snapshot it names, and the CRC is checked; `map_change` resets it.
+//!
+//! What each step finds goes into a [`Report`]: [`Event`]s, errors
+//! ([`DecodeError`]) and warnings ([`DecodeWarning`]).
 
 use std::fmt;
 
