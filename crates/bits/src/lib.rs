@@ -1,6 +1,7 @@
 //! gamewire's bit core: a fast, checked LSB-first bit reader and writer, the
-//! base types of the Source 2 demo format (seeds 000 and 001), quantized
-//! floats, and Fiedler-style range-checked serialization (seed 002).
+//! base types of the Source 2 demo format (`docs/formats/source2-base-types.md`),
+//! quantized floats, and range-checked serialization after Glenn Fiedler's
+//! "Serialization Strategies" (`docs/formats/bit-serialize.md`).
 //!
 //! Bit order everywhere: least significant bit first within little-endian
 //! bytes. Bit `n` of the stream is bit `n % 8` of byte `n / 8`.
@@ -35,31 +36,32 @@
 //! | simulation time, rune time, ammo count | `read_simulation_time`, ... | `write_simulation_time`, ... |
 //! | strings: fixed, null-terminated, 4096-limited | `read_string_fixed`, `read_cstring`, `read_string_terminated` | `write_string_fixed`, `write_cstring`, `write_string_terminated` |
 //! | quantized float | [`QuantizedFloat::decode`] | [`QuantizedFloat::encode`] |
-//! | unified serialize (seed 002) | [`serialize::ReadStream`] | [`serialize::WriteStream`], [`serialize::MeasureStream`] |
+//! | unified serialize | [`serialize::ReadStream`] | [`serialize::WriteStream`], [`serialize::MeasureStream`] |
 //!
 //! The lossy writers document what they round to; the `quantize_*` functions
 //! in [`write_types`] return exactly what the reader will decode.
 //!
-//! # Where the seeds are wrong
+//! # Choices where the public readers differ
 //!
-//! Seed 001's pseudo-code was checked against dotabuff/manta (`reader.go`) and
-//! demoinfocs-golang (`sendtablescs2/reader.go`). It differs in four places:
+//! The base types follow Valve's Source 2 decoders as the public readers
+//! dotabuff/manta (`reader.go`), demoinfocs-golang (`sendtablescs2/reader.go`)
+//! and skadistats/clarity implement them (see
+//! `docs/formats/source2-base-types.md`). Four points deserve a note:
 //!
-//! - **normal** (`bit_normal`): the seed scales by `1.0 / 2048.0 - 1.0`, a
-//!   negative number. The peers divide by `2^11 - 1 = 2047`, so an 11-bit
-//!   magnitude maps onto [0, 1]; so do we.
-//! - **rune time** (`bit_rune_time`): the seed returns the 4-bit integer.
-//!   manta and clarity reinterpret the four bits as the bit pattern of an
-//!   `f32`; we follow them.
-//! - **varuint64** (`bit_varuint_64`): the seed's loop only checks the length
-//!   at the last byte, so a run of continuation bytes is read until the input
-//!   ends. We stop after ten bytes with [`BitError::VarintOverflow`].
-//! - **simulation time** (`bit_simulation_time`): the seed hard-codes 1/64 s,
-//!   CS2's tick interval; Dota 2 ticks at 1/30 s (manta). The interval is a
-//!   parameter.
+//! - **normal** ([`BitReader::read_normal`]): the 11-bit magnitude is divided
+//!   by `2^11 - 1 = 2047`, so it maps onto [0, 1], as in manta and
+//!   demoinfocs-golang.
+//! - **rune time** ([`BitReader::read_rune_time`]): the four bits are the bit
+//!   pattern of an `f32`, as in manta and clarity.
+//! - **varuint64** ([`BitReader::read_varuint64`]): at most ten bytes, as a
+//!   protobuf varint; a longer run of continuation bytes is
+//!   [`BitError::VarintOverflow`] instead of a read to the end of the input.
+//! - **simulation time** ([`BitReader::read_simulation_time`]): the tick
+//!   interval is a parameter: CS2 ticks every 1/64 s, Dota 2 every 1/30 s
+//!   (manta).
 //!
-//! Seed 000 leaves the quantized float's *encode integers* case unfinished;
-//! [`quantized`] documents the complete setup.
+//! [`quantized`] documents the whole quantized-float setup, the *encode
+//! integers* case included.
 //!
 //! # Errors and hostile input
 //!
@@ -82,3 +84,8 @@ pub use error::{BitError, Result};
 pub use quantized::QuantizedFloat;
 pub use reader::{BitReader, MAX_LOOKAHEAD_BITS};
 pub use writer::BitWriter;
+
+/// The README example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

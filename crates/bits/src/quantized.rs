@@ -1,13 +1,12 @@
-//! Source 2 quantized floats (`CNetworkedQuantizedFloat`, seed 000 "Quantised
-//! Float").
+//! Source 2 quantized floats (`CNetworkedQuantizedFloat`; see
+//! `docs/formats/source2-base-types.md`).
 //!
 //! A field declares a bit count, a low and high value and encode flags. The
 //! engine maps `[low, high]` onto `2^bits` steps; flags add one-bit escapes for
 //! the exact low value, the exact high value, and exact zero, or stretch the
 //! range so integers are exact.
 //!
-//! Seed 000 stops in the middle of the `encode_ints` case ("this is
-//! incomplete"). The complete setup, checked against demoinfocs-golang
+//! The complete setup, the *integers* case included, as in demoinfocs-golang
 //! `quantizedfloat.go`, demofile-net `QuantizedFloatEncoding.cs` and clarity
 //! `FloatQuantizedDecoder.java`, is:
 //!

@@ -1,8 +1,8 @@
 //! The LSB-first bit reader.
 //!
 //! Bits are consumed least significant bit first from little-endian bytes: bit 0
-//! of the stream is bit 0 of byte 0, bit 8 is bit 0 of byte 1. The seeds put it
-//! as "fill from the left, consume from the right": new bytes are shifted in
+//! of the stream is bit 0 of byte 0, bit 8 is bit 0 of byte 1. In other words,
+//! "fill from the left, consume from the right": new bytes are shifted in
 //! above the bits already buffered, reads take the low bits.
 //!
 //! # Design
@@ -285,7 +285,7 @@ impl<'a> BitReader<'a> {
         Ok(self.read_bits(32)? as u32)
     }
 
-    /// Reads 64 bits, little-endian (seed 001 `bit_uint64_le`).
+    /// Reads 64 bits, little-endian.
     #[inline]
     pub fn read_u64(&mut self) -> Result<u64> {
         self.read_bits(64)

@@ -1,4 +1,5 @@
-//! Fiedler's unified serialization (seed 002, "Serialization Strategies").
+//! Unified serialization after Glenn Fiedler's "Serialization Strategies"
+//! (`docs/formats/bit-serialize.md`).
 //!
 //! A message type implements [`Serialize`] once, generically over a
 //! [`Stream`]; the same function then reads ([`ReadStream`]), writes

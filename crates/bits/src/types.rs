@@ -1,15 +1,15 @@
-//! The base types of seed 001 (and the bitstream part of seed 000), read from
-//! a [`BitReader`].
+//! The Source 2 base types, read from a [`BitReader`]: varints, `UBitVar`,
+//! the field-path varint, floats, coords, normals, angles, vectors, strings.
 //!
-//! Each reader follows the seed's pseudo-code where it is right, and the public
-//! Source 2 parsers (dotabuff/manta `reader.go`, demoinfocs-golang
-//! `sendtablescs2/reader.go`) where the seed is wrong or silent. The
-//! differences are noted on each method.
+//! `docs/formats/source2-base-types.md` describes each one on the wire. The
+//! readers agree with the public Source 2 parsers, dotabuff/manta
+//! (`reader.go`), demoinfocs-golang (`sendtablescs2/reader.go`) and
+//! skadistats/clarity; where those make a choice, the method says which.
 
 use crate::error::{BitError, Result};
 use crate::reader::BitReader;
 
-/// Integer bits of a coord (seed 001 `bit_float32_coord`).
+/// Integer bits of a coord.
 pub const COORD_INTEGER_BITS: u32 = 14;
 /// Fraction bits of a coord.
 pub const COORD_FRACTIONAL_BITS: u32 = 5;
@@ -19,7 +19,7 @@ pub const COORD_RESOLUTION: f32 = 1.0 / 32.0;
 pub const NORMAL_FRACTIONAL_BITS: u32 = 11;
 /// Divisor of a normal component: `2^11 - 1`.
 pub const NORMAL_DENOMINATOR: f32 = ((1u32 << NORMAL_FRACTIONAL_BITS) - 1) as f32;
-/// The byte limit of seed 001 `bit_string_terminated`.
+/// The byte limit of a terminated string ([`BitReader::read_string_terminated`]).
 pub const TERMINATED_STRING_LIMIT: usize = 4096;
 
 /// ZigZag-decodes a 32-bit value: 0, -1, 1, -2, ... from 0, 1, 2, 3, ...
@@ -89,9 +89,9 @@ fn ubitvar_fieldpath_tail(mut r: BitReader<'_>) -> (BitReader<'_>, Result<u32>) 
 }
 
 impl BitReader<'_> {
-    /// Protobuf-style varint of at most five bytes (seed 001 `bit_varuint_32`).
+    /// Protobuf-style varint of at most five bytes.
     ///
-    /// As in the seed and in Valve's reader, at most five bytes (35 payload
+    /// As in Valve's reader, at most five bytes (35 payload
     /// bits) are read; a fifth byte's continuation bit is ignored and bits above
     /// bit 31 are dropped. That leniency is deliberate: it is what the engine
     /// does.
@@ -130,17 +130,17 @@ impl BitReader<'_> {
         value
     }
 
-    /// ZigZag varint (seed 001 `bit_varint_32`).
+    /// ZigZag varint.
     #[inline]
     pub fn read_varint32(&mut self) -> Result<i32> {
         Ok(zigzag_decode32(self.read_varuint32()?))
     }
 
-    /// Protobuf-style varint of at most ten bytes (seed 001 `bit_varuint_64`).
+    /// Protobuf-style varint of at most ten bytes.
     ///
     /// An eleventh byte, or a tenth byte with bits above bit 63, is
-    /// [`BitError::VarintOverflow`]. (The seed's loop would keep reading
-    /// continuation bytes until the input ends; we stop at ten.)
+    /// [`BitError::VarintOverflow`], as for a protobuf varint: a run of
+    /// continuation bytes does not read on to the end of the input.
     pub fn read_varuint64(&mut self) -> Result<u64> {
         let start = self.position();
         let mut value = 0u64;
@@ -157,13 +157,13 @@ impl BitReader<'_> {
         Err(BitError::VarintOverflow { bit_offset: start })
     }
 
-    /// ZigZag 64-bit varint (seed 001 `bit_varint_64`).
+    /// ZigZag 64-bit varint.
     #[inline]
     pub fn read_varint64(&mut self) -> Result<i64> {
         Ok(zigzag_decode64(self.read_varuint64()?))
     }
 
-    /// Source 2 `UBitVar` (seed 001 `bit_ubitvar`): six bits, whose bits 4-5
+    /// Source 2 `UBitVar`: six bits, whose bits 4-5
     /// select 0, 4, 8 or 28 more bits placed above the low four.
     #[inline]
     pub fn read_ubitvar(&mut self) -> Result<u32> {
@@ -190,7 +190,7 @@ impl BitReader<'_> {
         Ok((head & 0x0f) | (rest << 4))
     }
 
-    /// The field-path varint (seed 001 `bit_fieldpath_uint`): a unary prefix
+    /// The field-path varint: a unary prefix
     /// selects 2, 4, 10, 17 or 31 bits.
     #[inline(always)]
     pub fn read_ubitvar_fieldpath(&mut self) -> Result<u32> {
@@ -214,20 +214,20 @@ impl BitReader<'_> {
         value
     }
 
-    /// A one-bit unsigned integer (seed 001 `bit_component_uint`).
+    /// A one-bit unsigned integer.
     #[inline]
     pub fn read_component(&mut self) -> Result<u32> {
         Ok(self.read_bits(1)? as u32)
     }
 
-    /// An IEEE-754 float stored as 32 raw bits (seed 001 `bit_float32` and
-    /// `bit_float32_noscale`, which are the same thing on the wire).
+    /// An IEEE-754 float stored as 32 raw bits (the `float32` and
+    /// `noscale` encoders, which are the same thing on the wire).
     #[inline]
     pub fn read_f32(&mut self) -> Result<f32> {
         Ok(f32::from_bits(self.read_u32()?))
     }
 
-    /// A coordinate (seed 001 `bit_float32_coord`): integer and fraction
+    /// A coordinate: integer and fraction
     /// presence bits, a sign, then `14` bits of integer (stored minus one) and
     /// `5` bits of fraction.
     pub fn read_coord(&mut self) -> Result<f32> {
@@ -251,12 +251,11 @@ impl BitReader<'_> {
         Ok(if negative { -value } else { value })
     }
 
-    /// One component of a normal (seed 001 `bit_normal`): a sign bit and an
+    /// One component of a normal: a sign bit and an
     /// 11-bit magnitude scaled to [0, 1].
     ///
-    /// The seed prints the scale as `length * (1.0 / 2048.0 - 1.0)`, which is
-    /// negative and cannot be right. manta (`readNormal`) and demoinfocs divide
-    /// by `2^11 - 1`, i.e. `1.0 / (2048.0 - 1.0)`; so do we.
+    /// The magnitude is divided by `2^11 - 1`, i.e. multiplied by
+    /// `1.0 / (2048.0 - 1.0)`, as manta (`readNormal`) and demoinfocs do.
     pub fn read_normal(&mut self) -> Result<f32> {
         let negative = self.read_bool()?;
         let magnitude = self.read_bits(NORMAL_FRACTIONAL_BITS)? as f32 * (1.0 / NORMAL_DENOMINATOR);
@@ -264,7 +263,7 @@ impl BitReader<'_> {
     }
 
     /// A unit vector from two optional normal components and the sign of the
-    /// third (seed 001 `bit_vec3_normal`).
+    /// third.
     pub fn read_vec3_normal(&mut self) -> Result<[f32; 3]> {
         let has_x = self.read_bool()?;
         let has_y = self.read_bool()?;
@@ -276,8 +275,8 @@ impl BitReader<'_> {
         Ok([x, y, if negative_z { -z } else { z }])
     }
 
-    /// An angle in degrees in [0, 360) from `bits` bits (seed 001
-    /// `bit_float32_angle`). `bits` must be at most 32.
+    /// An angle in degrees in [0, 360) from `bits` bits; `bits` must be at
+    /// most 32.
     #[inline]
     pub fn read_angle(&mut self, bits: u32) -> Result<f32> {
         if bits > 32 {
@@ -287,14 +286,13 @@ impl BitReader<'_> {
         Ok(raw * 360.0 / (1u64 << bits) as f32)
     }
 
-    /// A 20-bit angle mapped to [-180, 180) (seed 001
-    /// `bit_float32_angle_precise`).
+    /// A 20-bit angle mapped to [-180, 180).
     #[inline]
     pub fn read_angle_precise(&mut self) -> Result<f32> {
         Ok(self.read_angle(20)? - 180.0)
     }
 
-    /// Three optional precise angles (seed 001 `bit_qangle_precise`).
+    /// Three optional precise angles.
     #[inline]
     pub fn read_qangle_precise(&mut self) -> Result<[f32; 3]> {
         // The three presence bits in one read, bit 0 first.
@@ -308,7 +306,7 @@ impl BitReader<'_> {
         Ok(out)
     }
 
-    /// Three angles of `bits` bits each (seed 001 `bit_qangle_fixed`).
+    /// Three angles of `bits` bits each.
     pub fn read_qangle_fixed(&mut self, bits: u32) -> Result<[f32; 3]> {
         Ok([
             self.read_angle(bits)?,
@@ -317,7 +315,7 @@ impl BitReader<'_> {
         ])
     }
 
-    /// Three optional coords (seed 001 `bit_qangle_coord`).
+    /// Three optional coords.
     pub fn read_qangle_coord(&mut self) -> Result<[f32; 3]> {
         let present = [self.read_bool()?, self.read_bool()?, self.read_bool()?];
         let mut out = [0.0; 3];
@@ -329,8 +327,7 @@ impl BitReader<'_> {
         Ok(out)
     }
 
-    /// A vector of `N` floats, each read by `read_one` (seed 001
-    /// `bit_vec_float32`).
+    /// A vector of `N` floats, each read by `read_one`.
     pub fn read_vector<const N: usize>(
         &mut self,
         mut read_one: impl FnMut(&mut Self) -> Result<f32>,
@@ -342,31 +339,30 @@ impl BitReader<'_> {
         Ok(out)
     }
 
-    /// Simulation time (seed 001 `bit_simulation_time`): a varuint32 tick count
+    /// Simulation time: a varuint32 tick count
     /// times the tick interval.
     ///
-    /// The seed hard-codes 1/64 s, CS2's tick interval. Dota 2 runs at 30 ticks
-    /// a second (manta multiplies by 1/30), so the interval is a parameter.
+    /// CS2 ticks every 1/64 s; Dota 2 runs at 30 ticks a second (manta
+    /// multiplies by 1/30), so the interval is a parameter.
     pub fn read_simulation_time(&mut self, tick_interval: f32) -> Result<f32> {
         Ok(self.read_varuint32()? as f32 * tick_interval)
     }
 
-    /// "Rune time" (seed 001 `bit_rune_time`): four bits.
+    /// "Rune time": four bits.
     ///
-    /// The seed returns the 4-bit integer itself; manta (`runeTimeDecoder`) and
-    /// clarity reinterpret the four bits as the bit pattern of an `f32`. The
-    /// public peers agree with each other, so we follow them.
+    /// The four bits are the bit pattern of an `f32`, as manta
+    /// (`runeTimeDecoder`) and clarity read them.
     pub fn read_rune_time(&mut self) -> Result<f32> {
         Ok(f32::from_bits(self.read_bits(4)? as u32))
     }
 
-    /// Ammo count (seed 001 `bit_ammocount`): a varuint32 minus one, never
+    /// Ammo count: a varuint32 minus one, never
     /// below zero.
     pub fn read_ammo_count(&mut self) -> Result<u32> {
         Ok(self.read_varuint32()?.saturating_sub(1))
     }
 
-    /// A string of exactly `len` bytes (seed 001 `bit_string_n`), decoded as
+    /// A string of exactly `len` bytes, decoded as
     /// UTF-8 with invalid sequences replaced.
     pub fn read_string_fixed(&mut self, len: usize) -> Result<String> {
         let bytes = self.read_bytes(len)?;
@@ -424,7 +420,7 @@ impl BitReader<'_> {
         }
     }
 
-    /// A null-terminated UTF-8 string (seed 001 `bit_string_null_term`); no
+    /// A null-terminated UTF-8 string; no
     /// limit but the input's end. Invalid UTF-8 is replaced.
     pub fn read_cstring(&mut self) -> Result<String> {
         let bytes = self.read_cstring_bytes(usize::MAX)?;
@@ -434,8 +430,7 @@ impl BitReader<'_> {
         })
     }
 
-    /// A null-terminated string of at most 4096 bytes (seed 001
-    /// `bit_string_terminated`). A longer string is an error rather than a
+    /// A null-terminated string of at most 4096 bytes A longer string is an error rather than a
     /// silent cut.
     pub fn read_string_terminated(&mut self) -> Result<String> {
         let bytes = self.read_cstring_bytes(TERMINATED_STRING_LIMIT)?;

@@ -1,7 +1,7 @@
 //! Writer counterparts of the base types in [`crate::types`].
 //!
-//! Every `read_*` method of [`BitReader`](crate::BitReader) for a seed-001
-//! type has a `write_*` method here that produces exactly the bits the reader
+//! Every `read_*` method of [`BitReader`](crate::BitReader) for a Source 2
+//! base type has a `write_*` method here that produces exactly the bits the reader
 //! consumes. Lossless types (integers, varints, raw floats, strings) round-trip
 //! exactly. Lossy types (coord, normal, angles, simulation time) write the
 //! nearest encodable value; the `quantize_*` functions return the value the

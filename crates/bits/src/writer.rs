@@ -1,11 +1,12 @@
-//! The word-level bit writer (seed 002).
+//! The word-level bit writer (`docs/formats/bit-serialize.md`).
 //!
 //! Values are ORed into a 64-bit scratch word above the bits already there;
 //! whenever 32 or more bits are pending, the low 32 bits are written out as a
 //! little-endian word. [`BitWriter::finish`] flushes the rest and returns
 //! exactly `ceil(bits / 8)` bytes. The output is byte-for-byte what the classic
-//! 32-bit-word design of seed 002 produces (its `FlushBits` writes a whole
-//! word, of which `GetBytesWritten` keeps the same leading bytes), and it is
+//! 32-bit-word writer of Glenn Fiedler's "Reading and Writing Packets"
+//! produces (its `FlushBits` writes a whole word, of which `GetBytesWritten`
+//! keeps the same leading bytes), and it is
 //! the exact inverse of [`crate::BitReader`].
 
 use crate::error::{BitError, Result};

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 type Read = fn(&mut BitReader<'_>) -> Result<()>;
 
 /// Every read method of the reader, each discarding its value.
-/// Reads `data` from bit `start` to its end with `fast` and with the seed's
+/// Reads `data` from bit `start` to its end with `fast` and with a plain
 /// `reference` side by side: each value and the position after it must
 /// agree, and both must fail at the same read (the end of the input).
 fn agrees_to_the_end<'d>(
@@ -32,7 +32,7 @@ fn agrees_to_the_end<'d>(
                 prop_assert_eq!(a.position(), b.position());
             }
             (Err(_), Err(_)) => return Ok(()),
-            (x, y) => prop_assert!(false, "fast {:?} vs seed {:?}", x, y),
+            (x, y) => prop_assert!(false, "fast {:?} vs reference {:?}", x, y),
         }
     }
 }
@@ -167,15 +167,15 @@ proptest! {
         }
     }
 
-    /// The branch-free varuint32 agrees with seed 001's byte loop, value and
+    /// The branch-free varuint32 agrees with a plain byte loop, value and
     /// position, on arbitrary bytes (continuation bits in any pattern) at any
     /// offset, in the fast path and near the end of input.
     #[test]
-    fn varuint32_matches_the_seed_loop(
+    fn varuint32_matches_the_plain_loop(
         data in prop::collection::vec(any::<u8>(), 0..24),
         start in 0u64..16,
     ) {
-        let seed_loop = |r: &mut BitReader<'_>| -> Result<u32> {
+        let reference_loop = |r: &mut BitReader<'_>| -> Result<u32> {
             let mut value = 0u32;
             let mut offset = 0u32;
             while offset != 35 {
@@ -188,17 +188,17 @@ proptest! {
             }
             Ok(value)
         };
-        agrees_to_the_end(&data, start, BitReader::read_varuint32, seed_loop)?;
+        agrees_to_the_end(&data, start, BitReader::read_varuint32, reference_loop)?;
     }
 
-    /// The branch-free ubitvar agrees with seed 001's switch on arbitrary
+    /// The branch-free ubitvar agrees with a plain switch on arbitrary
     /// bytes at any offset, in the fast path and near the end of input.
     #[test]
-    fn ubitvar_matches_the_seed_switch(
+    fn ubitvar_matches_the_plain_switch(
         data in prop::collection::vec(any::<u8>(), 0..24),
         start in 0u64..16,
     ) {
-        let seed_switch = |r: &mut BitReader<'_>| -> Result<u32> {
+        let reference_switch = |r: &mut BitReader<'_>| -> Result<u32> {
             let value = r.read_bits(6)? as u32;
             Ok(match value & 0x30 {
                 16 => (value & 15) | ((r.read_bits(4)? as u32) << 4),
@@ -207,18 +207,18 @@ proptest! {
                 _ => value,
             })
         };
-        agrees_to_the_end(&data, start, BitReader::read_ubitvar, seed_switch)?;
+        agrees_to_the_end(&data, start, BitReader::read_ubitvar, reference_switch)?;
     }
 
-    /// The peek-based field-path varint agrees with seed 001's unary prefix
+    /// The peek-based field-path varint agrees with the unary prefix
     /// read bit by bit, on arbitrary bytes at any offset, in the fast path
     /// and near the end of input (where the bit loop takes over).
     #[test]
-    fn ubitvar_fieldpath_matches_the_seed_prefix_loop(
+    fn ubitvar_fieldpath_matches_the_plain_prefix_loop(
         data in prop::collection::vec(any::<u8>(), 0..24),
         start in 0u64..16,
     ) {
-        let seed_loop = |r: &mut BitReader<'_>| -> Result<u32> {
+        let reference_loop = |r: &mut BitReader<'_>| -> Result<u32> {
             for width in [2, 4, 10, 17] {
                 if r.read_bits(1)? == 1 {
                     return Ok(r.read_bits(width)? as u32);
@@ -226,7 +226,7 @@ proptest! {
             }
             Ok(r.read_bits(31)? as u32)
         };
-        agrees_to_the_end(&data, start, BitReader::read_ubitvar_fieldpath, seed_loop)?;
+        agrees_to_the_end(&data, start, BitReader::read_ubitvar_fieldpath, reference_loop)?;
     }
 
     /// Each read alone, over every truncation of random bytes: never panics.

@@ -7,7 +7,9 @@
 //!   each field with its byte offset; a failure names the field and offset.
 
 use clap::{Args, Subcommand, ValueEnum};
-use gamewire_tgstream::fields::{decode_fields, parse_field_list, Field, FieldError, Value};
+use gamewire_tgstream::fields::{
+    decode_fields, parse_field_list, DecodedField, FieldError, FieldValue,
+};
 use gamewire_tgstream::{Cf16, Magnitude};
 use serde_json::json;
 
@@ -189,26 +191,26 @@ fn hex_string(bytes: &[u8]) -> String {
     out
 }
 
-fn value_json(value: &Value<'_>) -> serde_json::Value {
+fn value_json(value: &FieldValue<'_>) -> serde_json::Value {
     match value {
-        Value::Byte(v) => json!(v),
-        Value::I8(v) => json!(v),
-        Value::Bit { value, .. } => json!(value),
-        Value::Short(v) => json!(v),
-        Value::Int32(v) => json!(v),
-        Value::UInt32(v) => json!(v),
-        Value::Float(v) => json!(v),
-        Value::Cf16(c) => cf16_json(*c),
-        Value::CVec3(v) => json!({ "dir": v.dir, "value": v.decode() }),
-        Value::CVec4(v) => {
+        FieldValue::Byte(v) => json!(v),
+        FieldValue::I8(v) => json!(v),
+        FieldValue::Bit { value, .. } => json!(value),
+        FieldValue::Short(v) => json!(v),
+        FieldValue::Int32(v) => json!(v),
+        FieldValue::UInt32(v) => json!(v),
+        FieldValue::Float(v) => json!(v),
+        FieldValue::Cf16(c) => cf16_json(*c),
+        FieldValue::CVec3(v) => json!({ "dir": v.dir, "value": v.decode() }),
+        FieldValue::CVec4(v) => {
             let magnitude = match v.magnitude {
                 Magnitude::Cf16(c) => cf16_json(c),
                 Magnitude::F32(m) => json!(m),
             };
             json!({ "dir": v.dir, "magnitude": magnitude, "value": v.decode() })
         }
-        Value::Bytes(b) => json!(hex_string(b)),
-        Value::String16(b) => json!({
+        FieldValue::Bytes(b) => json!(hex_string(b)),
+        FieldValue::String16(b) => json!({
             "text": b.escape_ascii().to_string(),
             "hex": hex_string(b),
         }),
@@ -216,7 +218,7 @@ fn value_json(value: &Value<'_>) -> serde_json::Value {
     }
 }
 
-fn field_json(field: &Field<'_>) -> serde_json::Value {
+fn field_json(field: &DecodedField<'_>) -> serde_json::Value {
     let mut out = json!({
         "index": field.index,
         "field": field.kind.to_string(),
@@ -224,7 +226,7 @@ fn field_json(field: &Field<'_>) -> serde_json::Value {
         "value": value_json(&field.value),
         "text": field.value.to_string(),
     });
-    if let Value::Bit { index, .. } = field.value {
+    if let FieldValue::Bit { index, .. } = field.value {
         out["bit"] = json!(index);
     }
     out

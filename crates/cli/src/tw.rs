@@ -240,7 +240,7 @@ fn print_report_text(r: &Report, prefix: &str) {
         }
     }
     for w in &r.warnings {
-        println!("{prefix}  warning: {w}");
+        println!("{prefix}  warning: {}", w.compact());
     }
     for e in &r.errors {
         println!("{prefix}  ERROR: {e}");

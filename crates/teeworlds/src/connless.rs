@@ -46,9 +46,12 @@ pub struct InfoClient {
     pub player_type: i32,
 }
 
-/// A server info reply (`inf3`).
+/// What a server tells a server browser (`inf3`), the reply to `gie3`.
+///
+/// Not to be confused with [`crate::msg::ServerInfo`], the system message a
+/// server sends a connecting client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ServerInfo {
+pub struct BrowserInfo {
     /// The browser's token echoed back.
     pub token: i32,
     /// Game version.
@@ -88,7 +91,7 @@ pub enum ConnlessMessage {
         token: i32,
     },
     /// `inf3`.
-    Info(ServerInfo),
+    Info(BrowserInfo),
     /// Another known browser message, kept raw.
     Other {
         /// Its name.
@@ -197,9 +200,9 @@ impl ConnlessMessage {
     }
 }
 
-fn read_info(u: &mut Unpacker<'_>) -> Result<ServerInfo, UnpackError> {
+fn read_info(u: &mut Unpacker<'_>) -> Result<BrowserInfo, UnpackError> {
     let s = Sanitize::Strict;
-    let mut info = ServerInfo {
+    let mut info = BrowserInfo {
         token: u.int("token")?,
         version: u.string("version", s)?,
         name: u.string("name", s)?,
@@ -234,7 +237,7 @@ mod tests {
 
     #[test]
     fn info_roundtrip() {
-        let m = ConnlessMessage::Info(ServerInfo {
+        let m = ConnlessMessage::Info(BrowserInfo {
             token: 5,
             version: "0.7.5".into(),
             name: "srv".into(),

@@ -6,11 +6,26 @@
 //! server-to-client direction so deltas can be applied and CRCs checked.
 //! Errors do not stop decoding: each is reported with the datagram and the
 //! rest of the datagram is still decoded where possible.
+//!
+//! # From datagram to events
+//!
+//! 1. [`Packet::decode`] reads the 7-byte header (or the connless header),
+//!    undoes the huffman compression and splits the payload into chunks.
+//! 2. Each chunk's payload starts with the packed message id
+//!    `(id << 1) | system`; [`Message::decode`] reads the id and the body.
+//! 3. Server-to-client `snap`, `snap_single` and `snap_empty` messages feed
+//!    a [`SnapshotReceiver`]: parts are reassembled, the delta is applied to
+//!    the snapshot it names, and the CRC is checked; `map_change` resets it.
+//!
+//! What each step finds goes into a [`Report`]: [`Event`]s, errors
+//! ([`DecodeError`]) and warnings ([`DecodeWarning`]).
+
+use std::fmt;
 
 use serde::Serialize;
 
 use crate::connless::{ConnlessError, ConnlessMessage};
-use crate::int::UnpackWarning;
+use crate::int::{UnpackError, UnpackWarning};
 use crate::msg::{Message, MessageError, SnapObject, SystemMessage};
 use crate::packet::{
     ChunkHeader, ControlMessage, Packet, PacketError, PacketHeader, PacketWarning,
@@ -53,6 +68,70 @@ pub enum DecodeError {
         /// What went wrong.
         source: SnapshotError,
     },
+}
+
+/// A non-fatal oddity found while decoding a datagram: decoding went on.
+///
+/// [`Display`](fmt::Display) says it in a sentence;
+/// [`DecodeWarning::compact`] is the short form of the `tw` commands' output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeWarning {
+    /// The packet layer (trailing bytes, an empty chunk).
+    Packet(PacketWarning),
+    /// The message in chunk `chunk` (or the connless payload, chunk 0).
+    Unpack {
+        /// Chunk index.
+        chunk: usize,
+        /// What was odd.
+        warning: UnpackWarning,
+    },
+    /// A snapshot object outside the ranges the reference client accepts
+    /// (`CNetObjHandler::ValidateObj`); the client only counts these, so the
+    /// object is kept.
+    InvalidObject {
+        /// The snapshot's tick.
+        tick: i32,
+        /// The item's type id.
+        type_id: u16,
+        /// The item's id.
+        id: u16,
+        /// The field out of range.
+        error: UnpackError,
+    },
+}
+
+impl DecodeWarning {
+    /// The short form that `gamewire tw decode` and `tw pcap` print and that
+    /// [`Report`] serializes: the kind and its fields in Rust notation, e.g.
+    /// `TrailingChunkData { len: 3 }` or
+    /// `chunk 1: OverlongInt { field: "tick", offset: 2 }`; an invalid object
+    /// reads as its sentence.
+    pub fn compact(&self) -> String {
+        match self {
+            DecodeWarning::Packet(w) => format!("{w:?}"),
+            DecodeWarning::Unpack { chunk, warning } => format!("chunk {chunk}: {warning:?}"),
+            DecodeWarning::InvalidObject { .. } => self.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for DecodeWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeWarning::Packet(w) => write!(f, "{w}"),
+            DecodeWarning::Unpack { chunk, warning } => write!(f, "chunk {chunk}: {warning}"),
+            DecodeWarning::InvalidObject {
+                tick,
+                type_id,
+                id,
+                error,
+            } => write!(
+                f,
+                "snapshot tick {tick}: item type {type_id} id {id}: {error}"
+            ),
+        }
+    }
 }
 
 /// One item of a snapshot, typed when possible.
@@ -136,12 +215,18 @@ pub struct Report {
     /// Errors (as sentences).
     #[serde(serialize_with = "errors_as_strings")]
     pub errors: Vec<DecodeError>,
-    /// Non-fatal oddities.
-    pub warnings: Vec<String>,
+    /// Non-fatal oddities (each in its [compact](DecodeWarning::compact)
+    /// form).
+    #[serde(serialize_with = "warnings_as_strings")]
+    pub warnings: Vec<DecodeWarning>,
 }
 
 fn errors_as_strings<S: serde::Serializer>(e: &[DecodeError], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(e.iter().map(|e| e.to_string()))
+}
+
+fn warnings_as_strings<S: serde::Serializer>(w: &[DecodeWarning], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(w.iter().map(DecodeWarning::compact))
 }
 
 /// Per-flow decoding state.
@@ -158,12 +243,11 @@ pub struct Decoder {
     pub snapshots_crc_ok: u64,
 }
 
-fn chunk_warning(w: &PacketWarning) -> String {
-    format!("{w:?}")
-}
-
-fn unpack_warning(chunk: usize, w: &UnpackWarning) -> String {
-    format!("chunk {chunk}: {w:?}")
+fn unpack_warning(chunk: usize, w: &UnpackWarning) -> DecodeWarning {
+    DecodeWarning::Unpack {
+        chunk,
+        warning: w.clone(),
+    }
 }
 
 impl Decoder {
@@ -191,7 +275,8 @@ impl Decoder {
         match Packet::decode(datagram) {
             Err(e) => r.errors.push(e.into()),
             Ok(d) => {
-                r.warnings.extend(d.warnings.iter().map(chunk_warning));
+                r.warnings
+                    .extend(d.warnings.iter().cloned().map(DecodeWarning::Packet));
                 match d.packet {
                     Packet::Connless(c) => match ConnlessMessage::decode(&c.payload) {
                         Ok((message, w)) => {
@@ -288,11 +373,13 @@ impl Decoder {
                     // Objects outside the ranges ValidateObj accepts are
                     // reported, not rejected (the client only counts them).
                     for item in snapshot.items() {
-                        if let Some(Err(e)) = item.object().map(|o| o.validate()) {
-                            r.warnings.push(format!(
-                                "snapshot tick {tick}: item type {} id {}: {e}",
-                                item.type_id, item.id
-                            ));
+                        if let Some(Err(error)) = item.object().map(|o| o.validate()) {
+                            r.warnings.push(DecodeWarning::InvalidObject {
+                                tick,
+                                type_id: item.type_id,
+                                id: item.id,
+                                error,
+                            });
                         }
                     }
                     r.events.push(Event::Message {
@@ -318,5 +405,53 @@ impl Decoder {
             chunk: header,
             message,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_read_as_sentences_and_print_compact() {
+        let packet = DecodeWarning::Packet(PacketWarning::TrailingChunkData { len: 3 });
+        assert_eq!(
+            packet.to_string(),
+            "3 bytes follow the last announced chunk"
+        );
+        assert_eq!(packet.compact(), "TrailingChunkData { len: 3 }");
+
+        let unpack = DecodeWarning::Unpack {
+            chunk: 1,
+            warning: UnpackWarning::OverlongInt {
+                field: "tick",
+                offset: 2,
+            },
+        };
+        assert_eq!(
+            unpack.to_string(),
+            "chunk 1: the int `tick` at byte offset 2 uses more bytes than needed"
+        );
+        assert_eq!(
+            unpack.compact(),
+            "chunk 1: OverlongInt { field: \"tick\", offset: 2 }"
+        );
+    }
+
+    #[test]
+    fn a_datagram_with_trailing_bytes_warns_and_serializes_the_compact_form() {
+        // A chunk packet with no chunks and one byte after the header.
+        let mut datagram = vec![0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78];
+        datagram.push(0xaa);
+        let r = Decoder::new().decode(Direction::ServerToClient, &datagram);
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+        assert_eq!(
+            r.warnings,
+            vec![DecodeWarning::Packet(PacketWarning::TrailingChunkData {
+                len: 1
+            })]
+        );
+        let json = serde_json::to_value(&r).unwrap_or_default();
+        assert_eq!(json["warnings"][0], "TrailingChunkData { len: 1 }");
     }
 }

@@ -47,7 +47,7 @@
 //! and against the snapshot limits ([`crate::snapshot::MAX_SIZE`],
 //! [`crate::snapshot::MAX_ITEMS`]) before anything is allocated for it. An
 //! error names what was being read, the chunk's byte offset and the tick. A
-//! file that ends inside a chunk is [`DemoError::Truncated`]: the chunks
+//! file that ends inside a chunk is [`DemoFileError::Truncated`]: the chunks
 //! before it have been read.
 
 use serde::Serialize;
@@ -110,7 +110,7 @@ pub struct DemoHeader {
 /// What went wrong reading a demo, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum DemoError {
+pub enum DemoFileError {
     /// The file does not start with `TWDEMO\0`.
     #[error("not a Teeworlds demo: the file starts with {found:?}, expected \"TWDEMO\\0\"")]
     BadMagic {
@@ -167,10 +167,10 @@ pub enum DemoError {
     },
 }
 
-impl DemoError {
+impl DemoFileError {
     /// True when the file ended early (everything before was read).
     pub fn is_truncation(&self) -> bool {
-        matches!(self, DemoError::Truncated { .. })
+        matches!(self, DemoFileError::Truncated { .. })
     }
 }
 
@@ -246,8 +246,8 @@ fn be_i32(data: &[u8], at: usize) -> Option<i32> {
 impl<'a> DemoReader<'a> {
     /// Reads the header and the map; the chunks are read by iterating.
     /// Snapshots use vanilla 0.7.5's item sizes.
-    pub fn new(data: &'a [u8]) -> Result<DemoReader<'a>, DemoError> {
-        let truncated = |what, offset: usize, needed: usize| DemoError::Truncated {
+    pub fn new(data: &'a [u8]) -> Result<DemoReader<'a>, DemoFileError> {
+        let truncated = |what, offset: usize, needed: usize| DemoFileError::Truncated {
             what,
             offset,
             needed,
@@ -256,23 +256,23 @@ impl<'a> DemoReader<'a> {
         };
         if data.get(..7) != Some(&MAGIC[..]) {
             let found = String::from_utf8_lossy(data.get(..8).unwrap_or(data)).into_owned();
-            return Err(DemoError::BadMagic { found });
+            return Err(DemoFileError::BadMagic { found });
         }
         let head = data
             .get(..HEADER_LEN + MARKERS_LEN)
             .ok_or_else(|| truncated("the header", 0, HEADER_LEN + MARKERS_LEN))?;
         let version = head.get(7).copied().unwrap_or(0);
         if !(4..=5).contains(&version) {
-            return Err(DemoError::UnsupportedVersion(version));
+            return Err(DemoFileError::UnsupportedVersion(version));
         }
         let field = |range: std::ops::Range<usize>| head.get(range).unwrap_or_default();
         let net_version = c_string(field(NET_VERSION));
         if !net_version.starts_with("0.7") {
-            return Err(DemoError::UnsupportedNetVersion(net_version));
+            return Err(DemoFileError::UnsupportedNetVersion(net_version));
         }
         let int = |at| be_i32(head, at).unwrap_or(0);
         let map_size = int(MAP_SIZE_OFFSET);
-        let map_size = u32::try_from(map_size).map_err(|_| DemoError::BadHeader {
+        let map_size = u32::try_from(map_size).map_err(|_| DemoFileError::BadHeader {
             what: "the map size",
             value: i64::from(map_size),
         })?;
@@ -280,7 +280,7 @@ impl<'a> DemoReader<'a> {
         let count = usize::try_from(markers)
             .ok()
             .filter(|&n| n <= MAX_TIMELINE_MARKERS)
-            .ok_or(DemoError::BadHeader {
+            .ok_or(DemoFileError::BadHeader {
                 what: "the number of timeline markers",
                 value: i64::from(markers),
             })?;
@@ -339,8 +339,8 @@ impl<'a> DemoReader<'a> {
         self.snapshot.as_ref()
     }
 
-    fn truncated(&self, what: &'static str, offset: usize, needed: usize) -> DemoError {
-        DemoError::Truncated {
+    fn truncated(&self, what: &'static str, offset: usize, needed: usize) -> DemoFileError {
+        DemoFileError::Truncated {
             what,
             offset,
             needed,
@@ -349,7 +349,7 @@ impl<'a> DemoReader<'a> {
         }
     }
 
-    fn read_chunk(&mut self) -> Result<DemoEvent, DemoError> {
+    fn read_chunk(&mut self) -> Result<DemoEvent, DemoFileError> {
         let at = self.pos;
         let first = self.data.get(at).copied().unwrap_or(0);
         if first & TICK_MARKER != 0 {
@@ -399,7 +399,7 @@ impl<'a> DemoReader<'a> {
             CHUNK_MESSAGE => "message",
             CHUNK_DELTA => "delta",
             _ => {
-                return Err(DemoError::UnknownChunk {
+                return Err(DemoFileError::UnknownChunk {
                     offset: at,
                     tick: self.tick,
                 })
@@ -411,7 +411,7 @@ impl<'a> DemoReader<'a> {
             .ok_or_else(|| self.truncated("a chunk", at, header_len + size))?;
         self.pos = at + header_len + size;
         let tick = self.tick;
-        let fail = |reason: String| DemoError::Chunk {
+        let fail = |reason: String| DemoFileError::Chunk {
             what,
             offset: at,
             tick,
@@ -456,7 +456,7 @@ impl<'a> DemoReader<'a> {
 /// The chunks one by one; `None` at the end of the file, and after an
 /// error (which is the last item).
 impl Iterator for DemoReader<'_> {
-    type Item = Result<DemoEvent, DemoError>;
+    type Item = Result<DemoEvent, DemoFileError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed || self.pos >= self.data.len() {
@@ -747,7 +747,7 @@ pub fn slice(
     data: &[u8],
     from: Option<i32>,
     to: Option<i32>,
-) -> Result<(Vec<u8>, Option<DemoError>), DemoError> {
+) -> Result<(Vec<u8>, Option<DemoFileError>), DemoFileError> {
     let mut r = DemoReader::new(data)?;
     let h = r.header().clone();
     let mut w =
@@ -860,7 +860,7 @@ mod tests {
     }
 
     /// Reads every event, and the snapshot after each snapshot event.
-    fn read_all(file: &[u8]) -> (Vec<DemoEvent>, Vec<Snapshot>, Option<DemoError>) {
+    fn read_all(file: &[u8]) -> (Vec<DemoEvent>, Vec<Snapshot>, Option<DemoFileError>) {
         let mut r = DemoReader::new(file).unwrap();
         let (mut events, mut snaps) = (Vec::new(), Vec::new());
         while let Some(e) = r.next() {
@@ -1058,7 +1058,7 @@ mod tests {
                 Err(e) => {
                     assert!(cut < start, "cut at {cut}: {e}");
                     assert!(
-                        e.is_truncation() || matches!(e, DemoError::BadMagic { .. }),
+                        e.is_truncation() || matches!(e, DemoFileError::BadMagic { .. }),
                         "{e}"
                     );
                 }
@@ -1068,7 +1068,7 @@ mod tests {
                     assert_eq!(events[..], all[..events.len()], "cut at {cut}");
                     if let Some(e) = err {
                         assert!(e.is_truncation(), "cut at {cut}: {e}");
-                        let DemoError::Truncated {
+                        let DemoFileError::Truncated {
                             offset, available, ..
                         } = e
                         else {
@@ -1088,25 +1088,25 @@ mod tests {
         f[0] = b'X';
         assert!(matches!(
             DemoReader::new(&f),
-            Err(DemoError::BadMagic { .. })
+            Err(DemoFileError::BadMagic { .. })
         ));
         let mut f = file.clone();
         f[7] = 6;
         assert_eq!(
             DemoReader::new(&f).err(),
-            Some(DemoError::UnsupportedVersion(6))
+            Some(DemoFileError::UnsupportedVersion(6))
         );
         let mut f = file.clone();
         f[8..11].copy_from_slice(b"0.6");
         assert!(matches!(
             DemoReader::new(&f),
-            Err(DemoError::UnsupportedNetVersion(_))
+            Err(DemoFileError::UnsupportedNetVersion(_))
         ));
         let mut f = file.clone();
         f[176..180].copy_from_slice(&65i32.to_be_bytes());
         assert!(matches!(
             DemoReader::new(&f),
-            Err(DemoError::BadHeader { .. })
+            Err(DemoFileError::BadHeader { .. })
         ));
         let mut f = file.clone();
         f[136..140].copy_from_slice(&i32::MAX.to_be_bytes());
@@ -1135,7 +1135,7 @@ mod tests {
         f.push(0);
         let (_, _, err) = read_all(&f);
         assert!(
-            matches!(err, Some(DemoError::UnknownChunk { .. })),
+            matches!(err, Some(DemoFileError::UnknownChunk { .. })),
             "{err:?}"
         );
     }

@@ -16,14 +16,18 @@
 //! input can only come from a broken or hostile peer:
 //!
 //! * **Overlong** encodings (a continuation byte that adds only zero bits,
-//!   e.g. `80 00` for 0) decode to the same value as the reference and push an
-//!   [`IntWarning::Overlong`] warning. The official encoder never produces them.
+//!   e.g. `80 00` for 0) decode to the same value as the reference;
+//!   [`unpack_int`] says so and [`Unpacker`] turns it into an
+//!   [`UnpackWarning::OverlongInt`] warning. The official encoder never
+//!   produces them.
 //! * **Out of range**: a fifth byte with bits above the 32-bit range set
 //!   (anything but its low 4 bits, i.e. `> 0x0f`) or with its extension bit set
 //!   is an error ([`IntError::OutOfRange`]). The reference would silently drop
 //!   those bits (or, for the extension bit, resynchronise on the next byte).
 //! * A value cut off by the end of the buffer is an error
 //!   ([`IntError::Truncated`]); the reference reads past the end.
+
+use std::fmt;
 
 use serde::Serialize;
 
@@ -57,19 +61,6 @@ pub enum IntError {
         offset: usize,
         /// The offending fifth byte.
         byte: u8,
-    },
-}
-
-/// A non-fatal oddity seen while unpacking.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub enum IntWarning {
-    /// The int used more bytes than needed.
-    Overlong {
-        /// Byte offset where the int starts.
-        offset: usize,
-        /// Bytes it used.
-        len: usize,
     },
 }
 
@@ -248,6 +239,24 @@ pub enum UnpackWarning {
         /// How many.
         len: usize,
     },
+}
+
+impl fmt::Display for UnpackWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UnpackWarning::OverlongInt { field, offset } => write!(
+                f,
+                "the int `{field}` at byte offset {offset} uses more bytes than needed"
+            ),
+            UnpackWarning::StringSanitized { field } => write!(
+                f,
+                "the string `{field}` held control characters or invalid UTF-8 and was cleaned"
+            ),
+            UnpackWarning::TrailingBytes { len } => {
+                write!(f, "{len} bytes follow the last known field")
+            }
+        }
+    }
 }
 
 /// Reads ints, strings and raw bytes from a message body, the way

@@ -15,6 +15,10 @@
 //! * [`demo`]: demo files (`.demo`), read and written.
 //!
 //! Nothing here opens sockets or reads clocks.
+//!
+//! Each module has its own error type; [`Error`] wraps them all. Non-fatal
+//! oddities are warnings ([`packet::PacketWarning`], [`int::UnpackWarning`],
+//! [`decoder::DecodeWarning`]), each with a sentence as its `Display`.
 #![forbid(unsafe_code)]
 
 pub mod client;
@@ -22,6 +26,7 @@ pub mod conn;
 pub mod connless;
 pub mod decoder;
 pub mod demo;
+mod error;
 pub mod huffman;
 pub mod int;
 pub mod map;
@@ -29,3 +34,10 @@ pub mod msg;
 pub mod packet;
 pub mod pcap;
 pub mod snapshot;
+
+pub use error::Error;
+
+/// The README example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,7 +1,7 @@
 //! Packets: the 7-byte header, control messages, connless packets and chunks.
 //!
-//! # Packet header (seed 003; teeworlds 0.7.5 `network.cpp` `SendPacket` /
-//! `UnpackPacket`)
+//! # Packet header (teeworlds 0.7.5 `network.cpp` `SendPacket` /
+//! `UnpackPacket`; `docs/formats/teeworlds-0.7.md`)
 //!
 //! ```text
 //! byte 0: 2 unused bits | 4 flag bits | ack bits 9..8
@@ -32,6 +32,8 @@
 //! A datagram is at most [`MAX_PACKET_SIZE`] bytes; a decompressed payload at
 //! most [`MAX_PAYLOAD`] bytes (`NET_MAX_PAYLOAD`). Decoding allocates at most a
 //! few times the datagram size.
+
+use std::fmt;
 
 use serde::Serialize;
 
@@ -441,6 +443,19 @@ pub enum PacketWarning {
     },
 }
 
+impl fmt::Display for PacketWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PacketWarning::TrailingChunkData { len } => {
+                write!(f, "{len} bytes follow the last announced chunk")
+            }
+            PacketWarning::EmptyChunk { index } => {
+                write!(f, "chunk {index} is empty (no message id)")
+            }
+        }
+    }
+}
+
 /// A connless packet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConnlessPacket {
@@ -661,8 +676,8 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn seed_example_chunk_header() {
-        // "41 0c 0e" from seed 003: vital, size 76, sequence 14.
+    fn example_chunk_header() {
+        // "41 0c 0e": vital, size 76, sequence 14.
         let h = ChunkHeader::read(&[0x41, 0x0c, 0x0e], 0).unwrap();
         assert_eq!(
             h,

@@ -67,7 +67,8 @@
 //! Sources (facts only): constants and algorithm from
 //! SandboxServers/STBC-Dedicated-Server `docs/protocol/stream-primitives.md`
 //! and `docs/protocol/cf16-precision-analysis.md` (the `.rdata` bytes
-//! `6F 12 83 3A`, `00 00 20 41`, `00 F0 7F 45`, `01 08 80 39`); spec seed 004.
+//! `6F 12 83 3A`, `00 00 20 41`, `00 F0 7F 45`, `01 08 80 39`); summed up in
+//! `docs/formats/tgbufferstream.md`.
 
 use std::fmt;
 

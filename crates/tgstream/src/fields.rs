@@ -173,7 +173,7 @@ pub fn parse_field_list(spec: &str) -> Result<Vec<FieldKind>, FieldListError> {
 /// A decoded value.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Value<'a> {
+pub enum FieldValue<'a> {
     /// `byte`
     Byte(u8),
     /// `i8`
@@ -209,17 +209,17 @@ fn fmt_vec(f: &mut fmt::Formatter<'_>, v: [f32; 3]) -> fmt::Result {
     write!(f, "({}, {}, {})", v[0], v[1], v[2])
 }
 
-impl fmt::Display for Value<'_> {
+impl fmt::Display for FieldValue<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::Byte(v) => write!(f, "{v} ({v:#04x})"),
-            Value::I8(v) => write!(f, "{v}"),
-            Value::Bit { value, index } => write!(f, "{value} (bit {index})"),
-            Value::Short(v) => write!(f, "{v} ({v:#06x})"),
-            Value::Int32(v) => write!(f, "{v} ({v:#010x})"),
-            Value::UInt32(v) => write!(f, "{v} ({v:#010x})"),
-            Value::Float(v) => write!(f, "{v} ({:#010x})", v.to_bits()),
-            Value::Cf16(c) => write!(
+            FieldValue::Byte(v) => write!(f, "{v} ({v:#04x})"),
+            FieldValue::I8(v) => write!(f, "{v}"),
+            FieldValue::Bit { value, index } => write!(f, "{value} (bit {index})"),
+            FieldValue::Short(v) => write!(f, "{v} ({v:#06x})"),
+            FieldValue::Int32(v) => write!(f, "{v} ({v:#010x})"),
+            FieldValue::UInt32(v) => write!(f, "{v} ({v:#010x})"),
+            FieldValue::Float(v) => write!(f, "{v} ({:#010x})", v.to_bits()),
+            FieldValue::Cf16(c) => write!(
                 f,
                 "{} ({:#06x}: sign {}, scale {}, mantissa {})",
                 c.decode(),
@@ -228,11 +228,11 @@ impl fmt::Display for Value<'_> {
                 c.scale(),
                 c.mantissa()
             ),
-            Value::CVec3(v) => {
+            FieldValue::CVec3(v) => {
                 fmt_vec(f, v.decode())?;
                 write!(f, " (dir {:?})", v.dir)
             }
-            Value::CVec4(v) => {
+            FieldValue::CVec4(v) => {
                 fmt_vec(f, v.decode())?;
                 match v.magnitude {
                     Magnitude::Cf16(c) => {
@@ -247,8 +247,8 @@ impl fmt::Display for Value<'_> {
                     Magnitude::F32(m) => write!(f, " (dir {:?}, magnitude {m})", v.dir),
                 }
             }
-            Value::Bytes(b) => write_hex(f, b),
-            Value::String16(b) => write!(f, "\"{}\" ({} bytes)", b.escape_ascii(), b.len()),
+            FieldValue::Bytes(b) => write_hex(f, b),
+            FieldValue::String16(b) => write!(f, "\"{}\" ({} bytes)", b.escape_ascii(), b.len()),
         }
     }
 }
@@ -265,7 +265,7 @@ fn write_hex(f: &mut fmt::Formatter<'_>, bytes: &[u8]) -> fmt::Result {
 
 /// One decoded field.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Field<'a> {
+pub struct DecodedField<'a> {
     /// 0-based number in the expanded list.
     pub index: usize,
     /// Its type.
@@ -273,7 +273,7 @@ pub struct Field<'a> {
     /// Byte offset where it starts; for a bit, the offset of its group byte.
     pub offset: usize,
     /// The value.
-    pub value: Value<'a>,
+    pub value: FieldValue<'a>,
 }
 
 /// A field that could not be read.
@@ -297,12 +297,12 @@ pub struct FieldError {
 pub fn decode_fields<'a>(
     data: &'a [u8],
     kinds: &[FieldKind],
-) -> (Vec<Field<'a>>, Option<FieldError>, usize) {
+) -> (Vec<DecodedField<'a>>, Option<FieldError>, usize) {
     let mut reader = Reader::new(data);
     let mut out = Vec::with_capacity(kinds.len());
     for (index, &kind) in kinds.iter().enumerate() {
         match read_one(&mut reader, kind) {
-            Ok((offset, value)) => out.push(Field {
+            Ok((offset, value)) => out.push(DecodedField {
                 index,
                 kind,
                 offset,
@@ -322,25 +322,28 @@ pub fn decode_fields<'a>(
 }
 
 /// Reads one field, returning its start offset and value.
-fn read_one<'a>(r: &mut Reader<'a>, kind: FieldKind) -> Result<(usize, Value<'a>), StreamError> {
+fn read_one<'a>(
+    r: &mut Reader<'a>,
+    kind: FieldKind,
+) -> Result<(usize, FieldValue<'a>), StreamError> {
     let offset = r.position();
     let value = match kind {
-        FieldKind::Byte => Value::Byte(r.read_u8()?),
-        FieldKind::I8 => Value::I8(r.read_i8()?),
+        FieldKind::Byte => FieldValue::Byte(r.read_u8()?),
+        FieldKind::I8 => FieldValue::I8(r.read_i8()?),
         FieldKind::Bit => {
             let (value, group, index) = r.read_bit_located()?;
-            return Ok((group, Value::Bit { value, index }));
+            return Ok((group, FieldValue::Bit { value, index }));
         }
-        FieldKind::Short => Value::Short(r.read_u16()?),
-        FieldKind::Int32 => Value::Int32(r.read_i32()?),
-        FieldKind::UInt32 => Value::UInt32(r.read_u32()?),
-        FieldKind::Float => Value::Float(r.read_f32()?),
-        FieldKind::Cf16 => Value::Cf16(r.read_cf16()?),
-        FieldKind::CVec3 => Value::CVec3(r.read_cvec3()?),
-        FieldKind::CVec4Cf16 => Value::CVec4(r.read_cvec4_cf16()?),
-        FieldKind::CVec4F32 => Value::CVec4(r.read_cvec4_f32()?),
-        FieldKind::Bytes(n) => Value::Bytes(r.read_bytes(n)?),
-        FieldKind::String16 => Value::String16(r.read_string16()?),
+        FieldKind::Short => FieldValue::Short(r.read_u16()?),
+        FieldKind::Int32 => FieldValue::Int32(r.read_i32()?),
+        FieldKind::UInt32 => FieldValue::UInt32(r.read_u32()?),
+        FieldKind::Float => FieldValue::Float(r.read_f32()?),
+        FieldKind::Cf16 => FieldValue::Cf16(r.read_cf16()?),
+        FieldKind::CVec3 => FieldValue::CVec3(r.read_cvec3()?),
+        FieldKind::CVec4Cf16 => FieldValue::CVec4(r.read_cvec4_cf16()?),
+        FieldKind::CVec4F32 => FieldValue::CVec4(r.read_cvec4_f32()?),
+        FieldKind::Bytes(n) => FieldValue::Bytes(r.read_bytes(n)?),
+        FieldKind::String16 => FieldValue::String16(r.read_string16()?),
     };
     Ok((offset, value))
 }
@@ -409,10 +412,10 @@ mod tests {
         assert_eq!(end, data.len());
         let offsets: Vec<usize> = fields.iter().map(|f| f.offset).collect();
         assert_eq!(offsets, [0, 1, 5, 5, 6, 7, 5]);
-        assert_eq!(fields[1].value, Value::Float(33.25));
+        assert_eq!(fields[1].value, FieldValue::Float(33.25));
         assert_eq!(
             fields[6].value,
-            Value::Bit {
+            FieldValue::Bit {
                 value: false,
                 index: 2
             }

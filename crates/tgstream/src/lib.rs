@@ -31,8 +31,9 @@
 //! leaves the reader where it was. Property tests feed random bytes to every
 //! read.
 //!
-//! Sources: spec seed 004 (STBC-Dedicated-Server
-//! `docs/protocol/stream-primitives.md`); SandboxServers/OpenBC
+//! The format is described in `docs/formats/tgbufferstream.md`. Sources:
+//! SandboxServers/STBC-Dedicated-Server `docs/protocol/stream-primitives.md`;
+//! SandboxServers/OpenBC
 //! `tests/test_protocol.c` and its wire-format and trace documents, cited in
 //! the modules.
 //!
@@ -68,3 +69,8 @@ pub use error::{Result, StreamError, What};
 pub use reader::Reader;
 pub use vector::{CompressedVector3, CompressedVector4, Magnitude};
 pub use writer::Writer;
+
+/// The README example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

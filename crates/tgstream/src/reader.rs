@@ -1,4 +1,18 @@
 //! Reading a TGBufferStream.
+//!
+//! A stream has no header, no field tags and no length prefix: the message's
+//! code knows what comes next and reads it in order. On the wire:
+//!
+//! * bytes as they are; `u16`, `i32`, `u32` and `f32` little-endian;
+//! * bools packed into group bytes of up to five (see [`crate::bits`]); the
+//!   group stays open while other fields are read, so a bit may come from a
+//!   byte that lies before the position;
+//! * a string as a `u16` little-endian length and that many bytes, no
+//!   terminator;
+//! * CompressedFloat16 as a `u16` ([`crate::cf16`]), compressed vectors as 3,
+//!   5 or 7 bytes ([`crate::vector`]).
+//!
+//! `docs/formats/tgbufferstream.md` describes the whole stream.
 
 use crate::bits::{Group, COUNT_SHIFT, MAX_BITS_PER_GROUP};
 use crate::cf16::Cf16;

@@ -9,19 +9,17 @@
 //! | [`CompressedVector4`], CF16 magnitude (`param4 != 0`) | `[dirX][dirY][dirZ][magnitude:u16 LE, CF16]` | **5** |
 //! | [`CompressedVector4`], float magnitude (`param4 == 0`) | `[dirX][dirY][dirZ][magnitude:f32 LE]` | **7** |
 //!
-//! Spec seed 004 (a copy of SandboxServers/STBC-Dedicated-Server
-//! `docs/protocol/stream-primitives.md`) gives CompressedVector3 a 5-byte
-//! wire format, 3 direction bytes plus a CF16 magnitude. This crate uses
-//! **3 bytes**, because every piece of evidence about what the game reads and
-//! sends says so:
+//! SandboxServers/STBC-Dedicated-Server `docs/protocol/stream-primitives.md`
+//! gives CompressedVector3 a 5-byte wire format, 3 direction bytes plus a
+//! CF16 magnitude. This crate uses **3 bytes**, because every piece of
+//! evidence about what the game reads and sends says so
+//! (`docs/formats/tgbufferstream.md` sums it up):
 //!
-//! - The same seed's read path for CompressedVector3 (`FUN_006d2eb0`) calls
-//!   ReadByte three times and then a decompressor that takes the three bytes
-//!   and three output floats, with no magnitude argument and no fourth read.
-//!   STBC-Dedicated-Server's crash analysis of that function
-//!   (`.claude/agent-memory/game-reverse-engineer/compressed-vector-crash.md`)
-//!   counts its calls: three ReadByte calls plus one decode call with six
-//!   stack parameters. A reader that takes 3 bytes must be fed 3 bytes.
+//! - The read path for CompressedVector3 that the same document lists
+//!   (`FUN_006d2eb0`) calls ReadByte three times and then a decompressor that
+//!   takes the three bytes and three output floats, with no magnitude
+//!   argument and no fourth read. A reader that takes 3 bytes must be fed
+//!   3 bytes.
 //! - The read path of CompressedVector4 (`FUN_006d2fd0`) reads the three bytes
 //!   and then a `u16` (param4 != 0) or an `f32` (param4 == 0): 5 or 7 bytes.
 //!   The magnitude is exactly what distinguishes vector4 from vector3.
@@ -35,7 +33,7 @@
 //!   3, a cv4 write by 5 (`3 dir bytes + 2 CF16 bytes`). Its BeamFire layout
 //!   (`docs/wire-formats/beam-fire-wire-format.md`) puts the flags byte right
 //!   after a 3-byte cv3, which a 5-byte cv3 would misalign.
-//! - A client StateUpdate from a stock session (OpenBC
+//! - A client StateUpdate from an unmodified game (OpenBC
 //!   `docs/wire-formats/stateupdate-wire-format/14-decoded-packet-examples.md`,
 //!   example 1, 39 bytes) parses to its last byte with 3-byte vectors:
 //!   forward `0B 68 46` and up `30 BB 5E` decode to unit vectors at right
@@ -43,12 +41,11 @@
 //!   Read with 5-byte vectors, the same fields run out of data: 2 bytes are
 //!   left for the six weapon bytes. The test `tests/traces.rs` checks the
 //!   3-byte parse.
-//! - The seed's "5 bytes" write function `FUN_006d2ad0` is, in the stream's
-//!   vtable (STBC-Dedicated-Server
-//!   `.claude/agent-memory/netimmerse-engine-dev-old/serialization-formats.md`),
-//!   slot `0xA4`, the direction-plus-magnitude *encoder* that the CF16 variant
-//!   of CompressedVector4 uses; the CompressedVector3 writer is `FUN_006d2e50`
-//!   (slot `0x88`). The seed describes a vector4 body under the vector3 name.
+//! - The "5 bytes" write function that `stream-primitives.md` names,
+//!   `FUN_006d2ad0`, is the direction-plus-magnitude *encoder* that the CF16
+//!   variant of CompressedVector4 uses; the CompressedVector3 writer is
+//!   `FUN_006d2e50`, as the StateUpdate document above names it. The 5-byte
+//!   body is a vector4 body under the vector3 name.
 //!
 //! # Direction bytes
 //!

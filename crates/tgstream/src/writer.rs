@@ -1,4 +1,10 @@
 //! Writing a TGBufferStream.
+//!
+//! The exact mirror of [`crate::Reader`]: every `write_*` produces the bytes
+//! the matching `read_*` consumes, in the layout the game writes (see the
+//! [`reader`](crate::Reader) and [`crate::bits`] for the wire format). The
+//! only state besides the buffer is the open bit group: its byte's position
+//! and how many bools it holds.
 
 use crate::bits::{group_byte, Group, COUNT_SHIFT, MAX_BITS_PER_GROUP};
 use crate::cf16::Cf16;

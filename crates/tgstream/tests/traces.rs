@@ -9,7 +9,7 @@
 //! (a client StateUpdate).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use gamewire_tgstream::fields::{decode_fields, parse_field_list, Value};
+use gamewire_tgstream::fields::{decode_fields, parse_field_list, FieldValue};
 use gamewire_tgstream::{Cf16, CompressedVector3, Reader, Writer};
 
 fn hex(s: &str) -> Vec<u8> {
@@ -94,7 +94,7 @@ fn state_update_through_a_field_list() {
     assert_eq!(offsets, [0, 1, 5, 9, 10, 14, 18, 22, 23, 25, 28, 31, 33]);
     assert_eq!(
         fields[7].value,
-        Value::Bit {
+        FieldValue::Bit {
             value: true,
             index: 0
         }

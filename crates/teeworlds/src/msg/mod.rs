@@ -1,6 +1,6 @@
 //! System and game messages.
 //!
-//! # Message id (seed 003)
+//! # Message id (teeworlds 0.7.5 `CMsgPacker`; `docs/formats/teeworlds-0.7.md`)
 //! Every chunk starts with a packed int `(id << 1) | system`; system messages
 //! are the engine's (`NETMSG_*`), game messages the mod's (`NETMSGTYPE_*`).
 //! Game ids above 31 need two bytes.
@@ -476,7 +476,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_example_skin_change_id() {
+    fn example_skin_change_id() {
         // "84 01" after the chunk header is game message 34 (cl_skin_change).
         let mut u = Unpacker::new(&[0x84, 0x01]);
         assert_eq!(u.int("id").unwrap(), 68);
