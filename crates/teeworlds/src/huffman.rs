@@ -19,9 +19,10 @@
 //! # Hostile input
 //!
 //! [`Huffman::decompress`] stops with an error when the output would exceed the
-//! caller's limit (the packet payload limit, [`crate::packet::MAX_PAYLOAD`]) or
-//! when the input ends before the end symbol. Every step consumes at least one
-//! input bit, so decoding takes at most `8 * input.len()` steps.
+//! limit the caller passes (for a network packet, the payload limit
+//! `NET_MAX_PAYLOAD`) or when the input ends before the end symbol. Every step
+//! consumes at least one input bit, so decoding takes at most
+//! `8 * input.len()` steps.
 
 use std::sync::OnceLock;
 
