@@ -3,8 +3,9 @@
 //! Each module reports its own error type, named after what it reads
 //! ([`PacketError`], [`MessageError`], [`DemoFileError`], ...), so a function
 //! says exactly what can go wrong. [`Error`] wraps all of them, for callers
-//! that run several layers and want one type behind `?`; the wrapped error is
-//! its [`source`](std::error::Error::source) and its message is unchanged.
+//! that run several layers and want one type behind `?`. It is transparent:
+//! its message and its [`source`](std::error::Error::source) are those of the
+//! wrapped error.
 
 use crate::conn::SendError;
 use crate::connless::ConnlessError;

@@ -1,118 +1,93 @@
-//! The stream's error type.
+//! The crate's error: any error of any layer.
 //!
-//! Every error names the byte offset where the failing read started and what
-//! was being read, so a caller that decodes a message (a StateUpdate, a
-//! Settings packet) can add its own context and still point at the byte.
-//!
-//! A failed read never moves the reader: the position and the open bit group
-//! are exactly as they were before the call.
+//! Each module reports its own error type, named after what it reads
+//! ([`StreamError`] for a read from the stream, [`FieldListError`] for a field
+//! list that cannot be parsed, [`FieldError`] for a field that cannot be
+//! decoded), so a function says exactly what can go wrong. [`Error`] wraps all
+//! of them, for callers that run several layers and want one type behind `?`.
+//! It is transparent: its message and its
+//! [`source`](std::error::Error::source) are those of the wrapped error.
 
-use std::fmt;
+use crate::fields::{FieldError, FieldListError};
+use crate::stream_error::StreamError;
 
-/// What a read was decoding when it failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum What {
-    /// One `u8`.
-    Byte,
-    /// One packed bit (a bool in a `[count:3][bits:5]` group byte).
-    Bit,
-    /// One little-endian `u16`.
-    Short,
-    /// One little-endian `i32`.
-    Int32,
-    /// One little-endian `u32`.
-    UInt32,
-    /// One little-endian IEEE 754 `f32`.
-    Float,
-    /// A run of raw bytes.
-    Bytes,
-    /// A `u16`-length-prefixed byte string.
-    String16,
-    /// A CompressedFloat16 (`u16`).
-    Cf16,
-    /// A CompressedVector3 (three direction bytes).
-    CompressedVector3,
-    /// A CompressedVector4 with a CompressedFloat16 magnitude.
-    CompressedVector4Cf16,
-    /// A CompressedVector4 with an `f32` magnitude.
-    CompressedVector4F32,
-}
-
-impl fmt::Display for What {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            What::Byte => "a byte",
-            What::Bit => "a packed bit",
-            What::Short => "a short",
-            What::Int32 => "an int32",
-            What::UInt32 => "a uint32",
-            What::Float => "a float",
-            What::Bytes => "raw bytes",
-            What::String16 => "a length-prefixed string",
-            What::Cf16 => "a CompressedFloat16",
-            What::CompressedVector3 => "a CompressedVector3",
-            What::CompressedVector4Cf16 => "a CompressedVector4 (CF16 magnitude)",
-            What::CompressedVector4F32 => "a CompressedVector4 (float magnitude)",
-        })
-    }
-}
-
-/// Why a read from a [`Reader`](crate::Reader) failed.
+/// Any error of this crate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum StreamError {
-    /// The buffer ended before the value.
-    #[error(
-        "the data ends at byte {offset} while reading {what}: {needed} bytes needed, {available} available"
-    )]
-    UnexpectedEnd {
-        /// Byte offset where the read started.
-        offset: usize,
-        /// What was being read.
-        what: What,
-        /// Bytes the whole value needs.
-        needed: usize,
-        /// Bytes left in the buffer at `offset`.
-        available: usize,
-    },
-    /// A bit-group byte declares a count outside 1..=5.
-    ///
-    /// The writer of the stock game never produces such a byte: a group
-    /// holds at least one bit and at most five. Counts 6 and 7 would make
-    /// the reader take bits out of the count field itself.
-    #[error(
-        "the bit group byte {byte:#04x} at byte {offset} declares {count} bits; a group holds 1 to 5"
-    )]
-    InvalidBitGroup {
-        /// Byte offset of the group byte.
-        offset: usize,
-        /// The group byte as found.
-        byte: u8,
-        /// Its count field (bits 7-5).
-        count: u8,
-    },
+pub enum Error {
+    /// A read from the stream ([`Reader`](crate::Reader)).
+    #[error(transparent)]
+    Stream(#[from] StreamError),
+    /// A field list that cannot be parsed ([`crate::fields::parse_field_list`]).
+    #[error(transparent)]
+    FieldList(#[from] FieldListError),
+    /// A field that cannot be decoded ([`crate::fields::decode_fields`]).
+    #[error(transparent)]
+    Field(#[from] FieldError),
 }
 
-impl StreamError {
-    /// The byte offset where the failing read started.
-    #[must_use]
-    pub fn offset(&self) -> usize {
-        match self {
-            StreamError::UnexpectedEnd { offset, .. }
-            | StreamError::InvalidBitGroup { offset, .. } => *offset,
-        }
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+    use crate::fields::{decode_fields, parse_field_list};
+    use crate::Reader;
+
+    fn read_short(data: &[u8]) -> Result<u16, Error> {
+        Ok(Reader::new(data).read_u16()?)
     }
 
-    /// What was being read.
-    #[must_use]
-    pub fn what(&self) -> What {
-        match self {
-            StreamError::UnexpectedEnd { what, .. } => *what,
-            StreamError::InvalidBitGroup { .. } => What::Bit,
+    fn parse(spec: &str) -> Result<usize, Error> {
+        Ok(parse_field_list(spec)?.len())
+    }
+
+    fn decode(data: &[u8], spec: &str) -> Result<usize, Error> {
+        let kinds = parse_field_list(spec)?;
+        let (fields, error, _) = decode_fields(data, &kinds);
+        if let Some(e) = error {
+            return Err(e.into());
         }
+        Ok(fields.len())
+    }
+
+    #[test]
+    fn question_mark_lifts_a_stream_error() {
+        let inner = Reader::new(&[0x01]).read_u16().unwrap_err();
+        let e = read_short(&[0x01]).unwrap_err();
+        assert_eq!(e, Error::Stream(inner.clone()));
+        assert_eq!(e.to_string(), inner.to_string());
+        assert_eq!(read_short(&[0x34, 0x12]), Ok(0x1234));
+    }
+
+    #[test]
+    fn question_mark_lifts_a_field_list_error() {
+        let inner = parse_field_list("byte,nope").unwrap_err();
+        let e = parse("byte,nope").unwrap_err();
+        assert_eq!(e, Error::FieldList(inner.clone()));
+        assert_eq!(e.to_string(), inner.to_string());
+        assert_eq!(parse("byte,bit*3"), Ok(4));
+    }
+
+    #[test]
+    fn question_mark_lifts_a_field_error() {
+        let (_, inner, _) = decode_fields(&[0x1C], &parse_field_list("byte,short").unwrap());
+        let inner = inner.unwrap();
+        let e = decode(&[0x1C], "byte,short").unwrap_err();
+        assert_eq!(e, Error::Field(inner.clone()));
+        assert_eq!(e.to_string(), inner.to_string());
+        assert_eq!(decode(&[0x1C, 0x34, 0x12], "byte,short"), Ok(2));
+    }
+
+    #[test]
+    fn display_and_source_pass_through() {
+        // A stream error has no source; wrapped, it still has none.
+        let e = read_short(&[]).unwrap_err();
+        assert!(e.source().is_none());
+        // A field error's source is the stream error under it, wrapped or not.
+        let e = decode(&[], "cf16").unwrap_err();
+        let source = e.source().map(ToString::to_string);
+        assert!(source.is_some_and(|s| s.contains("a CompressedFloat16")));
     }
 }
-
-/// Result alias for the stream.
-pub type Result<T, E = StreamError> = std::result::Result<T, E>;

@@ -25,8 +25,8 @@
 use std::fmt;
 
 use crate::cf16::Cf16;
-use crate::error::StreamError;
 use crate::reader::Reader;
+use crate::stream_error::StreamError;
 use crate::vector::{CompressedVector3, CompressedVector4, Magnitude};
 
 /// The most fields one list may expand to (repetitions included), so that a

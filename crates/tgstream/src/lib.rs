@@ -31,6 +31,13 @@
 //! leaves the reader where it was. Property tests feed random bytes to every
 //! read.
 //!
+//! # Errors
+//!
+//! Each layer has its own error type: [`StreamError`] for a read,
+//! [`fields::FieldListError`] and [`fields::FieldError`] for the field-list
+//! decoder. [`Error`] wraps them all, for a caller that wants one type behind
+//! `?`; the message of the wrapped error is unchanged.
+//!
 //! The format is described in `docs/formats/tgbufferstream.md`. Sources:
 //! SandboxServers/STBC-Dedicated-Server `docs/protocol/stream-primitives.md`;
 //! SandboxServers/OpenBC
@@ -61,12 +68,14 @@ pub mod cf16;
 mod error;
 pub mod fields;
 mod reader;
+mod stream_error;
 pub mod vector;
 mod writer;
 
 pub use cf16::Cf16;
-pub use error::{Result, StreamError, What};
+pub use error::Error;
 pub use reader::Reader;
+pub use stream_error::{Result, StreamError, What};
 pub use vector::{CompressedVector3, CompressedVector4, Magnitude};
 pub use writer::Writer;
 

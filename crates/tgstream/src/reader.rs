@@ -16,7 +16,7 @@
 
 use crate::bits::{Group, COUNT_SHIFT, MAX_BITS_PER_GROUP};
 use crate::cf16::Cf16;
-use crate::error::{Result, StreamError, What};
+use crate::stream_error::{Result, StreamError, What};
 use crate::vector::{CompressedVector3, CompressedVector4, Magnitude};
 
 /// Reads stream primitives from a byte slice.
