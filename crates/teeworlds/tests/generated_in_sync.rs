@@ -8,7 +8,7 @@ const DIR: &str = env!("CARGO_MANIFEST_DIR");
 
 #[test]
 fn generated_definitions_match_the_generator() {
-    let spec = format!("{DIR}/../../../shared/corpus/teeworlds/messages-0.7.5.json");
+    let spec = gamewire_corpus::path("teeworlds/messages-0.7.5.json");
     let out = Command::new("python3")
         .arg(format!("{DIR}/tools/gen_messages.py"))
         .arg(&spec)
