@@ -10,9 +10,8 @@ use proptest::prelude::*;
 
 type Read = fn(&mut BitReader<'_>) -> Result<()>;
 
-/// Every read method of the reader, each discarding its value.
-/// Reads `data` from bit `start` to its end with `fast` and with the seed's
-/// `reference` side by side: each value and the position after it must
+/// Reads `data` from bit `start` to its end with `fast` and with a plain
+/// `reference` reader side by side: each value and the position after it must
 /// agree, and both must fail at the same read (the end of the input).
 fn agrees_to_the_end<'d>(
     data: &'d [u8],
@@ -32,11 +31,12 @@ fn agrees_to_the_end<'d>(
                 prop_assert_eq!(a.position(), b.position());
             }
             (Err(_), Err(_)) => return Ok(()),
-            (x, y) => prop_assert!(false, "fast {:?} vs seed {:?}", x, y),
+            (x, y) => prop_assert!(false, "fast {:?} vs reference {:?}", x, y),
         }
     }
 }
 
+/// Every read method of the reader, each discarding its value.
 fn all_reads() -> Vec<(&'static str, Read)> {
     vec![
         ("bits1", |r| r.read_bits(1).map(drop)),
@@ -167,15 +167,15 @@ proptest! {
         }
     }
 
-    /// The branch-free varuint32 agrees with seed 001's byte loop, value and
-    /// position, on arbitrary bytes (continuation bits in any pattern) at any
+    /// The branch-free varuint32 agrees with the plain byte loop
+    /// (docs/formats/source2-base-types.md, "varuint32"), value and position, on arbitrary bytes (continuation bits in any pattern) at any
     /// offset, in the fast path and near the end of input.
     #[test]
-    fn varuint32_matches_the_seed_loop(
+    fn varuint32_matches_the_byte_loop(
         data in prop::collection::vec(any::<u8>(), 0..24),
         start in 0u64..16,
     ) {
-        let seed_loop = |r: &mut BitReader<'_>| -> Result<u32> {
+        let reference_loop = |r: &mut BitReader<'_>| -> Result<u32> {
             let mut value = 0u32;
             let mut offset = 0u32;
             while offset != 35 {
@@ -188,17 +188,18 @@ proptest! {
             }
             Ok(value)
         };
-        agrees_to_the_end(&data, start, BitReader::read_varuint32, seed_loop)?;
+        agrees_to_the_end(&data, start, BitReader::read_varuint32, reference_loop)?;
     }
 
-    /// The branch-free ubitvar agrees with seed 001's switch on arbitrary
+    /// The branch-free ubitvar agrees with the plain switch on the selector
+    /// bits (docs/formats/source2-base-types.md, "UBitVar") on arbitrary
     /// bytes at any offset, in the fast path and near the end of input.
     #[test]
-    fn ubitvar_matches_the_seed_switch(
+    fn ubitvar_matches_the_selector_switch(
         data in prop::collection::vec(any::<u8>(), 0..24),
         start in 0u64..16,
     ) {
-        let seed_switch = |r: &mut BitReader<'_>| -> Result<u32> {
+        let reference_switch = |r: &mut BitReader<'_>| -> Result<u32> {
             let value = r.read_bits(6)? as u32;
             Ok(match value & 0x30 {
                 16 => (value & 15) | ((r.read_bits(4)? as u32) << 4),
@@ -207,18 +208,18 @@ proptest! {
                 _ => value,
             })
         };
-        agrees_to_the_end(&data, start, BitReader::read_ubitvar, seed_switch)?;
+        agrees_to_the_end(&data, start, BitReader::read_ubitvar, reference_switch)?;
     }
 
-    /// The peek-based field-path varint agrees with seed 001's unary prefix
-    /// read bit by bit, on arbitrary bytes at any offset, in the fast path
+    /// The peek-based field-path varint agrees with its unary prefix read bit
+    /// by bit (docs/formats/source2-base-types.md, "Field-path UBitVar"), on arbitrary bytes at any offset, in the fast path
     /// and near the end of input (where the bit loop takes over).
     #[test]
-    fn ubitvar_fieldpath_matches_the_seed_prefix_loop(
+    fn ubitvar_fieldpath_matches_the_prefix_loop(
         data in prop::collection::vec(any::<u8>(), 0..24),
         start in 0u64..16,
     ) {
-        let seed_loop = |r: &mut BitReader<'_>| -> Result<u32> {
+        let reference_loop = |r: &mut BitReader<'_>| -> Result<u32> {
             for width in [2, 4, 10, 17] {
                 if r.read_bits(1)? == 1 {
                     return Ok(r.read_bits(width)? as u32);
@@ -226,7 +227,7 @@ proptest! {
             }
             Ok(r.read_bits(31)? as u32)
         };
-        agrees_to_the_end(&data, start, BitReader::read_ubitvar_fieldpath, seed_loop)?;
+        agrees_to_the_end(&data, start, BitReader::read_ubitvar_fieldpath, reference_loop)?;
     }
 
     /// Each read alone, over every truncation of random bytes: never panics.
