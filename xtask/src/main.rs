@@ -11,11 +11,15 @@
 //!    the workspace, so that they keep building;
 //! 5. `.ci/setup-*.sh start`: the peers (demoparser2, twnet-parser), the
 //!    Python package's venv and the Teeworlds servers the tests talk to;
-//! 6. `cargo test --workspace --locked`;
+//! 6. `cargo test --workspace --locked`, with `CI=true` unless `CI` is
+//!    already set (or `--no-setup` is given), so that a test whose peer or
+//!    server is missing fails as it does in CI instead of skipping;
 //! 7. `.ci/setup-*.sh stop` for every setup script started, whatever happened
 //!    before.
 //!
-//! It stops at the first step that fails and exits with a failure.
+//! It first checks that the corpus is there (`GAMEWIRE_CORPUS`, default
+//! `../shared/corpus` beside the workspace: see the `gamewire-corpus` crate),
+//! stops at the first step that fails and exits with a failure.
 //! `cargo test --workspace` alone stays the quick loop: the tests that need
 //! a peer or a server skip with a message when it is not set up (and fail
 //! when `CI` is set).
@@ -32,8 +36,10 @@ usage: cargo xtask <task>
 tasks:
   test [--no-setup]   everything CI runs: fmt, clippy, doc, `cargo check` of fuzz/ and
                       compare/, the .ci/setup-*.sh scripts (peers, servers), the workspace
-                      tests, then the setup scripts' stop. With --no-setup the setup scripts
-                      are not run (the tests that need them skip, or fail under CI=true).
+                      tests (with CI=true), then the setup scripts' stop. With --no-setup the
+                      setup scripts are not run and CI is left as it is (the tests that need
+                      them skip, or fail under CI=true).
+The corpus is GAMEWIRE_CORPUS, by default ../shared/corpus beside the workspace.
   help                this text
 ";
 
@@ -205,6 +211,18 @@ fn setup_scripts(root: &Path) -> Result<Vec<String>, std::io::Error> {
 
 fn test(options: &TestOptions) -> ExitCode {
     let root = workspace_root();
+    let corpus = gamewire_corpus::root();
+    if !corpus.is_dir() {
+        eprintln!(
+            "error: no corpus at {}: set {} to the corpus directory, or put the corpus at {} \
+             beside the workspace",
+            corpus.display(),
+            gamewire_corpus::ENV,
+            gamewire_corpus::DEFAULT,
+        );
+        return ExitCode::FAILURE;
+    }
+    println!("corpus: {}", corpus.display());
     let scripts = if options.no_setup {
         Vec::new()
     } else {
@@ -219,7 +237,11 @@ fn test(options: &TestOptions) -> ExitCode {
     let mut runner = Runner::default();
     // The setup scripts whose `start` ran (even partly): each gets its `stop`.
     let mut started: Vec<&str> = Vec::new();
-    let result = run_test_steps(&mut runner, &scripts, &mut started);
+    // Under CI the tests that need a peer or a server fail when it is
+    // missing; the setup scripts have just provided them, so the same holds
+    // here.
+    let ci = !options.no_setup && std::env::var_os("CI").is_none();
+    let result = run_test_steps(&mut runner, &scripts, &mut started, ci);
     for script in started.iter().rev() {
         // A failed stop is reported but does not hide the result of the run.
         let _ = runner.run(Step::new(
@@ -245,6 +267,7 @@ fn run_test_steps<'a>(
     runner: &mut Runner,
     scripts: &'a [String],
     started: &mut Vec<&'a str>,
+    ci: bool,
 ) -> Result<(), (String, Failure)> {
     runner.run(Step::cargo("cargo --version", &["--version", "--verbose"]))?;
     runner.run(Step::new("rustc --version", "rustc", &["--version"]))?;
@@ -292,5 +315,54 @@ fn run_test_steps<'a>(
             &[script, "start"],
         ))?;
     }
-    runner.run(Step::cargo("test", &["test", "--workspace", "--locked"]))
+    let mut tests = Step::cargo("test", &["test", "--workspace", "--locked"]);
+    if ci {
+        tests = tests.env("CI", "true");
+    }
+    runner.run(tests)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn test_options() {
+        assert!(!TestOptions::parse(&[]).is_ok_and(|o| o.no_setup));
+        assert!(TestOptions::parse(&args(&["--no-setup"])).is_ok_and(|o| o.no_setup));
+        assert_eq!(
+            TestOptions::parse(&args(&["--fast"])).err().as_deref(),
+            Some("unknown option `--fast` of `test`")
+        );
+    }
+
+    #[test]
+    fn the_setup_scripts_are_found_in_name_order() -> Result<(), std::io::Error> {
+        let scripts = setup_scripts(&workspace_root())?;
+        assert!(
+            scripts.contains(&".ci/setup-teeworlds.sh".to_owned()),
+            "{scripts:?}"
+        );
+        assert!(scripts.windows(2).all(|w| w[0] < w[1]), "{scripts:?}");
+        for script in &scripts {
+            assert!(workspace_root().join(script).is_file(), "{script}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn steps_run_from_the_workspace_root() {
+        let step = Step::cargo("fmt", &["fmt"]).env("CI", "true");
+        let root = workspace_root();
+        assert_eq!(step.command.get_current_dir(), Some(root.as_path()));
+        assert!(root.join("Cargo.toml").is_file());
+        assert!(step
+            .command
+            .get_envs()
+            .any(|(k, v)| k == "CI" && v == Some("true".as_ref())));
+    }
 }
