@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Peer for the differential test of issue 4: demoparser2 (PyPI) in a venv inside the repo's
-# ignored target dir, at a path the test knows: <repo>/target/peers-venv.
+# The peer of the differential tests: demoparser2 (PyPI) in a venv inside the repo's
+# ignored target dir, at a path the tests know: <repo>/target/peers-venv.
 #   start: create the venv and install demoparser2==0.42.0 (+ pandas, pyarrow); idempotent.
 #   stop:  nothing to stop.
-# Used by crates/cli/tests/demoparser2_diff.rs and scripts/compare_demoparser2.py.
+# Used by crates/cli/tests/demoparser2_diff.rs, crates/query/tests/demoparser2.rs and
+# scripts/compare_demoparser2.py, bench_vs_demoparser2.py and bench_batch.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

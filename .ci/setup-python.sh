@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package of issue 5 (crates/python): a venv at <repo>/target/py-venv with the
+# The Python package (crates/python): a venv at <repo>/target/py-venv with the
 # freshly built gamewire wheel and what its pytest suite needs.
 #   start: create the venv and install the pinned tools once (maturin, pytest, pandas,
 #          pyarrow, polars, and demoparser2==0.42.0 for the comparison tests); then always
@@ -16,7 +16,7 @@ VENV=target/py-venv
 WHEELS=target/py-wheels
 PY=${PYTHON:-python3}
 # Pinned so that CI sees what was tested. maturin >= 1.9.4 sets PYO3_BUILD_EXTENSION_MODULE
-# (no libpython link in the wheel); demoparser2 0.42.0 is the peer the README compares with.
+# (no libpython link in the wheel); demoparser2 0.42.0 is the peer the comparison tests use.
 PACKAGES=(
     "maturin==1.16.0"
     "pytest==9.2.0"

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Batch speed (issue 5): `gamewire batch` against demoparser2 doing the same tables, in one run.
+"""Batch speed: `gamewire batch` against demoparser2 doing the same tables, in one run.
 
 Usage:
     python3 scripts/bench_batch.py [--gamewire PATH] [--corpus DIR] [--copies N] [--reps N] [--jobs N]
 
 Run it with the Python that has demoparser2 (target/peers-venv/bin/python after
 .ci/setup-demoparser2.sh). Defaults: target/release/gamewire (build it with
-`cargo build --release -p gamewire-cli`), ../shared/corpus, 20 copies, 6 repetitions, 2 jobs.
+`cargo build --release -p gamewire-cli`), the corpus (GAMEWIRE_CORPUS, default ../shared/corpus),
+20 copies, 6 repetitions, 2 jobs.
 
 What is timed (wall clock of whole processes, best and median of the repetitions, interleaved):
   * ours:  gamewire batch DIR --tables kills,rounds,damages --format parquet -j JOBS
@@ -37,6 +38,14 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def corpus_root() -> Path:
+    """The corpus: GAMEWIRE_CORPUS (a relative value is taken from the repository root), else
+    ../shared/corpus beside the repository, as for the tests (crates/corpus)."""
+    return Path(os.path.normpath(REPO / (os.environ.get("GAMEWIRE_CORPUS") or "../shared/corpus")))
+
+
 PEER_SCRIPT = REPO / "crates/query/scripts/demoparser2_batch.py"
 
 
@@ -114,7 +123,7 @@ def time_parse_many(folder: Path, reps: int, jobs: int) -> float | None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--gamewire", default=str(REPO / "target/release/gamewire"))
-    ap.add_argument("--corpus", default=str(REPO.parent / "shared/corpus"))
+    ap.add_argument("--corpus", default=str(corpus_root()))
     ap.add_argument("--copies", type=int, default=20)
     ap.add_argument("--reps", type=int, default=6)
     ap.add_argument("--jobs", type=int, default=2)

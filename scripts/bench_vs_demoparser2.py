@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Speed comparison (issue 4): `gamewire ticks` + `gamewire events` against demoparser2's
+"""Speed comparison: `gamewire ticks` + `gamewire events` against demoparser2's
 `parse_ticks` + `parse_events` on the same CS2 corpus demos, in one run.
 
 Usage:
     python3 scripts/bench_vs_demoparser2.py [GAMEWIRE] [CORPUS_DIR] [--reps N] [--copies N]
 
 Defaults (relative to the repository root): GAMEWIRE = target/release/gamewire (build it with
-`cargo build --release -p gamewire-cli`), CORPUS_DIR = ../shared/corpus/cs2, 7 repetitions.
+`cargo build --release -p gamewire-cli`), CORPUS_DIR = the corpus's cs2/ (GAMEWIRE_CORPUS, default
+../shared/corpus), 7 repetitions.
 
 What is timed, per demo, per repetition:
   * gamewire: two whole processes, wall clock, output discarded to /dev/null:
@@ -46,6 +47,7 @@ per demo and over the readable demos together (total bytes / total best time).
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import subprocess
@@ -54,6 +56,14 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def corpus_root() -> Path:
+    """The corpus: GAMEWIRE_CORPUS (a relative value is taken from the repository root), else
+    ../shared/corpus beside the repository, as for the tests (crates/corpus)."""
+    return Path(os.path.normpath(REPO / (os.environ.get("GAMEWIRE_CORPUS") or "../shared/corpus")))
+
+
 PROPS = ["X", "Y", "Z", "health", "armor_value", "team_num", "pitch", "yaw"]
 
 
@@ -186,7 +196,7 @@ def process_floor(gamewire: str, reps: int) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("gamewire", nargs="?", default="target/release/gamewire")
-    ap.add_argument("corpus", nargs="?", default="../shared/corpus/cs2")
+    ap.add_argument("corpus", nargs="?", default=str(corpus_root() / "cs2"))
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--copies", type=int, default=10)
     args = ap.parse_args()

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Differential test: `gamewire` against demoparser2 (issue 4) on the CS2 corpus.
+"""Differential test: `gamewire` against demoparser2 0.42.0 (PyPI) on the CS2 corpus.
 
 Usage:
     python3 scripts/compare_demoparser2.py [GAMEWIRE] [CORPUS_DIR] [--max-report N]
 
 Defaults (relative to the repository root): GAMEWIRE = target/release/gamewire,
-CORPUS_DIR = ../shared/corpus/cs2. Needs `pip install demoparser2==0.42.0` (it brings pandas;
-`.ci/setup-demoparser2.sh start` makes a venv with it under target/peers-venv).
+CORPUS_DIR = the corpus's cs2/ (GAMEWIRE_CORPUS, default ../shared/corpus). Needs
+`pip install demoparser2==0.42.0` (it brings pandas; `.ci/setup-demoparser2.sh start` makes a venv
+with it under target/peers-venv).
 
 For every `*.dem` in CORPUS_DIR (all are tried) it compares:
 
@@ -73,6 +74,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def corpus_root() -> Path:
+    """The corpus: GAMEWIRE_CORPUS (a relative value is taken from the repository root), else
+    ../shared/corpus beside the repository, as for the tests (crates/corpus)."""
+    return Path(os.path.normpath(REPO / (os.environ.get("GAMEWIRE_CORPUS") or "../shared/corpus")))
+
 
 TICK_PROPS = ["X", "Y", "Z", "health", "armor_value", "team_num", "pitch", "yaw"]
 FLOAT_TOL = 1e-3
@@ -654,8 +662,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("gamewire", nargs="?", default="target/release/gamewire",
                     help="gamewire binary (default target/release/gamewire, relative to the repo root)")
-    ap.add_argument("corpus", nargs="?", default="../shared/corpus/cs2",
-                    help="directory of CS2 demos (default ../shared/corpus/cs2, relative to the repo root)")
+    ap.add_argument("corpus", nargs="?", default=str(corpus_root() / "cs2"),
+                    help="directory of CS2 demos (default: cs2/ in GAMEWIRE_CORPUS, or in "
+                         "../shared/corpus relative to the repo root)")
     ap.add_argument("--max-report", type=int, default=10,
                     help="value differences to print per comparison (default 10)")
     args = ap.parse_args()

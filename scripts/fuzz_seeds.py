@@ -6,16 +6,24 @@ a token-seed byte, then per datagram a header byte (bit 0: 1 = client to server,
 bits 1..: time step in 50 ms units), a little-endian u16 length and the bytes.
 
 Usage: python3 scripts/fuzz_seeds.py [TEEWORLDS_CORPUS_DIR] [OUT_DIR]
-Defaults: ../shared/corpus/teeworlds, fuzz/corpus/teeworlds (ignored by git;
+Defaults: teeworlds/ in the corpus (GAMEWIRE_CORPUS, default ../shared/corpus),
+fuzz/corpus/teeworlds (ignored by git;
 the seeds are derived from corpus files and are not committed).
 """
 
 import json
+import os
 import struct
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def corpus_root() -> Path:
+    """The corpus: GAMEWIRE_CORPUS (a relative value is taken from the repository root), else
+    ../shared/corpus beside the repository, as for the tests (crates/corpus)."""
+    return Path(os.path.normpath(REPO / (os.environ.get("GAMEWIRE_CORPUS") or "../shared/corpus")))
 
 
 def encode(records: list[tuple[float, bool, bytes]]) -> bytes:
@@ -57,7 +65,7 @@ def pcap_records(path: Path) -> list[tuple[float, bool, bytes]]:
 
 
 def main() -> int:
-    src = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "../shared/corpus/teeworlds"
+    src = Path(sys.argv[1]) if len(sys.argv) > 1 else corpus_root() / "teeworlds"
     out = Path(sys.argv[2]) if len(sys.argv) > 2 else REPO / "fuzz/corpus/teeworlds"
     out.mkdir(parents=True, exist_ok=True)
     n = 0

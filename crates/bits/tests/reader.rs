@@ -10,9 +10,8 @@ use proptest::prelude::*;
 
 type Read = fn(&mut BitReader<'_>) -> Result<()>;
 
-/// Every read method of the reader, each discarding its value.
 /// Reads `data` from bit `start` to its end with `fast` and with a plain
-/// `reference` side by side: each value and the position after it must
+/// `reference` reader side by side: each value and the position after it must
 /// agree, and both must fail at the same read (the end of the input).
 fn agrees_to_the_end<'d>(
     data: &'d [u8],
@@ -37,6 +36,7 @@ fn agrees_to_the_end<'d>(
     }
 }
 
+/// Every read method of the reader, each discarding its value.
 fn all_reads() -> Vec<(&'static str, Read)> {
     vec![
         ("bits1", |r| r.read_bits(1).map(drop)),
@@ -167,11 +167,11 @@ proptest! {
         }
     }
 
-    /// The branch-free varuint32 agrees with a plain byte loop, value and
-    /// position, on arbitrary bytes (continuation bits in any pattern) at any
+    /// The branch-free varuint32 agrees with the plain byte loop
+    /// (docs/formats/source2-base-types.md, "varuint32"), value and position, on arbitrary bytes (continuation bits in any pattern) at any
     /// offset, in the fast path and near the end of input.
     #[test]
-    fn varuint32_matches_the_plain_loop(
+    fn varuint32_matches_the_byte_loop(
         data in prop::collection::vec(any::<u8>(), 0..24),
         start in 0u64..16,
     ) {
@@ -191,10 +191,11 @@ proptest! {
         agrees_to_the_end(&data, start, BitReader::read_varuint32, reference_loop)?;
     }
 
-    /// The branch-free ubitvar agrees with a plain switch on arbitrary
+    /// The branch-free ubitvar agrees with the plain switch on the selector
+    /// bits (docs/formats/source2-base-types.md, "UBitVar") on arbitrary
     /// bytes at any offset, in the fast path and near the end of input.
     #[test]
-    fn ubitvar_matches_the_plain_switch(
+    fn ubitvar_matches_the_selector_switch(
         data in prop::collection::vec(any::<u8>(), 0..24),
         start in 0u64..16,
     ) {
@@ -210,11 +211,11 @@ proptest! {
         agrees_to_the_end(&data, start, BitReader::read_ubitvar, reference_switch)?;
     }
 
-    /// The peek-based field-path varint agrees with the unary prefix
-    /// read bit by bit, on arbitrary bytes at any offset, in the fast path
+    /// The peek-based field-path varint agrees with its unary prefix read bit
+    /// by bit (docs/formats/source2-base-types.md, "Field-path UBitVar"), on arbitrary bytes at any offset, in the fast path
     /// and near the end of input (where the bit loop takes over).
     #[test]
-    fn ubitvar_fieldpath_matches_the_plain_prefix_loop(
+    fn ubitvar_fieldpath_matches_the_prefix_loop(
         data in prop::collection::vec(any::<u8>(), 0..24),
         start in 0u64..16,
     ) {

@@ -1,4 +1,5 @@
-//! Unified serialize after Glenn Fiedler's "Serialization Strategies": the golden vector of
+//! Fiedler's unified serialize ("Serialization Strategies", gafferongames.com;
+//! docs/formats/bit-serialize.md): the golden vector of
 //! mas-bandwidth/serialize, refusal rules, and round trips through write,
 //! measure and read.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -199,7 +200,8 @@ fn golden_wide_string_run_matches_standard() {
 
 #[test]
 fn three_ten_twenty_four_bits() {
-    // Fiedler's "Reading and Writing Packets": 3 + 10 + 24 = 37 bits flush one 32-bit word
+    // The bit packer's walk-through in Fiedler's "Reading and Writing Packets"
+    // (gafferongames.com): 3 + 10 + 24 = 37 bits flush one 32-bit word
     // and leave 5 bits, which the final flush writes as a fifth byte.
     let mut w = BitWriter::new();
     w.write_bits(0b101, 3).unwrap();

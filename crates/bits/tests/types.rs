@@ -1,6 +1,7 @@
-//! Round trips of every Source 2 base type through the writer and the
-//! reader, at random starting bit offsets, checking the value and the bit
-//! position after the read; plus known vectors.
+//! Round trips of every Source 2 base type (docs/formats/source2-base-types.md)
+//! through the writer and the reader, at random starting bit offsets, checking
+//! the value and the bit position after the read; plus known vectors of each
+//! encoding.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use gamewire_bits::quantized::{
@@ -492,7 +493,7 @@ fn quantized_float_integers_exact_round_trip() {
     assert_eq!(qf.encoded_value(5.0), qf.high);
 }
 
-// ---- known vectors ----------------------------------------------------------
+// ---- known vectors of each encoding ------------------------------------------
 
 fn bits_of(fields: &[(u64, u32)]) -> Vec<u8> {
     let mut w = BitWriter::new();
@@ -503,8 +504,8 @@ fn bits_of(fields: &[(u64, u32)]) -> Vec<u8> {
 }
 
 #[test]
-fn known_varint_vectors() {
-    // Protobuf's own example (its encoding guide, "Base 128 Varints"): 300 = AC 02.
+fn varint_vectors() {
+    // Protobuf's own example (protobuf.dev, "Encoding", Base 128 Varints): 300 = AC 02.
     assert_eq!(BitReader::new(&[0xAC, 0x02]).read_varuint32().unwrap(), 300);
     let mut w = BitWriter::new();
     w.write_varuint32(300);
@@ -516,7 +517,8 @@ fn known_varint_vectors() {
             .unwrap(),
         u32::MAX
     );
-    // Valve's reader stops at 35 bits even if the fifth byte continues.
+    // The loop stops at 35 bits even if the fifth byte continues, as the
+    // engine's reader does (docs/formats/source2-base-types.md, "varuint32").
     let mut r = BitReader::new(&[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]);
     assert_eq!(r.read_varuint32().unwrap(), u32::MAX);
     assert_eq!(r.position(), 40);
@@ -533,7 +535,7 @@ fn known_varint_vectors() {
 }
 
 #[test]
-fn known_varuint64_overflow() {
+fn varuint64_overflow() {
     // Tenth byte above 1: bits beyond 63.
     let mut data = [0x80u8; 10];
     data[9] = 0x02;
@@ -542,7 +544,7 @@ fn known_varuint64_overflow() {
         r.read_varuint64().unwrap_err(),
         BitError::VarintOverflow { bit_offset: 0 }
     );
-    // Eleven bytes (all continuing): an unbounded loop would run on; we stop.
+    // Eleven bytes (all continuing): a loop without a limit would run on; we stop.
     // (All ones, so every byte read from bit 3 on continues too.)
     let data = [0xFFu8; 16];
     let mut r = BitReader::new(&data);
@@ -555,8 +557,8 @@ fn known_varuint64_overflow() {
 }
 
 #[test]
-fn known_zigzag_vectors() {
-    // Protobuf's ZigZag table (value >> 1, NOT if odd).
+fn zigzag_vectors() {
+    // Protobuf's ZigZag table (protobuf.dev, "Encoding": value >> 1, NOT if odd).
     for (encoded, decoded) in [
         (0u32, 0i32),
         (1, -1),
@@ -575,7 +577,7 @@ fn known_zigzag_vectors() {
 }
 
 #[test]
-fn known_ubitvar_vectors() {
+fn ubitvar_vectors() {
     // Selector 00: the 6-bit value itself.
     assert_eq!(
         BitReader::new(&bits_of(&[(0b00_1011, 6)]))
@@ -609,7 +611,7 @@ fn known_ubitvar_vectors() {
 }
 
 #[test]
-fn known_fieldpath_vectors() {
+fn fieldpath_vectors() {
     // <1> then 2 bits; <01> then 4; <001> then 10; <0001> then 17; <0000> then 31.
     // (fields as (value, bit count), decoded value, bits consumed)
     type Case = (&'static [(u64, u32)], u32, u64);
@@ -635,7 +637,7 @@ fn known_fieldpath_vectors() {
 }
 
 #[test]
-fn known_coord_vectors() {
+fn coord_vectors() {
     // has_int, has_frac, sign, 14-bit integer minus one, 5-bit fraction.
     let bytes = bits_of(&[(1, 1), (1, 1), (1, 1), (4, 14), (16, 5)]);
     assert_eq!(BitReader::new(&bytes).read_coord().unwrap(), -5.5);
@@ -667,8 +669,9 @@ fn known_coord_vectors() {
 }
 
 #[test]
-fn known_normal_vectors() {
-    // The magnitude is length / 2047, so 2047 is exactly 1.
+fn normal_vectors() {
+    // The magnitude is length / 2047 (docs/formats/source2-base-types.md,
+    // "Normal"; manta's `reader.go`).
     assert_eq!(
         BitReader::new(&bits_of(&[(0, 1), (2047, 11)]))
             .read_normal()
@@ -704,7 +707,7 @@ fn known_normal_vectors() {
 }
 
 #[test]
-fn known_angle_and_game_type_vectors() {
+fn angle_and_game_type_vectors() {
     // 8-bit angle 64 of 256 = 90 degrees.
     assert_eq!(BitReader::new(&[64]).read_angle(8).unwrap(), 90.0);
     // Precise: 2^19 of 2^20 = 180, minus 180 = 0.
@@ -755,7 +758,7 @@ fn known_angle_and_game_type_vectors() {
 }
 
 #[test]
-fn known_string_vectors() {
+fn string_vectors() {
     let mut r = BitReader::new(b"abc\0def\0");
     assert_eq!(r.read_cstring().unwrap(), "abc");
     assert_eq!(r.read_string_terminated().unwrap(), "def");

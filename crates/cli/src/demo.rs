@@ -1343,9 +1343,7 @@ mod tests {
     use super::*;
 
     fn corpus(rel: &str) -> Vec<u8> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/corpus")
-            .join(rel);
+        let path = gamewire_corpus::path(rel);
         std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 

@@ -5,9 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn corpus(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(rel)
+    gamewire_corpus::path(rel)
 }
 
 fn gamewire(args: &[&str]) -> std::process::Output {

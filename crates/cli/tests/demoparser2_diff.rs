@@ -1,4 +1,4 @@
-//! Differential test against demoparser2 (issue 4): runs `scripts/compare_demoparser2.py` with
+//! Differential test against demoparser2 0.42.0 (PyPI): runs `scripts/compare_demoparser2.py` with
 //! the peer venv made by `.ci/setup-demoparser2.sh start` (`<repo>/target/peers-venv`) and the
 //! `gamewire` binary built for this test, on every CS2 corpus demo.
 //!
@@ -32,7 +32,7 @@ fn gamewire_matches_demoparser2_on_the_cs2_corpus() {
         missing(&format!("no demoparser2 venv at {}", python.display()));
         return;
     }
-    let corpus = root.join("../shared/corpus/cs2");
+    let corpus = gamewire_corpus::path("cs2");
     if !corpus.is_dir() {
         missing(&format!("no corpus at {}", corpus.display()));
         return;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+    gamewire_corpus::root()
 }
 
 fn gamewire(args: &[&str]) -> (bool, String, String) {

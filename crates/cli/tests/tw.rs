@@ -3,10 +3,13 @@
 
 use std::process::Command;
 
-const CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/corpus/teeworlds"
-);
+/// `rel` in the Teeworlds part of the corpus.
+fn corpus(rel: &str) -> String {
+    gamewire_corpus::path("teeworlds")
+        .join(rel)
+        .display()
+        .to_string()
+}
 
 fn gamewire(args: &[&str]) -> (bool, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_gamewire"))
@@ -23,8 +26,7 @@ fn gamewire(args: &[&str]) -> (bool, String, String) {
 #[test]
 fn decode_prints_the_map_change_fields() {
     // The captured map_change of the 0.7.5 handshake.
-    let line = std::fs::read_to_string(format!("{CORPUS}/captures/handshake_capture_0.7.5.jsonl"))
-        .unwrap();
+    let line = std::fs::read_to_string(corpus("captures/handshake_capture_0.7.5.jsonl")).unwrap();
     let v: serde_json::Value = serde_json::from_str(line.lines().nth(5).unwrap()).unwrap();
     let hex = v["hex"].as_str().unwrap();
     let (ok, out, err) = gamewire(&["tw", "decode", hex, "--format", "jsonl"]);
@@ -52,7 +54,9 @@ fn decode_rejects_garbage_with_a_sentence() {
 
 #[test]
 fn pcap_decodes_every_datagram() {
-    let f = format!("{CORPUS}/pcap/075_tw_dm1_join_chat_walk_disconnect/075_tw_dm1_join_chat_walk_disconnect.pcap");
+    let f = corpus(
+        "pcap/075_tw_dm1_join_chat_walk_disconnect/075_tw_dm1_join_chat_walk_disconnect.pcap",
+    );
     let (ok, out, err) = gamewire(&["tw", "pcap", &f, "--format", "jsonl"]);
     assert!(ok, "{err}");
     let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();

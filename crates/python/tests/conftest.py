@@ -4,19 +4,21 @@ Run from the repository root with the venv of `.ci/setup-python.sh start`:
 
     target/py-venv/bin/python -m pytest crates/python/tests -q
 
-(`cargo test -p gamewire-python` does exactly that, see pytest.rs). The corpus is
-`../shared/corpus` beside the repository (read `../shared/corpus/SOURCES.md`); it is never
-copied into the repository.
+(`cargo test -p gamewire-python` does exactly that, see pytest.rs). The corpus is the directory
+`GAMEWIRE_CORPUS` names (a relative value is taken from the repository root), by default
+`../shared/corpus` beside the repository (read its `SOURCES.md`), as for the Rust tests
+(crates/corpus); it is never copied into the repository.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
+CORPUS = Path(os.path.normpath(REPO / (os.environ.get("GAMEWIRE_CORPUS") or "../shared/corpus")))
 
 # Every Source 2 demo of the corpus with what SOURCES.md says about it:
 # (path, map, network protocol, build, last tick = playback ticks).
@@ -37,7 +39,8 @@ DP2_DEMOS = ["cs2/14065.dem", "cs2/14132.dem", "cs2/14155.dem"]
 def corpus(rel: str) -> Path:
     path = CORPUS / rel
     if not path.is_file():
-        pytest.fail(f"corpus demo missing: {path} (the corpus must sit at ../shared/corpus)")
+        pytest.fail(f"corpus demo missing: {path} (set GAMEWIRE_CORPUS, or put the corpus at "
+                    "../shared/corpus beside the repository)")
     return path
 
 

@@ -8,7 +8,7 @@ use gamewire_query::{run, run_file, Column, Kind, Query, QueryError, TableKind};
 use gamewire_source2::cs2::{Cell, EventCollector};
 
 fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+    gamewire_corpus::root()
 }
 
 fn demos() -> Vec<PathBuf> {

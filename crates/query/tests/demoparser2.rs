@@ -92,7 +92,7 @@ fn repo_root() -> PathBuf {
 }
 
 fn corpus() -> PathBuf {
-    repo_root().join("../shared/corpus/cs2")
+    gamewire_corpus::path("cs2")
 }
 
 /// The peer's python, or `None` (skip) when it is missing outside CI.

@@ -11,10 +11,9 @@ use gamewire_source2::cs2::Cell;
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::{DemoState, NoVisitor, PlayerInfo, Visitor};
 
-const CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/corpus/cs2/14132.dem"
-);
+fn corpus_demo() -> std::path::PathBuf {
+    gamewire_corpus::path("cs2/14132.dem")
+}
 
 /// The descriptors these tests build events from: (event, [(key, type)]),
 /// as printed from the corpus demo's `CMsgSource1LegacyGameEventList`.
@@ -202,7 +201,7 @@ const DESCRIPTORS: &[(&str, &[(&str, i32)])] = &[
 
 #[test]
 fn descriptors_match_the_corpus() {
-    let data = std::fs::read(CORPUS).unwrap();
+    let data = std::fs::read(corpus_demo()).unwrap();
     let (state, err) = gamewire_source2::parse_with(&data, &mut NoVisitor).unwrap();
     assert!(err.is_none());
     for (name, keys) in DESCRIPTORS {

@@ -10,7 +10,7 @@ use gamewire_source2::{parse_with, NoVisitor};
 use prost::Message;
 
 fn demos() -> Vec<(String, Vec<u8>)> {
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let root = gamewire_corpus::root();
     let mut out = Vec::new();
     for dir in ["cs2", "deadlock", "dota2"] {
         let mut paths: Vec<_> = std::fs::read_dir(root.join(dir))

@@ -9,9 +9,7 @@ use gamewire_source2::broadcast::{is_broadcast_dir, read_dir, to_demo, Fragment}
 use gamewire_source2::{parse_with, ErrorKind, Game, NoVisitor};
 
 fn broadcast(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/deadlock/broadcast")
-        .join(name)
+    gamewire_corpus::path("deadlock/broadcast").join(name)
 }
 
 #[test]

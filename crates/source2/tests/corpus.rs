@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use gamewire_source2::{parse_with, DemoParser, NoVisitor, Value};
 
 fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+    gamewire_corpus::root()
 }
 
 fn demos() -> Vec<PathBuf> {

@@ -6,10 +6,9 @@ use gamewire_teeworlds::decoder::{Decoder, Direction};
 use gamewire_teeworlds::huffman::Huffman;
 use gamewire_teeworlds::packet::{Packet, HEADER_SIZE};
 
-const CAPTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/corpus/teeworlds/captures"
-);
+fn captures() -> std::path::PathBuf {
+    gamewire_corpus::path("teeworlds/captures")
+}
 
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
@@ -19,7 +18,7 @@ fn hex(s: &str) -> Vec<u8> {
 
 /// (direction, datagram) of every captured datagram, in order.
 fn datagrams() -> Vec<(Direction, Vec<u8>)> {
-    let mut files: Vec<_> = std::fs::read_dir(CAPTURES)
+    let mut files: Vec<_> = std::fs::read_dir(captures())
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();

@@ -8,10 +8,9 @@ use gamewire_teeworlds::client::{ClientEvent, GameClient, Identity};
 use gamewire_teeworlds::conn::State;
 use gamewire_teeworlds::decoder::{Decoder, Direction};
 
-const CAPTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/corpus/teeworlds/captures"
-);
+fn capture(file: &str) -> std::path::PathBuf {
+    gamewire_corpus::path("teeworlds/captures").join(file)
+}
 
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
@@ -34,7 +33,7 @@ struct Replay {
 /// the one the capture's client used (`11223344`), answering map changes with
 /// "have it".
 fn replay(file: &str) -> Replay {
-    let text = std::fs::read_to_string(format!("{CAPTURES}/{file}")).unwrap();
+    let text = std::fs::read_to_string(capture(file)).unwrap();
     let mut client = GameClient::new(Duration::ZERO, 0x1122_3344, Identity::default());
     let mut decoder = Decoder::new();
     let mut r = Replay {
@@ -116,7 +115,7 @@ fn mutated_server_traffic_never_panics() {
         "handshake_capture_0.7.5.jsonl",
         "ddnet16.4_sixup_capture.jsonl",
     ] {
-        let text = std::fs::read_to_string(format!("{CAPTURES}/{file}")).unwrap();
+        let text = std::fs::read_to_string(capture(file)).unwrap();
         for _round in 0..20 {
             let mut client = GameClient::new(Duration::ZERO, 0x1122_3344, Identity::default());
             for line in text.lines() {

@@ -8,13 +8,8 @@ use gamewire_teeworlds::int::{pack_int, unpack_int, UnpackWarning};
 use gamewire_teeworlds::msg::{GameMessage, Message, SystemMessage};
 use gamewire_teeworlds::packet::Packet;
 
-const CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/corpus/teeworlds"
-);
-
-fn path(rel: &str) -> String {
-    format!("{CORPUS}/{rel}")
+fn path(rel: &str) -> std::path::PathBuf {
+    gamewire_corpus::path("teeworlds").join(rel)
 }
 
 fn hex(s: &str) -> Vec<u8> {

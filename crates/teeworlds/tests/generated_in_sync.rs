@@ -15,7 +15,7 @@ fn generated_definitions_match_the_generator() {
 }
 
 fn check(part: &str) {
-    let spec = format!("{DIR}/../../../shared/corpus/teeworlds/messages-0.7.5.json");
+    let spec = gamewire_corpus::path("teeworlds/messages-0.7.5.json");
     let out = Command::new("python3")
         .arg(format!("{DIR}/tools/gen_messages.py"))
         .arg(&spec)

@@ -16,10 +16,9 @@ use gamewire_teeworlds::decoder::{Decoder, Direction, Event};
 use gamewire_teeworlds::packet::ControlMessage;
 use serde_json::Value;
 
-const CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/corpus/teeworlds"
-);
+fn corpus(rel: &str) -> PathBuf {
+    gamewire_corpus::path("teeworlds").join(rel)
+}
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 fn python() -> Option<PathBuf> {
@@ -43,7 +42,7 @@ fn to_hex(b: &[u8]) -> String {
 /// Flows of (direction, datagram) from the captures and the pcaps.
 fn flows() -> Vec<Vec<(Direction, Vec<u8>)>> {
     let mut out = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(format!("{CORPUS}/captures"))
+    let mut files: Vec<_> = std::fs::read_dir(corpus("captures"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
@@ -64,7 +63,7 @@ fn flows() -> Vec<Vec<(Direction, Vec<u8>)>> {
             .collect();
         out.push(flow);
     }
-    let mut dirs: Vec<_> = std::fs::read_dir(format!("{CORPUS}/pcap"))
+    let mut dirs: Vec<_> = std::fs::read_dir(corpus("pcap"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();

@@ -9,10 +9,9 @@
 use gamewire_tgstream::{Cf16, Reader, Writer};
 use serde_json::Value;
 
-const VECTORS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/corpus/bc/cf16_vectors.json"
-);
+fn vectors() -> std::path::PathBuf {
+    gamewire_corpus::path("bc/cf16_vectors.json")
+}
 
 struct Vector {
     value: f64,
@@ -25,8 +24,9 @@ struct Vector {
 }
 
 fn load() -> Vec<Vector> {
-    let text =
-        std::fs::read_to_string(VECTORS).unwrap_or_else(|e| panic!("cannot read {VECTORS}: {e}"));
+    let path = vectors();
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let json: Value = serde_json::from_str(&text).unwrap();
     let entries = json.as_array().expect("a JSON array");
     entries
