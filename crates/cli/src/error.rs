@@ -131,3 +131,41 @@ impl From<CliError> for String {
         e.to_string()
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn read_errors_print_as_the_commands_always_printed_them() {
+        // A file that cannot be read names itself.
+        let missing = gamewire_query::input::open(Path::new("no/such.dem")).unwrap_err();
+        let e = CliError::Input {
+            path: "no/such.dem".into(),
+            source: Box::new(missing),
+        };
+        assert!(
+            e.to_string().starts_with("cannot read no/such.dem: "),
+            "{e}"
+        );
+        // A compressed stream that gives nothing gets the path in front.
+        let cut = gamewire_query::input::from_bytes("x.dem.gz", vec![0x1f, 0x8b, 8]).unwrap_err();
+        let e = CliError::Input {
+            path: "x.dem.gz".into(),
+            source: Box::new(cut),
+        };
+        assert!(e.to_string().starts_with("x.dem.gz: gzip stream: "), "{e}");
+        // Several demos: the counts.
+        assert_eq!(
+            CliError::SomeDemosFailed {
+                failed: 2,
+                total: 4
+            }
+            .to_string(),
+            "2 of 4 demos failed"
+        );
+        assert_eq!(String::from(CliError::NoDemos), "no demo files found");
+    }
+}

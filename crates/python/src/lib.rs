@@ -549,7 +549,7 @@ impl NativeDemo {
 /// `jobs` worker threads (default: one per core), the GIL released, and
 /// appends every demo's rows into one table
 /// per name, a first column `demo` naming the demo as `gamewire batch` does
-/// ([`gamewire_query::dataset_names`]; the columns are the union over the demos, see
+/// ([`input::dataset_names`]; the columns are the union over the demos, see
 /// [`Table::append`]). Returns `(tables, failures)`: `[(table, columns)]` and,
 /// in the order given, `[(path, kind, message)]` for the demos that failed,
 /// `kind` `"missing"` or `"read"` (the file could not be read) or `"demo"`,
