@@ -5,7 +5,7 @@
 //! at the bytes that came out before it.
 #![no_main]
 
-use gamewire_query::input::{decompressed_limit, unpack, Compression};
+use gamewire_query::input::{decompressed_limit, unpack, Compression, InputCut, InputError};
 use libfuzzer_sys::fuzz_target;
 
 const MAGIC: [&[u8]; 4] = [&[0x1f, 0x8b], b"BZh", &[0x28, 0xb5, 0x2f, 0xfd], b""];
@@ -21,7 +21,7 @@ fuzz_target!(|input: &[u8]| {
     let compressed = Compression::of(&data).is_some();
     let limit = decompressed_limit(data.len());
     let len = data.len();
-    match unpack(data) {
+    match unpack("fuzz".as_ref(), data) {
         Ok((out, cut)) => {
             assert!(out.len() as u64 <= limit.max(len as u64));
             if !compressed {
@@ -29,12 +29,21 @@ fuzz_target!(|input: &[u8]| {
             }
             if let Some(cut) = cut {
                 assert!(compressed);
-                assert_eq!(cut.location.byte_offset, out.len() as u64);
+                let InputCut::Compressed { byte_offset, .. } = cut else {
+                    panic!("{cut}");
+                };
+                assert_eq!(byte_offset, out.len() as u64);
             }
         }
         Err(e) => {
             assert!(compressed);
-            assert!(e.location.byte_offset <= limit + 1);
+            match e {
+                InputError::TooLarge { size, .. } => assert!(size <= limit + 1),
+                InputError::Cut(InputCut::Compressed { byte_offset, .. }) => {
+                    assert!(byte_offset < 8)
+                }
+                other => panic!("{other}"),
+            }
         }
     }
 });

@@ -12,7 +12,7 @@
 #![no_main]
 
 use gamewire_query::write::{write_table, Format};
-use gamewire_query::{run_keeping_cut, Query, TableKind};
+use gamewire_query::{Query, TableKind};
 use gamewire_source2::container::{HEADER_LEN, MAGIC_SOURCE2};
 use libfuzzer_sys::fuzz_target;
 
@@ -47,8 +47,10 @@ fuzz_target!(|data: &[u8]| {
         .to_vec(),
         other_props: vec!["total_rounds_played".to_string()],
         ..Query::default()
-    };
-    if let Ok(run) = run_keeping_cut(&query, &demo, None) {
+    }
+    .keeping_cut(true)
+    .with_helper_thread(false);
+    if let Ok(run) = query.run(&demo) {
         for table in &run.tables {
             for format in [Format::Csv, Format::Jsonl, Format::Parquet] {
                 let _ = write_table(table, format, std::io::sink());

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
+use gamewire_query::input::{self, InputCut, InputError};
 use gamewire_source2::cs2::{Cell, EventCollector, Table, TickCollector};
 use gamewire_source2::serializer::{FieldModel, SendTables};
 use gamewire_source2::{
@@ -12,6 +13,7 @@ use gamewire_source2::{
     SendTableCache, Visitor,
 };
 
+use crate::error::CliError;
 use crate::many;
 
 /// Output format of `info`.
@@ -120,81 +122,59 @@ pub struct TicksArgs {
     pub jobs: Option<usize>,
 }
 
-/// Reads a `.dem` file (gzip, bzip2 or zstd compressed too), standard input
-/// for the path `-`, or a broadcast directory (with a `sync.json`)
-/// rewritten as a demo stream. A cut broadcast fragment or compressed
-/// stream is reported on standard error; everything before it is still
-/// parsed.
-pub(crate) fn read_demo(path: &Path) -> Result<Vec<u8>, String> {
-    if gamewire_source2::broadcast::is_broadcast_dir(path) {
-        let (data, cut) = gamewire_source2::broadcast::load(path).map_err(|e| e.to_string())?;
-        warn_read_cut(path, cut.as_ref());
-        return Ok(data);
+/// Reads a demo through the input stage ([`gamewire_query::input`]): a
+/// `.dem` file (gzip, bzip2 or zstd compressed too), standard input for the
+/// path `-`, or a broadcast directory. A cut broadcast fragment or
+/// compressed stream is reported on standard error; everything before it
+/// is still parsed.
+pub(crate) fn read_demo(path: &Path) -> Result<Vec<u8>, CliError> {
+    let input = input::open(path).map_err(|source| input_error(path, source))?;
+    warn_read_cut(path, input.cut.as_ref());
+    Ok(input.bytes)
+}
+
+fn input_error(path: &Path, source: InputError) -> CliError {
+    CliError::Input {
+        path: path.to_path_buf(),
+        source: Box::new(source),
     }
-    let mut data = Vec::new();
-    read_file(path, &mut data)?;
-    unpack(path, data)
-}
-
-/// Reads the file `path` (standard input for `-`) into `data`.
-fn read_file(path: &Path, data: &mut Vec<u8>) -> Result<(), String> {
-    gamewire_query::input::read_file(path, data).map_err(|e| cannot_read(path, &e))
-}
-
-/// The demo in a file's bytes: decompressed when the file is compressed
-/// (a cut or damaged stream is reported, and what came before kept).
-fn unpack(path: &Path, data: Vec<u8>) -> Result<Vec<u8>, String> {
-    let (data, cut) = gamewire_query::input::unpack(data).map_err(|e| describe_error(path, &e))?;
-    warn_read_cut(path, cut.as_ref());
-    Ok(data)
 }
 
 /// Reports a cut met while reading (a broadcast fragment, a compressed
 /// stream).
-fn warn_read_cut(path: &Path, cut: Option<&DemoError>) {
+fn warn_read_cut(path: &Path, cut: Option<&InputCut>) {
     if let Some(e) = cut {
         eprintln!("warning: {}: {e}; parsing what came before", path.display());
     }
 }
 
-fn cannot_read(path: &Path, e: &std::io::Error) -> String {
-    format!("cannot read {}: {e}", path.display())
-}
-
 /// [`read_demo`] for a worker that reads demo after demo: the file goes
-/// into a buffer the thread keeps for its next demo, and `f` gets the
-/// bytes. A new buffer per demo would be fresh memory the kernel faults in
-/// page by page (a buffer this large is its own mapping, unmapped when
-/// freed); the kept one is already mapped. It keeps the size of the
-/// thread's largest demo. (A compressed demo is decompressed into a buffer
-/// of its own.)
+/// into a buffer the thread keeps for its next demo
+/// ([`input::open_into`]), and `f` gets the bytes. A new buffer per demo
+/// would be fresh memory the kernel faults in page by page (a buffer this
+/// large is its own mapping, unmapped when freed); the kept one is already
+/// mapped. It keeps the size of the thread's largest demo.
 pub(crate) fn with_demo<T>(
     path: &Path,
-    f: impl FnOnce(&[u8]) -> Result<T, String>,
-) -> Result<T, String> {
-    if gamewire_source2::broadcast::is_broadcast_dir(path) {
-        return f(&read_demo(path)?);
-    }
+    f: impl FnOnce(&[u8]) -> Result<T, CliError>,
+) -> Result<T, CliError> {
     thread_local! {
         static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     BUFFER.with(|buffer| {
-        let mut data = buffer.take();
-        data.clear();
-        let result = read_file(path, &mut data).and_then(|()| {
-            if gamewire_query::input::Compression::of(&data).is_some() {
-                f(&unpack(path, std::mem::take(&mut data))?)
-            } else {
-                f(&data)
-            }
-        });
-        buffer.replace(data);
+        let input = input::open_into(path, buffer.take()).map_err(|e| input_error(path, e))?;
+        warn_read_cut(path, input.cut.as_ref());
+        let result = f(&input.bytes);
+        buffer.replace(input.bytes);
         result
     })
 }
 
-fn describe_error(path: &Path, e: &DemoError) -> String {
-    format!("{}: {e}", path.display())
+fn describe_error(path: &Path, e: DemoError) -> CliError {
+    CliError::Demo {
+        path: path.to_path_buf(),
+        source: Box::new(e),
+    }
 }
 
 /// A parse that may have ended at a cut.
@@ -215,8 +195,8 @@ fn parse_keeping_cut<V: Visitor>(
     data: &[u8],
     visitor: &mut V,
     cache: Option<&Arc<SendTableCache>>,
-) -> Result<Parsed, String> {
-    let mut parser = DemoParser::new(data).map_err(|e| describe_error(path, &e))?;
+) -> Result<Parsed, CliError> {
+    let mut parser = DemoParser::new(data).map_err(|e| describe_error(path, e))?;
     if let Some(cache) = cache {
         parser = parser.with_send_table_cache(Arc::clone(cache));
     }
@@ -228,8 +208,8 @@ fn parse_keeping_cut<V: Visitor>(
         }),
         Ok(Some(e)) => {
             let cut = format!(
-                "{}; the output holds everything before the cut (parsed up to tick {})",
-                describe_error(path, &e),
+                "{}: {e}; the output holds everything before the cut (parsed up to tick {})",
+                path.display(),
                 parser.state.tick
             );
             Ok(Parsed {
@@ -238,11 +218,11 @@ fn parse_keeping_cut<V: Visitor>(
                 cut_tick: e.location.tick,
             })
         }
-        Err(e) => Err(format!(
-            "{} (parsed up to tick {})",
-            describe_error(path, &e),
-            parser.state.tick
-        )),
+        Err(e) => Err(CliError::Parse {
+            path: path.to_path_buf(),
+            source: Box::new(e),
+            tick: parser.state.tick,
+        }),
     }
 }
 
@@ -251,28 +231,28 @@ fn stdout() -> BufWriter<std::io::StdoutLock<'static>> {
 }
 
 fn io_err(e: std::io::Error) -> String {
-    format!("writing output: {e}")
+    CliError::Output(e).to_string()
 }
 
 /// `gamewire info`.
-pub fn info(args: InfoArgs) -> Result<(), String> {
+pub fn info(args: InfoArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
-    let mut parser = DemoParser::new(&data).map_err(|e| describe_error(&args.demo, &e))?;
+    let mut parser = DemoParser::new(&data).map_err(|e| describe_error(&args.demo, e))?;
     let result = parser.run(&mut NoVisitor);
     let state = &parser.state;
     let json = info_json(state, result.as_ref().err());
     let mut out = stdout();
     match args.format {
         InfoFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &json).map_err(|e| e.to_string())?;
-            writeln!(out).map_err(io_err)?;
+            serde_json::to_writer_pretty(&mut out, &json)?;
+            writeln!(out).map_err(CliError::Output)?;
         }
-        InfoFormat::Text => write_info_text(&mut out, &json).map_err(io_err)?,
+        InfoFormat::Text => write_info_text(&mut out, &json).map_err(CliError::Output)?,
     }
-    out.flush().map_err(io_err)?;
+    out.flush().map_err(CliError::Output)?;
     match result {
         Ok(()) => Ok(()),
-        Err(e) => Err(describe_error(&args.demo, &e)),
+        Err(e) => Err(describe_error(&args.demo, e)),
     }
 }
 
@@ -427,9 +407,9 @@ fn write_info_text(out: &mut impl Write, j: &serde_json::Value) -> std::io::Resu
 }
 
 /// `gamewire schema`.
-pub fn schema(args: SchemaArgs) -> Result<(), String> {
+pub fn schema(args: SchemaArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
-    let mut parser = DemoParser::new(&data).map_err(|e| describe_error(&args.demo, &e))?;
+    let mut parser = DemoParser::new(&data).map_err(|e| describe_error(&args.demo, e))?;
     struct StopAfterSignon;
     impl Visitor for StopAfterSignon {
         fn interests(&self) -> Interests {
@@ -442,12 +422,12 @@ pub fn schema(args: SchemaArgs) -> Result<(), String> {
     // A demo cut after its signon still has its send tables.
     let cut = match parser.run_keeping_cut(&mut StopAfterSignon) {
         Ok(Some(e)) if parser.state.send_tables.is_none() => {
-            return Err(describe_error(&args.demo, &e))
+            return Err(describe_error(&args.demo, e))
         }
         Ok(cut) => cut,
-        Err(e) => return Err(describe_error(&args.demo, &e)),
+        Err(e) => return Err(describe_error(&args.demo, e)),
     };
-    if let Some(e) = &cut {
+    if let Some(e) = cut {
         eprintln!(
             "warning: {}; the send tables come from before the cut",
             describe_error(&args.demo, e)
@@ -457,7 +437,7 @@ pub fn schema(args: SchemaArgs) -> Result<(), String> {
     let tables = state
         .send_tables
         .as_ref()
-        .ok_or("the demo has no send tables")?;
+        .ok_or(CliError::Usage("the demo has no send tables"))?;
     let mut out = stdout();
     let mut printed = 0;
     for c in &state.classes {
@@ -471,16 +451,17 @@ pub fn schema(args: SchemaArgs) -> Result<(), String> {
                 continue;
             }
         }
-        writeln!(out, "class {} (id {}, serializer {ser_name})", c.name, c.id).map_err(io_err)?;
-        write_serializer(&mut out, tables, ser, 1, &mut Vec::new()).map_err(io_err)?;
+        writeln!(out, "class {} (id {}, serializer {ser_name})", c.name, c.id)
+            .map_err(CliError::Output)?;
+        write_serializer(&mut out, tables, ser, 1, &mut Vec::new()).map_err(CliError::Output)?;
         printed += 1;
     }
     if printed == 0 {
         if let Some(want) = &args.class {
-            return Err(unknown_class(state, want));
+            return Err(CliError::NotInDemo(unknown_class(state, want)));
         }
     }
-    out.flush().map_err(io_err)
+    out.flush().map_err(CliError::Output)
 }
 
 fn write_serializer(
@@ -1039,7 +1020,7 @@ fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String
             }
             header_written = true;
         }
-        out.write_all(body).map_err(io_err)
+        Ok(out.write_all(body).map_err(io_err)?)
     })?;
     out.flush().map_err(io_err)?;
     failures.every()?;
@@ -1156,7 +1137,7 @@ impl Visitor for Snapshot {
 }
 
 /// `gamewire entities`.
-pub fn entities(args: EntitiesArgs) -> Result<(), String> {
+pub fn entities(args: EntitiesArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
     let mut snap = Snapshot {
         tick: args.tick,
@@ -1170,28 +1151,28 @@ pub fn entities(args: EntitiesArgs) -> Result<(), String> {
     if let Some(cut) = &parsed.cut {
         // The tick being read at the cut is incomplete: no snapshot of it.
         if !snap.done || snap.taken_at >= parsed.cut_tick {
-            return Err(format!(
+            return Err(CliError::NotInDemo(format!(
                 "tick {} is not complete in this demo, which is cut short: {cut}",
                 args.tick
-            ));
+            )));
         }
     }
     if !snap.done {
-        return Err(format!(
+        return Err(CliError::NotInDemo(format!(
             "tick {} is after the last tick ({})",
             args.tick, state.tick
-        ));
+        )));
     }
     if let Some(want) = &args.class {
         if !state.classes.iter().any(|c| c.name == *want) {
-            return Err(unknown_class(&state, want));
+            return Err(CliError::NotInDemo(unknown_class(&state, want)));
         }
     }
     let mut out = stdout();
     for l in &snap.lines {
-        writeln!(out, "{l}").map_err(io_err)?;
+        writeln!(out, "{l}").map_err(CliError::Output)?;
     }
-    out.flush().map_err(io_err)?;
+    out.flush().map_err(CliError::Output)?;
     if let Some(cut) = parsed.cut {
         eprintln!("warning: {cut}");
     }
@@ -1262,7 +1243,7 @@ fn kind_name(kind: gamewire_source2::MessageKind) -> &'static str {
     }
 }
 
-pub fn messages(args: MessagesArgs) -> Result<(), String> {
+pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
     let mut collector = MessageCollector {
         names: (!args.name.is_empty()).then(|| args.name.clone()),
@@ -1279,9 +1260,9 @@ pub fn messages(args: MessagesArgs) -> Result<(), String> {
     let mut out = stdout();
     if args.list {
         for (name, count) in &collector.counts {
-            writeln!(out, "{name}\t{count}").map_err(io_err)?;
+            writeln!(out, "{name}\t{count}").map_err(CliError::Output)?;
         }
-        out.flush().map_err(io_err)?;
+        out.flush().map_err(CliError::Output)?;
         warn_cut();
         return Ok(());
     }
@@ -1294,11 +1275,11 @@ pub fn messages(args: MessagesArgs) -> Result<(), String> {
                 .collect();
             if !known.contains(want) {
                 let names: Vec<&str> = known.iter().map(String::as_str).collect();
-                return Err(format!(
+                return Err(CliError::NotInDemo(format!(
                     "no message is called {want:?} in {:?} demos; closest: {}",
                     state.game,
                     closest(want, &names).join(", ")
-                ));
+                )));
             }
         }
     }
@@ -1308,8 +1289,8 @@ pub fn messages(args: MessagesArgs) -> Result<(), String> {
                 let obj = serde_json::json!({
                     "tick": tick, "id": id, "message": name, "kind": kind, "data": data,
                 });
-                serde_json::to_writer(&mut out, &obj).map_err(|e| e.to_string())?;
-                writeln!(out).map_err(io_err)?;
+                serde_json::to_writer(&mut out, &obj)?;
+                writeln!(out).map_err(CliError::Output)?;
             }
         }
         RowFormat::Csv => {
@@ -1332,7 +1313,7 @@ pub fn messages(args: MessagesArgs) -> Result<(), String> {
             write_rows(&mut out, &table, RowFormat::Csv, None, true)?;
         }
     }
-    out.flush().map_err(io_err)?;
+    out.flush().map_err(CliError::Output)?;
     warn_cut();
     Ok(())
 }

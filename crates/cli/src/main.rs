@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod demo;
+mod error;
 mod many;
 mod tables;
 mod tg;
@@ -54,15 +55,15 @@ fn main() -> ExitCode {
     // process on a CS2 clip took 0.2-0.5 ms longer with it, also with the
     // shared build of the send tables).
     gamewire_source2::helper::set_enabled(false);
-    let result: Result<(), String> = match cli.command {
+    let result: Result<(), error::CliError> = match cli.command {
         Command::Info(args) => demo::info(args),
         Command::Schema(args) => demo::schema(args),
-        Command::Events(args) => demo::events(args),
+        Command::Events(args) => demo::events(args).map_err(error::CliError::Message),
         Command::Messages(args) => demo::messages(args),
         Command::Entities(args) => demo::entities(args),
-        Command::Ticks(args) => demo::ticks(args),
-        Command::Tg(args) => tg::run(args),
-        Command::Tw(args) => tw::run(args),
+        Command::Ticks(args) => demo::ticks(args).map_err(error::CliError::Message),
+        Command::Tg(args) => tg::run(args).map_err(error::CliError::Message),
+        Command::Tw(args) => tw::run(args).map_err(error::CliError::Message),
         Command::Tables(cmd) => tables::run(cmd),
     };
     match result {

@@ -16,21 +16,22 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::sync::{mpsc, Condvar, Mutex};
 
-use gamewire_source2::broadcast::is_broadcast_dir;
-use gamewire_source2::SendTableCache;
+use gamewire_query::input;
+use gamewire_query::SendTableCache;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// The demos that `inputs` name ([`gamewire_query::collect_demos`]), with
-/// the CLI's error text.
-pub(crate) fn collect_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    gamewire_query::collect_demos(inputs).map_err(|e| e.to_string())
+use crate::error::CliError;
+
+/// The demos that `inputs` name ([`input::find_demos`]).
+pub(crate) fn find_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
+    input::find_demos(inputs).map_err(|e| CliError::from(gamewire_query::QueryError::from(e)))
 }
 
 /// True when `inputs` can stand for more than one demo: several paths, or a
 /// directory to search. Row outputs then name each row's demo (as `grep`
 /// names the file of each line when given several files or a directory).
 pub(crate) fn names_several(inputs: &[PathBuf]) -> bool {
-    inputs.len() > 1 || inputs.iter().any(|p| p.is_dir() && !is_broadcast_dir(p))
+    input::names_several(inputs)
 }
 
 /// The worker count: `jobs`, or the number of cores; never more than the
@@ -77,39 +78,43 @@ pub(crate) struct Failures {
 
 impl Failures {
     /// An error when every demo failed.
-    pub(crate) fn every(&self) -> Result<(), String> {
+    pub(crate) fn every(&self) -> Result<(), CliError> {
         if self.failed == self.total {
-            return Err(format!("every demo failed ({})", self.failed));
+            return Err(CliError::EveryDemoFailed(self.failed));
         }
         Ok(())
     }
 
     /// An error when any demo failed.
-    pub(crate) fn any(&self) -> Result<(), String> {
+    pub(crate) fn any<E: From<CliError>>(&self) -> Result<(), E> {
         if self.failed > 0 {
-            return Err(format!("{} of {} demos failed", self.failed, self.total));
+            return Err(CliError::SomeDemosFailed {
+                failed: self.failed,
+                total: self.total,
+            }
+            .into());
         }
         Ok(())
     }
 }
 
 /// Runs `work(path, dataset name, shared send tables)` on every demo that
-/// `inputs` name ([`collect_demos`], names from
-/// [`gamewire_query::dataset_names`]) on `jobs` worker threads (default: one
+/// `inputs` name ([`find_demos`], names from
+/// [`input::dataset_names`]) on `jobs` worker threads (default: one
 /// per core), with a progress bar, and hands each success to `sink` in input
 /// order ([`in_order`]). A failed demo is reported (`error: ...`) and
 /// counted; the cut a success carries is reported as a warning.
 pub(crate) fn each_demo<T: Send>(
     inputs: &[PathBuf],
     jobs: Option<usize>,
-    work: impl Fn(&Path, &str, &Arc<SendTableCache>) -> Result<(T, Option<String>), String> + Sync,
-    mut sink: impl FnMut(T) -> Result<(), String>,
-) -> Result<Failures, String> {
-    let demos = collect_demos(inputs)?;
+    work: impl Fn(&Path, &str, &Arc<SendTableCache>) -> Result<(T, Option<String>), CliError> + Sync,
+    mut sink: impl FnMut(T) -> Result<(), CliError>,
+) -> Result<Failures, CliError> {
+    let demos = find_demos(inputs)?;
     if demos.is_empty() {
-        return Err("no demo files found".into());
+        return Err(CliError::NoDemos);
     }
-    let names = gamewire_query::dataset_names(&demos);
+    let names = input::dataset_names(&demos);
     let jobs = worker_count(jobs, demos.len());
     let cache = Arc::new(SendTableCache::default());
     let bar = demo_progress(demos.len());
@@ -151,8 +156,8 @@ pub(crate) fn in_order<T: Send>(
     count: usize,
     jobs: usize,
     work: impl Fn(usize) -> T + Sync,
-    mut sink: impl FnMut(T) -> Result<(), String>,
-) -> Result<(), String> {
+    mut sink: impl FnMut(T) -> Result<(), CliError>,
+) -> Result<(), CliError> {
     if jobs <= 1 || count <= 1 {
         for i in 0..count {
             sink(work(i))?;
@@ -267,13 +272,16 @@ mod tests {
                 let mut m = max_ahead.lock().unwrap();
                 *m = (*m).max(ahead);
                 if i == 10 {
-                    Err("output closed".to_string())
+                    Err(CliError::Usage("output closed"))
                 } else {
                     Ok(())
                 }
             },
         );
-        assert_eq!(result, Err("output closed".to_string()));
+        assert!(
+            matches!(result, Err(CliError::Usage("output closed"))),
+            "{result:?}"
+        );
         assert_eq!(delivered, 11);
         // Started but not yet delivered: never more than the window.
         assert!(*max_ahead.lock().unwrap() <= 2 * jobs);

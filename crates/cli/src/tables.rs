@@ -8,11 +8,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args, Subcommand, ValueEnum};
+use gamewire_query::input::{self, dataset_names};
 use gamewire_query::write::{write_table, Format};
-use gamewire_query::{
-    dataset_names, read_input_keeping_cut, run_keeping_cut, Query, SendTableCache, TableKind,
-};
+use gamewire_query::{Cut, Query, QueryError, RunOptions, SendTableCache, TableKind};
 use rayon::prelude::*;
+
+use crate::error::CliError;
 
 /// The analyst-table subcommands (flattened into the top-level command).
 #[derive(Debug, Subcommand)]
@@ -27,7 +28,7 @@ pub enum TablesCommand {
 }
 
 /// Runs an analyst-table subcommand.
-pub fn run(cmd: TablesCommand) -> Result<(), String> {
+pub fn run(cmd: TablesCommand) -> Result<(), CliError> {
     match cmd {
         TablesCommand::Table(args) => table(args),
         TablesCommand::Batch(args) => batch(args),
@@ -92,6 +93,12 @@ impl QueryArgs {
             players: None,
             grenade_props: self.grenade_props.clone(),
             decode_every_class: false,
+            // A cut demo (a truncated file, a cut broadcast fragment) keeps
+            // its rows up to the cut; the cut is a warning.
+            options: RunOptions {
+                keep_cut: true,
+                ..RunOptions::default()
+            },
         }
     }
 }
@@ -118,51 +125,56 @@ pub struct TableArgs {
 }
 
 /// `gamewire table`.
-pub fn table(args: TableArgs) -> Result<(), String> {
-    let kind: TableKind = args.table.parse().map_err(|e| format!("{e}"))?;
+pub fn table(args: TableArgs) -> Result<(), CliError> {
+    let kind: TableKind = args.table.parse()?;
     let query = args.query.query(vec![kind]);
-    // A cut demo (a truncated file, a cut broadcast fragment) keeps its
-    // rows up to the cut; the cut is a warning.
-    let (data, read_cut) =
-        read_input_keeping_cut(&args.demo).map_err(|e| format!("{}: {e}", args.demo.display()))?;
-    let run = run_keeping_cut(&query, &data, None)
-        .map_err(|e| format!("{}: {e}", args.demo.display()))?;
-    drop(data);
-    let tables = run.tables;
-    let cut = read_cut.or(run.cut);
-    let table = tables.into_iter().next().ok_or_else(|| {
-        format!(
-            "{}: table {} was not produced",
-            args.demo.display(),
-            kind.name()
-        )
-    })?;
+    let failed = |source: QueryError| CliError::Query {
+        path: args.demo.clone(),
+        source: Box::new(source),
+    };
+    let demo = input::open(&args.demo).map_err(|e| failed(e.into()))?;
+    let run = query.run_input(&demo).map_err(failed)?;
+    drop(demo);
+    let table = run
+        .tables
+        .into_iter()
+        .next()
+        .ok_or_else(|| CliError::NotProduced {
+            path: args.demo.clone(),
+            table: kind.name(),
+        })?;
     let format = args.format.format();
     let written = match &args.output {
         Some(path) => {
-            let file =
-                File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-            write_table(&table, format, BufWriter::new(file)).map_err(|e| e.to_string())
+            let file = File::create(path).map_err(|source| CliError::Create {
+                path: path.clone(),
+                source,
+            })?;
+            write_table(&table, format, BufWriter::new(file)).map_err(CliError::from)
         }
         None => {
             if format == Format::Parquet && std::io::stdout().is_terminal() {
-                return Err("parquet is binary: give -o FILE or redirect standard output".into());
+                return Err(CliError::Usage(
+                    "parquet is binary: give -o FILE or redirect standard output",
+                ));
             }
             let out = std::io::stdout();
-            write_table(&table, format, BufWriter::new(out)).map_err(|e| e.to_string())
+            write_table(&table, format, BufWriter::new(out)).map_err(CliError::from)
         }
     };
-    if let Some(cut) = cut {
-        eprintln!("warning: {}", cut_message(&args.demo, &cut));
+    if let Some(cut) = &run.cut {
+        eprintln!("warning: {}", cut_message(&args.demo, cut));
     }
     written
 }
 
-/// The warning for a demo cut short: where, and that its rows are kept.
-fn cut_message(path: &Path, cut: &gamewire_source2::DemoError) -> String {
+/// The warning for a demo cut short: where (the input's cut when both the
+/// input and the demo in it were cut), and that its rows are kept.
+fn cut_message(path: &Path, cut: &Cut) -> String {
     format!(
-        "{}: {cut}; the output holds everything before the cut",
-        path.display()
+        "{}: {}; the output holds everything before the cut",
+        path.display(),
+        cut.first()
     )
 }
 
@@ -201,66 +213,64 @@ pub struct BatchArgs {
 /// hold everything before it).
 fn one_demo(
     query: &Query,
-    cache: &Arc<SendTableCache>,
     path: &Path,
     name: &str,
     out: &Path,
     format: Format,
-) -> Result<(u64, Option<gamewire_source2::DemoError>), String> {
-    let (data, read_cut) = read_input_keeping_cut(path).map_err(|e| e.to_string())?;
-    let run = run_keeping_cut(query, &data, Some(cache)).map_err(|e| e.to_string())?;
-    let size = data.len() as u64;
-    drop(data);
+) -> Result<(u64, Option<Cut>), CliError> {
+    let demo = input::open(path).map_err(QueryError::from)?;
+    let run = query.run_input(&demo)?;
+    let size = demo.bytes.len() as u64;
+    drop(demo);
     for mut t in run.tables {
         t.prepend_constant("demo", name);
         let file = out
             .join(&t.name)
             .join(format!("{name}.{}", format.extension()));
-        let f =
-            File::create(&file).map_err(|e| format!("cannot create {}: {e}", file.display()))?;
-        write_table(&t, format, BufWriter::new(f)).map_err(|e| e.to_string())?;
+        let f = File::create(&file).map_err(|source| CliError::Create { path: file, source })?;
+        write_table(&t, format, BufWriter::new(f))?;
     }
-    Ok((size, read_cut.or(run.cut)))
+    Ok((size, run.cut))
 }
 
 /// `gamewire batch`.
-pub fn batch(args: BatchArgs) -> Result<(), String> {
-    let kinds = TableKind::parse_list(&args.tables).map_err(|e| e.to_string())?;
+pub fn batch(args: BatchArgs) -> Result<(), CliError> {
+    let kinds = TableKind::parse_list(&args.tables)?;
     if kinds.is_empty() {
-        return Err("--tables names no table".into());
+        return Err(CliError::Usage("--tables names no table"));
     }
-    let query = args.query.query(kinds.clone());
-    let demos = crate::many::collect_demos(&args.inputs)?;
+    let demos = crate::many::find_demos(&args.inputs)?;
     if demos.is_empty() {
-        return Err("no demo files found".into());
+        return Err(CliError::NoDemos);
     }
     let names = dataset_names(&demos);
     for k in &kinds {
         let dir = args.out.join(k.name());
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|source| CliError::Create { path: dir, source })?;
     }
     let threads = args.jobs.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+        .map_err(|source| CliError::Threads { threads, source })?;
     let bar = crate::many::demo_progress(demos.len());
     let bytes = AtomicU64::new(0);
     let format = args.format.format();
     let start = Instant::now();
     // Demos of one game build share their send tables: built once.
-    let cache = Arc::new(SendTableCache::default());
+    let query = args
+        .query
+        .query(kinds.clone())
+        .with_send_table_cache(Arc::new(SendTableCache::default()));
     let report = |line: String| crate::many::report(&bar, line);
     // Per demo: Ok(true) when it was cut short (its rows before the cut
     // are kept and it counts as done), Ok(false) when read to its end.
-    let results: Vec<Result<bool, String>> = pool.install(|| {
+    let results: Vec<Result<bool, CliError>> = pool.install(|| {
         demos
             .par_iter()
             .zip(names.par_iter())
             .map(|(path, name)| {
-                let r = one_demo(&query, &cache, path, name, &args.out, format)
-                    .map_err(|e| format!("{}: {e}", path.display()));
+                let r = one_demo(&query, path, name, &args.out, format);
                 bar.inc(1);
                 match r {
                     Ok((size, cut)) => {
@@ -270,9 +280,9 @@ pub fn batch(args: BatchArgs) -> Result<(), String> {
                         }
                         Ok(cut.is_some())
                     }
-                    Err(msg) => {
-                        report(format!("skipped {msg}"));
-                        Err(msg)
+                    Err(e) => {
+                        report(format!("skipped {}: {e}", path.display()));
+                        Err(e)
                     }
                 }
             })
@@ -293,7 +303,7 @@ pub fn batch(args: BatchArgs) -> Result<(), String> {
         args.out.display()
     );
     if ok == 0 {
-        return Err(format!("every demo failed ({failed})"));
+        return Err(CliError::EveryDemoFailed(failed));
     }
     Ok(())
 }

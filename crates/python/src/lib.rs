@@ -25,12 +25,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use gamewire_query::{Collectors, Column, Query, QueryError, SendTableCache, Table, TableKind};
-use gamewire_source2::gameevent::GameEvent;
-use gamewire_source2::stringtable::StringTable;
-use gamewire_source2::{
-    DemoError as ParseError, DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests,
-    UserMessage, Visitor,
+use gamewire_query::input::{self, DemoInput};
+use gamewire_query::{
+    Column, Cut, DemoState, GameEvent, Interests, Query, QueryError, RunOptions, SendTableCache,
+    Table, TableKind, Visitor,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
@@ -47,29 +45,61 @@ create_exception!(
 
 /// `{path}: {error}`, as `gamewire table` prints it.
 fn demo_error(path: &Path, e: &dyn std::fmt::Display) -> PyErr {
-    DemoError::new_err(format!("{}: {e}", path.display()))
+    Failure::Demo(format!("{}: {e}", path.display())).into()
 }
 
-/// How reading or parsing a demo failed: `"missing"` or `"read"` (the file
-/// could not be read; the query crate's message) or `"demo"` (`{path}:
-/// {error}`, as `gamewire table` prints it).
-fn input_failure(path: &Path, e: &QueryError) -> (&'static str, String) {
-    match e {
-        QueryError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
-            ("missing", e.to_string())
+/// How reading or parsing a demo failed, or that it was cut short; each
+/// kind is a Python exception (or, for a demo of `run_many`, its tag).
+#[derive(Debug)]
+enum Failure {
+    /// The file does not exist (`FileNotFoundError`; tag `"missing"`).
+    Missing(String),
+    /// The file could not be read (`OSError`; tag `"read"`).
+    Read(String),
+    /// Not a demo, a corrupt demo, an unknown name: `{path}: {error}`, as
+    /// `gamewire table` prints it (`DemoError`; tag `"demo"`).
+    Demo(String),
+    /// A demo cut short: its rows before the cut are kept (a warning in
+    /// Python; tag `"cut"`).
+    Cut(String),
+}
+
+impl Failure {
+    /// How a demo of `path` failed.
+    fn of(path: &Path, e: &QueryError) -> Failure {
+        match e {
+            QueryError::Input(i @ input::InputError::Read { .. }) if i.is_not_found() => {
+                Failure::Missing(e.to_string())
+            }
+            QueryError::Input(input::InputError::Read { .. }) => Failure::Read(e.to_string()),
+            _ => Failure::Demo(format!("{}: {e}", path.display())),
         }
-        QueryError::Read { .. } => ("read", e.to_string()),
-        _ => ("demo", format!("{}: {e}", path.display())),
+    }
+
+    /// The tag the Python half reads in `run_many`'s failures.
+    fn tag(&self) -> &'static str {
+        match self {
+            Failure::Missing(_) => "missing",
+            Failure::Read(_) => "read",
+            Failure::Demo(_) => "demo",
+            Failure::Cut(_) => "cut",
+        }
+    }
+
+    fn into_message(self) -> String {
+        match self {
+            Failure::Missing(m) | Failure::Read(m) | Failure::Demo(m) | Failure::Cut(m) => m,
+        }
     }
 }
 
-/// An [`input_failure`] as the Python exception: `FileNotFoundError`,
-/// `OSError` or `DemoError`.
-fn failure_error((kind, message): (&'static str, String)) -> PyErr {
-    match kind {
-        "missing" => PyFileNotFoundError::new_err(message),
-        "read" => PyOSError::new_err(message),
-        _ => DemoError::new_err(message),
+impl From<Failure> for PyErr {
+    fn from(f: Failure) -> PyErr {
+        match f {
+            Failure::Missing(m) => PyFileNotFoundError::new_err(m),
+            Failure::Read(m) => PyOSError::new_err(m),
+            Failure::Demo(m) | Failure::Cut(m) => DemoError::new_err(m),
+        }
     }
 }
 
@@ -117,60 +147,8 @@ impl QuerySpec {
             players: self.players.clone(),
             grenade_props: self.grenade.clone(),
             decode_every_class: false,
+            options: RunOptions::default(),
         })
-    }
-}
-
-/// Several queries' collectors fed by one pass over a demo: the parser
-/// decodes the union of what they need, and every callback goes to each.
-struct Fanout(Vec<Collectors>);
-
-impl Visitor for Fanout {
-    fn interests(&self) -> Interests {
-        self.0
-            .iter()
-            .fold(Interests::NONE, |any, c| any.union(c.interests()))
-    }
-    fn wants_class(&self, class_name: &str) -> bool {
-        self.0.iter().any(|c| c.wants_class(class_name))
-    }
-    fn wants_string_table(&self, name: &str) -> bool {
-        self.0.iter().any(|c| c.wants_string_table(name))
-    }
-    fn on_tick_start(&mut self, state: &DemoState, tick: i32) {
-        self.0.iter_mut().for_each(|c| c.on_tick_start(state, tick));
-    }
-    fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
-        self.0.iter_mut().for_each(|c| c.on_tick_end(state, tick));
-    }
-    fn on_entity(
-        &mut self,
-        state: &DemoState,
-        change: EntityChange,
-        entity: &Entity,
-        paths: &[FieldPath],
-    ) {
-        for c in &mut self.0 {
-            c.on_entity(state, change, entity, paths);
-        }
-    }
-    fn on_packet_entities(&mut self, state: &DemoState) {
-        self.0.iter_mut().for_each(|c| c.on_packet_entities(state));
-    }
-    fn on_game_event(&mut self, state: &DemoState, event: &GameEvent) {
-        self.0
-            .iter_mut()
-            .for_each(|c| c.on_game_event(state, event));
-    }
-    fn on_user_message(&mut self, state: &DemoState, message: &UserMessage<'_>) {
-        for c in &mut self.0 {
-            c.on_user_message(state, message);
-        }
-    }
-    fn on_string_table(&mut self, state: &DemoState, table: &StringTable, changed: &[usize]) {
-        for c in &mut self.0 {
-            c.on_string_table(state, table, changed);
-        }
     }
 }
 
@@ -182,47 +160,19 @@ fn send_table_cache() -> Arc<SendTableCache> {
     Arc::clone(CACHE.get_or_init(|| Arc::new(SendTableCache::default())))
 }
 
-/// Runs queries in one pass and returns each query's tables, in order. A
-/// demo cut short keeps everything before the cut: the cut comes back
-/// beside the tables.
-fn run_queries(
-    queries: &[Query],
-    data: &[u8],
-) -> Result<(Vec<Vec<Table>>, Option<ParseError>), QueryError> {
-    let mut parser = DemoParser::new(data)
-        .map_err(QueryError::from)?
-        .with_send_table_cache(send_table_cache());
-    let mut fanout = Fanout(queries.iter().map(Collectors::new).collect());
-    let cut = parser
-        .run_keeping_cut(&mut fanout)
-        .map_err(QueryError::from)?;
-    for q in queries {
-        q.validate(&parser.state)?;
-    }
-    let tables = fanout
-        .0
-        .into_iter()
-        .map(|c| c.finish(&parser.state))
-        .collect();
-    Ok((tables, cut))
-}
-
-/// The cut of a demo: the parse's, the reading's (a cut broadcast fragment,
-/// a cut compressed stream) or both, the reading's first.
-fn cut_of(
-    path: &Path,
-    read_cut: Option<&ParseError>,
-    parse_cut: Option<&ParseError>,
-) -> Option<String> {
-    match (read_cut, parse_cut) {
-        (Some(r), Some(p)) => Some(cut_message(path, &format!("{r}; then {p}"))),
-        (Some(cut), None) | (None, Some(cut)) => Some(cut_message(path, cut)),
-        (None, None) => None,
+/// How the Python package runs queries: send tables shared by every demo
+/// of the process, and a demo cut short keeps everything before the cut
+/// (the cut comes back beside the tables).
+fn run_options() -> RunOptions {
+    RunOptions {
+        send_table_cache: Some(send_table_cache()),
+        keep_cut: true,
+        ..RunOptions::default()
     }
 }
 
 /// The message of a demo cut short, given to Python's `DemoTruncatedWarning`.
-fn cut_message(path: &Path, cut: &dyn std::fmt::Display) -> String {
+fn cut_message(path: &Path, cut: &Cut) -> String {
     format!(
         "{}: {cut}; the result holds everything before the cut",
         path.display()
@@ -462,12 +412,10 @@ fn header_fields(state: &DemoState) -> Vec<(&'static str, HeaderValue)> {
 /// A demo file held in memory; the native half of `gamewire.Demo`.
 #[pyclass(frozen, module = "gamewire._gamewire")]
 struct NativeDemo {
-    path: PathBuf,
-    data: Vec<u8>,
-    /// A broadcast directory whose fragments stop at a cut one, or a
-    /// compressed file whose stream is cut: the cut (the data is the demo
-    /// before it).
-    read_cut: Option<ParseError>,
+    /// The bytes, the path given, and the cut of a broadcast directory
+    /// whose fragments stop at a cut one, or of a compressed file whose
+    /// stream is cut (the bytes are the demo before it).
+    input: DemoInput,
 }
 
 impl NativeDemo {
@@ -479,33 +427,25 @@ impl NativeDemo {
         py: Python<'_>,
         mut visitor: V,
     ) -> PyResult<(V, DemoState, Option<String>)> {
-        let data = self.data.as_slice();
+        let data = self.input.bytes.as_slice();
         let v = &mut visitor;
-        let result: Result<(DemoState, Option<ParseError>), ParseError> = py.detach(move || {
-            let mut parser = DemoParser::new(data)?;
-            let cut = parser.run_keeping_cut(v)?;
-            Ok((parser.state, cut))
-        });
-        let (state, cut) = result.map_err(|e| demo_error(&self.path, &e))?;
-        Ok((visitor, state, self.cut(cut)))
+        let result = py.detach(move || RunOptions::default().parse_keeping_cut(data, v));
+        let (state, cut) = result.map_err(|e| demo_error(&self.input.name, &e))?;
+        let cut = Cut::of(self.input.cut.clone(), cut);
+        Ok((
+            visitor,
+            state,
+            cut.map(|c| cut_message(&self.input.name, &c)),
+        ))
     }
 
-    /// A demo read from `path`, once its bytes are checked to start a
+    /// A demo read from its path, once its bytes are checked to start a
     /// Source 2 demo.
-    fn checked(path: PathBuf, data: Vec<u8>, read_cut: Option<ParseError>) -> PyResult<Self> {
-        if let Err(e) = DemoParser::new(&data) {
-            return Err(demo_error(&path, &e));
+    fn checked(input: DemoInput) -> PyResult<Self> {
+        if let Err(e) = RunOptions::default().check(&input.bytes) {
+            return Err(demo_error(&input.name, &e));
         }
-        Ok(NativeDemo {
-            path,
-            data,
-            read_cut,
-        })
-    }
-
-    /// The cut to report: the reading's, the parse's, or both.
-    fn cut(&self, parse_cut: Option<ParseError>) -> Option<String> {
-        cut_of(&self.path, self.read_cut.as_ref(), parse_cut.as_ref())
+        Ok(NativeDemo { input })
     }
 }
 
@@ -516,9 +456,9 @@ impl NativeDemo {
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         // A `.dem` file, or a broadcast directory (sync.json + fragments).
-        let read = py.detach(|| gamewire_query::read_input_keeping_cut(&path));
-        let (data, read_cut) = read.map_err(|e| failure_error(input_failure(&path, &e)))?;
-        NativeDemo::checked(path, data, read_cut)
+        let read = py.detach(|| input::open(&path));
+        let input = read.map_err(|e| Failure::of(&path, &e.into()))?;
+        NativeDemo::checked(input)
     }
 
     /// A demo already in memory (compressed too), named `name` in messages;
@@ -530,21 +470,21 @@ impl NativeDemo {
         name: PathBuf,
     ) -> PyResult<Self> {
         let bytes = data.to_vec();
-        let unpacked = py.detach(|| gamewire_query::input::unpack(bytes));
-        let (data, read_cut) = unpacked.map_err(|e| demo_error(&name, &e))?;
-        NativeDemo::checked(name, data, read_cut)
+        let unpacked = py.detach(|| input::from_bytes(name.clone(), bytes));
+        let input = unpacked.map_err(|e| demo_error(&name, &e))?;
+        NativeDemo::checked(input)
     }
 
     /// The path given.
     #[getter]
     fn path(&self) -> PathBuf {
-        self.path.clone()
+        self.input.name.clone()
     }
 
     /// The file's size in bytes.
     #[getter]
     fn size(&self) -> usize {
-        self.data.len()
+        self.input.bytes.len()
     }
 
     /// The header and file info as a dict, and the cut of a demo cut short.
@@ -578,28 +518,28 @@ impl NativeDemo {
     ) -> PyResult<(Bound<'py, PyList>, Option<String>)> {
         let mut built = Vec::with_capacity(queries.len());
         for q in &queries {
-            built.push(q.query().map_err(|e| DemoError::new_err(e.to_string()))?);
+            built.push(q.query().map_err(|e| Failure::Demo(e.to_string()))?);
         }
-        let data = self.data.as_slice();
+        let input = &self.input;
         let result = py.detach(move || {
-            run_queries(&built, data).map(|(per_query, cut)| {
-                let per_query = per_query.into_iter().map(buffers).collect::<Vec<_>>();
-                (per_query, cut)
+            run_options().run_queries_on(&built, input).map(|parsed| {
+                let per_query = parsed.tables.into_iter().map(buffers).collect::<Vec<_>>();
+                (per_query, parsed.cut)
             })
         });
-        let (per_query, cut) = result.map_err(|e| demo_error(&self.path, &e))?;
+        let (per_query, cut) = result.map_err(|e| demo_error(&self.input.name, &e))?;
         let out = PyList::empty(py);
         for tables in per_query {
             out.append(to_python(py, tables)?)?;
         }
-        Ok((out, self.cut(cut)))
+        Ok((out, cut.map(|c| cut_message(&self.input.name, &c))))
     }
 
     fn __repr__(&self) -> String {
         format!(
             "NativeDemo({:?}, {} bytes)",
-            self.path.display().to_string(),
-            self.data.len()
+            self.input.name.display().to_string(),
+            self.input.bytes.len()
         )
     }
 }
@@ -609,7 +549,7 @@ impl NativeDemo {
 /// `jobs` worker threads (default: one per core), the GIL released, and
 /// appends every demo's rows into one table
 /// per name, a first column `demo` naming the demo as `gamewire batch` does
-/// ([`gamewire_query::dataset_names`]; the columns are the union over the demos, see
+/// ([`input::dataset_names`]; the columns are the union over the demos, see
 /// [`Table::append`]). Returns `(tables, failures)`: `[(table, columns)]` and,
 /// in the order given, `[(path, kind, message)]` for the demos that failed,
 /// `kind` `"missing"` or `"read"` (the file could not be read) or `"demo"`,
@@ -626,28 +566,25 @@ fn run_many<'py>(
 ) -> PyResult<Bound<'py, PyTuple>> {
     use rayon::prelude::*;
     // Directories stand for the demos found in them, as in the CLI.
-    let paths = gamewire_query::collect_demos(&paths)
-        .map_err(|e| failure_error(input_failure(Path::new(""), &e)))?;
-    let names = gamewire_query::dataset_names(&paths);
-    let built = query
-        .query()
-        .map_err(|e| DemoError::new_err(e.to_string()))?;
+    let paths = input::find_demos(&paths).map_err(|e| Failure::of(Path::new(""), &e.into()))?;
+    let names = input::dataset_names(&paths);
+    let built = query.query().map_err(|e| Failure::Demo(e.to_string()))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()
         .map_err(|e| PyOSError::new_err(format!("cannot start worker threads: {e}")))?;
     // A demo's tables and the cut of a demo cut short.
-    type Parsed = (Vec<Table>, Option<String>);
-    let parse = |path: &PathBuf, name: &String| -> Result<Parsed, (&'static str, String)> {
-        let failure = |e: QueryError| input_failure(path, &e);
-        let (data, read_cut) = gamewire_query::read_input_keeping_cut(path).map_err(failure)?;
-        let (mut per_query, cut) =
-            run_queries(std::slice::from_ref(&built), &data).map_err(failure)?;
-        let mut tables = per_query.pop().unwrap_or_default();
+    type Parsed = (Vec<Table>, Option<Failure>);
+    let built = built.with_options(run_options());
+    let parse = |path: &PathBuf, name: &String| -> Result<Parsed, Failure> {
+        let failure = |e: QueryError| Failure::of(path, &e);
+        let demo = input::open(path).map_err(|e| failure(e.into()))?;
+        let parsed = built.run_input(&demo).map_err(failure)?;
+        let mut tables = parsed.tables;
         for t in &mut tables {
             t.prepend_constant("demo", name);
         }
-        let cut = cut_of(path, read_cut.as_ref(), cut.as_ref());
+        let cut = parsed.cut.map(|c| Failure::Cut(cut_message(path, &c)));
         Ok((tables, cut))
     };
     let (merged, failures) = py.detach(|| {
@@ -663,8 +600,8 @@ fn run_many<'py>(
         for (path, result) in paths.iter().zip(results) {
             match result {
                 Ok((tables, cut)) => {
-                    if let Some(message) = cut {
-                        failures.push((path.clone(), "cut", message));
+                    if let Some(cut) = cut {
+                        failures.push((path.clone(), cut));
                     }
                     for t in tables {
                         match merged.iter_mut().find(|m| m.name == t.name) {
@@ -673,14 +610,14 @@ fn run_many<'py>(
                         }
                     }
                 }
-                Err((kind, message)) => failures.push((path.clone(), kind, message)),
+                Err(failure) => failures.push((path.clone(), failure)),
             }
         }
         (buffers(merged), failures)
     });
     let failed = PyList::empty(py);
-    for (path, kind, message) in failures {
-        failed.append((path, kind, message))?;
+    for (path, failure) in failures {
+        failed.append((path, failure.tag(), failure.into_message()))?;
     }
     PyTuple::new(py, [to_python(py, merged)?.into_any(), failed.into_any()])
 }

@@ -63,10 +63,11 @@ def check_dtypes(frame: pd.DataFrame) -> None:
         assert str(dtype) in ALLOWED, f"column {col} has dtype {dtype}"
         if str(dtype) == "object":
             # Text, or a list column (`updated_fields.classes`, inventories): lists of
-            # strings or numbers.
+            # strings or numbers; an input history is a list of records.
+            item = dict if col == "input_history" or col.endswith("usercmd_input_history") else (str, int, float)
             bad = [v for v in frame[col] if v is not None and not isinstance(v, str)
                    and not (isinstance(v, list)
-                            and all(isinstance(x, (str, int, float)) for x in v))]
+                            and all(isinstance(x, item) for x in v))]
             assert not bad, f"object column {col} holds non-strings {bad[:3]}"
         if str(dtype) in ("int64", "uint64", "bool"):
             assert not frame[col].isna().any()
@@ -86,6 +87,18 @@ def test_header(demo_case):
     assert math.isclose(h["tick_interval"] * h["tick_rate"], 1.0, rel_tol=1e-6)
     assert isinstance(h["server_name"], str) and isinstance(h["demo_version_name"], str)
     assert demo.parse_header() == h
+
+
+# Rows of `gamewire table user_commands` (CSV lines without the header) on the CS2 clips.
+USER_COMMAND_ROWS = {"cs2/14011.dem": 390, "cs2/14065.dem": 184, "cs2/14155.dem": 160}
+
+
+def test_user_commands_are_those_of_the_command_line(demo_case):
+    demo, rel, _ = demo_case
+    if rel in USER_COMMAND_ROWS:
+        frame = demo.user_commands()
+        assert len(frame) == USER_COMMAND_ROWS[rel]
+        assert isinstance(frame["input_history"].dropna().iloc[0], list)
 
 
 @pytest.mark.parametrize("name", gamewire.TABLES)

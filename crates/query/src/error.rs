@@ -1,27 +1,21 @@
 //! Errors.
 
-use std::path::PathBuf;
-
-use gamewire_source2::broadcast::BroadcastError;
 use gamewire_source2::DemoError;
+
+use crate::input::InputError;
 
 /// What can go wrong in a query or while writing its output.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum QueryError {
-    /// The demo could not be read from disk.
-    #[error("cannot read {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
+    /// The demo could not be read: a missing file, a damaged compressed
+    /// stream, a broadcast directory without its fragments
+    /// ([`crate::input`]).
+    #[error("{0}")]
+    Input(#[from] InputError),
     /// The demo is not a demo, or its parse stopped on an error.
     #[error("{0}")]
     Demo(#[from] DemoError),
-    /// A broadcast directory could not be read.
-    #[error("{0}")]
-    Broadcast(#[from] BroadcastError),
     /// An unknown table name.
     #[error("unknown table {name:?}; valid tables: {valid}; closest: {closest}")]
     UnknownTable {

@@ -1,4 +1,11 @@
-//! Demo files as they are handed out: compressed, or on standard input.
+//! The input stage: a path (a demo file, `-` for standard input, a
+//! compressed demo, an HTTP broadcast directory) or bytes in memory become
+//! the demo's bytes, its name for messages, and the cut of an input that
+//! ends early ([`DemoInput`]). The command line and the Python package read
+//! every demo through here; [`find_demos`] and [`dataset_names`] turn the
+//! files and directories given to a batch into demos and their names.
+//!
+//! ## Compressed demos
 //!
 //! Valve's match replays come as `.dem.bz2`, league and community servers
 //! hand out `.dem.gz` or `.dem.zst`. A demo file is recognised by its first
@@ -16,16 +23,184 @@
 //! Hostile input: the decompressed demo may be at most
 //! [`MAX_EXPANSION`] times the compressed file (and at least
 //! [`MIN_DECOMPRESSED_LIMIT`]); a file that expands further is refused with
-//! [`ErrorKind::LimitExceeded`] before more is allocated. Real demos, whose
+//! [`InputError::TooLarge`] before more is allocated. Real demos, whose
 //! frames are snappy-compressed already, shrink by a factor of 1.3 to 1.8.
 //! A compressed stream that is cut or damaged keeps what it decoded before
 //! the damage: the demo up to there is parsed as a truncated demo, and the
-//! damage comes back as the cut ([`ErrorKind::Compressed`]), located at the
+//! damage comes back as the cut ([`InputCut::Compressed`]), located at the
 //! byte of the decompressed demo where it stopped.
+//!
+//! ## Broadcast directories
+//!
+//! An HTTP broadcast (CSTV+, the Deadlock and Dota 2 relays) saved to disk is
+//! a directory with a `sync.json` (`{"tick", "fragment", "signup_fragment",
+//! "tps", "map", ...}`), `<signup>/start.bin` (the signon), and per fragment
+//! `<n>/full.bin` (a keyframe) and `<n>/delta.bin` (the packets after it).
+//! [`read_broadcast`] picks the fragments to play (`start.bin`, the first
+//! fragment's `full.bin`, then every `delta.bin` from there on, see
+//! `docs/formats/`), and `gamewire_source2::broadcast::to_demo` rewrites
+//! them as one demo stream; a fragment cut inside a record is the cut
+//! ([`InputCut::Fragment`]).
 
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
+use std::path::{Path, PathBuf};
 
-use gamewire_source2::{DemoError, ErrorKind, Location};
+use gamewire_source2::broadcast::{to_demo, Fragment};
+use gamewire_source2::DemoError;
+
+/// Why a demo could not be read: the file, the directory, the compressed
+/// stream or the broadcast fragments, with the path and the offsets as
+/// values.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// A file or directory could not be read (or standard input, `-`).
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file or directory.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A compressed demo would decompress to more than
+    /// [`decompressed_limit`] bytes; reading stopped one byte past it.
+    #[error("the decompressed size of a compressed demo (bytes) is {size}, above the limit of {limit} (frame 0 at byte {size}, tick -1)")]
+    TooLarge {
+        /// The file (or the name given to bytes in memory).
+        path: PathBuf,
+        /// The bytes decompressed when reading stopped.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A cut that left nothing to parse (a compressed stream damaged before
+    /// the demo's first 8 bytes), or any cut when the caller does not keep
+    /// the rows of a cut demo.
+    #[error("{0}")]
+    Cut(InputCut),
+    /// A broadcast directory's `sync.json` or fragment could not be read.
+    #[error("broadcast {}: cannot read: {source}", path.display())]
+    BroadcastFile {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A broadcast directory could not be listed.
+    #[error("broadcast {}: cannot list: {source}", path.display())]
+    BroadcastList {
+        /// The directory.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A broadcast directory's `sync.json` is not JSON.
+    #[error("broadcast {}: not JSON: {source}", path.display())]
+    BroadcastSync {
+        /// The `sync.json`.
+        path: PathBuf,
+        /// The JSON error.
+        source: serde_json::Error,
+    },
+    /// A broadcast directory has no fragment after its signup fragment.
+    #[error("broadcast {}: no fragment after the signup fragment", path.display())]
+    NoFragment {
+        /// The directory.
+        path: PathBuf,
+    },
+}
+
+impl InputError {
+    /// True when the file (or directory) does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, InputError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
+/// Where an input ends early: what comes before it is read and parsed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputCut {
+    /// The outer compression of a compressed demo file is cut or damaged:
+    /// `byte_offset` bytes of demo came out before it.
+    #[error("{} stream: {reason} (after {compressed_read} of {compressed_len} compressed bytes, {byte_offset} bytes of demo decoded) (frame 0 at byte {byte_offset}, tick -1)", format.name())]
+    Compressed {
+        /// The compression.
+        format: Compression,
+        /// The decompressor's message.
+        reason: String,
+        /// Compressed bytes read when it stopped.
+        compressed_read: u64,
+        /// The compressed file's size.
+        compressed_len: u64,
+        /// Bytes of demo decompressed before the damage.
+        byte_offset: u64,
+    },
+    /// A broadcast fragment ends inside a record (the error names the
+    /// fragment and the byte offset in it).
+    #[error("{0}")]
+    Fragment(DemoError),
+}
+
+/// A demo ready to parse.
+#[derive(Debug, Clone)]
+pub struct DemoInput {
+    /// The path given (or the name given to bytes in memory), for messages.
+    pub name: PathBuf,
+    /// The demo's bytes (decompressed; a broadcast rewritten as one stream).
+    pub bytes: Vec<u8>,
+    /// Where the input ended early; [`DemoInput::bytes`] holds what came
+    /// before.
+    pub cut: Option<InputCut>,
+}
+
+impl DemoInput {
+    /// The demo's bytes, its cut an error.
+    pub fn whole(self) -> Result<Vec<u8>, InputError> {
+        match self.cut {
+            Some(cut) => Err(InputError::Cut(cut)),
+            None => Ok(self.bytes),
+        }
+    }
+}
+
+/// Reads a demo: a `.dem` file (gzip, bzip2 or zstd compressed too),
+/// standard input for the path `-`, or an HTTP broadcast directory (a
+/// `sync.json` and its fragments, rewritten as one demo stream).
+pub fn open(path: &Path) -> Result<DemoInput, InputError> {
+    open_into(path, Vec::new())
+}
+
+/// [`open`] reading the file into `buffer` (cleared first): a worker that
+/// reads demo after demo hands back the previous [`DemoInput::bytes`], whose
+/// memory is already mapped (a new buffer per demo would be fresh memory
+/// the kernel faults in page by page). A compressed demo is decompressed
+/// into a buffer of its own.
+pub fn open_into(path: &Path, mut buffer: Vec<u8>) -> Result<DemoInput, InputError> {
+    if is_broadcast_dir(path) {
+        let fragments = read_broadcast(path)?.fragments;
+        let (bytes, cut) = to_demo(&fragments);
+        return Ok(DemoInput {
+            name: path.to_path_buf(),
+            bytes,
+            cut: cut.map(InputCut::Fragment),
+        });
+    }
+    buffer.clear();
+    read_file(path, &mut buffer).map_err(|source| InputError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    from_bytes(path, buffer)
+}
+
+/// A demo already in memory (compressed too), named `name` in messages.
+pub fn from_bytes(name: impl Into<PathBuf>, data: Vec<u8>) -> Result<DemoInput, InputError> {
+    let name = name.into();
+    let (bytes, cut) = unpack(&name, data)?;
+    Ok(DemoInput { name, bytes, cut })
+}
 
 /// How many times its compressed size a decompressed demo may be.
 pub const MAX_EXPANSION: u64 = 32;
@@ -87,19 +262,20 @@ pub fn decompressed_limit(compressed_len: usize) -> u64 {
 
 /// The demo inside `data`: `data` itself when it is not compressed (no
 /// copy), else its decompressed bytes and, when the compressed stream was
-/// cut or damaged, the cut (what came before it is kept).
+/// cut or damaged, the cut (what came before it is kept). `name` names the
+/// input in errors.
 ///
 /// An error when nothing usable came out (the stream is damaged before the
 /// demo's first 8 bytes) or the demo would be larger than
 /// [`decompressed_limit`].
-pub fn unpack(data: Vec<u8>) -> Result<(Vec<u8>, Option<DemoError>), DemoError> {
+pub fn unpack(name: &Path, data: Vec<u8>) -> Result<(Vec<u8>, Option<InputCut>), InputError> {
     let Some(format) = Compression::of(&data) else {
         return Ok((data, None));
     };
     let mut out = Vec::new();
-    let cut = decompress_into(&data, format, &mut out)?;
+    let cut = decompress_into(name, &data, format, &mut out)?;
     match cut {
-        Some(cut) if out.len() < 8 => Err(cut),
+        Some(cut) if out.len() < 8 => Err(InputError::Cut(cut)),
         cut => Ok((out, cut)),
     }
 }
@@ -107,10 +283,11 @@ pub fn unpack(data: Vec<u8>) -> Result<(Vec<u8>, Option<DemoError>), DemoError> 
 /// Decompresses `data` (in `format`) into `out`; `Ok(Some(cut))` when the
 /// stream is cut or damaged after `out` (which holds what came before).
 fn decompress_into(
+    name: &Path,
     data: &[u8],
     format: Compression,
     out: &mut Vec<u8>,
-) -> Result<Option<DemoError>, DemoError> {
+) -> Result<Option<InputCut>, InputError> {
     out.clear();
     let limit = decompressed_limit(data.len());
     let mut source = Counted {
@@ -122,30 +299,20 @@ fn decompress_into(
         Compression::Bzip2 => pump(bzip2::read::MultiBzDecoder::new(&mut source), out, limit),
         Compression::Zstd => zstd_frames(&mut source, out, limit),
     };
-    let located = |kind| DemoError {
-        kind,
-        location: Location {
-            byte_offset: out.len() as u64,
-            frame: 0,
-            tick: -1,
-        },
-    };
     match result {
-        Ok(()) if out.len() as u64 > limit => Err(located(ErrorKind::LimitExceeded {
-            what: "the decompressed size of a compressed demo (bytes)",
-            value: out.len() as u64,
+        Ok(()) if out.len() as u64 > limit => Err(InputError::TooLarge {
+            path: name.to_path_buf(),
+            size: out.len() as u64,
             limit,
-        })),
+        }),
         Ok(()) => Ok(None),
-        Err(message) => Ok(Some(located(ErrorKind::Compressed {
-            format: format.name(),
-            message: format!(
-                "{message} (after {} of {} compressed bytes, {} bytes of demo decoded)",
-                source.read,
-                data.len(),
-                out.len()
-            ),
-        }))),
+        Err(reason) => Ok(Some(InputCut::Compressed {
+            format,
+            reason,
+            compressed_read: source.read,
+            compressed_len: data.len() as u64,
+            byte_offset: out.len() as u64,
+        })),
     }
 }
 
@@ -183,12 +350,12 @@ impl Read for Counted<'_> {
 }
 
 /// Whether `path` names standard input (`-`).
-pub fn is_stdin(path: &std::path::Path) -> bool {
+pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
 /// Appends the file `path` to `data`, or standard input for `-`.
-pub fn read_file(path: &std::path::Path, data: &mut Vec<u8>) -> std::io::Result<()> {
+pub fn read_file(path: &Path, data: &mut Vec<u8>) -> std::io::Result<()> {
     if is_stdin(path) {
         std::io::stdin().lock().read_to_end(data)?;
     } else {
@@ -208,8 +375,8 @@ fn compressed_demo_stem(name: &str) -> Option<&str> {
 
 /// The name of a demo without its extensions, as dataset names use it:
 /// `match.dem.bz2` → `match`, `match.dem` → `match`; any other name as
-/// [`std::path::Path::file_stem`] gives it.
-pub fn demo_stem(path: &std::path::Path) -> Option<String> {
+/// [`Path::file_stem`] gives it.
+pub fn demo_stem(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_string_lossy();
     match compressed_demo_stem(&name) {
         Some(stem) => Some(stem.to_string()),
@@ -219,13 +386,162 @@ pub fn demo_stem(path: &std::path::Path) -> Option<String> {
 
 /// Whether a file found in a directory is a demo by its name: `.dem`, or
 /// `.dem.gz`, `.dem.bz2`, `.dem.zst`.
-pub fn is_demo_name(path: &std::path::Path) -> bool {
+pub fn is_demo_name(path: &Path) -> bool {
     let Some(name) = path.file_name() else {
         return false;
     };
     let name = name.to_string_lossy();
     compressed_demo_stem(&name).is_some()
         || name.strip_suffix(".dem").is_some_and(|s| !s.is_empty())
+}
+
+/// The fragments of a broadcast directory, in playback order, and what
+/// its `sync.json` says of it.
+#[derive(Debug, Clone, Default)]
+pub struct Broadcast {
+    /// Ticks per second from `sync.json`, if given.
+    pub tps: Option<u32>,
+    /// Map name from `sync.json`.
+    pub map: Option<String>,
+    /// The fragments, in playback order.
+    pub fragments: Vec<Fragment>,
+}
+
+/// True when `dir` is a broadcast directory (has a `sync.json`).
+pub fn is_broadcast_dir(dir: &Path) -> bool {
+    dir.is_dir() && dir.join("sync.json").is_file()
+}
+
+/// Reads a broadcast directory: `sync.json`, the signup fragment's
+/// `start.bin`, the first later fragment's `full.bin`, and every `delta.bin`
+/// from there on, in fragment order (a gap in the numbering ends the list).
+pub fn read_broadcast(dir: &Path) -> Result<Broadcast, InputError> {
+    let sync_path = dir.join("sync.json");
+    let sync_text =
+        std::fs::read_to_string(&sync_path).map_err(|source| InputError::BroadcastFile {
+            path: sync_path.clone(),
+            source,
+        })?;
+    let sync: serde_json::Value =
+        serde_json::from_str(&sync_text).map_err(|source| InputError::BroadcastSync {
+            path: sync_path.clone(),
+            source,
+        })?;
+    let number = |key: &str| sync.get(key).and_then(serde_json::Value::as_u64);
+    let signup = number("signup_fragment").unwrap_or(0);
+    let mut numbered: Vec<u64> = std::fs::read_dir(dir)
+        .map_err(|source| InputError::BroadcastList {
+            path: dir.to_path_buf(),
+            source,
+        })?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<u64>().ok()))
+        .filter(|&n| n > signup)
+        .collect();
+    numbered.sort_unstable();
+    let first = number("fragment")
+        .filter(|f| numbered.contains(f))
+        .or_else(|| numbered.first().copied())
+        .ok_or_else(|| InputError::NoFragment {
+            path: dir.to_path_buf(),
+        })?;
+    let read = |rel: PathBuf| -> Result<Fragment, InputError> {
+        let path = dir.join(&rel);
+        let data =
+            std::fs::read(&path).map_err(|source| InputError::BroadcastFile { path, source })?;
+        Ok(Fragment {
+            name: rel.display().to_string(),
+            data,
+        })
+    };
+    let mut fragments = vec![
+        read(PathBuf::from(signup.to_string()).join("start.bin"))?,
+        read(PathBuf::from(first.to_string()).join("full.bin"))?,
+    ];
+    let mut next = first;
+    while numbered.contains(&next) && dir.join(next.to_string()).join("delta.bin").is_file() {
+        fragments.push(read(PathBuf::from(next.to_string()).join("delta.bin"))?);
+        next += 1;
+    }
+    Ok(Broadcast {
+        tps: number("tps").and_then(|t| u32::try_from(t).ok()),
+        map: sync.get("map").and_then(|m| m.as_str()).map(str::to_string),
+        fragments,
+    })
+}
+
+/// The demos that `inputs` name, in order: files as given (whatever their
+/// extension: a missing one fails when it is read, as that demo), broadcast
+/// directories (a `sync.json` and its fragments) as one demo each, other
+/// directories searched recursively, in name order, for `.dem` files (and
+/// `.dem.gz`, `.dem.bz2`, `.dem.zst`) and broadcast directories. A directory
+/// reached twice through symbolic links, or a link back to an ancestor, is
+/// searched once.
+pub fn find_demos(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+    fn walk(
+        dir: &Path,
+        out: &mut Vec<PathBuf>,
+        seen: &mut HashSet<PathBuf>,
+    ) -> Result<(), InputError> {
+        let read_error = |source| InputError::Read {
+            path: dir.to_path_buf(),
+            source,
+        };
+        if !seen.insert(std::fs::canonicalize(dir).map_err(read_error)?) {
+            return Ok(());
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(read_error)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for p in entries {
+            if is_broadcast_dir(&p) {
+                out.push(p);
+            } else if p.is_dir() {
+                walk(&p, out, seen)?;
+            } else if is_demo_name(&p) {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for p in inputs {
+        if p.is_dir() && !is_broadcast_dir(p) {
+            walk(p, &mut out, &mut seen)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// True when `inputs` can stand for more than one demo: several paths, or a
+/// directory to search (not a broadcast directory, which is one demo).
+pub fn names_several(inputs: &[PathBuf]) -> bool {
+    inputs.len() > 1 || inputs.iter().any(|p| p.is_dir() && !is_broadcast_dir(p))
+}
+
+/// A unique dataset name per demo of a batch: the file name without its
+/// demo extensions ([`demo_stem`]; a broadcast directory's name), with
+/// `-2`, `-3`, ... on collisions.
+pub fn dataset_names(demos: &[PathBuf]) -> Vec<String> {
+    let mut seen = HashMap::<String, usize>::new();
+    demos
+        .iter()
+        .map(|p| {
+            let stem = demo_stem(p).unwrap_or_else(|| "demo".into());
+            let n = seen.entry(stem.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                stem
+            } else {
+                format!("{stem}-{n}")
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -285,7 +601,7 @@ mod tests {
             let packed = compress(format, &demo);
             assert!(packed.len() < demo.len(), "{format:?} did not compress");
             assert_eq!(Compression::of(&packed), Some(format));
-            let (out, cut) = unpack(packed).unwrap();
+            let (out, cut) = unpack(Path::new("x"), packed).unwrap();
             assert!(cut.is_none(), "{format:?}: {cut:?}");
             assert!(out == demo, "{format:?}: {} bytes out", out.len());
         }
@@ -296,7 +612,7 @@ mod tests {
         let demo = demo_bytes(1000);
         assert_eq!(Compression::of(&demo), None);
         let at = demo.as_ptr();
-        let Ok((out, None)) = unpack(demo) else {
+        let Ok((out, None)) = unpack(Path::new("x"), demo) else {
             panic!("an uncompressed demo is not an error");
         };
         assert_eq!(out.as_ptr(), at);
@@ -316,7 +632,7 @@ mod tests {
                 packed.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 5, 0, 0, 0, 1, 2, 3, 4, 5]);
             }
             packed.extend(compress(format, b));
-            let Ok((out, None)) = unpack(packed) else {
+            let Ok((out, None)) = unpack(Path::new("x"), packed) else {
                 panic!("{format:?}: two streams did not decompress");
             };
             assert!(out == demo, "{format:?}: {} bytes out", out.len());
@@ -329,7 +645,7 @@ mod tests {
         for format in [Compression::Gzip, Compression::Zstd] {
             let packed = compress(format, &demo);
             let cut_at = packed.len() * 3 / 5;
-            let Ok((out, Some(cut))) = unpack(packed[..cut_at].to_vec()) else {
+            let Ok((out, Some(cut))) = unpack(Path::new("x"), packed[..cut_at].to_vec()) else {
                 panic!("{format:?}: a cut stream is a cut");
             };
             assert!(
@@ -338,24 +654,28 @@ mod tests {
                 out.len()
             );
             assert!(demo.starts_with(&out), "{format:?}: the kept bytes differ");
-            assert_eq!(cut.location.byte_offset, out.len() as u64);
-            let ErrorKind::Compressed {
-                format: name,
-                message,
-            } = &cut.kind
+            let InputCut::Compressed {
+                format: found,
+                compressed_len,
+                byte_offset,
+                ..
+            } = &cut
             else {
                 panic!("{format:?}: {cut}");
             };
-            assert_eq!(*name, format.name());
+            assert_eq!(*byte_offset, out.len() as u64);
+            assert_eq!(*found, format);
+            assert_eq!(*compressed_len, cut_at as u64);
             assert!(
-                message.contains(&format!("of {cut_at} compressed bytes")),
-                "{message}"
+                cut.to_string()
+                    .contains(&format!("of {cut_at} compressed bytes")),
+                "{cut}"
             );
         }
         // bzip2 decodes whole blocks (900 kB): a stream cut inside its
         // first block gives nothing usable, which is an error, not a cut.
         let packed = bzip2(&demo);
-        let Err(e) = unpack(packed[..packed.len() / 2].to_vec()) else {
+        let Err(e) = unpack(Path::new("x"), packed[..packed.len() / 2].to_vec()) else {
             panic!("a bzip2 stream cut in its first block is an error");
         };
         assert!(e.to_string().starts_with("bzip2 stream: "), "{e}");
@@ -369,7 +689,7 @@ mod tests {
             for b in packed.iter_mut().skip(keep) {
                 *b = 0xa5;
             }
-            match unpack(packed) {
+            match unpack(Path::new("x"), packed) {
                 Err(e) => assert!(e.to_string().starts_with(format.name()), "{e}"),
                 Ok((out, cut)) => {
                     // What decoded before the damage must be the demo's start.
@@ -391,24 +711,20 @@ mod tests {
                 "{format:?}: {} bytes",
                 packed.len()
             );
-            let Err(e) = unpack(packed) else {
+            let Err(e) = unpack(Path::new("x"), packed) else {
                 panic!("{format:?}: a bomb was accepted");
             };
-            let ErrorKind::LimitExceeded {
-                value, limit: l, ..
-            } = e.kind
-            else {
+            let InputError::TooLarge { size, limit: l, .. } = e else {
                 panic!("{format:?}: {e}");
             };
             assert_eq!(l, limit);
             // It stops one byte past the limit, not at the end of the bomb.
-            assert_eq!(value, limit + 1);
+            assert_eq!(size, limit + 1);
         }
     }
 
     #[test]
     fn demo_names_lose_their_extensions() {
-        use std::path::Path;
         let stem = |p: &str| demo_stem(Path::new(p));
         assert_eq!(stem("a/match730_1.dem.bz2").as_deref(), Some("match730_1"));
         assert_eq!(stem("x.dem.gz").as_deref(), Some("x"));

@@ -4,16 +4,20 @@
 //! `chat`, `grenades`, `rounds`, `kills`, `damages`, `purchases`,
 //! `user_commands`, `item_drops`, `skins`, awpy's `shots`, `bomb`,
 //! `smokes`, `infernos`, `flashes`, `footsteps`, Dota 2's `combat_log`,
-//! and `updated_fields`, the props the demo sends) and their options; [`run`] computes all of them in one pass over a demo, asking the
-//! parser to decode only what those tables need ([`Query::interests`]).
+//! and `updated_fields`, the props the demo sends) and their options;
+//! [`Query::run`] computes all of them in one pass over a demo, asking the
+//! parser to decode only what those tables need ([`Query::interests`]), with
+//! the [`RunOptions`] of the query (shared send tables, keeping the tables
+//! of a demo cut short). The [`input`] stage turns a path (a file, compressed
+//! too, standard input, a broadcast directory) into the demo's bytes.
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
 //! or Parquet ([`write`](mod@write)).
 //!
 //! ```no_run
-//! use gamewire_query::{run, Query, TableKind};
-//! let data = std::fs::read("demo.dem").unwrap();
+//! use gamewire_query::{input, Query, TableKind};
+//! let demo = input::open("demo.dem".as_ref()).unwrap();
 //! let query = Query { tables: vec![TableKind::Kills, TableKind::Rounds], ..Query::default() };
-//! for table in run(&query, &data).unwrap() {
+//! for table in query.run_input(&demo).unwrap().tables {
 //!     println!("{}: {} rows", table.name, table.rows());
 //! }
 //! ```
@@ -27,22 +31,21 @@ pub mod input;
 pub mod kinds;
 pub mod matches;
 pub mod props;
+pub mod run;
 pub mod table;
 pub mod write;
 
 use std::str::FromStr;
-use std::sync::Arc;
 
-use gamewire_source2::gameevent::GameEvent;
 use gamewire_source2::stringtable::StringTable;
-use gamewire_source2::{
-    DemoError, DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, UserCommand,
-    UserMessage, Visitor,
-};
+use gamewire_source2::{Entity, EntityChange, FieldPath, UserCommand, UserMessage};
 
-pub use gamewire_source2::SendTableCache;
+pub use gamewire_source2::gameevent::GameEvent;
+pub use gamewire_source2::{DemoError, DemoState, Interests, SendTableCache, Visitor};
 
 pub use error::QueryError;
+pub use input::{DemoInput, InputCut, InputError};
+pub use run::{Cut, Parsed, RunOptions};
 pub use table::{Column, Kind, Table};
 
 use actions::{ActionKinds, ActionTables};
@@ -181,7 +184,7 @@ impl FromStr for TableKind {
     }
 }
 
-/// What to compute.
+/// What to compute, and how to run ([`Query::run`]).
 #[derive(Debug, Clone, Default)]
 pub struct Query {
     /// The tables, in the order they are returned.
@@ -209,6 +212,8 @@ pub struct Query {
     /// the entities of other classes are read past, not kept
     /// ([`gamewire_source2::Visitor::wants_class`]): the same tables, faster.
     pub decode_every_class: bool,
+    /// How the query runs: shared send tables, keeping a cut demo's tables.
+    pub options: RunOptions,
 }
 
 impl Query {
@@ -551,192 +556,4 @@ impl Visitor for Collectors {
             }
         }
     }
-}
-
-/// Computes the tables of a query in one pass over a demo held in memory.
-/// A parse error (not a demo, a truncated or corrupt demo) or an unknown
-/// event/prop name is an error.
-pub fn run(query: &Query, data: &[u8]) -> Result<Vec<Table>, QueryError> {
-    let (tables, _state) = run_with_state(query, data)?;
-    Ok(tables)
-}
-
-/// [`run`], also returning the final parser state.
-pub fn run_with_state(query: &Query, data: &[u8]) -> Result<(Vec<Table>, DemoState), QueryError> {
-    run_inner(query, data, None)
-}
-
-/// [`run`] for one demo of many: demos whose send tables `cache` already
-/// holds (same game build) skip building them. Results are those of
-/// [`run`].
-pub fn run_cached(
-    query: &Query,
-    data: &[u8],
-    cache: &Arc<SendTableCache>,
-) -> Result<Vec<Table>, QueryError> {
-    run_inner(query, data, Some(cache)).map(|(tables, _)| tables)
-}
-
-/// What a run that keeps a cut demo's rows gives: the tables, and the cut
-/// when the demo ended early.
-#[derive(Debug)]
-pub struct CutRun {
-    /// The tables; for a cut demo, everything parsed before the cut.
-    pub tables: Vec<Table>,
-    /// The truncation that ended the parse early (located: frame, byte
-    /// offset, tick), or `None` for a demo read to its end.
-    pub cut: Option<DemoError>,
-}
-
-/// [`run`] (with `cache` as in [`run_cached`]) that keeps what a truncated
-/// demo holds: a demo that ends early gives the tables of everything before
-/// the cut, with the cut beside them ([`CutRun::cut`]), instead of an error.
-/// Any other parse error, and an unknown event or prop name, is still an
-/// error.
-pub fn run_keeping_cut(
-    query: &Query,
-    data: &[u8],
-    cache: Option<&Arc<SendTableCache>>,
-) -> Result<CutRun, QueryError> {
-    let (tables, _state, cut) = run_parse(query, data, cache)?;
-    Ok(CutRun { tables, cut })
-}
-
-fn run_inner(
-    query: &Query,
-    data: &[u8],
-    cache: Option<&Arc<SendTableCache>>,
-) -> Result<(Vec<Table>, DemoState), QueryError> {
-    match run_parse(query, data, cache)? {
-        (_, _, Some(cut)) => Err(QueryError::Demo(cut)),
-        (tables, state, None) => Ok((tables, state)),
-    }
-}
-
-/// One parse with the query's collectors; a truncation ends it early and is
-/// returned beside the tables, any other error fails it.
-fn run_parse(
-    query: &Query,
-    data: &[u8],
-    cache: Option<&Arc<SendTableCache>>,
-) -> Result<(Vec<Table>, DemoState, Option<DemoError>), QueryError> {
-    let mut parser = DemoParser::new(data)?;
-    if let Some(cache) = cache {
-        parser = parser.with_send_table_cache(Arc::clone(cache));
-    }
-    let mut collectors = Collectors::new(query);
-    let cut = parser.run_keeping_cut(&mut collectors)?;
-    query.validate(&parser.state)?;
-    let tables = collectors.finish(&parser.state);
-    Ok((tables, parser.state, cut))
-}
-
-/// Reads a demo: a `.dem` file (gzip, bzip2 or zstd compressed too, see
-/// [`input`]), standard input for the path `-`, or an HTTP broadcast
-/// directory (a `sync.json` and its fragments, rewritten as one demo
-/// stream). A cut fragment or compressed stream is an error, as a truncated
-/// `.dem` is.
-pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, QueryError> {
-    match read_input_keeping_cut(path)? {
-        (_, Some(e)) => Err(QueryError::Demo(e)),
-        (data, None) => Ok(data),
-    }
-}
-
-/// [`read_input`] that keeps what comes before a cut broadcast fragment or
-/// a cut or damaged compressed stream: the demo stream up to the cut, and
-/// the cut (for [`run_keeping_cut`]'s callers, who report it and keep the
-/// rows).
-pub fn read_input_keeping_cut(
-    path: &std::path::Path,
-) -> Result<(Vec<u8>, Option<DemoError>), QueryError> {
-    if gamewire_source2::broadcast::is_broadcast_dir(path) {
-        return Ok(gamewire_source2::broadcast::load(path)?);
-    }
-    let mut data = Vec::new();
-    input::read_file(path, &mut data).map_err(|source| QueryError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    Ok(input::unpack(data)?)
-}
-
-/// The demos that `inputs` name, in order: files as given (whatever their
-/// extension: a missing one fails when it is read, as that demo), broadcast
-/// directories (a `sync.json` and its fragments) as one demo each, other
-/// directories searched recursively, in name order, for `.dem` files (and
-/// `.dem.gz`, `.dem.bz2`, `.dem.zst`) and broadcast directories. Used by
-/// `gamewire ticks`, `events` and `batch` and the Python package's
-/// `parse_many`.
-pub fn collect_demos(inputs: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, QueryError> {
-    use gamewire_source2::broadcast::is_broadcast_dir;
-    use std::collections::HashSet;
-    use std::path::{Path, PathBuf};
-    /// Searches `dir` unless it was searched already (a directory reached
-    /// twice through symbolic links, or a link back to an ancestor, is
-    /// searched once).
-    fn walk(
-        dir: &Path,
-        out: &mut Vec<PathBuf>,
-        seen: &mut HashSet<PathBuf>,
-    ) -> Result<(), QueryError> {
-        let read_error = |source| QueryError::Read {
-            path: dir.to_path_buf(),
-            source,
-        };
-        if !seen.insert(std::fs::canonicalize(dir).map_err(read_error)?) {
-            return Ok(());
-        }
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(read_error)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for p in entries {
-            if is_broadcast_dir(&p) {
-                out.push(p);
-            } else if p.is_dir() {
-                walk(&p, out, seen)?;
-            } else if input::is_demo_name(&p) {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    for p in inputs {
-        if p.is_dir() && !is_broadcast_dir(p) {
-            walk(p, &mut out, &mut seen)?;
-        } else {
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
-}
-
-/// A unique dataset name per demo of a batch: the file stem (a broadcast
-/// directory's name), with `-2`, `-3`, ... on collisions (the `demo`
-/// column of `gamewire batch` and the Python package's `parse_many`).
-pub fn dataset_names(demos: &[std::path::PathBuf]) -> Vec<String> {
-    let mut seen = std::collections::HashMap::<String, usize>::new();
-    demos
-        .iter()
-        .map(|p| {
-            let stem = input::demo_stem(p).unwrap_or_else(|| "demo".into());
-            let n = seen.entry(stem.clone()).or_insert(0);
-            *n += 1;
-            if *n == 1 {
-                stem
-            } else {
-                format!("{stem}-{n}")
-            }
-        })
-        .collect()
-}
-
-/// Reads a demo file (or broadcast directory, see [`read_input`]) and runs
-/// a query on it.
-pub fn run_file(query: &Query, path: &std::path::Path) -> Result<Vec<Table>, QueryError> {
-    run(query, &read_input(path)?)
 }

@@ -4,7 +4,25 @@
 use std::path::PathBuf;
 
 use gamewire_query::write::{record_batch, write_table, Format};
-use gamewire_query::{run, run_file, Column, Kind, Query, QueryError, TableKind};
+use gamewire_query::{Column, InputError, Kind, Query, QueryError, Table, TableKind};
+
+/// The tables of a query on a demo in memory.
+fn run(q: &Query, data: &[u8]) -> Result<Vec<Table>, QueryError> {
+    q.run(data).map(|p| p.tables)
+}
+
+/// The tables of a query on a demo file.
+fn run_file(q: &Query, path: &std::path::Path) -> Result<Vec<Table>, QueryError> {
+    q.run_path(path).map(|p| p.tables)
+}
+
+/// The tables of a query and the parser's final state.
+fn run_with_state(
+    q: &Query,
+    data: &[u8],
+) -> Result<(Vec<Table>, gamewire_query::DemoState), QueryError> {
+    q.run(data).map(|p| (p.tables, p.state))
+}
 use gamewire_source2::cs2::{Cell, EventCollector};
 
 fn corpus() -> PathBuf {
@@ -351,7 +369,10 @@ fn unknown_names_list_the_closest() {
 #[test]
 fn bad_input_is_an_error() {
     let e = run_file(&all_tables(), &corpus().join("cs2/nope.dem")).unwrap_err();
-    assert!(matches!(e, QueryError::Read { .. }), "{e}");
+    assert!(
+        matches!(&e, QueryError::Input(i @ InputError::Read { .. }) if i.is_not_found()),
+        "{e}"
+    );
     assert!(run(&all_tables(), b"not a demo at all").is_err());
     let data = std::fs::read(corpus().join("cs2/14065.dem")).unwrap();
     let e = run(&all_tables(), &data[..data.len() / 2]).unwrap_err();
@@ -558,7 +579,7 @@ fn event_player_props_read_what_ticks_read() {
         ..Query::default()
     };
     let data = std::fs::read(corpus().join("cs2/14065.dem")).unwrap();
-    let (tables, state) = gamewire_query::run_with_state(&q, &data).unwrap();
+    let (tables, state) = run_with_state(&q, &data).unwrap();
     let ticks = &tables[0];
     let last = ticks.row(ticks.rows() - 1);
     assert_eq!(last[props.len()], Cell::Int(i64::from(state.tick)));
@@ -841,7 +862,7 @@ fn team_and_game_wide_props_on_the_corpus() {
     );
     // Every friendly game-wide and team name resolves on every CS2 demo.
     for demo in cs2_demos() {
-        let (_, state) = gamewire_query::run_with_state(
+        let (_, state) = run_with_state(
             &Query {
                 tables: vec![TableKind::Chat],
                 // Naming a prop makes the parser build the send tables.
@@ -921,8 +942,8 @@ fn ticks_equal_the_parsers_tick_collector() {
     }
 }
 
-/// A demo cut short: `run_keeping_cut` keeps the tables of everything before
-/// the cut and returns the cut; `run` still fails on it.
+/// A demo cut short: a run that keeps cut demos keeps the tables of
+/// everything before the cut and returns the cut; by default it fails on it.
 #[test]
 fn a_cut_demo_keeps_its_tables_up_to_the_cut() {
     let whole = std::fs::read(corpus().join("cs2/14065.dem")).unwrap();
@@ -938,11 +959,14 @@ fn a_cut_demo_keeps_its_tables_up_to_the_cut() {
         "{err}"
     );
 
-    let kept = gamewire_query::run_keeping_cut(&query, cut_data, None).unwrap();
-    let cut = kept.cut.expect("the cut is reported");
+    let query = query.keeping_cut(true);
+    let kept = query.run(cut_data).unwrap();
+    let Some(gamewire_query::Cut::Demo(cut)) = kept.cut else {
+        panic!("the cut is reported: {:?}", kept.cut);
+    };
     assert!(cut.is_truncation());
     assert_eq!(cut.location.byte_offset, 279_931);
-    let full = gamewire_query::run_keeping_cut(&query, &whole, None).unwrap();
+    let full = query.run(&whole).unwrap();
     assert!(full.cut.is_none());
     for (k, f) in kept.tables.iter().zip(&full.tables) {
         assert_eq!(k.name, f.name);
@@ -967,7 +991,7 @@ fn a_cut_demo_keeps_its_tables_up_to_the_cut() {
 /// once, so its demos are found once.
 #[cfg(unix)]
 #[test]
-fn collect_demos_searches_each_directory_once() {
+fn find_demos_searches_each_directory_once() {
     let top = std::env::temp_dir().join(format!("gamewire-collect-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&top);
     std::fs::create_dir_all(top.join("b/inner")).unwrap();
@@ -977,12 +1001,12 @@ fn collect_demos_searches_each_directory_once() {
     std::os::unix::fs::symlink(&top, top.join("b/inner/back")).unwrap();
     let explicit = top.join("b/notes.txt");
     let found =
-        gamewire_query::collect_demos(&[top.clone(), explicit.clone(), top.join("b")]).unwrap();
+        gamewire_query::input::find_demos(&[top.clone(), explicit.clone(), top.join("b")]).unwrap();
     assert_eq!(
         found,
         vec![top.join("a.dem"), top.join("b/inner/c.dem"), explicit]
     );
-    let missing = gamewire_query::collect_demos(&[top.join("nope")]).unwrap();
+    let missing = gamewire_query::input::find_demos(&[top.join("nope")]).unwrap();
     assert_eq!(
         missing,
         vec![top.join("nope")],
@@ -1137,8 +1161,7 @@ fn dota_combat_log_names_resolve_to_the_heroes_in_the_game() {
         tables: vec![TableKind::CombatLog, TableKind::Players],
         ..Query::default()
     };
-    let (tables, state) =
-        gamewire_query::run_with_state(&q, &std::fs::read(&dota).unwrap()).unwrap();
+    let (tables, state) = run_with_state(&q, &std::fs::read(&dota).unwrap()).unwrap();
     let log = &tables[0];
     // Every CombatLogDataHLTV message is a row.
     assert_eq!(
@@ -1208,7 +1231,7 @@ fn updated_fields_are_ticks_props() {
             tables: vec![TableKind::UpdatedFields],
             ..Query::default()
         };
-        let (tables, state) = gamewire_query::run_with_state(&q, &data).unwrap();
+        let (tables, state) = run_with_state(&q, &data).unwrap();
         let t = &tables[0];
         assert_eq!(t.name, "updated_fields");
         assert!(t.rows() > 100, "{demo}: {} names", t.rows());
@@ -1351,7 +1374,7 @@ fn updated_fields_of_players_read_values() {
             tables: vec![TableKind::UpdatedFields],
             ..Query::default()
         };
-        let (tables, state) = gamewire_query::run_with_state(&q, &data).unwrap();
+        let (tables, state) = run_with_state(&q, &data).unwrap();
         let send = state.send_tables.clone().unwrap();
         let t = &tables[0];
         let mut names = Vec::new();
@@ -1423,14 +1446,14 @@ fn player_tables_read_other_classes_past_and_equal_a_full_decode() {
     let full = with(&|q| q.decode_every_class = true);
     for demo in demos() {
         let data = std::fs::read(&demo).unwrap();
-        let (filtered, state) = gamewire_query::run_with_state(&q, &data).unwrap();
+        let (filtered, state) = run_with_state(&q, &data).unwrap();
         let skipped = state.entities.iter().filter(|e| !e.is_decoded()).count();
         assert!(
             skipped > 10,
             "{}: {skipped} entities read past",
             demo.display()
         );
-        let (every, state) = gamewire_query::run_with_state(&full, &data).unwrap();
+        let (every, state) = run_with_state(&full, &data).unwrap();
         assert!(state.entities.iter().all(|e| e.is_decoded()));
         assert_eq!(filtered.len(), 3);
         for (a, b) in filtered.iter().zip(&every) {

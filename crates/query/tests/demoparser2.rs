@@ -17,7 +17,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gamewire_query::{run, Kind, Query, Table, TableKind};
+use gamewire_query::{Kind, Query, QueryError, Table, TableKind};
+
+/// The tables of a query on a demo in memory.
+fn run(q: &Query, data: &[u8]) -> Result<Vec<Table>, QueryError> {
+    q.run(data).map(|p| p.tables)
+}
 use gamewire_source2::cs2::Cell;
 use serde_json::Value as J;
 

@@ -22,106 +22,22 @@
 //! (Layout read off the corpus fragments of saul/demofile-net's test data and
 //! its `HttpBroadcastReader`.) [`to_demo`] rewrites the records as `.dem`
 //! frames, so the regular [`crate::DemoParser`] reads a broadcast: every
-//! entity, event and message, to the last tick received.
-
-use std::path::{Path, PathBuf};
+//! entity, event and message, to the last tick received. Finding the
+//! fragments of a broadcast on disk (its `sync.json`, which fragments to
+//! play) is the caller's part: `gamewire_query::input` does it.
 
 use prost::encoding::{encode_varint, encoded_len_varint};
 
 use crate::container::{DemoCommand, MAGIC_SOURCE2};
 use crate::error::{DemoError, ErrorKind, Location};
 
-/// One fragment file's bytes and its name (for errors).
+/// One fragment's bytes and its name (for errors).
 #[derive(Debug, Clone)]
 pub struct Fragment {
     /// `0/start.bin`, `35/full.bin`, ...
     pub name: String,
-    /// The file's bytes.
+    /// The fragment's bytes.
     pub data: Vec<u8>,
-}
-
-/// The fragments of a broadcast, in playback order.
-#[derive(Debug, Clone, Default)]
-pub struct Broadcast {
-    /// Ticks per second from `sync.json`, if given.
-    pub tps: Option<u32>,
-    /// Map name from `sync.json`.
-    pub map: Option<String>,
-    /// The fragments, in playback order.
-    pub fragments: Vec<Fragment>,
-}
-
-/// An error reading a broadcast directory (missing or unreadable files).
-#[derive(Debug, thiserror::Error)]
-#[error("broadcast {path}: {message}")]
-pub struct BroadcastError {
-    /// The directory or file.
-    pub path: String,
-    /// What went wrong.
-    pub message: String,
-}
-
-/// True when `dir` looks like a broadcast directory (has a `sync.json`).
-pub fn is_broadcast_dir(dir: &Path) -> bool {
-    dir.is_dir() && dir.join("sync.json").is_file()
-}
-
-/// Reads a broadcast directory: `sync.json`, the signup fragment's
-/// `start.bin`, the first later fragment's `full.bin`, and every `delta.bin`
-/// from there on, in fragment order (a gap in the numbering ends the list).
-pub fn read_dir(dir: &Path) -> Result<Broadcast, BroadcastError> {
-    let err = |path: &Path, message: String| BroadcastError {
-        path: path.display().to_string(),
-        message,
-    };
-    let sync_path = dir.join("sync.json");
-    let sync_text = std::fs::read_to_string(&sync_path)
-        .map_err(|e| err(&sync_path, format!("cannot read: {e}")))?;
-    let sync: serde_json::Value =
-        serde_json::from_str(&sync_text).map_err(|e| err(&sync_path, format!("not JSON: {e}")))?;
-    let number = |key: &str| sync.get(key).and_then(serde_json::Value::as_u64);
-    let signup = number("signup_fragment").unwrap_or(0);
-    let mut numbered: Vec<u64> = std::fs::read_dir(dir)
-        .map_err(|e| err(dir, format!("cannot list: {e}")))?
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<u64>().ok()))
-        .filter(|&n| n > signup)
-        .collect();
-    numbered.sort_unstable();
-    let first = number("fragment")
-        .filter(|f| numbered.contains(f))
-        .or_else(|| numbered.first().copied())
-        .ok_or_else(|| err(dir, "no fragment after the signup fragment".into()))?;
-    let read = |rel: PathBuf| -> Result<Fragment, BroadcastError> {
-        let path = dir.join(&rel);
-        let data = std::fs::read(&path).map_err(|e| err(&path, format!("cannot read: {e}")))?;
-        Ok(Fragment {
-            name: rel.display().to_string(),
-            data,
-        })
-    };
-    let mut fragments = vec![
-        read(PathBuf::from(signup.to_string()).join("start.bin"))?,
-        read(PathBuf::from(first.to_string()).join("full.bin"))?,
-    ];
-    let mut next = first;
-    while numbered.contains(&next) && dir.join(next.to_string()).join("delta.bin").is_file() {
-        fragments.push(read(PathBuf::from(next.to_string()).join("delta.bin"))?);
-        next += 1;
-    }
-    Ok(Broadcast {
-        tps: number("tps").and_then(|t| u32::try_from(t).ok()),
-        map: sync.get("map").and_then(|m| m.as_str()).map(str::to_string),
-        fragments,
-    })
-}
-
-/// Reads a broadcast directory and rewrites it as a demo stream: the bytes
-/// and, when a fragment was cut, the error that stopped the conversion (the
-/// bytes still hold everything before it).
-pub fn load(dir: &Path) -> Result<(Vec<u8>, Option<DemoError>), BroadcastError> {
-    let b = read_dir(dir)?;
-    Ok(to_demo(&b.fragments))
 }
 
 /// Rewrites broadcast fragments as a `.dem` byte stream (magic, eight unused

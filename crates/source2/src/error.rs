@@ -11,14 +11,6 @@ use gamewire_bits::BitError;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The file could not be read.
-    #[error("cannot read {path}: {message}")]
-    Io {
-        /// The path.
-        path: String,
-        /// The system's message.
-        message: String,
-    },
     /// The file does not start with `PBDEMS2\0`.
     #[error("not a Source 2 demo: the file starts with {found:?}, expected \"PBDEMS2\\0\"")]
     BadMagic {
@@ -89,17 +81,6 @@ pub enum ErrorKind {
         fragment: String,
         /// What was wrong.
         inner: Box<ErrorKind>,
-    },
-    /// The outer compression of a compressed demo file (`.dem.gz`,
-    /// `.dem.bz2`, `.dem.zst`) did not decode. The location's byte offset is
-    /// how much of the demo came out before the damage (its frame and tick
-    /// are not known there).
-    #[error("{format} stream: {message}")]
-    Compressed {
-        /// `gzip`, `bzip2` or `zstd`.
-        format: &'static str,
-        /// The decompressor's message and where it stopped.
-        message: String,
     },
     /// A string table message is inconsistent.
     #[error("string table {table:?}: {message}")]

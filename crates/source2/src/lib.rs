@@ -54,8 +54,7 @@ pub use fieldpath::FieldPath;
 pub use gameevent::{EventValue, GameEvent};
 pub use messages::{Game, MessageKind};
 pub use parser::{
-    parse_file, parse_with, DemoParser, DemoState, Interests, NoVisitor, PlayerInfo, UserMessage,
-    Visitor,
+    parse_with, DemoParser, DemoState, Interests, NoVisitor, PlayerInfo, UserMessage, Visitor,
 };
 pub use usercmd::{InputHistoryEntry, UserCommand};
 pub use value::Value;

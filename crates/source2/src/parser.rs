@@ -1776,27 +1776,6 @@ pub fn parse_with<V: Visitor>(
     Ok((parser.state, result.err()))
 }
 
-/// Reads a demo file into memory and parses it with a visitor; see
-/// [`parse_with`].
-pub fn parse_file<V: Visitor>(
-    path: impl AsRef<std::path::Path>,
-    visitor: &mut V,
-) -> Result<(DemoState, Option<DemoError>), DemoError> {
-    let path = path.as_ref();
-    let data = std::fs::read(path).map_err(|e| DemoError {
-        kind: ErrorKind::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        },
-        location: Location {
-            byte_offset: 0,
-            frame: 0,
-            tick: -1,
-        },
-    })?;
-    parse_with(&data, visitor)
-}
-
 /// The body of one packet message, as [`DemoParser::handle_message`] gets
 /// it: a slice of the packet when it starts on a byte boundary; otherwise
 /// copied (shifted) into the parser's scratch buffer, lent to it for the

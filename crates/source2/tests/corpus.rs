@@ -412,17 +412,6 @@ fn mutated_entity_payloads_give_located_errors() {
     }
 }
 
-#[test]
-fn parse_file_reads_from_a_path_and_reports_missing_files() {
-    let (state, error) =
-        gamewire_source2::parse_file(corpus().join("cs2/14155.dem"), &mut NoVisitor).unwrap();
-    assert!(error.is_none());
-    assert_eq!(state.tick, 161);
-    let e = gamewire_source2::parse_file(corpus().join("cs2/no-such-demo.dem"), &mut NoVisitor)
-        .unwrap_err();
-    assert!(e.to_string().contains("cannot read"), "{e}");
-}
-
 /// Every user message, protobuf game event and temp entity of every corpus
 /// demo: named for its game, and, where the protobuf crate has its type,
 /// decoded without error.

@@ -1,0 +1,324 @@
+//! Running queries over a demo: the one way in ([`Query::run`] and its
+//! [`RunOptions`]).
+//!
+//! A run parses the demo once with the collectors of every table asked for,
+//! checks the names the query uses against what the demo declares, and
+//! returns the tables with the parser's final state ([`Parsed`]). A demo
+//! that ends early (a truncated file, a cut compressed stream or broadcast
+//! fragment) is an error, or, with [`RunOptions::keep_cut`], gives the
+//! tables of everything before the cut with the cut beside them.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use gamewire_source2::{DemoError, DemoParser, DemoState, SendTableCache, Visitor};
+
+use crate::input::{DemoInput, InputCut, InputError};
+use crate::table::Table;
+use crate::{Collectors, Query, QueryError};
+
+/// How a query runs.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Send tables shared with other runs: demos of a game build whose send
+    /// tables the cache holds skip building them (a batch of demos, a
+    /// process that reads demo after demo). `None`: built for this demo.
+    pub send_table_cache: Option<Arc<SendTableCache>>,
+    /// Keep the tables of a demo that ends early (everything before the
+    /// cut, the cut in [`Parsed::cut`]) instead of failing with the cut.
+    /// Any other parse error is an error either way.
+    pub keep_cut: bool,
+    /// Let the parser build the send tables on a helper thread while it
+    /// reads on (on by default, unless the process turned the helper off;
+    /// a process that parses one demo and exits is faster without).
+    pub helper_thread: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            send_table_cache: None,
+            keep_cut: false,
+            helper_thread: true,
+        }
+    }
+}
+
+/// Where a demo ended early.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Cut {
+    /// The input was cut (a compressed stream, a broadcast fragment); the
+    /// demo before it parsed to its end.
+    #[error("{0}")]
+    Input(InputCut),
+    /// The demo itself ends early (located: frame, byte offset, tick).
+    #[error("{0}")]
+    Demo(DemoError),
+    /// Both: the input was cut, and the demo before it ends inside a frame.
+    #[error("{input}; then {demo}")]
+    Both {
+        /// The input's cut.
+        input: InputCut,
+        /// The parse's cut.
+        demo: DemoError,
+    },
+}
+
+impl Cut {
+    /// The cut of an input cut at `input` whose demo ends early at `demo`
+    /// (`None` when neither was cut).
+    pub fn of(input: Option<InputCut>, demo: Option<DemoError>) -> Option<Cut> {
+        match (input, demo) {
+            (Some(input), Some(demo)) => Some(Cut::Both { input, demo }),
+            (Some(input), None) => Some(Cut::Input(input)),
+            (None, Some(demo)) => Some(Cut::Demo(demo)),
+            (None, None) => None,
+        }
+    }
+
+    /// The first cut met: the input's, else the demo's.
+    pub fn first(&self) -> &(dyn std::error::Error + 'static) {
+        match self {
+            Cut::Input(c) | Cut::Both { input: c, .. } => c,
+            Cut::Demo(d) => d,
+        }
+    }
+}
+
+/// What a run gives.
+#[derive(Debug)]
+pub struct Parsed<T = Vec<Table>> {
+    /// The tables, in the order of the query (for a cut demo, everything
+    /// before the cut).
+    pub tables: T,
+    /// The parser's state at the end (or at the cut).
+    pub state: DemoState,
+    /// Where the demo ended early, when it did and the run keeps cut demos.
+    pub cut: Option<Cut>,
+}
+
+impl Query {
+    /// These options.
+    pub fn with_options(mut self, options: RunOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Shares the send tables of `cache` ([`RunOptions::send_table_cache`]).
+    pub fn with_send_table_cache(mut self, cache: Arc<SendTableCache>) -> Self {
+        self.options.send_table_cache = Some(cache);
+        self
+    }
+
+    /// Keeps the tables of a demo cut short ([`RunOptions::keep_cut`]).
+    pub fn keeping_cut(mut self, keep: bool) -> Self {
+        self.options.keep_cut = keep;
+        self
+    }
+
+    /// Turns the parser's helper thread on or off
+    /// ([`RunOptions::helper_thread`]).
+    pub fn with_helper_thread(mut self, on: bool) -> Self {
+        self.options.helper_thread = on;
+        self
+    }
+
+    /// Computes the tables in one pass over a demo held in memory (not
+    /// compressed: see [`crate::input`] for files). A parse error (not a
+    /// demo, a corrupt demo, a truncated one unless the options keep it)
+    /// or an unknown event/prop name is an error.
+    pub fn run(&self, data: &[u8]) -> Result<Parsed, QueryError> {
+        let mut parsed = self.options.run_queries(std::slice::from_ref(self), data)?;
+        Ok(Parsed {
+            tables: parsed.tables.pop().unwrap_or_default(),
+            state: parsed.state,
+            cut: parsed.cut,
+        })
+    }
+
+    /// [`Query::run`] on a demo read by the input stage; the input's cut
+    /// comes first in [`Parsed::cut`] (or is the error when the options do
+    /// not keep cut demos).
+    pub fn run_input(&self, input: &DemoInput) -> Result<Parsed, QueryError> {
+        let mut parsed = self
+            .options
+            .run_queries_on(std::slice::from_ref(self), input)?;
+        Ok(Parsed {
+            tables: parsed.tables.pop().unwrap_or_default(),
+            state: parsed.state,
+            cut: parsed.cut,
+        })
+    }
+
+    /// Reads a demo (a file, compressed too, `-` for standard input, or a
+    /// broadcast directory: [`crate::input::open`]) and runs the query on
+    /// it.
+    pub fn run_path(&self, path: &Path) -> Result<Parsed, QueryError> {
+        self.run_input(&crate::input::open(path)?)
+    }
+}
+
+impl RunOptions {
+    /// Several queries in one pass over a demo (the parser decodes what any
+    /// of them needs): per query, its tables, in order. Each query's own
+    /// options are not read; these are.
+    pub fn run_queries(
+        &self,
+        queries: &[Query],
+        data: &[u8],
+    ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
+        // One query: its collectors alone, without a fan-out in between.
+        if let [query] = queries {
+            return self.run_with(queries, data, Collectors::new(query), |c, state| {
+                vec![c.finish(state)]
+            });
+        }
+        let fanout = Fanout(queries.iter().map(Collectors::new).collect());
+        self.run_with(queries, data, fanout, |f, state| {
+            f.0.into_iter().map(|c| c.finish(state)).collect()
+        })
+    }
+
+    /// One pass with `visitor`, the names checked, `finish` turning the
+    /// visitor into the tables.
+    fn run_with<V: Visitor>(
+        &self,
+        queries: &[Query],
+        data: &[u8],
+        mut visitor: V,
+        finish: impl FnOnce(V, &DemoState) -> Vec<Vec<Table>>,
+    ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
+        let (state, cut) = self.parse_keeping_cut(data, &mut visitor)?;
+        for q in queries {
+            q.validate(&state)?;
+        }
+        if let (Some(cut), false) = (&cut, self.keep_cut) {
+            return Err(QueryError::Demo(cut.clone()));
+        }
+        let tables = finish(visitor, &state);
+        Ok(Parsed {
+            tables,
+            state,
+            cut: Cut::of(None, cut),
+        })
+    }
+
+    /// [`RunOptions::run_queries`] on a demo read by the input stage.
+    pub fn run_queries_on(
+        &self,
+        queries: &[Query],
+        input: &DemoInput,
+    ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
+        if let (Some(cut), false) = (&input.cut, self.keep_cut) {
+            return Err(InputError::Cut(cut.clone()).into());
+        }
+        let parsed = self.run_queries(queries, &input.bytes)?;
+        let demo = match parsed.cut {
+            Some(Cut::Demo(d)) => Some(d),
+            _ => None,
+        };
+        Ok(Parsed {
+            tables: parsed.tables,
+            state: parsed.state,
+            cut: Cut::of(input.cut.clone(), demo),
+        })
+    }
+
+    /// Parses a demo with any visitor: the final state and, when the demo
+    /// ends early, the cut (the visitor holds everything before it). Any
+    /// other parse error is an error; [`RunOptions::keep_cut`] is not read.
+    pub fn parse_keeping_cut<V: Visitor>(
+        &self,
+        data: &[u8],
+        visitor: &mut V,
+    ) -> Result<(DemoState, Option<DemoError>), QueryError> {
+        let mut parser = self.parser(data)?;
+        let cut = parser.run_keeping_cut(visitor)?;
+        Ok((parser.state, cut))
+    }
+
+    /// Checks that `data` starts a Source 2 demo (its magic and file
+    /// header), without parsing it.
+    pub fn check(&self, data: &[u8]) -> Result<(), QueryError> {
+        self.parser(data).map(drop).map_err(QueryError::from)
+    }
+
+    /// The parser of a run: every run constructs its parser here.
+    fn parser<'a>(&self, data: &'a [u8]) -> Result<DemoParser<'a>, DemoError> {
+        let mut parser = DemoParser::new(data)?;
+        if !self.helper_thread {
+            parser = parser.with_helper_thread(false);
+        }
+        if let Some(cache) = &self.send_table_cache {
+            parser = parser.with_send_table_cache(Arc::clone(cache));
+        }
+        Ok(parser)
+    }
+}
+
+/// Several queries' collectors fed by one pass: the parser decodes the
+/// union of what they need, and every callback goes to each (one query:
+/// its collectors alone).
+struct Fanout(Vec<Collectors>);
+
+impl Visitor for Fanout {
+    fn interests(&self) -> gamewire_source2::Interests {
+        self.0
+            .iter()
+            .fold(gamewire_source2::Interests::NONE, |any, c| {
+                any.union(c.interests())
+            })
+    }
+    fn wants_class(&self, class_name: &str) -> bool {
+        self.0.iter().any(|c| c.wants_class(class_name))
+    }
+    fn wants_string_table(&self, name: &str) -> bool {
+        self.0.iter().any(|c| c.wants_string_table(name))
+    }
+    fn on_tick_start(&mut self, state: &DemoState, tick: i32) {
+        self.0.iter_mut().for_each(|c| c.on_tick_start(state, tick));
+    }
+    fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
+        self.0.iter_mut().for_each(|c| c.on_tick_end(state, tick));
+    }
+    fn on_entity(
+        &mut self,
+        state: &DemoState,
+        change: gamewire_source2::EntityChange,
+        entity: &gamewire_source2::Entity,
+        paths: &[gamewire_source2::FieldPath],
+    ) {
+        for c in &mut self.0 {
+            c.on_entity(state, change, entity, paths);
+        }
+    }
+    fn on_packet_entities(&mut self, state: &DemoState) {
+        self.0.iter_mut().for_each(|c| c.on_packet_entities(state));
+    }
+    fn on_game_event(&mut self, state: &DemoState, event: &gamewire_source2::gameevent::GameEvent) {
+        self.0
+            .iter_mut()
+            .for_each(|c| c.on_game_event(state, event));
+    }
+    fn on_user_message(&mut self, state: &DemoState, message: &gamewire_source2::UserMessage<'_>) {
+        for c in &mut self.0 {
+            c.on_user_message(state, message);
+        }
+    }
+    fn on_user_command(&mut self, state: &DemoState, command: &gamewire_source2::UserCommand) {
+        for c in &mut self.0 {
+            c.on_user_command(state, command);
+        }
+    }
+    fn on_string_table(
+        &mut self,
+        state: &DemoState,
+        table: &gamewire_source2::stringtable::StringTable,
+        changed: &[usize],
+    ) {
+        for c in &mut self.0 {
+            c.on_string_table(state, table, changed);
+        }
+    }
+}
