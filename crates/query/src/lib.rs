@@ -20,14 +20,27 @@
 #![forbid(unsafe_code)]
 
 pub mod actions;
+pub mod classes;
 pub mod collect;
+pub mod coords;
 pub mod error;
+pub mod event_players;
+pub mod events;
 pub mod fields;
+pub mod friendly_props;
+pub mod grenades;
 pub mod input;
+pub mod item_names;
 pub mod kinds;
 pub mod matches;
-pub mod props;
+pub mod player_props;
+pub mod players;
+pub mod prop_checks;
+pub mod prop_paths;
+pub mod raw_events;
 pub mod table;
+pub mod ticks;
+pub mod world;
 pub mod write;
 
 use std::str::FromStr;
@@ -43,17 +56,18 @@ use gamewire_source2::{
 pub use gamewire_source2::SendTableCache;
 
 pub use error::QueryError;
-pub use table::{Column, Kind, Table};
+pub use table::{Cell, Column, Kind, Rows, Table};
 
 use actions::{ActionKinds, ActionTables};
 use collect::{
-    ChatCollector, CombatLogCollector, EconCollector, EventsCollector, GrenadesCollector,
-    PlayersCollector, TicksCollector, UserCommandsCollector, ENTITIES_FIRST_EVENTS,
-    SYNTHETIC_EVENTS,
+    ChatCollector, CombatLogCollector, EconCollector, PlayersCollector, UserCommandsCollector,
 };
+use events::{EventsCollector, ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS};
 use fields::UpdatedFieldsCollector;
+use grenades::GrenadesCollector;
 use matches::MatchTables;
-use props::{player_source, PlayerSource};
+use ticks::TicksCollector;
+use world::{player_source, PlayerSource};
 
 /// A table a query can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -176,7 +190,7 @@ impl FromStr for TableKind {
         Err(QueryError::UnknownTable {
             name: s.to_string(),
             valid: names.join(", "),
-            closest: props::closest(s, &names).join(", "),
+            closest: prop_checks::closest(s, &names).join(", "),
         })
     }
 }
@@ -217,7 +231,7 @@ impl Query {
     }
 
     /// Whether the tables read no entity but the player row classes
-    /// ([`gamewire_source2::cs2::is_player_row_class`]): only `ticks`,
+    /// ([`classes::is_player_row_class`]): only `ticks`,
     /// `players`, `events` and tables that read no entity, with props that
     /// follow no handle to another entity (no weapon or inventory prop).
     pub fn reads_player_classes_only(&self) -> bool {
@@ -296,7 +310,7 @@ impl Query {
                     if !declared.contains(&n.as_str()) {
                         return Err(QueryError::UnknownEvent {
                             name: n.clone(),
-                            closest: props::closest(n, &declared).join(", "),
+                            closest: prop_checks::closest(n, &declared).join(", "),
                         });
                     }
                 }
@@ -304,37 +318,37 @@ impl Query {
         }
         if self.wants(TableKind::Events) || self.wants(TableKind::Ticks) {
             for p in &self.player_props {
-                if !props::player_prop_known(state, p) {
-                    let names = props::player_prop_names();
+                if !prop_checks::player_prop_known(state, p) {
+                    let names = prop_checks::player_prop_names();
                     return Err(QueryError::UnknownProp {
                         what: "player",
                         name: p.clone(),
                         valid: names.join(", "),
-                        closest: props::closest(p, &names).join(", "),
+                        closest: prop_checks::closest(p, &names).join(", "),
                     });
                 }
             }
         }
         if self.wants(TableKind::Grenades) {
             for p in &self.grenade_props {
-                if !props::grenade_prop_known(state, p) {
-                    let names = props::grenade_prop_names(state);
+                if !prop_checks::grenade_prop_known(state, p) {
+                    let names = prop_checks::grenade_prop_names(state);
                     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
                     return Err(QueryError::UnknownGrenadeProp {
                         name: p.clone(),
-                        closest: props::closest(p, &refs).join(", "),
+                        closest: prop_checks::closest(p, &refs).join(", "),
                     });
                 }
             }
         }
         for p in &self.other_props {
-            if !props::other_prop_known(state, p) {
-                let names = props::other_names();
+            if !prop_checks::other_prop_known(state, p) {
+                let names = world::other_names();
                 return Err(QueryError::UnknownProp {
                     what: "game-wide",
                     name: p.clone(),
                     valid: names.join(", "),
-                    closest: props::closest(p, &names).join(", "),
+                    closest: prop_checks::closest(p, &names).join(", "),
                 });
             }
         }
@@ -376,9 +390,10 @@ impl Collectors {
             events: q
                 .wants(Events)
                 .then(|| EventsCollector::new(q.events.clone(), &q.player_props, &q.other_props)),
-            ticks: q
-                .wants(Ticks)
-                .then(|| TicksCollector::new(&q.player_props, q.ticks.clone(), q.players.clone())),
+            ticks: q.wants(Ticks).then(|| {
+                TicksCollector::new(&q.player_props, q.ticks.clone())
+                    .with_players(q.players.clone())
+            }),
             players: q.wants(Players).then(PlayersCollector::default),
             chat: q.wants(Chat).then(ChatCollector::default),
             user_commands: q.wants(UserCommands).then(UserCommandsCollector::default),
@@ -479,7 +494,7 @@ impl Visitor for Collectors {
     }
 
     fn wants_class(&self, class_name: &str) -> bool {
-        !self.only_player_classes || gamewire_source2::cs2::is_player_row_class(class_name)
+        !self.only_player_classes || classes::is_player_row_class(class_name)
     }
 
     /// No table reads a string table the parser does not decode for its

@@ -17,8 +17,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use gamewire_query::Cell;
 use gamewire_query::{run, Kind, Query, Table, TableKind};
-use gamewire_source2::cs2::Cell;
 use serde_json::Value as J;
 
 const DEMOS: [&str; 3] = ["14065", "14132", "14155"];
@@ -117,7 +117,7 @@ fn peer_python() -> Option<PathBuf> {
 
 /// Every game-wide name: the rules props, `game_time`, the team props.
 fn other_props() -> Vec<String> {
-    let mut v: Vec<String> = gamewire_query::props::RULES_PROPS
+    let mut v: Vec<String> = gamewire_query::world::RULES_PROPS
         .iter()
         .map(|(n, _)| n.to_string())
         // Ours only; demoparser2 has no such name.

@@ -1,17 +1,13 @@
-//! Player props by name: demoparser2's friendly names ([`FRIENDLY_PROPS`])
-//! and raw dotted paths, resolved to a [`PropSource`] that says which entity
-//! of the player holds the value (pawn, controller, the weapon the pawn
-//! holds) or how it is computed (a button bit of `m_nButtonDownMaskPrev`,
-//! the active weapon's name, the inventory, a velocity from the previous
-//! row). [`read_player_prop`] reads one by name; the [`super::TickCollector`]
-//! interns the names once.
+//! Player prop names: demoparser2's friendly names ([`FRIENDLY_PROPS`],
+//! from LaihoE/demoparser's README and `prop_controller.rs`) and raw dotted
+//! paths, resolved to a [`PropSource`] that says which entity of the player
+//! holds the value (pawn, controller, the weapon the pawn holds) or how it
+//! is computed (a button bit of `m_nButtonDownMaskPrev`, the active weapon's
+//! name, the inventory, a velocity from the previous row). Reading them is
+//! the `player_props` module; game-wide and team props are `world`.
 
-use super::{coord_from_cell_in, Cell, PlayerRef, PropCache, PropId};
-use super::{CELL_PROPS, OFFSET_PROPS};
-use crate::entity::{Entity, EntityList};
-use crate::fieldpath::FieldPath;
-use crate::parser::DemoState;
-use crate::value::Value;
+use crate::table::Cell;
+use gamewire_source2::UserCommand;
 
 /// The prefix of a raw prop of the active weapon (`Weapon.m_iClip1`).
 pub const WEAPON_PREFIX: &str = "Weapon.";
@@ -97,12 +93,12 @@ pub const ROUND_STAT_FIELDS: &[&str] = &[
 ];
 
 /// The controller's vector of per-round stats.
-const ROUND_STATS_PROP: &str = "m_pActionTrackingServices.m_perRoundStats";
+pub(crate) const ROUND_STATS_PROP: &str = "m_pActionTrackingServices.m_perRoundStats";
 /// The rounds played so far, on the `CCSGameRulesProxy` entity.
-const ROUNDS_PLAYED_PROP: &str = "m_pGameRules.m_totalRoundsPlayed";
+pub(crate) const ROUNDS_PLAYED_PROP: &str = "m_pGameRules.m_totalRoundsPlayed";
 
 /// A value of the player's latest user command
-/// ([`crate::DemoState::user_command_of`], demoparser2's `usercmd_*` props).
+/// ([`gamewire_source2::DemoState::user_command_of`], demoparser2's `usercmd_*` props).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UserCommandField {
     /// View angle 0 (pitch), 1 (yaw) or 2 (roll).
@@ -126,13 +122,13 @@ pub enum UserCommandField {
     /// Server angle changes consumed.
     ConsumedServerAngleChanges,
     /// The sub-tick input history as JSON
-    /// ([`crate::UserCommand::input_history_json`]).
+    /// ([`UserCommand::input_history_json`]).
     InputHistory,
 }
 
 impl UserCommandField {
     /// This field of a command.
-    pub fn cell(self, cmd: &crate::UserCommand) -> Cell {
+    pub fn cell(self, cmd: &UserCommand) -> Cell {
         use UserCommandField::*;
         match self {
             ViewAngle(i) => cmd
@@ -177,11 +173,11 @@ pub enum PropSource {
     /// Velocity from the player's previous row: `(position − previous
     /// position) × tick rate` on one axis (0, 1, 2), or the horizontal speed
     /// (`None`). Null on a player's first row. Only per-tick rows have a
-    /// previous row: collectors that keep one ([`super::TickCollector`]) fill it,
+    /// previous row: collectors that keep one (the `ticks` collector) fill it,
     /// [`read_player_prop`] gives null.
     Velocity(Option<usize>),
     /// A value of the player's latest user command (the parse needs
-    /// [`crate::Interests::user_commands`]).
+    /// [`gamewire_source2::Interests::user_commands`]).
     UserCommand(UserCommandField),
 }
 
@@ -193,7 +189,7 @@ impl PropSource {
 
     /// Whether reading it follows no handle to another entity: it reads
     /// the player's controller and pawn only (not the active weapon, not
-    /// the inventory); see [`super::is_player_row_class`].
+    /// the inventory); see `classes::is_player_row_class`.
     pub fn reads_player_classes_only(&self) -> bool {
         match self {
             PropSource::Raw(owner, _) | PropSource::Element(owner, _, _) => {
@@ -654,463 +650,6 @@ pub const ACTIVE_WEAPON_PROP: &str = "m_pWeaponServices.m_hActiveWeapon";
 pub const BUTTONS_PROP: &str = "m_pMovementServices.m_nButtonDownMaskPrev";
 /// The ground-entity handle of a pawn in the air (the null handle).
 pub const AIRBORNE_GROUND_HANDLE: u64 = 0xFF_FFFF;
-/// Index bits of an entity handle.
-const HANDLE_INDEX_MASK: u64 = 0x3FFF;
-
-/// The entity a handle points at (`None` for the null handle).
-pub fn entity_of_handle(entities: &EntityList, raw: u64) -> Option<&Entity> {
-    let index = raw & HANDLE_INDEX_MASK;
-    if index == HANDLE_INDEX_MASK {
-        return None;
-    }
-    entities.get(index as i32)
-}
-
-/// The weapon a pawn holds (its `m_pWeaponServices.m_hActiveWeapon`).
-pub fn active_weapon<'s>(
-    state: &'s DemoState,
-    cache: &mut PropCache,
-    pawn: &Entity,
-) -> Option<&'s Entity> {
-    cache
-        .value(state, pawn, ACTIVE_WEAPON_PROP)
-        .and_then(Value::as_u64)
-        .and_then(|h| entity_of_handle(&state.entities, h))
-}
-
-/// Item definition indices and their names (the names demoparser2 gives,
-/// from CS2's `items_game.txt`): weapons, grenades, equipment and knives.
-pub const ITEM_NAMES: &[(u32, &str)] = &[
-    (1, "Desert Eagle"),
-    (2, "Dual Berettas"),
-    (3, "Five-SeveN"),
-    (4, "Glock-18"),
-    (7, "AK-47"),
-    (8, "AUG"),
-    (9, "AWP"),
-    (10, "FAMAS"),
-    (11, "G3SG1"),
-    (13, "Galil AR"),
-    (14, "M249"),
-    (16, "M4A4"),
-    (17, "MAC-10"),
-    (19, "P90"),
-    (23, "MP5-SD"),
-    (24, "UMP-45"),
-    (25, "XM1014"),
-    (26, "PP-Bizon"),
-    (27, "MAG-7"),
-    (28, "Negev"),
-    (29, "Sawed-Off"),
-    (30, "Tec-9"),
-    (31, "Zeus x27"),
-    (32, "P2000"),
-    (33, "MP7"),
-    (34, "MP9"),
-    (35, "Nova"),
-    (36, "P250"),
-    (38, "SCAR-20"),
-    (39, "SG 553"),
-    (40, "SSG 08"),
-    (41, "Knife"),
-    (42, "knife"),
-    (43, "Flashbang"),
-    (44, "High Explosive Grenade"),
-    (45, "Smoke Grenade"),
-    (46, "Molotov"),
-    (47, "Decoy Grenade"),
-    (48, "Incendiary Grenade"),
-    (49, "C4 Explosive"),
-    (50, "Kevlar Vest"),
-    (51, "Kevlar & Helmet"),
-    (52, "Heavy Assault Suit"),
-    (54, "item_nvg"),
-    (55, "Defuse Kit"),
-    (56, "Rescue Kit"),
-    (57, "Medi-Shot"),
-    (59, "knife_t"),
-    (60, "M4A1-S"),
-    (61, "USP-S"),
-    (62, "Trade Up Contract"),
-    (63, "CZ75-Auto"),
-    (64, "R8 Revolver"),
-    (65, "Charm Detachments"),
-    (500, "Bayonet"),
-    (503, "Classic Knife"),
-    (505, "Flip Knife"),
-    (506, "Gut Knife"),
-    (507, "Karambit"),
-    (508, "M9 Bayonet"),
-    (509, "Huntsman Knife"),
-    (512, "Falchion Knife"),
-    (514, "Bowie Knife"),
-    (515, "Butterfly Knife"),
-    (516, "Shadow Daggers"),
-    (517, "Paracord Knife"),
-    (518, "Survival Knife"),
-    (519, "Ursus Knife"),
-    (520, "Navaja Knife"),
-    (521, "Nomad Knife"),
-    (522, "Stiletto Knife"),
-    (523, "Talon Knife"),
-    (525, "Skeleton Knife"),
-    (526, "Kukri Knife"),
-];
-
-/// The name of an item definition index, if known.
-pub fn item_name(index: u64) -> Option<&'static str> {
-    ITEM_NAMES
-        .binary_search_by_key(&index, |&(i, _)| u64::from(i))
-        .ok()
-        .and_then(|i| ITEM_NAMES.get(i))
-        .map(|&(_, n)| n)
-}
-
-/// Agent (player model) item definition indices and their model names
-/// (`CCSPlayerController.m_nPawnCharacterDefIndex`; CS2's `items_game.txt`,
-/// the names demoparser2 gives).
-pub const AGENT_NAMES: &[(u32, &str)] = &[
-    (4613, "customplayer_tm_professional_varf5"),
-    (4619, "customplayer_ctm_st6_variantj"),
-    (4680, "customplayer_ctm_st6_variantl"),
-    (4711, "customplayer_ctm_swat_variante"),
-    (4712, "customplayer_ctm_swat_variantf"),
-    (4713, "customplayer_ctm_swat_variantg"),
-    (4714, "customplayer_ctm_swat_varianth"),
-    (4715, "customplayer_ctm_swat_varianti"),
-    (4716, "customplayer_ctm_swat_variantj"),
-    (4718, "customplayer_tm_balkan_variantk"),
-    (4726, "customplayer_tm_professional_varf"),
-    (4727, "customplayer_tm_professional_varg"),
-    (4728, "customplayer_tm_professional_varh"),
-    (4730, "customplayer_tm_professional_varj"),
-    (4732, "customplayer_tm_professional_vari"),
-    (4733, "customplayer_tm_professional_varf1"),
-    (4734, "customplayer_tm_professional_varf2"),
-    (4735, "customplayer_tm_professional_varf3"),
-    (4736, "customplayer_tm_professional_varf4"),
-    (4749, "customplayer_ctm_gendarmerie_varianta"),
-    (4750, "customplayer_ctm_gendarmerie_variantb"),
-    (4751, "customplayer_ctm_gendarmerie_variantc"),
-    (4752, "customplayer_ctm_gendarmerie_variantd"),
-    (4753, "customplayer_ctm_gendarmerie_variante"),
-    (4756, "customplayer_ctm_swat_variantk"),
-    (4757, "customplayer_ctm_diver_varianta"),
-    (4771, "customplayer_ctm_diver_variantb"),
-    (4772, "customplayer_ctm_diver_variantc"),
-    (4773, "customplayer_tm_jungle_raider_varianta"),
-    (4774, "customplayer_tm_jungle_raider_variantb"),
-    (4775, "customplayer_tm_jungle_raider_variantc"),
-    (4776, "customplayer_tm_jungle_raider_variantd"),
-    (4777, "customplayer_tm_jungle_raider_variante"),
-    (4778, "customplayer_tm_jungle_raider_variantf"),
-    (4780, "customplayer_tm_jungle_raider_variantb2"),
-    (4781, "customplayer_tm_jungle_raider_variantf2"),
-    (5036, "customplayer_t_map_based"),
-    (5037, "customplayer_ct_map_based"),
-    (5038, "customplayer_tm_anarchist"),
-    (5039, "customplayer_tm_anarchist_varianta"),
-    (5040, "customplayer_tm_anarchist_variantb"),
-    (5041, "customplayer_tm_anarchist_variantc"),
-    (5042, "customplayer_tm_anarchist_variantd"),
-    (5043, "customplayer_tm_pirate"),
-    (5044, "customplayer_tm_pirate_varianta"),
-    (5045, "customplayer_tm_pirate_variantb"),
-    (5046, "customplayer_tm_pirate_variantc"),
-    (5047, "customplayer_tm_pirate_variantd"),
-    (5048, "customplayer_tm_professional"),
-    (5049, "customplayer_tm_professional_var1"),
-    (5050, "customplayer_tm_professional_var2"),
-    (5051, "customplayer_tm_professional_var3"),
-    (5052, "customplayer_tm_professional_var4"),
-    (5053, "customplayer_tm_separatist"),
-    (5054, "customplayer_tm_separatist_varianta"),
-    (5055, "customplayer_tm_separatist_variantb"),
-    (5056, "customplayer_tm_separatist_variantc"),
-    (5057, "customplayer_tm_separatist_variantd"),
-    (5058, "customplayer_ctm_gign"),
-    (5059, "customplayer_ctm_gign_varianta"),
-    (5060, "customplayer_ctm_gign_variantb"),
-    (5061, "customplayer_ctm_gign_variantc"),
-    (5062, "customplayer_ctm_gign_variantd"),
-    (5063, "customplayer_ctm_gsg9"),
-    (5064, "customplayer_ctm_gsg9_varianta"),
-    (5065, "customplayer_ctm_gsg9_variantb"),
-    (5066, "customplayer_ctm_gsg9_variantc"),
-    (5067, "customplayer_ctm_gsg9_variantd"),
-    (5068, "customplayer_ctm_idf"),
-    (5069, "customplayer_ctm_idf_variantb"),
-    (5070, "customplayer_ctm_idf_variantc"),
-    (5071, "customplayer_ctm_idf_variantd"),
-    (5072, "customplayer_ctm_idf_variante"),
-    (5073, "customplayer_ctm_idf_variantf"),
-    (5074, "customplayer_ctm_swat"),
-    (5075, "customplayer_ctm_swat_varianta"),
-    (5076, "customplayer_ctm_swat_variantb"),
-    (5077, "customplayer_ctm_swat_variantc"),
-    (5078, "customplayer_ctm_swat_variantd"),
-    (5079, "customplayer_ctm_sas_varianta"),
-    (5080, "customplayer_ctm_sas_variantb"),
-    (5081, "customplayer_ctm_sas_variantc"),
-    (5082, "customplayer_ctm_sas_variantd"),
-    (5083, "customplayer_ctm_st6"),
-    (5084, "customplayer_ctm_st6_varianta"),
-    (5085, "customplayer_ctm_st6_variantb"),
-    (5086, "customplayer_ctm_st6_variantc"),
-    (5087, "customplayer_ctm_st6_variantd"),
-    (5088, "customplayer_tm_balkan_variante"),
-    (5089, "customplayer_tm_balkan_varianta"),
-    (5090, "customplayer_tm_balkan_variantb"),
-    (5091, "customplayer_tm_balkan_variantc"),
-    (5092, "customplayer_tm_balkan_variantd"),
-    (5093, "customplayer_tm_jumpsuit_varianta"),
-    (5094, "customplayer_tm_jumpsuit_variantb"),
-    (5095, "customplayer_tm_jumpsuit_variantc"),
-    (5096, "customplayer_tm_phoenix_heavy"),
-    (5097, "customplayer_ctm_heavy"),
-    (5100, "customplayer_tm_leet_varianta"),
-    (5101, "customplayer_tm_leet_variantb"),
-    (5102, "customplayer_tm_leet_variantc"),
-    (5103, "customplayer_tm_leet_variantd"),
-    (5104, "customplayer_tm_leet_variante"),
-    (5105, "customplayer_tm_leet_variantg"),
-    (5106, "customplayer_tm_leet_varianth"),
-    (5107, "customplayer_tm_leet_varianti"),
-    (5108, "customplayer_tm_leet_variantf"),
-    (5109, "customplayer_tm_leet_variantj"),
-    (5200, "customplayer_tm_phoenix"),
-    (5201, "customplayer_tm_phoenix_varianta"),
-    (5202, "customplayer_tm_phoenix_variantb"),
-    (5203, "customplayer_tm_phoenix_variantc"),
-    (5204, "customplayer_tm_phoenix_variantd"),
-    (5205, "customplayer_tm_phoenix_varianth"),
-    (5206, "customplayer_tm_phoenix_variantf"),
-    (5207, "customplayer_tm_phoenix_variantg"),
-    (5208, "customplayer_tm_phoenix_varianti"),
-    (5300, "customplayer_ctm_fbi"),
-    (5301, "customplayer_ctm_fbi_varianta"),
-    (5302, "customplayer_ctm_fbi_variantc"),
-    (5303, "customplayer_ctm_fbi_variantd"),
-    (5304, "customplayer_ctm_fbi_variante"),
-    (5305, "customplayer_ctm_fbi_variantf"),
-    (5306, "customplayer_ctm_fbi_variantg"),
-    (5307, "customplayer_ctm_fbi_varianth"),
-    (5308, "customplayer_ctm_fbi_variantb"),
-    (5400, "customplayer_ctm_st6_variantk"),
-    (5401, "customplayer_ctm_st6_variante"),
-    (5402, "customplayer_ctm_st6_variantg"),
-    (5403, "customplayer_ctm_st6_variantm"),
-    (5404, "customplayer_ctm_st6_varianti"),
-    (5405, "customplayer_ctm_st6_variantn"),
-    (5500, "customplayer_tm_balkan_variantf"),
-    (5501, "customplayer_tm_balkan_varianti"),
-    (5502, "customplayer_tm_balkan_variantg"),
-    (5503, "customplayer_tm_balkan_variantj"),
-    (5504, "customplayer_tm_balkan_varianth"),
-    (5505, "customplayer_tm_balkan_variantl"),
-    (5600, "customplayer_ctm_sas"),
-    (5601, "customplayer_ctm_sas_variantf"),
-    (5602, "customplayer_ctm_sas_variantg"),
-];
-
-/// The model name of an agent's item definition index, if known.
-pub fn agent_name(index: u64) -> Option<&'static str> {
-    AGENT_NAMES
-        .binary_search_by_key(&index, |&(i, _)| u64::from(i))
-        .ok()
-        .and_then(|i| AGENT_NAMES.get(i))
-        .map(|&(_, n)| n)
-}
-
-/// Item definition index of the flashbang, whose count the inventory shows.
-const FLASHBANG_ITEM: u64 = 43;
-/// Item definition index of the C4.
-const C4_ITEM: u64 = 49;
-/// The `m_iAmmo` slot of flashbangs.
-const FLASHBANG_AMMO_SLOT: &str = "m_pWeaponServices.m_iAmmo.14";
-
-/// See [`Computed::Inventory`]: the item definition indices (of items
-/// with a known name).
-fn inventory(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<u64> {
-    let alive = cache
-        .value(state, pawn, "m_lifeState")
-        .and_then(Value::as_i64)
-        == Some(0);
-    // The vector's path, resolved once per serializer; its elements are
-    // that path plus an index.
-    let list_id = cache.id("m_pWeaponServices.m_hMyWeapons");
-    let Some(list) = cache.path(state, pawn, list_id).filter(|_| alive) else {
-        return Vec::new();
-    };
-    let len = pawn.get(&list).and_then(Value::as_u64).unwrap_or(0);
-    let mut seen: Vec<i32> = Vec::new();
-    let mut names = Vec::new();
-    let mut element: Vec<i32> = list.as_slice().to_vec();
-    element.push(0);
-    for i in 0..len.min(crate::serializer::MAX_ARRAY_LEN as u64) {
-        if let Some(last) = element.last_mut() {
-            *last = i as i32;
-        }
-        let weapon = pawn
-            .get(&FieldPath::from_slice(&element))
-            .and_then(Value::as_u64)
-            .and_then(|h| entity_of_handle(&state.entities, h));
-        let Some(weapon) = weapon.filter(|w| !seen.contains(&w.index)) else {
-            continue;
-        };
-        seen.push(weapon.index);
-        let Some(index) = cache
-            .value(state, weapon, "m_iItemDefinitionIndex")
-            .and_then(Value::as_u64)
-        else {
-            continue;
-        };
-        if item_name(index).is_none() {
-            continue;
-        }
-        if index == C4_ITEM {
-            let owner = cache
-                .value(state, weapon, "m_hOwnerEntity")
-                .and_then(Value::as_u64)
-                .and_then(|h| entity_of_handle(&state.entities, h));
-            if owner.map(|o| o.index) != Some(pawn.index) {
-                continue;
-            }
-        }
-        if index == FLASHBANG_ITEM
-            && cache
-                .value(state, pawn, FLASHBANG_AMMO_SLOT)
-                .and_then(Value::as_i64)
-                == Some(2)
-        {
-            names.push(index);
-        }
-        names.push(index);
-    }
-    names
-}
-
-/// The two words of a pawn's `m_bSpottedByMask` (slots 0-31, 32-63).
-const SPOTTED_BY_MASK: [&str; 2] = ["m_bSpottedByMask.0", "m_bSpottedByMask.1"];
-
-/// See [`Computed::SpottedBy`].
-fn spotted_by(state: &DemoState, cache: &mut PropCache, pawn: &Entity) -> Vec<u64> {
-    let mut out = Vec::new();
-    for (word, name) in (0u32..).zip(SPOTTED_BY_MASK) {
-        let Some(mask) = cache.value(state, pawn, name).and_then(Value::as_u64) else {
-            continue;
-        };
-        for bit in 0..32 {
-            if mask & (1 << bit) == 0 {
-                continue;
-            }
-            let controller = state.entities.get((word * 32 + bit + 1) as i32);
-            if let Some(c) = controller {
-                let steamid = cache
-                    .value(state, c, "m_steamID")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                out.push(steamid);
-            }
-        }
-    }
-    out
-}
-
-/// Teammate color names by `m_iCompTeammateColor`.
-const PLAYER_COLORS: [&str; 5] = ["blue", "green", "yellow", "orange", "purple"];
-
-/// A [`Computed`] prop of a player's pawn and controller.
-pub fn computed_cell(
-    state: &DemoState,
-    cache: &mut PropCache,
-    pawn: Option<&Entity>,
-    controller: Option<&Entity>,
-    which: Computed,
-) -> Cell {
-    let weapon = |cache: &mut PropCache| pawn.and_then(|p| active_weapon(state, cache, p));
-    let cell = match which {
-        Computed::Airborne => pawn
-            .and_then(|p| cache.value(state, p, "m_hGroundEntity"))
-            .and_then(Value::as_u64)
-            .map(|h| Cell::Bool(h == AIRBORNE_GROUND_HANDLE)),
-        Computed::EntityId => pawn.map(|p| Cell::Int(i64::from(p.index))),
-        Computed::UserId => {
-            let steamid = controller
-                .and_then(|c| cache.value(state, c, "m_steamID"))
-                .and_then(Value::as_u64);
-            steamid.and_then(|s| {
-                state
-                    .players
-                    .values()
-                    .find(|p| p.steamid == s)
-                    .map(|p| Cell::Int(i64::from(p.userid)))
-            })
-        }
-        Computed::WeaponName => weapon(cache)
-            .and_then(|w| cache.value(state, w, "m_iItemDefinitionIndex"))
-            .and_then(Value::as_u64)
-            .and_then(item_name)
-            .map(|n| Cell::Str(n.to_string())),
-        Computed::WeaponOriginalOwner => weapon(cache).and_then(|w| {
-            let low = cache
-                .value(state, w, "m_OriginalOwnerXuidLow")
-                .and_then(Value::as_u64)?;
-            let high = cache
-                .value(state, w, "m_OriginalOwnerXuidHigh")
-                .and_then(Value::as_u64)?;
-            Some(Cell::Str(((high << 32) | (low & 0xFFFF_FFFF)).to_string()))
-        }),
-        Computed::Inventory => pawn.map(|p| {
-            let names = inventory(state, cache, p).into_iter().filter_map(item_name);
-            Cell::Strs(names.map(str::to_string).collect())
-        }),
-        Computed::InventoryIds => pawn.map(|p| Cell::UInts(inventory(state, cache, p))),
-        Computed::InventoryBitmask => pawn.map(|p| {
-            let items = inventory(state, cache, p).into_iter();
-            Cell::UInt(items.filter(|&i| i < 64).fold(0, |mask, i| mask | (1 << i)))
-        }),
-        Computed::SpottedBy => pawn.map(|p| Cell::UInts(spotted_by(state, cache, p))),
-        Computed::AgentSkin => controller
-            .and_then(|c| cache.value(state, c, "m_nPawnCharacterDefIndex"))
-            .and_then(Value::as_u64)
-            .and_then(agent_name)
-            .map(|n| Cell::Str(n.to_string())),
-        Computed::RoundStat(k) => controller.and_then(|c| {
-            let field = ROUND_STAT_FIELDS.get(usize::from(k))?;
-            let rules = cache.rules_entity(state)?;
-            let round = cache
-                .value(state, rules, ROUNDS_PLAYED_PROP)
-                .and_then(Value::as_u64)?;
-            let name = format!("{ROUND_STATS_PROP}.{round:04}.{field}");
-            cache.value(state, c, &name).map(Cell::from_value)
-        }),
-        Computed::PlayerColor => controller
-            .and_then(|c| cache.value(state, c, "m_iCompTeammateColor"))
-            .and_then(Value::as_i64)
-            .map(|v| {
-                let name = usize::try_from(v).ok().and_then(|i| PLAYER_COLORS.get(i));
-                Cell::Str(name.map_or_else(|| v.to_string(), |n| (*n).to_string()))
-            }),
-    };
-    cell.unwrap_or(Cell::Null)
-}
-
-/// Reads a player prop of a pawn and controller, by name (each name
-/// hashed once per call: for tables built per event or per row; the
-/// per-tick [`super::TickCollector`] interns its names instead). A raw pawn prop
-/// the pawn does not have is read from the controller. [`PropSource::Velocity`]
-/// needs the player's previous row and reads as null here.
-pub fn read_player_prop(
-    state: &DemoState,
-    cache: &mut PropCache,
-    pawn: Option<&Entity>,
-    controller: Option<&Entity>,
-    source: &PropSource,
-) -> Cell {
-    let ids = SourceIds::new(source, cache);
-    read_with_ids(state, cache, pawn, controller, ids)
-}
 
 /// Resolves a friendly or raw prop name. Raw names are looked up on the
 /// pawn first, then on the controller; a class prefix picks one
@@ -1211,221 +750,84 @@ fn parse_spec(spec: &str) -> PropSource {
     }
 }
 
-/// A [`PropSource`] with its prop names interned.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum SourceIds {
-    Raw(Owner, PropId),
-    Element(Owner, PropId, usize),
-    Position {
-        cell: PropId,
-        offset: PropId,
-    },
-    IsAlive(PropId),
-    /// A prop of the active weapon: the pawn's weapon handle, then the prop.
-    Weapon {
-        handle: PropId,
-        prop: PropId,
-    },
-    Button {
-        mask: PropId,
-        bit: u64,
-    },
-    Computed(Computed),
-    Velocity(Option<usize>),
-    UserCommand(UserCommandField),
-    /// A prop of the player's team entity: index into the collector's team
-    /// paths.
-    Team(usize),
-    /// A game-wide prop: index into the collector's game-wide sources.
-    World(usize),
-    Missing,
-}
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
 
-impl SourceIds {
-    pub(super) fn new(source: &PropSource, cache: &mut PropCache) -> SourceIds {
-        match source {
-            PropSource::Raw(Owner::ActiveWeapon, name) => SourceIds::Weapon {
-                handle: cache.id(ACTIVE_WEAPON_PROP),
-                prop: cache.id(name),
-            },
-            PropSource::Raw(owner, name) => SourceIds::Raw(*owner, cache.id(name)),
-            PropSource::Element(owner, name, i) => SourceIds::Element(*owner, cache.id(name), *i),
-            PropSource::Position(axis) => match (CELL_PROPS.get(*axis), OFFSET_PROPS.get(*axis)) {
-                (Some(c), Some(o)) => SourceIds::Position {
-                    cell: cache.id(c),
-                    offset: cache.id(o),
-                },
-                _ => SourceIds::Missing,
-            },
-            PropSource::IsAlive => SourceIds::IsAlive(cache.id("m_lifeState")),
-            PropSource::Button(bit) => SourceIds::Button {
-                mask: cache.id(BUTTONS_PROP),
-                bit: *bit,
-            },
-            PropSource::Computed(c) => SourceIds::Computed(*c),
-            PropSource::Velocity(axis) => SourceIds::Velocity(*axis),
-            PropSource::UserCommand(f) => SourceIds::UserCommand(*f),
-        }
-    }
-}
-
-pub(super) fn read_prop(
-    state: &DemoState,
-    cache: &mut PropCache,
-    player: &PlayerRef,
-    source: SourceIds,
-) -> Cell {
-    let pawn = state.entities.get(player.pawn);
-    let controller = state.entities.get(player.controller);
-    read_with_ids(state, cache, pawn, controller, source)
-}
-
-fn read_with_ids(
-    state: &DemoState,
-    cache: &mut PropCache,
-    pawn: Option<&Entity>,
-    controller: Option<&Entity>,
-    source: SourceIds,
-) -> Cell {
-    let on = |owner: Owner| match owner {
-        Owner::Pawn => pawn,
-        Owner::Controller => controller,
-        Owner::ActiveWeapon => None,
-    };
-    match source {
-        SourceIds::Weapon { handle, prop } => {
-            let weapon = pawn
-                .and_then(|p| cache.get(state, p, handle))
-                .and_then(Value::as_u64)
-                .and_then(|h| entity_of_handle(&state.entities, h));
-            weapon
-                .and_then(|w| cache.get(state, w, prop))
-                .map(Cell::from_value)
-                .unwrap_or(Cell::Null)
-        }
-        SourceIds::Button { mask, bit } => pawn
-            .and_then(|p| cache.get(state, p, mask))
-            .and_then(Value::as_u64)
-            .map(|m| Cell::Bool(m & bit != 0))
-            .unwrap_or(Cell::Null),
-        SourceIds::Computed(c) => computed_cell(state, cache, pawn, controller, c),
-        SourceIds::UserCommand(f) => pawn
-            .and_then(|p| state.user_command_of(p))
-            .map(|cmd| f.cell(cmd))
-            .unwrap_or(Cell::Null),
-        // Filled in by the collector, which knows the previous row and the
-        // team and game-wide entities.
-        SourceIds::Velocity(_) | SourceIds::Team(_) | SourceIds::World(_) => Cell::Null,
-        SourceIds::Raw(owner, id) => {
-            let primary = on(owner).and_then(|e| cache.get(state, e, id));
-            let value = match primary {
-                Some(v) => Some(v),
-                None if owner == Owner::Pawn => controller.and_then(|e| cache.get(state, e, id)),
-                None => None,
+    #[test]
+    fn friendly_names_resolve_to_their_sources() {
+        assert_eq!(prop_source("FORWARD"), PropSource::Button(1 << 3));
+        assert_eq!(prop_source("INSPECT"), PropSource::Button(1 << 35));
+        assert_eq!(prop_source("velocity"), PropSource::Velocity(None));
+        assert_eq!(prop_source("velocity_Z"), PropSource::Velocity(Some(2)));
+        assert_eq!(
+            prop_source("active_weapon_name"),
+            PropSource::Computed(Computed::WeaponName)
+        );
+        assert_eq!(
+            prop_source("active_weapon_ammo"),
+            PropSource::Raw(Owner::ActiveWeapon, "m_iClip1".into())
+        );
+        assert_eq!(
+            prop_source("max_speed"),
+            PropSource::Raw(
+                Owner::Pawn,
+                "CCSPlayer_MovementServices.m_flMaxspeed".into()
+            )
+        );
+        assert_eq!(
+            prop_source("music_kit_id"),
+            PropSource::Raw(
+                Owner::Controller,
+                "CCSPlayerController_InventoryServices.m_unMusicID".into()
+            )
+        );
+        // demoparser2's spelling of weapon and grenade props: the active
+        // weapon's raw prop.
+        assert_eq!(
+            prop_source("Weapon.m_iClip1"),
+            PropSource::Raw(Owner::ActiveWeapon, "m_iClip1".into())
+        );
+        assert_eq!(
+            prop_source("Grenade.CBodyComponentBaseAnimGraph.m_vecZ"),
+            PropSource::Raw(
+                Owner::ActiveWeapon,
+                "CBodyComponentBaseAnimGraph.m_vecZ".into()
+            )
+        );
+        // The per-round stats, each its own field.
+        assert_eq!(
+            prop_source("kills_this_round"),
+            PropSource::Computed(Computed::RoundStat(0))
+        );
+        assert_eq!(
+            prop_source("cash_earned_this_round"),
+            PropSource::Computed(Computed::RoundStat((ROUND_STAT_FIELDS.len() - 1) as u8))
+        );
+        // Every friendly name's spec parses to what its prefix says.
+        for (name, spec) in FRIENDLY_PROPS {
+            let want = match spec.split_once(':').map(|(k, _)| k) {
+                Some("weapon") => {
+                    matches!(prop_source(name), PropSource::Raw(Owner::ActiveWeapon, _))
+                }
+                Some("controller") => matches!(
+                    prop_source(name),
+                    PropSource::Raw(Owner::Controller, _)
+                        | PropSource::Element(Owner::Controller, ..)
+                ),
+                Some("button") => matches!(prop_source(name), PropSource::Button(_)),
+                Some("computed") => matches!(prop_source(name), PropSource::Computed(_)),
+                Some("velocity") => matches!(prop_source(name), PropSource::Velocity(_)),
+                _ => true,
             };
-            match value {
-                Some(v) => Cell::from_value(v),
-                None => Cell::Null,
-            }
+            assert!(want, "{name}: {spec}");
         }
-        SourceIds::Element(owner, id, i) => on(owner)
-            .and_then(|e| cache.get(state, e, id))
-            .and_then(|v| v.as_floats().and_then(|f| f.get(i).copied()))
-            .map(Cell::Float)
-            .unwrap_or(Cell::Null),
-        SourceIds::Position { cell, offset } => {
-            let Some(p) = pawn else { return Cell::Null };
-            let cell = cache.get(state, p, cell).and_then(Value::as_u64);
-            let off = cache.get(state, p, offset).and_then(Value::as_f32);
-            match (cell, off) {
-                (Some(c), Some(o)) => Cell::Float(coord_from_cell_in(state.game, c, o)),
-                _ => Cell::Null,
-            }
-        }
-        SourceIds::IsAlive(id) => {
-            let v = pawn
-                .and_then(|e| cache.get(state, e, id))
-                .and_then(Value::as_i64);
-            Cell::Bool(v == Some(0))
-        }
-        SourceIds::Missing => Cell::Null,
+        // Names are unique.
+        let mut names: Vec<&str> = FRIENDLY_PROPS.iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before);
     }
-}
-
-/// A velocity cell from a player's position on this row and on its
-/// previous row (demoparser2's arithmetic: `current × rate − previous ×
-/// rate` in `f32`; the horizontal speed is the length of the X and Y
-/// velocities). Null without both positions.
-pub fn velocity_cell(
-    position: Option<[f32; 3]>,
-    previous: Option<[f32; 3]>,
-    axis: Option<usize>,
-    rate: f32,
-) -> Cell {
-    let (Some(cur), Some(prev)) = (position, previous) else {
-        return Cell::Null;
-    };
-    let v = |i: usize| match (cur.get(i), prev.get(i)) {
-        (Some(c), Some(p)) => Some(c * rate - p * rate),
-        _ => None,
-    };
-    let value = match axis {
-        Some(i) => v(i),
-        None => match (v(0), v(1)) {
-            (Some(x), Some(y)) => Some((x * x + y * y).sqrt()),
-            _ => None,
-        },
-    };
-    value.map(Cell::Float).unwrap_or(Cell::Null)
-}
-
-/// The tick rate velocities are scaled by: `1 / tick_interval` (64 in CS2).
-pub fn tick_rate(state: &DemoState) -> f32 {
-    if state.tick_interval > 0.0 {
-        1.0 / state.tick_interval
-    } else {
-        64.0
-    }
-}
-
-/// The world position of an entity from its body component's cells and
-/// offsets ([`super::CELL_PROPS`], [`super::OFFSET_PROPS`]), in its game's
-/// cells ([`super::coord_from_cell_in`]).
-pub fn entity_position(state: &DemoState, cache: &mut PropCache, e: &Entity) -> Option<[f32; 3]> {
-    let ids = position_ids(cache);
-    position_with_ids(state, cache, e, &ids)
-}
-
-/// The interned cell and offset props of the three axes.
-pub(super) fn position_ids(cache: &mut PropCache) -> [(PropId, PropId); 3] {
-    [0, 1, 2].map(|axis| (cache.id(CELL_PROPS[axis]), cache.id(OFFSET_PROPS[axis])))
-}
-
-/// The world position of a pawn from interned cell and offset props.
-pub(super) fn position_with_ids(
-    state: &DemoState,
-    cache: &mut PropCache,
-    pawn: &Entity,
-    ids: &[(PropId, PropId); 3],
-) -> Option<[f32; 3]> {
-    let mut out = [0.0f32; 3];
-    for (&(cell, offset), slot) in ids.iter().zip(out.iter_mut()) {
-        let c = cache.get(state, pawn, cell).and_then(Value::as_u64)?;
-        let o = cache.get(state, pawn, offset).and_then(Value::as_f32)?;
-        *slot = coord_from_cell_in(state.game, c, o);
-    }
-    Some(out)
-}
-
-/// The team number of a player: the pawn's `m_iTeamNum`, else the
-/// controller's.
-pub fn team_number(
-    state: &DemoState,
-    cache: &mut PropCache,
-    pawn: Option<&Entity>,
-    controller: Option<&Entity>,
-) -> Option<i64> {
-    pawn.and_then(|e| cache.value(state, e, "m_iTeamNum"))
-        .or_else(|| controller.and_then(|e| cache.value(state, e, "m_iTeamNum")))
-        .and_then(Value::as_i64)
 }
