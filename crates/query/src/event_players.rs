@@ -13,16 +13,6 @@ use gamewire_source2::{DemoState, Entity, EventValue, GameEvent, Value};
 /// Index bits of a networked handle.
 const HANDLE_INDEX_MASK: u64 = 0x3FFF;
 
-/// Converts an entity value to a cell.
-pub fn cell_of(v: &Value) -> Cell {
-    Cell::from_value(v)
-}
-
-/// Converts an event value to a cell.
-pub fn cell_of_event(v: &EventValue) -> Cell {
-    Cell::from_event(v)
-}
-
 /// A player an event refers to, as far as it could be resolved.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PlayerEnts<'s> {
@@ -232,7 +222,7 @@ pub fn player_value(
         PlayerSource::Team(path) => team_of(state, paths, p)
             .and_then(|n| world.team(n))
             .and_then(|e| paths.value(state, e, path))
-            .map(cell_of)
+            .map(Cell::from_value)
             .unwrap_or(Cell::Null),
         PlayerSource::World(s) => other_prop_in(state, paths, world, s),
     }

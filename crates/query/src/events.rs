@@ -7,8 +7,7 @@ use gamewire_source2::{DemoState, EventValue, GameEvent};
 use rustc_hash::FxHashMap;
 
 use crate::event_players::{
-    cell_of_event, event_has_player, event_player, identity, player_value, PlayerEnts,
-    INTERNAL_KEYS, PLAYER_KEYS,
+    event_has_player, event_player, identity, player_value, PlayerEnts, INTERNAL_KEYS, PLAYER_KEYS,
 };
 use crate::grenades::entity_grenade_type;
 use crate::kinds::{event_key_kind, other_kind, player_kind, widen};
@@ -162,7 +161,7 @@ impl EventsCollector {
                         .map(str::to_string)
                         .unwrap_or_else(|| h.to_string()),
                 ),
-                _ => cell_of_event(v),
+                _ => Cell::from_event(v),
             };
             let i = self.col(k);
             row.push((i, cell));

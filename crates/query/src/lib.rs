@@ -19,6 +19,21 @@
 //! ```
 #![forbid(unsafe_code)]
 
+// The modules, bottom up: each uses only modules listed before it, so
+// their imports form no circle.
+// - the table model and its writers: `error`, `input`, `table` (Cell, Rows,
+//   Column, Table), `raw_events` (the game events as sent, `gamewire
+//   events`), `write` (CSV, JSON Lines, Parquet);
+// - names: `coords`, `item_names`, `classes`, `prop_paths` (dotted names to
+//   field paths), `friendly_props` (demoparser2's names), `world`
+//   (game-wide and team props), `players`, `player_props` (reading them),
+//   `kinds` (column types), `prop_checks`, `event_players`;
+// - collectors, one per table family: `ticks`, `matches` (rounds, kills,
+//   damages, purchases), `actions` (shots, bomb, smokes, ...), `grenades`,
+//   `events`, `collect` (players, chat, econ, combat log, user commands),
+//   `updated_fields`;
+// - this file: the query, the visitor that fans a pass out to the
+//   collectors (`Collectors`), and the runs.
 pub mod actions;
 pub mod classes;
 pub mod collect;
@@ -26,7 +41,6 @@ pub mod coords;
 pub mod error;
 pub mod event_players;
 pub mod events;
-pub mod fields;
 pub mod friendly_props;
 pub mod grenades;
 pub mod input;
@@ -40,6 +54,7 @@ pub mod prop_paths;
 pub mod raw_events;
 pub mod table;
 pub mod ticks;
+pub mod updated_fields;
 pub mod world;
 pub mod write;
 
@@ -63,10 +78,10 @@ use collect::{
     ChatCollector, CombatLogCollector, EconCollector, PlayersCollector, UserCommandsCollector,
 };
 use events::{EventsCollector, ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS};
-use fields::UpdatedFieldsCollector;
 use grenades::GrenadesCollector;
 use matches::MatchTables;
 use ticks::TicksCollector;
+use updated_fields::UpdatedFieldsCollector;
 use world::{player_source, PlayerSource};
 
 /// A table a query can ask for.

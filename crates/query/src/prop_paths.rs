@@ -123,7 +123,7 @@ pub struct PropCache {
 }
 
 /// The class of CS2's game rules entity.
-pub const RULES_CLASS: &str = "CCSGameRulesProxy";
+pub(crate) const RULES_CLASS: &str = "CCSGameRulesProxy";
 
 impl PropCache {
     /// The id of a prop name, interning it on first use.
