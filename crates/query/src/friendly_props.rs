@@ -39,7 +39,7 @@ pub enum Computed {
     /// The user id of the player's `userinfo` entry (matched by steam id).
     UserId,
     /// The name of the active weapon's item definition index
-    /// ([`item_name`]).
+    /// ([`item_name`](crate::item_names::item_name)).
     WeaponName,
     /// The active weapon's original owner, `m_OriginalOwnerXuidHigh << 32 |
     /// m_OriginalOwnerXuidLow`, as decimal text.
@@ -49,7 +49,7 @@ pub enum Computed {
     PlayerColor,
     /// The names of the weapons and items a living player carries
     /// (`m_pWeaponServices.m_hMyWeapons`, each entity once, by
-    /// [`item_name`]); a flashbang twice when the pawn holds two
+    /// [`item_name`](crate::item_names::item_name)); a flashbang twice when the pawn holds two
     /// (`m_iAmmo[14] == 2`); the C4 only when the C4 entity's owner is the
     /// pawn. Empty for a dead player.
     Inventory,
@@ -64,7 +64,7 @@ pub enum Computed {
     /// slot `i`; 0 for a bot), in slot order.
     SpottedBy,
     /// The model name of the controller's agent,
-    /// `m_nPawnCharacterDefIndex` by [`AGENT_NAMES`].
+    /// `m_nPawnCharacterDefIndex` by [`AGENT_NAMES`](crate::item_names::AGENT_NAMES).
     AgentSkin,
     /// A field of the current round's entry in the controller's per-round
     /// stats (`m_pActionTrackingServices.m_perRoundStats`, one
@@ -174,7 +174,7 @@ pub enum PropSource {
     /// position) × tick rate` on one axis (0, 1, 2), or the horizontal speed
     /// (`None`). Null on a player's first row. Only per-tick rows have a
     /// previous row: collectors that keep one (the `ticks` collector) fill it,
-    /// [`read_player_prop`] gives null.
+    /// `player_props::read_player_prop` gives null.
     Velocity(Option<usize>),
     /// A value of the player's latest user command (the parse needs
     /// [`gamewire_source2::Interests::user_commands`]).

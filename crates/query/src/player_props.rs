@@ -2,7 +2,7 @@
 //! pawn, controller or active weapon, or computed (weapon name, inventory,
 //! spotted-by list, per-round stats, velocity from the previous row).
 //! [`read_player_prop`] reads one by name; the `ticks` collector
-//! interns the names once ([`SourceIds`]).
+//! interns the names once (`SourceIds`).
 
 use crate::coords::{coord_from_cell_in, CELL_PROPS, OFFSET_PROPS};
 use crate::friendly_props::*;

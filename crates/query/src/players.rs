@@ -35,7 +35,7 @@ pub fn players(state: &DemoState, cache: &mut PropCache) -> Vec<PlayerRef> {
 
 /// [`players`] for repeated calls: remembers the controller class and the
 /// controller entities (until the entity list's
-/// [`generation`](crate::entity::EntityList::generation) changes), so a call
+/// [`generation`](gamewire_source2::entity::EntityList::generation) changes), so a call
 /// per tick reads only the controllers' props. Use it with the
 /// [`PropCache`] it was made with.
 #[derive(Debug, Clone)]
