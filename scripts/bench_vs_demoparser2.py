@@ -24,8 +24,8 @@ starts the interpreter, imports demoparser2 and makes both calls, against our tw
 running one command, or one script, on one demo costs. (The interpreter's start and import alone
 are printed for reference.)
 Also, when the example binary `target/release/examples/ticks_events` exists (build it with
-`cargo build --release -p gamewire-source2 --example ticks_events`), the same two passes
-in-process in Rust (DemoParser + TickCollector, DemoParser + EventCollector: the library work of
+`cargo build --release -p gamewire-query --example ticks_events`), the same two passes
+in-process in Rust (DemoParser + TicksCollector, DemoParser + RawEventsCollector: the library work of
 the two commands without process start and output writing), best of the repetitions, against
 demoparser2's in-process best from the same run: what a tool embedding the library sees.
 Last, one command over many demos, as an analyst runs it on a folder of matches: both gamewire

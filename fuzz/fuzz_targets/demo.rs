@@ -9,13 +9,13 @@
 //! empty header in front, so the fuzzer's bytes are frames; real demos (for
 //! example the corpus clips, given as a seed directory) are used as they are.
 //!
-//! A demo is parsed a second time with a `TickCollector` asking for every
+//! A demo is parsed a second time with a `TicksCollector` asking for every
 //! friendly player prop plus team and game-wide ones, so the prop readers
 //! (active weapon, inventory, buttons, velocity, teams) run on whatever
 //! state the bytes decode to.
 //!
 //! A third parse asks for the position and health props only, so its
-//! `TickCollector` reads every class but the players, teams and game rules
+//! `TicksCollector` reads every class but the players, teams and game rules
 //! past (`Visitor::wants_class`): the skipping path gets the same bytes.
 //! Both tick collectors want no string table beyond the parser's own
 //! (`Visitor::wants_string_table`), so their parses create the other tables
@@ -27,7 +27,8 @@
 #![no_main]
 
 use gamewire_source2::container::{HEADER_LEN, MAGIC_SOURCE2};
-use gamewire_source2::cs2::{TickCollector, FRIENDLY_PROPS};
+use gamewire_query::friendly_props::FRIENDLY_PROPS;
+use gamewire_query::ticks::TicksCollector;
 use gamewire_source2::serializer::SendTables;
 use gamewire_source2::{parse_with, NoVisitor};
 use libfuzzer_sys::fuzz_target;
@@ -42,12 +43,12 @@ fuzz_target!(|data: &[u8]| {
             ["team_name", "total_rounds_played", "game_time", "CCSTeam.m_iScore"]
                 .map(String::from),
         );
-        let mut ticks = TickCollector::new(&props, None);
+        let mut ticks = TicksCollector::new(&props, None);
         let _ = parse_with(data, &mut ticks);
         let players_only: Vec<String> = ["X", "Y", "Z", "health", "team_num", "yaw"]
             .map(String::from)
             .to_vec();
-        let mut ticks = TickCollector::new(&players_only, None);
+        let mut ticks = TicksCollector::new(&players_only, None);
         let _ = parse_with(data, &mut ticks);
     } else {
         let mut demo = Vec::with_capacity(HEADER_LEN + data.len());

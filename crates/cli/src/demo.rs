@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use gamewire_query::input::{self, InputCut, InputError};
-use gamewire_source2::cs2::{Cell, EventCollector, Table, TickCollector};
+use gamewire_query::raw_events::{raw_events_rows, RawEvent, RawEventsCollector};
+use gamewire_query::table::{Cell, Rows};
+use gamewire_query::ticks::TicksCollector;
+use gamewire_query::write::{write_raw_events_jsonl, RowWriter};
 use gamewire_source2::serializer::{FieldModel, SendTables};
 use gamewire_source2::{
     DemoError, DemoParser, DemoState, Entity, EntityChange, FieldPath, Interests, NoVisitor,
@@ -532,88 +535,14 @@ fn unknown_class(state: &DemoState, want: &str) -> String {
 }
 
 /// The names closest to a wrong name (edit distance), at most five.
-pub use gamewire_query::props::closest;
+pub use gamewire_query::prop_checks::closest;
 
-/// Writes rows of fixed columns as JSON Lines or CSV; with a demo name,
-/// every row starts with a `demo` column holding it.
-struct RowWriter {
-    format: RowFormat,
-    /// JSON Lines: (column index, quoted key), keys in sorted order as a
-    /// `serde_json::Map` writes them, rendered once.
-    keys: Vec<(usize, String)>,
-    /// What starts every row: `{` (with `"demo":...,`) or the CSV `demo,`.
-    lead: String,
-    /// The CSV header line, with its newline.
-    header: String,
-}
-
-impl RowWriter {
-    fn new(columns: &[String], format: RowFormat, demo: Option<&str>) -> RowWriter {
-        let mut keys: Vec<(usize, String)> = columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (i, serde_json::to_string(c).unwrap_or_default()))
-            .collect();
-        keys.sort_by(|a, b| columns.get(a.0).cmp(&columns.get(b.0)));
-        keys.dedup_by(|a, b| columns.get(a.0) == columns.get(b.0));
-        let (lead, header) = match format {
-            RowFormat::Jsonl => {
-                let lead = match demo {
-                    Some(d) => format!(
-                        "{{\"demo\":{},",
-                        serde_json::to_string(d).unwrap_or_default()
-                    ),
-                    None => "{".to_string(),
-                };
-                (lead, String::new())
-            }
-            RowFormat::Csv => {
-                let names: Vec<String> = columns.iter().map(|c| csv_field(c)).collect();
-                match demo {
-                    Some(d) => (
-                        format!("{},", csv_field(d)),
-                        format!("demo,{}\n", names.join(",")),
-                    ),
-                    None => (String::new(), format!("{}\n", names.join(","))),
-                }
-            }
-        };
-        RowWriter {
-            format,
-            keys,
-            lead,
-            header,
-        }
-    }
-
-    /// The CSV header line (nothing for JSON Lines).
-    fn header(&self, out: &mut impl Write) -> Result<(), String> {
-        out.write_all(self.header.as_bytes()).map_err(io_err)
-    }
-
-    fn rows(&self, out: &mut impl Write, rows: &[Vec<Cell>]) -> Result<(), String> {
-        for row in rows {
-            out.write_all(self.lead.as_bytes()).map_err(io_err)?;
-            match self.format {
-                RowFormat::Jsonl => {
-                    for (n, (i, key)) in self.keys.iter().enumerate() {
-                        let Some(cell) = row.get(*i) else { continue };
-                        if n > 0 {
-                            out.write_all(b",").map_err(io_err)?;
-                        }
-                        out.write_all(key.as_bytes()).map_err(io_err)?;
-                        out.write_all(b":").map_err(io_err)?;
-                        write_json_cell(out, cell)?;
-                    }
-                    out.write_all(b"}\n").map_err(io_err)?;
-                }
-                RowFormat::Csv => {
-                    let line: Vec<String> = row.iter().map(|c| csv_field(&c.to_string())).collect();
-                    writeln!(out, "{}", line.join(",")).map_err(io_err)?;
-                }
-            }
-        }
-        Ok(())
+/// The writer of a row table in a format; with a demo name, every row
+/// starts with a `demo` column holding it.
+fn row_writer(columns: &[String], format: RowFormat, demo: Option<&str>) -> RowWriter {
+    match format {
+        RowFormat::Jsonl => RowWriter::jsonl(columns, demo),
+        RowFormat::Csv => RowWriter::csv(columns, demo),
     }
 }
 
@@ -621,27 +550,25 @@ impl RowWriter {
 /// column holding it. `header`: the CSV header line (JSON Lines has none).
 fn write_rows(
     out: &mut impl Write,
-    table: &Table,
+    table: &Rows,
     format: RowFormat,
     demo: Option<&str>,
     header: bool,
 ) -> Result<(), String> {
-    let writer = RowWriter::new(&table.columns, format, demo);
-    if header {
-        writer.header(out)?;
-    }
-    writer.rows(out, &table.rows)
+    row_writer(&table.columns, format, demo)
+        .write(out, table, header)
+        .map_err(io_err)
 }
 
 /// Rows a [`StreamedTicks`] holds before writing them.
 const STREAMED_ROWS: usize = 4096;
 
-/// A [`TickCollector`] whose rows are written in batches as they are made: a
+/// A [`TicksCollector`] whose rows are written in batches as they are made: a
 /// long demo's rows are never all held in memory. The props are checked against
 /// the send tables before the first row; the first error (an unknown prop,
 /// output that cannot be written) stops the writing and is kept for the end.
 struct StreamedTicks<'a, W: Write> {
-    collector: TickCollector,
+    collector: TicksCollector,
     props: &'a [String],
     writer: RowWriter,
     out: W,
@@ -661,17 +588,17 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
         demo: Option<&str>,
         out: W,
     ) -> Self {
-        StreamedTicks::with_collector(props, TickCollector::new(props, ticks), format, demo, out)
+        StreamedTicks::with_collector(props, TicksCollector::new(props, ticks), format, demo, out)
     }
 
     fn with_collector(
         props: &'a [String],
-        collector: TickCollector,
+        collector: TicksCollector,
         format: RowFormat,
         demo: Option<&str>,
         out: W,
     ) -> Self {
-        let writer = RowWriter::new(&collector.table.columns, format, demo);
+        let writer = row_writer(&collector.rows.columns, format, demo);
         StreamedTicks {
             collector,
             props,
@@ -686,12 +613,13 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
 
     fn write_pending(&mut self) -> Result<(), String> {
         if !self.header_written {
-            self.writer.header(&mut self.out)?;
+            self.writer.header(&mut self.out).map_err(io_err)?;
             self.header_written = true;
         }
         self.writer
-            .rows(&mut self.out, &self.collector.table.rows)?;
-        self.collector.table.rows.clear();
+            .rows(&mut self.out, &self.collector.rows.rows)
+            .map_err(io_err)?;
+        self.collector.rows.rows.clear();
         Ok(())
     }
 
@@ -737,39 +665,11 @@ impl<W: Write> Visitor for StreamedTicks<'_, W> {
         // Rows go out in batches: memory stays bounded on a long demo, and a
         // short one is written in one go after the parse (measured: writing
         // every tick's rows at once made a clip's `ticks` 1-3% slower).
-        if self.collector.table.rows.len() >= self.batch_rows {
+        if self.collector.rows.rows.len() >= self.batch_rows {
             if let Err(e) = self.write_pending() {
                 self.error = Some(e);
             }
         }
-    }
-}
-
-/// One cell as JSON. Floats are written as the `f64` they widen to (as
-/// `serde_json::to_value` stores them), non-finite ones as `null`.
-fn write_json_cell(out: &mut impl Write, cell: &Cell) -> Result<(), String> {
-    let json = |e: serde_json::Error| format!("writing output: {e}");
-    match cell {
-        Cell::Float(x) => serde_json::to_writer(&mut *out, &f64::from(*x)).map_err(json),
-        Cell::Floats(v) => {
-            out.write_all(b"[").map_err(io_err)?;
-            for (n, x) in v.iter().enumerate() {
-                if n > 0 {
-                    out.write_all(b",").map_err(io_err)?;
-                }
-                serde_json::to_writer(&mut *out, &f64::from(*x)).map_err(json)?;
-            }
-            out.write_all(b"]").map_err(io_err)
-        }
-        other => serde_json::to_writer(&mut *out, other).map_err(json),
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 
@@ -786,76 +686,6 @@ fn check_event_names(names: &[String], declared: &[&str], missing: &str) -> Resu
     }
 }
 
-/// Events as JSON Lines: each event with its own keys only (and `demo`).
-fn write_events_jsonl(
-    out: &mut impl Write,
-    events: &[gamewire_source2::cs2::EventRow],
-    demo: Option<&str>,
-) -> Result<(), String> {
-    for (name, tick, cols) in events {
-        let mut obj = serde_json::Map::new();
-        if let Some(d) = demo {
-            obj.insert("demo".into(), d.into());
-        }
-        obj.insert("event".into(), name.clone().into());
-        obj.insert("tick".into(), (*tick).into());
-        for (k, v) in cols {
-            obj.insert(
-                k.clone(),
-                serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
-            );
-        }
-        serde_json::to_writer(&mut *out, &obj).map_err(|e| e.to_string())?;
-        writeln!(out).map_err(io_err)?;
-    }
-    Ok(())
-}
-
-/// Events as one table: (`demo`,) `event`, `tick`, then the union of the
-/// keys in first-seen order; a key an event lacks is null.
-fn events_table(demos: Vec<(Option<String>, Vec<gamewire_source2::cs2::EventRow>)>) -> Table {
-    let with_demo = demos.iter().any(|(d, _)| d.is_some());
-    let mut columns: Vec<String> = Vec::new();
-    if with_demo {
-        columns.push("demo".into());
-    }
-    columns.extend(["event".to_string(), "tick".to_string()]);
-    let fixed = columns.len();
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (_, events) in &demos {
-        for (_, _, cols) in events {
-            for (k, _) in cols {
-                if !index.contains_key(k) && !columns[..fixed].contains(k) {
-                    index.insert(k.clone(), columns.len());
-                    columns.push(k.clone());
-                }
-            }
-        }
-    }
-    let total = demos.iter().map(|(_, e)| e.len()).sum();
-    let mut rows = Vec::with_capacity(total);
-    for (demo, events) in demos {
-        for (name, tick, cols) in events {
-            let mut row = vec![Cell::Null; columns.len()];
-            let mut lead = Vec::with_capacity(fixed);
-            if with_demo {
-                lead.push(Cell::Str(demo.clone().unwrap_or_default()));
-            }
-            lead.extend([Cell::Str(name), Cell::Int(i64::from(tick))]);
-            for (slot, cell) in row.iter_mut().zip(lead) {
-                *slot = cell;
-            }
-            for (k, v) in cols {
-                if let Some(slot) = index.get(&k).and_then(|&i| row.get_mut(i)) {
-                    *slot = v;
-                }
-            }
-            rows.push(row);
-        }
-    }
-    Table { columns, rows }
-}
-
 /// `gamewire events`.
 pub fn events(args: EventsArgs) -> Result<(), String> {
     let names = (!args.name.is_empty()).then(|| args.name.clone());
@@ -864,7 +694,7 @@ pub fn events(args: EventsArgs) -> Result<(), String> {
     }
     let path = args.demos.first().ok_or("no demo given")?;
     let data = read_demo(path)?;
-    let mut collector = EventCollector::new(names);
+    let mut collector = RawEventsCollector::new(names);
     let parsed = parse_keeping_cut(path, &data, &mut collector, None)?;
     let state = leave_to_exit(parsed.state);
     let mut out = stdout();
@@ -877,9 +707,9 @@ pub fn events(args: EventsArgs) -> Result<(), String> {
         check_event_names(&args.name, &declared, "the demo declares no event")?;
         let events = std::mem::take(&mut collector.events);
         if args.format == RowFormat::Jsonl {
-            write_events_jsonl(&mut out, leave_to_exit(events), None)?;
+            write_raw_events_jsonl(&mut out, leave_to_exit(events), None).map_err(io_err)?;
         } else {
-            let table = events_table(vec![(None, events)]);
+            let table = raw_events_rows(vec![(None, events)]);
             write_rows(&mut out, leave_to_exit(table), args.format, None, true)?;
         }
     }
@@ -897,7 +727,7 @@ struct DemoEvents {
     /// JSON Lines, already written (`--format jsonl`).
     jsonl: Vec<u8>,
     /// The events themselves (`--format csv`: one table over all demos).
-    events: Vec<gamewire_source2::cs2::EventRow>,
+    events: Vec<RawEvent>,
     /// The names of the events seen (`--list`).
     seen: Vec<String>,
     /// The event names the demo declares.
@@ -906,13 +736,13 @@ struct DemoEvents {
 
 fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), String> {
     let work = |path: &Path, label: &str, cache: &Arc<SendTableCache>| {
-        let mut collector = EventCollector::new(names.clone());
+        let mut collector = RawEventsCollector::new(names.clone());
         let parsed = with_demo(path, |data| {
             parse_keeping_cut(path, data, &mut collector, Some(cache))
         })?;
         let mut jsonl = Vec::new();
         if args.format == RowFormat::Jsonl && !args.list {
-            write_events_jsonl(&mut jsonl, &collector.events, Some(label))?;
+            write_raw_events_jsonl(&mut jsonl, &collector.events, Some(label)).map_err(io_err)?;
             collector.events = Vec::new();
         }
         let demo = DemoEvents {
@@ -947,7 +777,7 @@ fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), S
             writeln!(out, "{name}").map_err(io_err)?;
         }
     } else if args.format == RowFormat::Csv {
-        write_rows(&mut out, &events_table(tables), args.format, None, true)?;
+        write_rows(&mut out, &raw_events_rows(tables), args.format, None, true)?;
     }
     out.flush().map_err(io_err)?;
     failures.every()?;
@@ -957,8 +787,8 @@ fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), S
 }
 
 /// The collector of `gamewire ticks`: its props, ticks and players.
-fn ticks_collector(args: &TicksArgs, ticks: Option<Vec<i32>>) -> TickCollector {
-    TickCollector::new(&args.props, ticks)
+fn ticks_collector(args: &TicksArgs, ticks: Option<Vec<i32>>) -> TicksCollector {
+    TicksCollector::new(&args.props, ticks)
         .with_players((!args.players.is_empty()).then(|| args.players.clone()))
 }
 
@@ -1035,11 +865,11 @@ fn leave_to_exit<T>(value: T) -> &'static T {
 }
 
 /// Fails with the closest names when a prop is unknown: not a friendly name
-/// (player, team or game-wide, see [`gamewire_query::props::player_prop_names`])
+/// (player, team or game-wide, see [`gamewire_query::prop_checks::player_prop_names`])
 /// and not a raw path of the pawn, controller, team or game rules. A friendly
 /// name whose field this game build lacks reads as null.
 fn check_props(state: &DemoState, props: &[String]) -> Result<(), String> {
-    use gamewire_query::props::{player_prop_known, player_prop_names};
+    use gamewire_query::prop_checks::{player_prop_known, player_prop_names};
     let Some(tables) = state.send_tables.as_ref() else {
         return Ok(());
     };
@@ -1294,7 +1124,7 @@ pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
             }
         }
         RowFormat::Csv => {
-            let mut table = Table {
+            let mut table = Rows {
                 columns: ["tick", "id", "message", "kind", "data"]
                     .iter()
                     .map(|s| s.to_string())
@@ -1338,12 +1168,12 @@ mod tests {
             .to_vec();
         for format in [RowFormat::Csv, RowFormat::Jsonl] {
             for demo in [None, Some("14065")] {
-                let mut whole = TickCollector::new(&props, None);
+                let mut whole = TicksCollector::new(&props, None);
                 let mut parser = DemoParser::new(&data).unwrap();
                 parser.run(&mut whole).unwrap();
-                assert!(whole.table.rows.len() > 100);
+                assert!(whole.rows.rows.len() > 100);
                 let mut expected = Vec::new();
-                write_rows(&mut expected, &whole.table, format, demo, true).unwrap();
+                write_rows(&mut expected, &whole.rows, format, demo, true).unwrap();
                 for batch in [1, 7, 64, STREAMED_ROWS] {
                     let mut streamed = StreamedTicks::new(&props, None, format, demo, Vec::new());
                     streamed.batch_rows = batch;

@@ -13,12 +13,13 @@
 
 use rustc_hash::FxHashMap;
 
-use gamewire_source2::cs2::{entity_position, Cell};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::DemoState;
 
 use crate::matches::{boolean, float, int, text, who_and_pawn};
-use crate::props::Paths;
+use crate::player_props::entity_position;
+use crate::prop_paths::PropCache;
+use crate::table::Cell;
 use crate::table::{Kind, Table};
 
 /// Columns of `shots` (one row per `weapon_fire`).
@@ -107,7 +108,7 @@ const INFERNO_EVENTS: (&str, &str) = ("inferno_startburn", "inferno_expire");
 /// X, Y, Z of a pawn (null without one).
 fn position(
     state: &DemoState,
-    paths: &mut Paths,
+    paths: &mut PropCache,
     pawn: Option<&gamewire_source2::Entity>,
 ) -> [Cell; 3] {
     match pawn.and_then(|p| entity_position(state, paths, p)) {
@@ -119,7 +120,7 @@ fn position(
 /// Pitch and yaw of a pawn's eyes (null without one).
 fn view(
     state: &DemoState,
-    paths: &mut Paths,
+    paths: &mut PropCache,
     pawn: Option<&gamewire_source2::Entity>,
 ) -> [Cell; 2] {
     let angles = pawn
@@ -160,7 +161,12 @@ impl Effects {
         }
     }
 
-    fn effect(state: &DemoState, paths: &mut Paths, ev: &GameEvent, start: Option<i32>) -> Effect {
+    fn effect(
+        state: &DemoState,
+        paths: &mut PropCache,
+        ev: &GameEvent,
+        start: Option<i32>,
+    ) -> Effect {
         let (thrower, _) = who_and_pawn(state, paths, ev, "userid");
         Effect {
             start_tick: start,
@@ -169,7 +175,7 @@ impl Effects {
         }
     }
 
-    fn on_event(&mut self, state: &DemoState, paths: &mut Paths, ev: &GameEvent) {
+    fn on_event(&mut self, state: &DemoState, paths: &mut PropCache, ev: &GameEvent) {
         let id = ev
             .get("entityid")
             .and_then(EventValue::as_i64)
@@ -225,7 +231,7 @@ pub struct ActionTables {
     infernos: Option<Effects>,
     flashes: Option<Table>,
     footsteps: Option<Table>,
-    paths: Paths,
+    paths: PropCache,
 }
 
 /// Which action tables to build.
@@ -261,7 +267,7 @@ impl ActionTables {
             footsteps: kinds
                 .footsteps
                 .then(|| Table::with_schema("footsteps", FOOTSTEPS)),
-            paths: Paths::default(),
+            paths: PropCache::default(),
         }
     }
 

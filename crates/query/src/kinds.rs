@@ -17,12 +17,14 @@
 //! Where nothing is declared (a raw path on a class the demo does not
 //! have), the type falls back to the values ([`crate::table::infer_kind`]).
 
-use gamewire_source2::cs2::{resolve_prop_decoder, Computed, Owner, PropSource, UserCommandField};
 use gamewire_source2::serializer::{FieldDecoder, SendTables, SerializerId};
 use gamewire_source2::DemoState;
 
-use crate::props::{projectile_serializers, weapon_serializers, OtherSource, PlayerSource};
+use crate::classes::{projectile_serializers, weapon_serializers};
+use crate::friendly_props::{Computed, Owner, PropSource, UserCommandField};
+use crate::prop_paths::resolve_prop_decoder;
 use crate::table::Kind;
+use crate::world::{OtherSource, PlayerSource};
 
 /// The column type of a game-event key type (1..=9).
 pub fn event_key_kind(key_type: i32) -> Option<Kind> {

@@ -23,16 +23,44 @@
 //! ```
 #![forbid(unsafe_code)]
 
+// The modules, bottom up: each uses only modules listed before it, so
+// their imports form no circle.
+// - the table model and its writers: `error`, `input`, `table` (Cell, Rows,
+//   Column, Table), `raw_events` (the game events as sent, `gamewire
+//   events`), `write` (CSV, JSON Lines, Parquet);
+// - names: `coords`, `item_names`, `classes`, `prop_paths` (dotted names to
+//   field paths), `friendly_props` (demoparser2's names), `world`
+//   (game-wide and team props), `players`, `player_props` (reading them),
+//   `kinds` (column types), `prop_checks`, `event_players`;
+// - collectors, one per table family: `ticks`, `matches` (rounds, kills,
+//   damages, purchases), `actions` (shots, bomb, smokes, ...), `grenades`,
+//   `events`, `collect` (players, chat, econ, combat log, user commands),
+//   `updated_fields`;
+// - this file: the query, the visitor that fans a pass out to the
+//   collectors (`Collectors`), and the runs.
 pub mod actions;
+pub mod classes;
 pub mod collect;
+pub mod coords;
 pub mod error;
-pub mod fields;
+pub mod event_players;
+pub mod events;
+pub mod friendly_props;
+pub mod grenades;
 pub mod input;
+pub mod item_names;
 pub mod kinds;
 pub mod matches;
-pub mod props;
+pub mod player_props;
+pub mod players;
+pub mod prop_checks;
+pub mod prop_paths;
+pub mod raw_events;
 pub mod run;
 pub mod table;
+pub mod ticks;
+pub mod updated_fields;
+pub mod world;
 pub mod write;
 
 use std::str::FromStr;
@@ -46,17 +74,18 @@ pub use gamewire_source2::{DemoError, DemoState, Interests, SendTableCache, Visi
 pub use error::QueryError;
 pub use input::{DemoInput, InputCut, InputError};
 pub use run::{Cut, Parsed, RunOptions};
-pub use table::{Column, Kind, Table};
+pub use table::{Cell, Column, Kind, Rows, Table};
 
 use actions::{ActionKinds, ActionTables};
 use collect::{
-    ChatCollector, CombatLogCollector, EconCollector, EventsCollector, GrenadesCollector,
-    PlayersCollector, TicksCollector, UserCommandsCollector, ENTITIES_FIRST_EVENTS,
-    SYNTHETIC_EVENTS,
+    ChatCollector, CombatLogCollector, EconCollector, PlayersCollector, UserCommandsCollector,
 };
-use fields::UpdatedFieldsCollector;
+use events::{EventsCollector, ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS};
+use grenades::GrenadesCollector;
 use matches::MatchTables;
-use props::{player_source, PlayerSource};
+use ticks::TicksCollector;
+use updated_fields::UpdatedFieldsCollector;
+use world::{player_source, PlayerSource};
 
 /// A table a query can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -179,7 +208,7 @@ impl FromStr for TableKind {
         Err(QueryError::UnknownTable {
             name: s.to_string(),
             valid: names.join(", "),
-            closest: props::closest(s, &names).join(", "),
+            closest: prop_checks::closest(s, &names).join(", "),
         })
     }
 }
@@ -222,7 +251,7 @@ impl Query {
     }
 
     /// Whether the tables read no entity but the player row classes
-    /// ([`gamewire_source2::cs2::is_player_row_class`]): only `ticks`,
+    /// ([`classes::is_player_row_class`]): only `ticks`,
     /// `players`, `events` and tables that read no entity, with props that
     /// follow no handle to another entity (no weapon or inventory prop).
     pub fn reads_player_classes_only(&self) -> bool {
@@ -301,7 +330,7 @@ impl Query {
                     if !declared.contains(&n.as_str()) {
                         return Err(QueryError::UnknownEvent {
                             name: n.clone(),
-                            closest: props::closest(n, &declared).join(", "),
+                            closest: prop_checks::closest(n, &declared).join(", "),
                         });
                     }
                 }
@@ -309,37 +338,37 @@ impl Query {
         }
         if self.wants(TableKind::Events) || self.wants(TableKind::Ticks) {
             for p in &self.player_props {
-                if !props::player_prop_known(state, p) {
-                    let names = props::player_prop_names();
+                if !prop_checks::player_prop_known(state, p) {
+                    let names = prop_checks::player_prop_names();
                     return Err(QueryError::UnknownProp {
                         what: "player",
                         name: p.clone(),
                         valid: names.join(", "),
-                        closest: props::closest(p, &names).join(", "),
+                        closest: prop_checks::closest(p, &names).join(", "),
                     });
                 }
             }
         }
         if self.wants(TableKind::Grenades) {
             for p in &self.grenade_props {
-                if !props::grenade_prop_known(state, p) {
-                    let names = props::grenade_prop_names(state);
+                if !prop_checks::grenade_prop_known(state, p) {
+                    let names = prop_checks::grenade_prop_names(state);
                     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
                     return Err(QueryError::UnknownGrenadeProp {
                         name: p.clone(),
-                        closest: props::closest(p, &refs).join(", "),
+                        closest: prop_checks::closest(p, &refs).join(", "),
                     });
                 }
             }
         }
         for p in &self.other_props {
-            if !props::other_prop_known(state, p) {
-                let names = props::other_names();
+            if !prop_checks::other_prop_known(state, p) {
+                let names = world::other_names();
                 return Err(QueryError::UnknownProp {
                     what: "game-wide",
                     name: p.clone(),
                     valid: names.join(", "),
-                    closest: props::closest(p, &names).join(", "),
+                    closest: prop_checks::closest(p, &names).join(", "),
                 });
             }
         }
@@ -381,9 +410,10 @@ impl Collectors {
             events: q
                 .wants(Events)
                 .then(|| EventsCollector::new(q.events.clone(), &q.player_props, &q.other_props)),
-            ticks: q
-                .wants(Ticks)
-                .then(|| TicksCollector::new(&q.player_props, q.ticks.clone(), q.players.clone())),
+            ticks: q.wants(Ticks).then(|| {
+                TicksCollector::new(&q.player_props, q.ticks.clone())
+                    .with_players(q.players.clone())
+            }),
             players: q.wants(Players).then(PlayersCollector::default),
             chat: q.wants(Chat).then(ChatCollector::default),
             user_commands: q.wants(UserCommands).then(UserCommandsCollector::default),
@@ -484,7 +514,7 @@ impl Visitor for Collectors {
     }
 
     fn wants_class(&self, class_name: &str) -> bool {
-        !self.only_player_classes || gamewire_source2::cs2::is_player_row_class(class_name)
+        !self.only_player_classes || classes::is_player_row_class(class_name)
     }
 
     /// No table reads a string table the parser does not decode for its

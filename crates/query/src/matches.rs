@@ -4,11 +4,12 @@
 //! `round_freeze_end`, `round_end`, `round_officially_ended`,
 //! `player_death`, `player_hurt`, `item_purchase`).
 
-use gamewire_source2::cs2::Cell;
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::DemoState;
 
-use crate::props::{event_player, identity, Paths, PlayerEnts};
+use crate::event_players::{event_player, identity, PlayerEnts};
+use crate::prop_paths::PropCache;
+use crate::table::Cell;
 use crate::table::{Kind, Table};
 
 /// demoparser2's hit group names (`hitgroup` key of `player_hurt` and
@@ -103,14 +104,14 @@ fn opt_str(s: Option<&str>) -> Cell {
 }
 
 /// Name, steam id and team of the player an event key names.
-fn who(state: &DemoState, paths: &mut Paths, ev: &GameEvent, key: &str) -> [Cell; 3] {
+fn who(state: &DemoState, paths: &mut PropCache, ev: &GameEvent, key: &str) -> [Cell; 3] {
     who_and_pawn(state, paths, ev, key).0
 }
 
 /// [`who`], and the player's pawn.
 pub(crate) fn who_and_pawn<'s>(
     state: &'s DemoState,
-    paths: &mut Paths,
+    paths: &mut PropCache,
     ev: &GameEvent,
     key: &str,
 ) -> ([Cell; 3], Option<&'s gamewire_source2::Entity>) {
@@ -225,7 +226,7 @@ pub struct MatchTables {
     pub purchases: Option<Table>,
     open: Option<Round>,
     done: Vec<Round>,
-    paths: Paths,
+    paths: PropCache,
 }
 
 impl MatchTables {
@@ -238,7 +239,7 @@ impl MatchTables {
             purchases: purchases.then(|| Table::with_schema("purchases", PURCHASES)),
             open: None,
             done: Vec::new(),
-            paths: Paths::default(),
+            paths: PropCache::default(),
         }
     }
 

@@ -1,6 +1,94 @@
-//! Typed columnar tables.
+//! The table model: a [`Table`] of typed columns ([`Column`], [`Kind`]),
+//! gathered from rows of [`Cell`]s ([`Rows`]). Every table gamewire
+//! writes is one of these (the `write` module).
 
-use gamewire_source2::cs2::Cell;
+use gamewire_source2::{EventValue, Value};
+
+/// A cell of an output table.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Cell {
+    /// Missing.
+    Null,
+    /// Boolean.
+    Bool(bool),
+    /// Signed integer.
+    Int(i64),
+    /// Unsigned integer (steam ids).
+    UInt(u64),
+    /// Float.
+    Float(f32),
+    /// Text.
+    Str(String),
+    /// Vector.
+    Floats(Vec<f32>),
+    /// A list of text (an inventory).
+    Strs(Vec<String>),
+    /// A list of unsigned integers (item indices, steam ids).
+    UInts(Vec<u64>),
+}
+
+impl Cell {
+    /// The cell for an entity value (vectors as float lists).
+    pub fn from_value(v: &Value) -> Cell {
+        match v {
+            Value::Bool(b) => Cell::Bool(*b),
+            Value::I32(x) => Cell::Int(i64::from(*x)),
+            Value::I64(x) => Cell::Int(*x),
+            Value::U32(x) => Cell::Int(i64::from(*x)),
+            Value::U64(x) => Cell::UInt(*x),
+            Value::F32(x) => Cell::Float(*x),
+            Value::String(s) => Cell::Str(s.to_string()),
+            other => match other.as_floats() {
+                Some(f) => Cell::Floats(f.to_vec()),
+                None => Cell::Str(other.to_string()),
+            },
+        }
+    }
+
+    /// The cell for a game-event value.
+    pub fn from_event(v: &EventValue) -> Cell {
+        match v {
+            EventValue::String(s) => Cell::Str(s.clone()),
+            EventValue::Float(f) => Cell::Float(*f),
+            EventValue::Int(i) => Cell::Int(i64::from(*i)),
+            EventValue::Bool(b) => Cell::Bool(*b),
+            EventValue::U64(u) => Cell::UInt(*u),
+        }
+    }
+}
+
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cell::Null => Ok(()),
+            Cell::Bool(b) => write!(f, "{b}"),
+            Cell::Int(i) => write!(f, "{i}"),
+            Cell::UInt(u) => write!(f, "{u}"),
+            Cell::Float(x) => write!(f, "{x}"),
+            Cell::Str(s) => f.write_str(s),
+            Cell::Floats(v) => {
+                let parts: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                write!(f, "[{}]", parts.join(" "))
+            }
+            // A JSON array: names may hold spaces (`C4 Explosive`).
+            Cell::Strs(v) => f.write_str(&serde_json::to_string(v).map_err(|_| std::fmt::Error)?),
+            Cell::UInts(v) => f.write_str(&serde_json::to_string(v).map_err(|_| std::fmt::Error)?),
+        }
+    }
+}
+
+/// A table as it is gathered, row by row, before its columns are typed:
+/// column names and rows of cells. [`Table::from_cells_typed`] types it;
+/// the row writers of the `write` module write it as it is (`gamewire ticks`
+/// and `gamewire events` stream their rows this way).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Rows {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows, one cell per column.
+    pub rows: Vec<Vec<Cell>>,
+}
 
 /// The type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

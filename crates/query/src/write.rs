@@ -1,4 +1,7 @@
-//! Writing tables: CSV, JSON Lines, Parquet.
+//! Writing tables: a typed [`Table`] as CSV, JSON Lines or Parquet
+//! ([`write_table`]), and rows of cells ([`Rows`]) as CSV or JSON Lines as
+//! they are gathered ([`RowWriter`]). One CSV quoting ([`csv_field`]) and one
+//! cell rendering ([`Cell`]'s `Display`) underneath both.
 
 use std::io::Write;
 use std::str::FromStr;
@@ -11,13 +14,13 @@ use arrow_array::{
     UInt64Array,
 };
 use arrow_schema::{DataType, Field, Schema};
-use gamewire_source2::cs2::Cell;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
 use crate::error::QueryError;
-use crate::table::{Column, Table};
+use crate::raw_events::RawEvent;
+use crate::table::{Cell, Column, Rows, Table};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +76,9 @@ pub fn write_table<W: Write + Send>(
     }
 }
 
-fn csv_field(s: &str) -> String {
+/// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or
+/// a line break.
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -231,5 +236,152 @@ pub fn write_parquet<W: Write + Send>(table: &Table, out: W) -> Result<(), Query
     let mut writer = ArrowWriter::try_new(out, batch.schema(), Some(props)).map_err(perr)?;
     writer.write(&batch).map_err(perr)?;
     writer.close().map_err(perr)?;
+    Ok(())
+}
+
+/// Writes rows of cells ([`Rows`]) as CSV or JSON Lines as they come, batch
+/// by batch (`gamewire ticks` streams its rows this way; `gamewire events`
+/// writes its [`Rows`] at once). With a demo name, every row starts with a
+/// `demo` column holding it. JSON Lines objects have their keys in sorted
+/// order (as a `serde_json::Map` writes them) and floats as the `f64` they
+/// widen to; CSV cells are the cells' `Display`.
+#[derive(Debug, Clone)]
+pub struct RowWriter {
+    json: bool,
+    /// JSON Lines: (column index, quoted key), keys in sorted order,
+    /// rendered once.
+    keys: Vec<(usize, String)>,
+    /// What starts every row: `{` (with `"demo":...,`) or the CSV `demo,`.
+    lead: String,
+    /// The CSV header line, with its newline.
+    header: String,
+}
+
+impl RowWriter {
+    /// A writer of CSV lines: a header line ([`RowWriter::header`]), then
+    /// one line per row.
+    pub fn csv(columns: &[String], demo: Option<&str>) -> RowWriter {
+        let names: Vec<String> = columns.iter().map(|c| csv_field(c)).collect();
+        let (lead, header) = match demo {
+            Some(d) => (
+                format!("{},", csv_field(d)),
+                format!("demo,{}\n", names.join(",")),
+            ),
+            None => (String::new(), format!("{}\n", names.join(","))),
+        };
+        RowWriter {
+            json: false,
+            keys: Vec::new(),
+            lead,
+            header,
+        }
+    }
+
+    /// A writer of JSON Lines: one object per row, no header.
+    pub fn jsonl(columns: &[String], demo: Option<&str>) -> RowWriter {
+        let mut keys: Vec<(usize, String)> = columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i, serde_json::to_string(c).unwrap_or_default()))
+            .collect();
+        keys.sort_by(|a, b| columns.get(a.0).cmp(&columns.get(b.0)));
+        keys.dedup_by(|a, b| columns.get(a.0) == columns.get(b.0));
+        let lead = match demo {
+            Some(d) => format!(
+                "{{\"demo\":{},",
+                serde_json::to_string(d).unwrap_or_default()
+            ),
+            None => "{".to_string(),
+        };
+        RowWriter {
+            json: true,
+            keys,
+            lead,
+            header: String::new(),
+        }
+    }
+
+    /// Writes the CSV header line (nothing for JSON Lines).
+    pub fn header(&self, out: &mut impl Write) -> std::io::Result<()> {
+        out.write_all(self.header.as_bytes())
+    }
+
+    /// Writes rows, one cell per column.
+    pub fn rows(&self, out: &mut impl Write, rows: &[Vec<Cell>]) -> std::io::Result<()> {
+        for row in rows {
+            out.write_all(self.lead.as_bytes())?;
+            if self.json {
+                for (n, (i, key)) in self.keys.iter().enumerate() {
+                    let Some(cell) = row.get(*i) else { continue };
+                    if n > 0 {
+                        out.write_all(b",")?;
+                    }
+                    out.write_all(key.as_bytes())?;
+                    out.write_all(b":")?;
+                    write_json_cell(out, cell)?;
+                }
+                out.write_all(b"}\n")?;
+            } else {
+                let line: Vec<String> = row.iter().map(|c| csv_field(&c.to_string())).collect();
+                writeln!(out, "{}", line.join(","))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a whole [`Rows`]: the CSV header line when `header`, then the
+    /// rows.
+    pub fn write(&self, out: &mut impl Write, rows: &Rows, header: bool) -> std::io::Result<()> {
+        if header {
+            self.header(out)?;
+        }
+        self.rows(out, &rows.rows)
+    }
+}
+
+/// One cell as JSON. Floats are written as the `f64` they widen to (as
+/// `serde_json::to_value` stores them), non-finite ones as `null`.
+pub fn write_json_cell(out: &mut impl Write, cell: &Cell) -> std::io::Result<()> {
+    match cell {
+        Cell::Float(x) => serde_json::to_writer(&mut *out, &f64::from(*x))?,
+        Cell::Floats(v) => {
+            out.write_all(b"[")?;
+            for (n, x) in v.iter().enumerate() {
+                if n > 0 {
+                    out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *out, &f64::from(*x))?;
+            }
+            out.write_all(b"]")?;
+        }
+        other => serde_json::to_writer(&mut *out, other)?,
+    }
+    Ok(())
+}
+
+/// Game events as sent ([`RawEvent`]) as JSON Lines: each event with its
+/// own keys only (`event`, `tick`, then its keys, in sorted order), after a
+/// `demo` key when given.
+pub fn write_raw_events_jsonl(
+    out: &mut impl Write,
+    events: &[RawEvent],
+    demo: Option<&str>,
+) -> std::io::Result<()> {
+    for (name, tick, cols) in events {
+        let mut obj = serde_json::Map::new();
+        if let Some(d) = demo {
+            obj.insert("demo".into(), d.into());
+        }
+        obj.insert("event".into(), name.clone().into());
+        obj.insert("tick".into(), (*tick).into());
+        for (k, v) in cols {
+            obj.insert(
+                k.clone(),
+                serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+            );
+        }
+        serde_json::to_writer(&mut *out, &obj)?;
+        writeln!(out)?;
+    }
     Ok(())
 }

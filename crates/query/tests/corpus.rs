@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use gamewire_query::raw_events::RawEventsCollector;
 use gamewire_query::write::{record_batch, write_table, Format};
 use gamewire_query::{Column, InputError, Kind, Query, QueryError, Table, TableKind};
 
@@ -23,7 +24,7 @@ fn run_with_state(
 ) -> Result<(Vec<Table>, gamewire_query::DemoState), QueryError> {
     q.run(data).map(|p| (p.tables, p.state))
 }
-use gamewire_source2::cs2::{Cell, EventCollector};
+use gamewire_query::Cell;
 
 fn corpus() -> PathBuf {
     gamewire_corpus::root()
@@ -151,7 +152,7 @@ fn events_have_player_and_game_columns() {
     };
     let t = run(&q, &data).unwrap().remove(0);
     // As many rows as the parser's own event collector sees.
-    let mut ec = EventCollector::new(None);
+    let mut ec = RawEventsCollector::new(None);
     gamewire_source2::parse_with(&data, &mut ec).unwrap();
     assert_eq!(t.rows(), ec.events.len());
     let names = t.column_names();
@@ -218,7 +219,7 @@ fn damages_and_rounds_on_real_events() {
     // round_freeze_end (a round whose start precedes the clip).
     for (demo, hurts) in [("cs2/14011.dem", 3), ("cs2/14150_ag2.dem", 7)] {
         let data = std::fs::read(corpus().join(demo)).unwrap();
-        let mut ec = EventCollector::new(Some(vec!["player_hurt".into()]));
+        let mut ec = RawEventsCollector::new(Some(vec!["player_hurt".into()]));
         gamewire_source2::parse_with(&data, &mut ec).unwrap();
         assert_eq!(ec.events.len(), hurts);
         let q = Query {
@@ -562,7 +563,8 @@ fn event_player_props_read_what_ticks_read() {
     // The props an event row gets for a player are read like the ticks
     // table reads them (checked against demoparser2 above): compare at the
     // last tick of 14065 for the human player (slot 0).
-    use gamewire_query::props::{player_by_slot, player_prop, Paths};
+    use gamewire_query::event_players::{player_by_slot, player_prop};
+    use gamewire_query::prop_paths::PropCache;
     let props = [
         "X",
         "Y",
@@ -583,10 +585,10 @@ fn event_player_props_read_what_ticks_read() {
     let ticks = &tables[0];
     let last = ticks.row(ticks.rows() - 1);
     assert_eq!(last[props.len()], Cell::Int(i64::from(state.tick)));
-    let mut paths = Paths::default();
+    let mut paths = PropCache::default();
     let p = player_by_slot(&state, &mut paths, 0);
     for (i, name) in props.iter().enumerate() {
-        let src = gamewire_source2::cs2::prop_source(name);
+        let src = gamewire_query::friendly_props::prop_source(name);
         let cell = player_prop(&state, &mut paths, &p, &src);
         assert_ne!(cell, Cell::Null, "{name}");
         // Ticks columns are typed: compare through the same column type.
@@ -873,23 +875,23 @@ fn team_and_game_wide_props_on_the_corpus() {
         )
         .unwrap();
         assert!(state.send_tables.is_some());
-        for name in gamewire_query::props::other_names() {
+        for name in gamewire_query::world::other_names() {
             assert!(
-                gamewire_query::props::other_prop_known(&state, name),
+                gamewire_query::prop_checks::other_prop_known(&state, name),
                 "{} {name}",
                 demo.display()
             );
             assert!(
-                gamewire_query::props::player_prop_known(&state, name),
+                gamewire_query::prop_checks::player_prop_known(&state, name),
                 "{} {name}",
                 demo.display()
             );
         }
-        assert!(!gamewire_query::props::other_prop_known(
+        assert!(!gamewire_query::prop_checks::other_prop_known(
             &state,
             "t_team_nme"
         ));
-        assert!(!gamewire_query::props::other_prop_known(
+        assert!(!gamewire_query::prop_checks::other_prop_known(
             &state,
             "CCSTeam.m_nope"
         ));
@@ -897,14 +899,14 @@ fn team_and_game_wide_props_on_the_corpus() {
 }
 
 #[test]
-fn ticks_equal_the_parsers_tick_collector() {
-    // The query's typed ticks table holds the rows of
-    // gamewire_source2::cs2::TickCollector (`gamewire ticks`; checked against
+fn ticks_table_types_the_collected_rows() {
+    // The query's typed ticks table holds the rows the ticks collector
+    // gathers as cells (what `gamewire ticks` writes; checked against
     // demoparser2 by scripts/compare_demoparser2.py), each cell in its
     // column's declared type, for every friendly name (pawn, controller,
     // active weapon, buttons, computed, velocity, team and game-wide props)
     // and raw names, on every CS2 demo (also those demoparser2 cannot read).
-    let mut props: Vec<&str> = gamewire_query::props::player_prop_names();
+    let mut props: Vec<&str> = gamewire_query::prop_checks::player_prop_names();
     props.extend([
         "CCSPlayerController.m_iPing",
         "CCSPlayer_MovementServices.m_flMaxspeed",
@@ -921,12 +923,12 @@ fn ticks_equal_the_parsers_tick_collector() {
         };
         let t = run(&q, &data).unwrap().remove(0);
         let names: Vec<String> = props.iter().map(|p| p.to_string()).collect();
-        let mut tc = gamewire_source2::cs2::TickCollector::new(&names, None);
+        let mut tc = gamewire_query::ticks::TicksCollector::new(&names, None);
         gamewire_source2::parse_with(&data, &mut tc).unwrap();
-        assert_eq!(t.rows(), tc.table.rows.len(), "{}", demo.display());
+        assert_eq!(t.rows(), tc.rows.rows.len(), "{}", demo.display());
         assert!(t.rows() > 100, "{}", demo.display());
         assert_eq!(t.columns.len(), props.len() + 3);
-        for (r, row) in tc.table.rows.iter().enumerate() {
+        for (r, row) in tc.rows.rows.iter().enumerate() {
             for (c, cell) in row.iter().enumerate() {
                 let (name, col) = &t.columns[c];
                 let mut want = Column::new(col.kind());
@@ -1224,7 +1226,7 @@ fn dota_combat_log_names_resolve_to_the_heroes_in_the_game() {
 /// entity kind matches its name's prefix.
 #[test]
 fn updated_fields_are_ticks_props() {
-    use gamewire_query::props::player_prop_known;
+    use gamewire_query::prop_checks::player_prop_known;
     for demo in ["14011", "14065", "14132", "14150_ag2", "14155"] {
         let data = std::fs::read(corpus().join(format!("cs2/{demo}.dem"))).unwrap();
         let q = Query {
@@ -1335,8 +1337,9 @@ fn grenade_extra_props_are_typed_by_the_projectile_classes() {
 /// (the heroes unprefixed, `CDOTAPlayerController.`).
 #[test]
 fn updated_fields_of_players_read_values() {
+    use gamewire_query::friendly_props::{prop_source, PropSource};
     use gamewire_query::kinds::field_decoder;
-    use gamewire_source2::cs2::{prop_source, PropCache, PropSource};
+    use gamewire_query::prop_paths::PropCache;
     use gamewire_source2::{DemoState, Interests, Visitor};
 
     struct Unread {
@@ -1418,12 +1421,13 @@ fn updated_fields_of_players_read_values() {
 /// demo its tables equal those of the same query decoding every class.
 #[test]
 fn player_tables_read_other_classes_past_and_equal_a_full_decode() {
-    use gamewire_source2::cs2::{TickCollector, FRIENDLY_PROPS};
+    use gamewire_query::friendly_props::FRIENDLY_PROPS;
+    use gamewire_query::ticks::TicksCollector;
     let player_props: Vec<String> = FRIENDLY_PROPS
         .iter()
         .map(|(name, _)| (*name).to_string())
         .filter(|name| {
-            TickCollector::new(std::slice::from_ref(name), None).reads_player_classes_only()
+            TicksCollector::new(std::slice::from_ref(name), None).reads_player_classes_only()
         })
         .collect();
     assert!(player_props.len() > 100);

@@ -23,7 +23,7 @@ use gamewire_query::{Kind, Query, QueryError, Table, TableKind};
 fn run(q: &Query, data: &[u8]) -> Result<Vec<Table>, QueryError> {
     q.run(data).map(|p| p.tables)
 }
-use gamewire_source2::cs2::Cell;
+use gamewire_query::Cell;
 use serde_json::Value as J;
 
 const DEMOS: [&str; 3] = ["14065", "14132", "14155"];
@@ -122,7 +122,7 @@ fn peer_python() -> Option<PathBuf> {
 
 /// Every game-wide name: the rules props, `game_time`, the team props.
 fn other_props() -> Vec<String> {
-    let mut v: Vec<String> = gamewire_query::props::RULES_PROPS
+    let mut v: Vec<String> = gamewire_query::world::RULES_PROPS
         .iter()
         .map(|(n, _)| n.to_string())
         // Ours only; demoparser2 has no such name.

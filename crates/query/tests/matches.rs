@@ -4,10 +4,11 @@
 //! the expected rows are written out by hand.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use gamewire_query::collect::{EventsCollector, GrenadeTracker, GrenadesCollector};
+use gamewire_query::events::EventsCollector;
+use gamewire_query::grenades::{GrenadeTracker, GrenadesCollector};
 use gamewire_query::matches::MatchTables;
+use gamewire_query::Cell;
 use gamewire_query::{Collectors, Column, Kind, Query, Table, TableKind};
-use gamewire_source2::cs2::Cell;
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::{DemoState, NoVisitor, PlayerInfo, Visitor};
 

@@ -15,8 +15,7 @@
 //! - [`messages`]: user messages and protobuf game events, decoded by id;
 //! - [`usercmd`]: CS2's user commands (the players' input);
 //! - [`econ`]: CS2's economy items (end-of-match drops and equipped skins);
-//! - [`dota`]: Dota 2's combat log;
-//! - [`cs2`]: CS2-specific prop names and helpers.
+//! - [`dota`]: Dota 2's combat log.
 //!
 //! ```no_run
 //! use gamewire_source2::{parse_with, NoVisitor};
@@ -29,7 +28,6 @@
 pub mod broadcast;
 pub mod cache;
 pub mod container;
-pub mod cs2;
 pub mod dota;
 pub mod econ;
 pub mod entity;

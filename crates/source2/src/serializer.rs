@@ -1702,8 +1702,8 @@ impl SendTables {
     /// serializer (`CCSPlayer_CameraServices.m_iFOV`,
     /// `CCSPlayerController_ActionTrackingServices.CSPerRoundStats_t.m_iKills`),
     /// array elements by the array (`m_iAmmo`). This is how demoparser2
-    /// names props, and [`crate::cs2::resolve_prop`] accepts table parts
-    /// spelt so. `None` when the path does not resolve or ends at an array
+    /// names props, and the prop names of analyst tables accept table
+    /// parts spelt so. `None` when the path does not resolve or ends at an array
     /// length or a pointer (not a value). `poly_index` as in
     /// [`SendTables::path_name`].
     pub fn schema_name(

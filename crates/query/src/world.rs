@@ -3,11 +3,10 @@
 //! entity, and the `CCSTeam` entities. [`player_source`] tells a player prop
 //! name from a team or game-wide one.
 
-use super::{prop_source, Cell, PropCache, PropSource};
-use crate::entity::Entity;
-use crate::parser::DemoState;
-use crate::serializer::SerializerId;
-use crate::value::Value;
+use crate::friendly_props::{prop_source, PropSource};
+use crate::prop_paths::{PropCache, RULES_CLASS};
+use crate::table::Cell;
+use gamewire_source2::{DemoState, Entity, Value};
 
 /// Game-wide props by friendly name (demoparser2's names): fields of the
 /// `CCSGameRules` behind the `CCSGameRulesProxy` entity (`m_pGameRules`).
@@ -187,7 +186,7 @@ impl<'s> World<'s> {
         let mut w = World::default();
         for e in state.entities.iter() {
             match state.class_name(e) {
-                super::RULES_CLASS => w.rules = Some(e),
+                RULES_CLASS => w.rules = Some(e),
                 "CCSTeam" => {
                     let n = paths
                         .value(state, e, "m_iTeamNum")
@@ -249,7 +248,7 @@ pub enum PlayerSource {
 
 impl PlayerSource {
     /// Whether reading it needs no entity but the player row classes
-    /// ([`super::is_player_row_class`]): a team or game-wide prop, or a
+    /// ([`crate::classes::is_player_row_class`]): a team or game-wide prop, or a
     /// player prop that follows no handle to another entity.
     pub fn reads_player_classes_only(&self) -> bool {
         match self {
@@ -278,22 +277,31 @@ pub fn player_source(name: &str) -> PlayerSource {
     PlayerSource::Entity(prop_source(name))
 }
 
-/// Whether a class is a weapon a player can hold (`CAK47`, `CC4`,
-/// `CWeaponGlock`, `CKnife`, the grenades, ...).
-pub fn is_weapon_class(name: &str) -> bool {
-    name.starts_with("CWeapon")
-        || name.ends_with("Grenade")
-        || matches!(
-            name,
-            "CAK47" | "CC4" | "CDEagle" | "CKnife" | "CFlashbang" | "CMolotovGrenade"
-        )
-}
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use crate::friendly_props::Owner;
 
-/// The serializers of the demo's weapon classes.
-pub fn weapon_serializers(state: &DemoState) -> impl Iterator<Item = SerializerId> + '_ {
-    state
-        .classes
-        .iter()
-        .filter(|c| is_weapon_class(&c.name))
-        .filter_map(|c| c.serializer)
+    #[test]
+    fn team_and_game_wide_names_are_told_apart_from_player_props() {
+        assert_eq!(
+            player_source("team_name"),
+            PlayerSource::Team("m_szTeamname".into())
+        );
+        assert_eq!(
+            player_source("total_rounds_played"),
+            PlayerSource::World(OtherSource::Rules(
+                "m_pGameRules.m_totalRoundsPlayed".into()
+            ))
+        );
+        assert_eq!(
+            player_source("game_time"),
+            PlayerSource::World(OtherSource::GameTime)
+        );
+        assert_eq!(
+            player_source("health"),
+            PlayerSource::Entity(PropSource::Raw(Owner::Pawn, "m_iHealth".into()))
+        );
+    }
 }

@@ -1,13 +1,14 @@
 //! In-process timing of the two passes `gamewire ticks` and `gamewire
 //! events` make (parse + collect, no process start, no output writing), for
 //! `scripts/bench_vs_demoparser2.py`:
-//! `cargo run --release -p gamewire-source2 --example ticks_events -- FILE [REPS]`.
+//! `cargo run --release -p gamewire-query --example ticks_events -- FILE [REPS]`.
 //! Prints one line: `best_ticks_s best_events_s rows events`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 
-use gamewire_source2::cs2::{EventCollector, TickCollector};
+use gamewire_query::raw_events::RawEventsCollector;
+use gamewire_query::ticks::TicksCollector;
 use gamewire_source2::DemoParser;
 
 const PROPS: [&str; 8] = [
@@ -31,15 +32,15 @@ fn main() {
     let (mut rows, mut events) = (0, 0);
     for _ in 0..reps {
         let t0 = Instant::now();
-        let mut ticks = TickCollector::new(&props, None);
+        let mut ticks = TicksCollector::new(&props, None);
         DemoParser::new(&data).unwrap().run(&mut ticks).unwrap();
         let t1 = Instant::now();
-        let mut evs = EventCollector::new(None);
+        let mut evs = RawEventsCollector::new(None);
         DemoParser::new(&data).unwrap().run(&mut evs).unwrap();
         let t2 = Instant::now();
         best_ticks = best_ticks.min(t1 - t0);
         best_events = best_events.min(t2 - t1);
-        rows = ticks.table.rows.len();
+        rows = ticks.rows.rows.len();
         events = evs.events.len();
     }
     println!(

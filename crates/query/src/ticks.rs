@@ -1,17 +1,21 @@
-//! The collectors of `gamewire ticks` and `gamewire events`: per-player
-//! tick rows ([`TickCollector`], demoparser2's `parse_ticks`) and game-event
-//! rows ([`EventCollector`]).
+//! `ticks`: one row per player after every `PacketEntities` message outside
+//! full packets, demoparser2's `parse_ticks` (LaihoE/demoparser). The rows
+//! are gathered as cells ([`TicksCollector::rows`], which `gamewire ticks`
+//! streams out as they come) and typed at the end ([`TicksCollector::finish`],
+//! the `ticks` table).
 
-use super::props::{position_ids, position_with_ids, read_prop, SourceIds};
-use super::{other_prop_in, team_number};
-use super::{
-    player_source, players_into, tick_rate, velocity_cell, Cell, OtherSource, PlayerIds, PlayerRef,
-    PlayerSource, PropCache, PropId, Table, World,
+use crate::classes::is_player_row_class;
+use crate::kinds::player_kind;
+use crate::player_props::{
+    position_ids, position_with_ids, read_prop, team_number, tick_rate, velocity_cell, SourceIds,
 };
-use crate::gameevent::{EventValue, GameEvent};
-use crate::parser::{DemoState, Interests, Visitor};
+use crate::players::{players_into, PlayerIds, PlayerRef};
+use crate::prop_paths::{PropCache, PropId};
+use crate::table::{Cell, Kind, Rows, Table};
+use crate::world::{other_prop_in, player_source, OtherSource, PlayerSource, World};
+use gamewire_source2::{DemoState, Interests, Visitor};
 
-/// What a [`TickCollector`] keeps for velocity props: the interned cell and
+/// What a [`TicksCollector`] keeps for velocity props: the interned cell and
 /// offset props per axis, and each player's position on their previous row
 /// (by steam id).
 type Velocities = (
@@ -26,7 +30,7 @@ type Velocities = (
 /// `m_hPlayerPawn`, Deadlock's `CCitadelPlayerController` and its hero pawn,
 /// Dota 2's `CDOTAPlayerController` and its hero.
 #[derive(Debug)]
-pub struct TickCollector {
+pub struct TicksCollector {
     props: Vec<SourceIds>,
     ticks: Option<Vec<i32>>,
     cache: PropCache,
@@ -39,7 +43,7 @@ pub struct TickCollector {
     team_paths: Vec<String>,
     /// The game-wide props ([`SourceIds::World`]).
     world_sources: Vec<OtherSource>,
-    /// Only the rows of these steam ids ([`TickCollector::with_players`]).
+    /// Only the rows of these steam ids ([`TicksCollector::with_players`]).
     only_players: Option<Vec<u64>>,
     /// Whether a prop reads the user commands.
     user_commands: bool,
@@ -47,27 +51,18 @@ pub struct TickCollector {
     /// ([`is_player_row_class`]): no prop follows a handle to another
     /// entity (a weapon, an inventory, ...).
     only_player_classes: bool,
-    /// The collected rows.
-    pub table: Table,
+    /// The prop names asked for, each with where it is read (the column
+    /// types of [`TicksCollector::finish`]).
+    sources: Vec<(String, PlayerSource)>,
+    /// The rows collected and not taken yet: the props asked for, then
+    /// `tick`, `steamid`, `name`.
+    pub rows: Rows,
 }
 
-/// The classes a row of player props reads when no prop follows a handle
-/// to another entity: the player controllers and pawns of CS2 and Deadlock
-/// (`CCSPlayerController`, `CCSPlayerPawn`, `CCitadelPlayerPawn`, ...),
-/// Dota 2's controllers and heroes (`CDOTA_Unit_Hero_*`), and the game rules
-/// and team entities of game-wide and team props.
-pub fn is_player_row_class(name: &str) -> bool {
-    name.ends_with("PlayerController")
-        || name.ends_with("PlayerPawn")
-        || name.starts_with("CDOTA_Unit_Hero_")
-        || name.ends_with("Team")
-        || name.ends_with("GameRulesProxy")
-        || name.ends_with("GamerulesProxy")
-}
-
-impl TickCollector {
+impl TicksCollector {
     /// A collector for these props, optionally only at these ticks.
     pub fn new(props: &[String], ticks: Option<Vec<i32>>) -> Self {
+        let names = props;
         let mut columns: Vec<String> = props.to_vec();
         columns.extend(["tick", "steamid", "name"].map(String::from));
         let mut cache = PropCache::default();
@@ -97,7 +92,7 @@ impl TickCollector {
             .iter()
             .any(|p| matches!(p, SourceIds::Velocity(_)))
             .then(|| (position_ids(&mut cache), rustc_hash::FxHashMap::default()));
-        TickCollector {
+        TicksCollector {
             props,
             velocity,
             team_paths,
@@ -109,7 +104,11 @@ impl TickCollector {
             player_ids: PlayerIds::new(&mut cache),
             cache,
             players: Vec::new(),
-            table: Table {
+            sources: names
+                .iter()
+                .map(|p| (p.clone(), player_source(p)))
+                .collect(),
+            rows: Rows {
                 columns,
                 rows: Vec::new(),
             },
@@ -117,7 +116,7 @@ impl TickCollector {
     }
 }
 
-impl TickCollector {
+impl TicksCollector {
     /// Keeps only the rows of these steam ids (`None`: every player).
     #[must_use]
     pub fn with_players(mut self, players: Option<Vec<u64>>) -> Self {
@@ -140,9 +139,23 @@ impl TickCollector {
     pub fn reads_player_classes_only(&self) -> bool {
         self.only_player_classes
     }
+
+    /// The `ticks` table: the rows not taken yet, with the column types the
+    /// demo declares for each prop ([`crate::kinds`]).
+    pub fn finish(self, state: &DemoState) -> Table {
+        let mut schema: Vec<(String, Option<Kind>)> = self
+            .sources
+            .iter()
+            .map(|(n, s)| (n.clone(), player_kind(state, s)))
+            .collect();
+        schema.push(("tick".into(), Some(Kind::I64)));
+        schema.push(("steamid".into(), Some(Kind::U64)));
+        schema.push(("name".into(), Some(Kind::Str)));
+        Table::from_cells_typed("ticks", &schema, &self.rows.rows)
+    }
 }
 
-impl Visitor for TickCollector {
+impl Visitor for TicksCollector {
     fn interests(&self) -> Interests {
         Interests {
             entities: true,
@@ -222,98 +235,8 @@ impl Visitor for TickCollector {
             row.push(Cell::Int(i64::from(state.tick)));
             row.push(Cell::UInt(p.steamid));
             row.push(Cell::Str(p.name));
-            self.table.rows.push(row);
+            self.rows.rows.push(row);
         }
         self.players = players;
-    }
-}
-
-/// Keys that name a player (a controller slot), and the column prefix used
-/// for them.
-const PLAYER_KEYS: &[(&str, &str)] = &[
-    ("userid", "user"),
-    ("attacker", "attacker"),
-    ("assister", "assister"),
-    ("victim", "victim"),
-];
-
-/// One collected event: name, tick, and its columns.
-pub type EventRow = (String, i32, Vec<(String, Cell)>);
-
-/// Collects game events as rows: `event`, `tick`, every key of the event,
-/// and for player keys `<prefix>_name` and `<prefix>_steamid` of the player
-/// in that slot (from `userinfo`; no entity is decoded).
-#[derive(Debug, Default)]
-pub struct EventCollector {
-    names: Option<Vec<String>>,
-    /// Events as (name, tick, key/value pairs).
-    pub events: Vec<EventRow>,
-    /// Every event name seen, with its count.
-    pub counts: std::collections::BTreeMap<String, u64>,
-}
-
-impl EventCollector {
-    /// Collects the named events (all when `None`).
-    pub fn new(names: Option<Vec<String>>) -> Self {
-        EventCollector {
-            names,
-            ..Default::default()
-        }
-    }
-
-    fn player_columns(&self, state: &DemoState, ev: &GameEvent, out: &mut Vec<(String, Cell)>) {
-        for (key, prefix) in PLAYER_KEYS {
-            let Some(v) = ev.get(key).and_then(EventValue::as_i64) else {
-                continue;
-            };
-            // The player in that slot, from the `userinfo` string table
-            // (the same name and steam id the controller entity carries), so
-            // events need no entity decoding.
-            let player = state.players.get(&((v & 0xFF) as usize));
-            // Bots (steam id 0) are not players to demoparser2: null columns.
-            let steamid = player.map(|p| p.steamid).filter(|&s| s != 0);
-            let name = player.filter(|_| steamid.is_some()).map(|p| p.name.clone());
-            out.push((
-                format!("{prefix}_name"),
-                name.map(Cell::Str).unwrap_or(Cell::Null),
-            ));
-            out.push((
-                format!("{prefix}_steamid"),
-                steamid
-                    .map(|s| Cell::Str(s.to_string()))
-                    .unwrap_or(Cell::Null),
-            ));
-        }
-    }
-}
-
-impl Visitor for EventCollector {
-    fn interests(&self) -> Interests {
-        Interests {
-            game_events: true,
-            ..Interests::NONE
-        }
-    }
-
-    /// The player columns come from [`DemoState::players`] (`userinfo`,
-    /// which the parser always decodes); no other table is read.
-    fn wants_string_table(&self, _name: &str) -> bool {
-        false
-    }
-
-    fn on_game_event(&mut self, state: &DemoState, ev: &GameEvent) {
-        *self.counts.entry(ev.name.clone()).or_default() += 1;
-        if let Some(names) = &self.names {
-            if !names.contains(&ev.name) {
-                return;
-            }
-        }
-        let mut cols: Vec<(String, Cell)> = ev
-            .keys
-            .iter()
-            .map(|(k, _, v)| (k.clone(), Cell::from_event(v)))
-            .collect();
-        self.player_columns(state, ev, &mut cols);
-        self.events.push((ev.name.clone(), ev.tick, cols));
     }
 }

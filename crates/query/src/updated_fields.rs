@@ -19,15 +19,14 @@
 //! A path is named once per serializer: later updates of it cost one hash
 //! lookup.
 
-use gamewire_source2::cs2::{
-    is_weapon_class, Cell, Owner, GRENADE_PREFIX, PLAYER_CLASS_PREFIXES, WEAPON_PREFIX,
-};
 use gamewire_source2::entity::key_to_path;
 use gamewire_source2::serializer::SerializerId;
 use gamewire_source2::{DemoState, Entity, EntityChange, FieldPath, Value};
 use rustc_hash::FxHashMap;
 
-use crate::table::{Kind, Table};
+use crate::classes::is_weapon_class;
+use crate::friendly_props::{Owner, GRENADE_PREFIX, PLAYER_CLASS_PREFIXES, WEAPON_PREFIX};
+use crate::table::{Cell, Kind, Table};
 
 /// Columns of `updated_fields`.
 pub const UPDATED_FIELDS: &[(&str, Kind)] = &[
