@@ -764,7 +764,7 @@ fn broadcast_ticks_keep_the_heroes_inside_the_map() {
     use analyst::{Cell, TicksCollector};
     for name in ["street_test_60tps", "dl_midtown_2025-02-27"] {
         let dir = corpus().join("deadlock/broadcast").join(name);
-        let demo = gamewire_query::read_input(&dir).unwrap();
+        let demo = gamewire_query::input::open(&dir).unwrap().bytes;
         let props: Vec<String> = ["X", "Y", "health"].map(String::from).to_vec();
         let mut tc = TicksCollector::new(&props, None);
         let (_, err) = parse_with(&demo, &mut tc).unwrap();
