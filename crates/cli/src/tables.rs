@@ -92,6 +92,8 @@ impl QueryArgs {
             players: None,
             grenade_props: self.grenade_props.clone(),
             decode_every_class: false,
+            // One demo per process, or send tables from a shared cache.
+            helper_thread: false,
         }
     }
 }

@@ -117,6 +117,7 @@ impl QuerySpec {
             players: self.players.clone(),
             grenade_props: self.grenade.clone(),
             decode_every_class: false,
+            helper_thread: true,
         })
     }
 }

@@ -182,7 +182,7 @@ impl FromStr for TableKind {
 }
 
 /// What to compute.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Query {
     /// The tables, in the order they are returned.
     pub tables: Vec<TableKind>,
@@ -209,6 +209,27 @@ pub struct Query {
     /// the entities of other classes are read past, not kept
     /// ([`gamewire_source2::Visitor::wants_class`]): the same tables, faster.
     pub decode_every_class: bool,
+    /// Let the parser build the send tables on its helper thread while it
+    /// reads the rest of the signon (default: yes; see
+    /// [`DemoParser::with_helper_thread`]). Off for a program that parses
+    /// one demo and exits, or parses with a shared send-table cache.
+    pub helper_thread: bool,
+}
+
+impl Default for Query {
+    fn default() -> Self {
+        Query {
+            tables: Vec::new(),
+            events: None,
+            player_props: Vec::new(),
+            other_props: Vec::new(),
+            grenade_props: Vec::new(),
+            ticks: None,
+            players: None,
+            decode_every_class: false,
+            helper_thread: true,
+        }
+    }
 }
 
 impl Query {
@@ -620,7 +641,7 @@ fn run_parse(
     data: &[u8],
     cache: Option<&Arc<SendTableCache>>,
 ) -> Result<(Vec<Table>, DemoState, Option<DemoError>), QueryError> {
-    let mut parser = DemoParser::new(data)?;
+    let mut parser = DemoParser::new(data)?.with_helper_thread(query.helper_thread);
     if let Some(cache) = cache {
         parser = parser.with_send_table_cache(Arc::clone(cache));
     }

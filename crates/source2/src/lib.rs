@@ -37,7 +37,7 @@ pub mod error;
 pub mod fieldpath;
 mod flattened;
 pub mod gameevent;
-pub mod helper;
+mod helper;
 pub mod messages;
 mod messages_generated;
 pub mod parser;

@@ -328,7 +328,7 @@ pub struct DemoState {
     /// Seconds per tick (1/64 for CS2 unless the server says otherwise).
     pub tick_interval: f32,
     /// Send tables. Set by the first tick (when the helper thread builds
-    /// them, see [`crate::helper`], callbacks during the signon may still
+    /// them, see [`DemoParser::with_helper_thread`], callbacks during the signon may still
     /// see `None`), and always before the first entity.
     pub send_tables: Option<Arc<SendTables>>,
     /// Server classes by id.
@@ -445,6 +445,8 @@ pub struct DemoParser<'a> {
     background: Option<BackgroundTables>,
     /// Whether to use the helper thread ([`DemoParser::with_helper_thread`]).
     use_helper: bool,
+    /// Jobs this parser handed to the helper thread ([`DemoParser::helper_jobs`]).
+    helper_jobs: u32,
     /// [`Visitor::wants_class`] by class id, asked when the class's first
     /// entity is created (`None`: not asked yet).
     class_wanted: Vec<Option<bool>>,
@@ -535,7 +537,8 @@ impl<'a> DemoParser<'a> {
             message_ids: FxHashMap::default(),
             commands_seen: FxHashMap::default(),
             background: None,
-            use_helper: crate::helper::enabled(),
+            use_helper: true,
+            helper_jobs: 0,
             class_wanted: Vec::new(),
         })
     }
@@ -548,15 +551,24 @@ impl<'a> DemoParser<'a> {
         self
     }
 
-    /// Whether the send tables may be built on the [`crate::helper`]
-    /// thread while the rest of the signon is read (default: what
-    /// [`crate::helper::enabled`] said when the parser was created). The
-    /// result is the same either way; while they are being built,
-    /// [`DemoState::send_tables`] is `None` in the signon's callbacks.
+    /// Whether the send tables may be built on the helper thread while the
+    /// rest of the signon is read (default: yes). The thread is one per
+    /// process, started by the first parser that uses it; a parser that
+    /// finds it busy builds its tables itself. The result is the same
+    /// either way; while they are being built, [`DemoState::send_tables`]
+    /// is `None` in the signon's callbacks. A program that parses one
+    /// small demo and exits is faster without it (starting the thread
+    /// costs more than it saves there).
     #[must_use]
     pub fn with_helper_thread(mut self, use_helper: bool) -> Self {
         self.use_helper = use_helper;
         self
+    }
+
+    /// How many jobs this parser has handed to the helper thread (0 or 1
+    /// per run: the signon's send tables), whether or not they are done.
+    pub fn helper_jobs(&self) -> u32 {
+        self.helper_jobs
     }
 
     fn err(&self, kind: ErrorKind) -> DemoError {
@@ -639,6 +651,7 @@ impl<'a> DemoParser<'a> {
                     let part = crate::serializer::HelperPart::of(&build);
                     let job = move || part.run();
                     if crate::helper::run(job) {
+                        self.helper_jobs += 1;
                         self.background = Some(BackgroundTables {
                             frame,
                             location: None,

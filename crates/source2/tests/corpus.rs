@@ -574,15 +574,17 @@ fn shared_send_tables_give_the_same_state() {
 /// the counts, warnings, descriptors and serializers.
 #[test]
 fn helper_thread_gives_the_same_result() {
-    let before = gamewire_source2::helper::jobs_done();
+    let mut helper_jobs = 0;
     for path in demos() {
         let data = std::fs::read(&path).unwrap();
         let run = |helper: bool| {
             let mut parser = DemoParser::new(&data).unwrap().with_helper_thread(helper);
             parser.run(&mut NoVisitor).unwrap();
-            parser.state
+            (parser.helper_jobs(), parser.state)
         };
-        let (inline, helped) = (run(false), run(true));
+        let ((no_jobs, inline), (jobs, helped)) = (run(false), run(true));
+        assert_eq!(no_jobs, 0, "{}", path.display());
+        helper_jobs += jobs;
         let name = path.display();
         assert_eq!(state_checksum(&inline), state_checksum(&helped), "{name}");
         assert_eq!(inline.tick, helped.tick, "{name}");
@@ -604,7 +606,7 @@ fn helper_thread_gives_the_same_result() {
         assert_eq!(classes(&inline), classes(&helped), "{name}");
     }
     // Other tests may hold the helper at times; it still ran for some.
-    assert!(gamewire_source2::helper::jobs_done() > before);
+    assert!(helper_jobs > 0);
 }
 
 /// Parses on several threads at once share the one helper thread (a parse
