@@ -29,7 +29,7 @@ use rustc_hash::FxHashMap;
 
 use crate::error::ErrorKind;
 use crate::fieldpath::{read_field_paths_marked, FieldPath, Paths};
-use crate::serializer::{SendTables, SerializerId};
+use crate::serializer::{Last, PathStore, SendTables, SerializerId};
 use crate::value::Value;
 
 /// Highest entity index + 1 (14 index bits).
@@ -594,6 +594,36 @@ enum LastLevel<'t> {
     },
 }
 
+/// An entity's state as the store of a walk down the send tables
+/// ([`SendTables::walk`]): each step's slot is found or allocated in the
+/// arena, and lengths and type indices are read from the slots (or the
+/// baseline under them).
+struct Slots<'a> {
+    state: &'a mut FieldState,
+    /// Masks the size hints (see [`FieldState::walk`]).
+    sized: usize,
+}
+
+impl PathStore for Slots<'_> {
+    type Slot = usize;
+
+    #[inline(always)]
+    fn size(&self, n: usize) -> usize {
+        n & self.sized
+    }
+
+    #[inline(always)]
+    fn slot(&mut self, owner: Option<usize>, index: i32, size: usize) -> Result<usize, String> {
+        self.state
+            .slot_index(owner.map_or(Owner::Root, Owner::Slot), index, size)
+    }
+
+    #[inline(always)]
+    fn stored(&mut self, slot: usize, prefix: &[i32]) -> Option<u64> {
+        self.state.value_at(slot, prefix).and_then(Value::as_u64)
+    }
+}
+
 impl FieldState {
     /// Decodes and stores one value that shapes later paths (an array
     /// length, a pointer's presence or type) of an entity read past
@@ -705,9 +735,10 @@ impl FieldState {
         self.decode_into(at, decoder, r, tick_interval)
     }
 
-    /// The walk of [`FieldState::apply`] down the serializer and the state:
-    /// the arena index of `fp`'s slot and its decoder; records in `level`
-    /// where the last index was found.
+    /// The walk of [`FieldState::apply`] down the serializer and the state
+    /// ([`SendTables::walk`], allocating the slots it passes): the arena
+    /// index of `fp`'s slot and its decoder; records in `level` where the
+    /// last index was found.
     #[inline(always)]
     fn walk<'t>(
         &mut self,
@@ -716,139 +747,43 @@ impl FieldState {
         fp: &FieldPath,
         level: &mut LastLevel<'t>,
     ) -> Result<(usize, &'t crate::serializer::FieldDecoder), String> {
-        use crate::serializer::{FieldDecoder, FieldModel, MAX_ARRAY_LEN};
-        const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
-        const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
-        const POLY: FieldDecoder = FieldDecoder::PolyPointer;
-        let path = fp.as_slice();
-        let last = path.len() - 1;
-        let mut ser = root;
-        let mut owner = Owner::Root;
-        let mut i = 0usize;
         // A baseline gets its nodes at full size (it sets most fields); an
         // entity's own layer over a baseline only holds what changed, so its
         // nodes grow as needed instead (this keeps many sparse entities,
         // as in Dota 2, small). `sized` masks the size hints.
         let sized = if self.base.is_some() { 0 } else { usize::MAX };
-        let (at, decoder) = loop {
-            let index = path.get(i).copied().unwrap_or(-1);
-            let Some(s) = tables.serializers.get(ser as usize) else {
-                return Err(format!("serializer {ser} is missing"));
-            };
-            let field = usize::try_from(index)
-                .ok()
-                .and_then(|k| s.fields.get(k))
-                .and_then(|&f| tables.fields.get(f as usize))
-                .ok_or_else(|| {
-                    format!(
-                        "index {index} at depth {i} is outside serializer {}",
-                        tables.symbol(s.name)
-                    )
-                })?;
-            let size = s.fields.len() & sized;
-            let at = self.slot_index(owner, index, size)?;
-            // The level of a path that ends here (its node looked up only
-            // then, not at every depth of the walk).
-            let here = |state: &Self| LastLevel::Fields {
-                fields: &s.fields,
+        let mut store = Slots { state: self, sized };
+        let (at, decoder, last) = tables.walk(root, fp, &mut store)?;
+        // The node of the last level looked up only now, not at every depth
+        // of the walk.
+        *level = match last {
+            Last::Fields {
+                fields,
                 owner,
                 size,
-                node: state.node(owner),
-            };
-            match &field.model {
-                FieldModel::Value(d) => {
-                    if i != last {
-                        return Err(format!(
-                            "path continues past value field {}",
-                            tables.symbol(field.name)
-                        ));
-                    }
-                    *level = here(self);
-                    break (at, d);
+                ..
+            } => {
+                let owner = owner.map_or(Owner::Root, Owner::Slot);
+                LastLevel::Fields {
+                    fields,
+                    owner,
+                    size,
+                    node: self.node(owner),
                 }
-                FieldModel::FixedArray { len, element } => {
-                    let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    if i + 1 != last || elem < 0 || elem as u32 >= *len {
-                        return Err(format!(
-                            "bad element path into fixed array {} of {len}",
-                            tables.symbol(field.name)
-                        ));
-                    }
-                    let size = *len as usize & sized;
-                    let owner = Owner::Slot(at);
-                    let at = self.slot_index(owner, elem, size)?;
-                    *level = LastLevel::Elements {
-                        owner,
-                        decoder: element,
-                        bound: *len,
-                        size,
-                        node: self.node(owner),
-                    };
-                    break (at, element);
-                }
-                FieldModel::VariableArray(element) => {
-                    if i == last {
-                        *level = here(self);
-                        break (at, &LENGTH);
-                    }
-                    let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    let len = self.array_len(at, path.get(..=i).unwrap_or(&[]));
-                    if i + 1 != last || elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) {
-                        return Err(format!(
-                            "bad element path into variable array {}",
-                            tables.symbol(field.name)
-                        ));
-                    }
-                    let size = len.unwrap_or(0) as usize & sized;
-                    let owner = Owner::Slot(at);
-                    let at = self.slot_index(owner, elem, size)?;
-                    *level = LastLevel::Elements {
-                        owner,
-                        decoder: element,
-                        bound: len.unwrap_or(MAX_ARRAY_LEN),
-                        size,
-                        node: self.node(owner),
-                    };
-                    break (at, element);
-                }
-                FieldModel::FixedTable { serializer, poly } => {
-                    if i == last {
-                        *level = here(self);
-                        break (at, if poly.is_empty() { &POINTER } else { &POLY });
-                    }
-                    ser = if poly.is_empty() {
-                        *serializer
-                    } else {
-                        let idx = self
-                            .value_at(at, path.get(..=i).unwrap_or(&[]))
-                            .and_then(Value::as_u64)
-                            .unwrap_or(0);
-                        match idx.checked_sub(1).and_then(|k| poly.get(k as usize)) {
-                            Some(&p) => p,
-                            None => *serializer,
-                        }
-                    };
-                    owner = Owner::Slot(at);
-                    i += 1;
-                }
-                FieldModel::VariableTable(child) => {
-                    if i == last {
-                        *level = here(self);
-                        break (at, &LENGTH);
-                    }
-                    let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    let len = self.array_len(at, path.get(..=i).unwrap_or(&[]));
-                    if elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) || i + 1 == last {
-                        return Err(format!(
-                            "bad element path into variable table {}",
-                            tables.symbol(field.name)
-                        ));
-                    }
-                    let size = len.unwrap_or(0) as usize;
-                    let at = self.slot_index(Owner::Slot(at), elem, size & sized)?;
-                    owner = Owner::Slot(at);
-                    ser = *child;
-                    i += 2;
+            }
+            Last::Elements {
+                owner,
+                decoder,
+                bound,
+                size,
+            } => {
+                let owner = Owner::Slot(owner);
+                LastLevel::Elements {
+                    owner,
+                    decoder,
+                    bound,
+                    size,
+                    node: self.node(owner),
                 }
             }
         };
@@ -868,16 +803,6 @@ impl FieldState {
             .decode(r, tick_interval)
             .map_err(|e| format!("value: {e}"))?;
         self.store(at, value)
-    }
-
-    /// The current length of the variable array or table whose length slot
-    /// is at `at`, capped at [`crate::serializer::MAX_ARRAY_LEN`]; `None`
-    /// when it was never set.
-    #[inline]
-    fn array_len(&self, at: usize, prefix: &[i32]) -> Option<u32> {
-        self.value_at(at, prefix)
-            .and_then(Value::as_u64)
-            .map(|v| v.min(u64::from(crate::serializer::MAX_ARRAY_LEN)) as u32)
     }
 }
 

@@ -265,105 +265,150 @@ impl SendTables {
         &'s self,
         root: SerializerId,
         fp: &FieldPath,
-        mut poly_index: impl FnMut(usize) -> Option<u32>,
+        poly_index: impl FnMut(usize) -> Option<u32>,
     ) -> Result<(&'s FieldDecoder, LastParent<'s>), String> {
+        let (_, decoder, last) = self.walk(root, fp, &mut Lookup(poly_index))?;
+        let parent = match last {
+            Last::Fields { serializer, .. } => LastParent::Fields(serializer),
+            Last::Elements { decoder, bound, .. } => LastParent::Elements { decoder, bound },
+        };
+        Ok((decoder, parent))
+    }
+
+    /// The one walk of a field path down the send tables: from the root
+    /// serializer, each index selects a field; a table descends into its
+    /// serializer (a polymorphic pointer's by the type index stored at its
+    /// slot), an array or table element is bounded by the length stored at
+    /// its slot. `store` gives those stored values and, as the walk goes,
+    /// the slot of each step (an entity's state allocates them; a lookup
+    /// has none). Returns the slot of the path's end, its decoder, and
+    /// what its last index selects in.
+    #[inline(always)]
+    pub(crate) fn walk<'s, S: PathStore>(
+        &'s self,
+        root: SerializerId,
+        fp: &FieldPath,
+        store: &mut S,
+    ) -> Result<(S::Slot, &'s FieldDecoder, Last<'s, S::Slot>), String> {
         const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
         const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
         const POLY: FieldDecoder = FieldDecoder::PolyPointer;
         let path = fp.as_slice();
         let last = path.len() - 1;
         let mut ser = root;
+        let mut owner: Option<S::Slot> = None;
         let mut i = 0usize;
         loop {
             let index = path.get(i).copied().unwrap_or(-1);
-            let field = self.field(ser, index).ok_or_else(|| {
-                format!(
-                    "index {index} at depth {i} is outside serializer {}",
-                    self.serializer_name(ser)
-                )
-            })?;
+            let Some(s) = self.serializers.get(ser as usize) else {
+                return Err(format!("serializer {ser} is missing"));
+            };
+            let field = usize::try_from(index)
+                .ok()
+                .and_then(|k| s.fields.get(k))
+                .and_then(|&f| self.fields.get(f as usize))
+                .ok_or_else(|| {
+                    format!(
+                        "index {index} at depth {i} is outside serializer {}",
+                        self.symbol(s.name)
+                    )
+                })?;
+            let size = store.size(s.fields.len());
+            let at = store.slot(owner, index, size)?;
+            // The parent of a path that ends here.
+            let here = Last::Fields {
+                serializer: ser,
+                fields: &s.fields,
+                owner,
+                size,
+            };
+            // The value stored at this slot: a length or a type index.
+            let prefix = path.get(..=i).unwrap_or(&[]);
             match &field.model {
                 FieldModel::Value(d) => {
-                    return if i == last {
-                        Ok((d, LastParent::Fields(ser)))
-                    } else {
-                        Err(format!(
+                    if i != last {
+                        return Err(format!(
                             "path continues past value field {}",
                             self.symbol(field.name)
-                        ))
-                    };
+                        ));
+                    }
+                    return Ok((at, d, here));
                 }
                 FieldModel::FixedArray { len, element } => {
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    return if i + 1 == last && elem >= 0 && (elem as u32) < *len {
-                        Ok((
-                            element,
-                            LastParent::Elements {
-                                decoder: element,
-                                bound: *len,
-                            },
-                        ))
-                    } else {
-                        Err(format!(
+                    if i + 1 != last || elem < 0 || elem as u32 >= *len {
+                        return Err(format!(
                             "bad element path into fixed array {} of {len}",
                             self.symbol(field.name)
-                        ))
+                        ));
+                    }
+                    let size = store.size(*len as usize);
+                    let parent_slot = at;
+                    let at = store.slot(Some(parent_slot), elem, size)?;
+                    let parent = Last::Elements {
+                        owner: parent_slot,
+                        decoder: element,
+                        bound: *len,
+                        size,
                     };
+                    return Ok((at, element, parent));
                 }
                 FieldModel::VariableArray(element) => {
                     if i == last {
-                        return Ok((&LENGTH, LastParent::Fields(ser)));
+                        return Ok((at, &LENGTH, here));
                     }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    let len = poly_index(i + 1)
-                        .unwrap_or(MAX_ARRAY_LEN)
-                        .min(MAX_ARRAY_LEN);
-                    return if i + 1 == last && elem >= 0 && (elem as u32) < len {
-                        Ok((
-                            element,
-                            LastParent::Elements {
-                                decoder: element,
-                                bound: len,
-                            },
-                        ))
-                    } else {
-                        Err(format!(
+                    let len = stored_len(store, at, prefix);
+                    if i + 1 != last || elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) {
+                        return Err(format!(
                             "bad element path into variable array {}",
                             self.symbol(field.name)
-                        ))
+                        ));
+                    }
+                    let size = store.size(len.unwrap_or(0) as usize);
+                    let parent_slot = at;
+                    let at = store.slot(Some(parent_slot), elem, size)?;
+                    let parent = Last::Elements {
+                        owner: parent_slot,
+                        decoder: element,
+                        bound: len.unwrap_or(MAX_ARRAY_LEN),
+                        size,
                     };
+                    return Ok((at, element, parent));
                 }
                 FieldModel::FixedTable { serializer, poly } => {
                     if i == last {
                         let d = if poly.is_empty() { &POINTER } else { &POLY };
-                        return Ok((d, LastParent::Fields(ser)));
+                        return Ok((at, d, here));
                     }
                     ser = if poly.is_empty() {
                         *serializer
                     } else {
-                        let idx = poly_index(i + 1).unwrap_or(0);
+                        let idx = store.stored(at, prefix).unwrap_or(0);
                         match idx.checked_sub(1).and_then(|k| poly.get(k as usize)) {
-                            Some(&s) => s,
+                            Some(&p) => p,
                             None => *serializer,
                         }
                     };
+                    owner = Some(at);
                     i += 1;
                 }
-                FieldModel::VariableTable(s) => {
+                FieldModel::VariableTable(child) => {
                     if i == last {
-                        return Ok((&LENGTH, LastParent::Fields(ser)));
+                        return Ok((at, &LENGTH, here));
                     }
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    let len = poly_index(i + 1)
-                        .unwrap_or(MAX_ARRAY_LEN)
-                        .min(MAX_ARRAY_LEN);
-                    if elem < 0 || elem as u32 >= len || i + 1 == last {
+                    let len = stored_len(store, at, prefix);
+                    if elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) || i + 1 == last {
                         return Err(format!(
                             "bad element path into variable table {}",
                             self.symbol(field.name)
                         ));
                     }
-                    ser = *s;
+                    let size = store.size(len.unwrap_or(0) as usize);
+                    let at = store.slot(Some(at), elem, size)?;
+                    owner = Some(at);
+                    ser = *child;
                     i += 2;
                 }
             }
@@ -466,6 +511,81 @@ impl SendTables {
         }
         (!schema).then_some(out)
     }
+}
+
+/// Where [`SendTables::walk`] finds the values stored along a path and
+/// keeps the slots it walks through.
+pub(crate) trait PathStore {
+    /// A slot: where one step of a path is stored.
+    type Slot: Copy;
+    /// The size hint of a node of `n` slots (the walk allocates nodes of
+    /// this size).
+    fn size(&self, n: usize) -> usize;
+    /// The slot of `index` in the node under `owner` (`None`: the root), a
+    /// node of `size` slots.
+    fn slot(
+        &mut self,
+        owner: Option<Self::Slot>,
+        index: i32,
+        size: usize,
+    ) -> Result<Self::Slot, String>;
+    /// The value stored at `slot` (path `prefix`): an array's length or a
+    /// polymorphic pointer's type index.
+    fn stored(&mut self, slot: Self::Slot, prefix: &[i32]) -> Option<u64>;
+}
+
+/// The length stored at a variable array's or table's slot, at most
+/// [`MAX_ARRAY_LEN`].
+#[inline(always)]
+fn stored_len<S: PathStore>(store: &mut S, slot: S::Slot, prefix: &[i32]) -> Option<u32> {
+    store
+        .stored(slot, prefix)
+        .map(|v| v.min(u64::from(MAX_ARRAY_LEN)) as u32)
+}
+
+/// A walk that keeps no slots: the stored values come from a function of
+/// the prefix length (see [`SendTables::resolve`]).
+struct Lookup<F>(F);
+
+impl<F: FnMut(usize) -> Option<u32>> PathStore for Lookup<F> {
+    type Slot = ();
+
+    #[inline(always)]
+    fn size(&self, n: usize) -> usize {
+        n
+    }
+
+    #[inline(always)]
+    fn slot(&mut self, _: Option<()>, _: i32, _: usize) -> Result<(), String> {
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn stored(&mut self, _: (), prefix: &[i32]) -> Option<u64> {
+        (self.0)(prefix.len()).map(u64::from)
+    }
+}
+
+/// What the last index of a walked path selects in, with the slots of the
+/// walk's store.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Last<'s, S> {
+    /// A field of `serializer`, whose field indices are `fields`, in the
+    /// node under `owner` (`None`: the root) of `size` slots.
+    Fields {
+        serializer: SerializerId,
+        fields: &'s [u32],
+        owner: Option<S>,
+        size: usize,
+    },
+    /// An element of an array of `bound` elements, in the node under
+    /// `owner` of `size` slots.
+    Elements {
+        owner: S,
+        decoder: &'s FieldDecoder,
+        bound: u32,
+        size: usize,
+    },
 }
 
 /// What the last index of a resolved path selects in (from
