@@ -37,6 +37,7 @@ pub mod entity;
 pub mod error;
 pub mod fieldpath;
 mod flattened;
+mod game;
 pub mod gameevent;
 mod helper;
 pub mod messages;

@@ -249,7 +249,7 @@ impl DemoParser<'_> {
                     return Ok(());
                 }
                 // Read straight into descriptors (no generated structs).
-                let decode = crate::wire::game_event_list;
+                let decode = crate::gameevent::game_event_list;
                 let body = body.bytes();
                 self.state.event_descriptors = match &self.send_table_cache {
                     Some(cache) => cache.descriptors_or_build(body, decode),

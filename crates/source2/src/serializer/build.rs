@@ -10,7 +10,12 @@ use crate::error::ErrorKind;
 use crate::flattened::{RawField, RawMessage, RawSerializer};
 
 use super::types::*;
-use super::*;
+use source2_demo_protobufs::CSvcMsgFlattenedSerializer;
+
+use crate::flattened::CoordSizeParams;
+
+use super::decoder::*;
+use super::tables::*;
 
 /// The `CSVCMsg_FlattenedSerializer` bytes inside a `CDemoSendTables`
 /// payload (a varuint32 length, then the message).
@@ -428,5 +433,44 @@ impl<'a> BuildStage<'a> {
             tables.fallbacks.append(&mut range.fallbacks);
         }
         tables
+    }
+}
+
+impl SendTables {
+    /// Builds the send tables from a `CDemoSendTables` payload (a varuint32
+    /// length, then a `CSVCMsg_FlattenedSerializer`).
+    pub fn from_demo_payload(data: &[u8]) -> Result<SendTables, ErrorKind> {
+        SendTables::from_message(demo_payload_message(data)?)
+    }
+
+    /// Builds the send tables from the bytes of a
+    /// `CSVCMsg_FlattenedSerializer` (as `svc_FlattenedSerializer` carries
+    /// them, or [`demo_payload_message`] finds them).
+    pub fn from_message(body: &[u8]) -> Result<SendTables, ErrorKind> {
+        let stage = BuildStage::prepare(std::borrow::Cow::Borrowed(body))?;
+        let fields = stage.build_fields(0..stage.field_count(), &mut FieldCache::default())?;
+        Ok(stage.finish(vec![fields]))
+    }
+
+    /// Builds the send tables from a decoded message.
+    pub fn build(msg: &CSvcMsgFlattenedSerializer) -> Result<SendTables, ErrorKind> {
+        let symbols: Vec<&str> = msg.symbols.iter().map(String::as_str).collect();
+        let serializers = msg
+            .serializers
+            .iter()
+            .map(|s| Ok(RawSerializer::from_generated(s)));
+        let fields: Vec<RawField> = msg.fields.iter().map(RawField::from_generated).collect();
+        let mut stage = BuildStage::new(
+            &symbols,
+            serializers,
+            fields.len(),
+            FieldSource::Decoded(fields),
+        )?;
+        stage.tables.coord_size_params = msg
+            .coord_size_params
+            .as_ref()
+            .map(CoordSizeParams::from_generated);
+        let fields = stage.build_fields(0..stage.field_count(), &mut FieldCache::default())?;
+        Ok(stage.finish(vec![fields]))
     }
 }

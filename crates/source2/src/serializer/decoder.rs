@@ -9,7 +9,8 @@ use gamewire_bits::{BitError, BitReader, QuantizedFloat};
 
 use crate::value::Value;
 
-use super::*;
+/// Largest fixed array or variable array/table length we accept.
+pub const MAX_ARRAY_LEN: u32 = 1 << 14;
 
 /// How a float is encoded.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -6,7 +6,7 @@
 use crate::error::ErrorKind;
 
 use super::build::*;
-use super::*;
+use super::tables::*;
 
 /// Fields per range of a build that two threads share.
 pub(super) const SHARED_RANGE: usize = 64;

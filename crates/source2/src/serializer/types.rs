@@ -259,14 +259,6 @@ pub(super) const VARIABLE_ARRAY_TYPES: &[&str] = &[
     "CUtlVectorEmbeddedNetworkVar",
 ];
 
-/// The hash [`SendTables::by_name`] sorts by.
-pub(super) fn name_hash(name: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = rustc_hash::FxHasher::default();
-    name.hash(&mut h);
-    h.finish()
-}
-
 /// What the build reads from a type symbol (once per symbol).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct TypeInfo {
