@@ -12,8 +12,10 @@ use std::sync::Arc;
 use gamewire_bits::BitReader;
 use source2_demo_protobufs as pb;
 
-use crate::entity::{describe_path, read_or_skip_fields, Entity, EntityChange, FieldState};
+use crate::entity::{path_name, read_or_skip_fields, Entity, EntityChange, FieldState};
 use crate::error::{DemoError, ErrorKind};
+use crate::error::{EntityProblem, PathError};
+use crate::fieldpath::FieldPath;
 use crate::serializer::SerializerId;
 use crate::visitor::Visitor;
 
@@ -24,8 +26,8 @@ impl DemoParser<'_> {
         &self,
         index: i32,
         class_id: Option<u32>,
-        path: String,
-        message: String,
+        (path, path_name): (Option<FieldPath>, Option<String>),
+        problem: EntityProblem,
     ) -> DemoError {
         let class = class_id
             .and_then(|c| self.state.classes.get(c as usize))
@@ -33,9 +35,11 @@ impl DemoParser<'_> {
             .unwrap_or_else(|| "?".into());
         self.err(ErrorKind::Entity {
             entity: index,
+            class_id,
             class,
             path,
-            message,
+            path_name,
+            problem,
         })
     }
 
@@ -95,9 +99,14 @@ impl DemoParser<'_> {
                     }
                     _ => decode().map(Arc::new),
                 };
-                decoded.map_err(|(fp, msg)| {
-                    let path = describe_path(&tables, serializer, None, fp);
-                    self.entity_error(-1, Some(class_id), path, format!("baseline: {msg}"))
+                decoded.map_err(|PathError { path, error }| {
+                    let name = path_name(&tables, serializer, None, path);
+                    self.entity_error(
+                        -1,
+                        Some(class_id),
+                        (path, name),
+                        EntityProblem::Baseline(error),
+                    )
                 })?
             }
             _ => Arc::new(FieldState::default()),
@@ -185,8 +194,8 @@ impl DemoParser<'_> {
                             return Err(self.entity_error(
                                 index as i32,
                                 Some(class_id),
-                                String::new(),
-                                format!("create with unknown class id {class_id}"),
+                                (None, None),
+                                EntityProblem::UnknownClass { class_id },
                             ));
                         };
                         let decoded = self.class_decoded(class_id, visitor);
@@ -232,9 +241,14 @@ impl DemoParser<'_> {
                         let (p, st) = (&mut paths, &mut state);
                         let read =
                             read_or_skip_fields(decoded, tables, serializer, st, &mut r, p, ti);
-                        if let Err((fp, msg)) = read {
-                            let path = describe_path(tables, serializer, None, fp);
-                            return Err(self.entity_error(index as i32, Some(class_id), path, msg));
+                        if let Err(PathError { path, error }) = read {
+                            let name = path_name(tables, serializer, None, path);
+                            return Err(self.entity_error(
+                                index as i32,
+                                Some(class_id),
+                                (path, name),
+                                EntityProblem::Field(error),
+                            ));
                         }
                         if !reuse && decoded {
                             // Capped: a hint only saves regrowth, and must not let one
@@ -291,14 +305,14 @@ impl DemoParser<'_> {
                             return Err(self.entity_error(
                                 index as i32,
                                 None,
-                                String::new(),
-                                "update of an entity that does not exist".into(),
+                                (None, None),
+                                EntityProblem::NoSuchEntity,
                             ));
                         };
                         entity.active = true;
                         let serializer = entity.serializer;
                         let decoded = entity.decoded;
-                        if let Err((fp, msg)) = read_or_skip_fields(
+                        if let Err(PathError { path, error }) = read_or_skip_fields(
                             decoded,
                             tables,
                             serializer,
@@ -308,8 +322,13 @@ impl DemoParser<'_> {
                             tick_interval,
                         ) {
                             let class_id = entity.class_id;
-                            let path = describe_path(tables, serializer, Some(entity), fp);
-                            return Err(self.entity_error(index as i32, Some(class_id), path, msg));
+                            let name = path_name(tables, serializer, Some(entity), path);
+                            return Err(self.entity_error(
+                                index as i32,
+                                Some(class_id),
+                                (path, name),
+                                EntityProblem::Field(error),
+                            ));
                         }
                         self.state.entity_updates += 1;
                         if decoded {

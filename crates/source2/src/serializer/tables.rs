@@ -6,6 +6,7 @@
 //! demoinfocs-golang `field_path.go`, clarity's `FieldPath`, haste's
 //! `fieldpath.rs`).
 
+use crate::error::FieldError;
 use crate::fieldpath::FieldPath;
 use crate::flattened::CoordSizeParams;
 
@@ -175,7 +176,7 @@ impl SendTables {
         root: SerializerId,
         fp: &FieldPath,
         poly_index: impl FnMut(usize) -> Option<u32>,
-    ) -> Result<&'s FieldDecoder, String> {
+    ) -> Result<&'s FieldDecoder, FieldError> {
         self.resolve_with_parent(root, fp, poly_index)
             .map(|(d, _)| d)
     }
@@ -189,7 +190,7 @@ impl SendTables {
         root: SerializerId,
         fp: &FieldPath,
         poly_index: impl FnMut(usize) -> Option<u32>,
-    ) -> Result<(&'s FieldDecoder, LastParent<'s>), String> {
+    ) -> Result<(&'s FieldDecoder, LastParent<'s>), FieldError> {
         let (_, decoder, last) = self.walk(root, fp, &mut Lookup(poly_index))?;
         let parent = match last {
             Last::Fields { serializer, .. } => LastParent::Fields(serializer),
@@ -212,7 +213,7 @@ impl SendTables {
         root: SerializerId,
         fp: &FieldPath,
         store: &mut S,
-    ) -> Result<(S::Slot, &'s FieldDecoder, Last<'s, S::Slot>), String> {
+    ) -> Result<(S::Slot, &'s FieldDecoder, Last<'s, S::Slot>), FieldError> {
         const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
         const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
         const POLY: FieldDecoder = FieldDecoder::PolyPointer;
@@ -224,17 +225,16 @@ impl SendTables {
         loop {
             let index = path.get(i).copied().unwrap_or(-1);
             let Some(s) = self.serializers.get(ser as usize) else {
-                return Err(format!("serializer {ser} is missing"));
+                return Err(FieldError::SerializerMissing(ser));
             };
             let field = usize::try_from(index)
                 .ok()
                 .and_then(|k| s.fields.get(k))
                 .and_then(|&f| self.fields.get(f as usize))
-                .ok_or_else(|| {
-                    format!(
-                        "index {index} at depth {i} is outside serializer {}",
-                        self.symbol(s.name)
-                    )
+                .ok_or_else(|| FieldError::OutsideSerializer {
+                    index,
+                    depth: i,
+                    serializer: self.symbol(s.name).to_string(),
                 })?;
             let size = store.size(s.fields.len());
             let at = store.slot(owner, index, size)?;
@@ -250,20 +250,19 @@ impl SendTables {
             match &field.model {
                 FieldModel::Value(d) => {
                     if i != last {
-                        return Err(format!(
-                            "path continues past value field {}",
-                            self.symbol(field.name)
-                        ));
+                        return Err(FieldError::PastValue {
+                            field: self.symbol(field.name).to_string(),
+                        });
                     }
                     return Ok((at, d, here));
                 }
                 FieldModel::FixedArray { len, element } => {
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
                     if i + 1 != last || elem < 0 || elem as u32 >= *len {
-                        return Err(format!(
-                            "bad element path into fixed array {} of {len}",
-                            self.symbol(field.name)
-                        ));
+                        return Err(FieldError::FixedArrayElement {
+                            field: self.symbol(field.name).to_string(),
+                            len: *len,
+                        });
                     }
                     let size = store.size(*len as usize);
                     let parent_slot = at;
@@ -283,10 +282,9 @@ impl SendTables {
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
                     let len = stored_len(store, at, prefix);
                     if i + 1 != last || elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) {
-                        return Err(format!(
-                            "bad element path into variable array {}",
-                            self.symbol(field.name)
-                        ));
+                        return Err(FieldError::VariableArrayElement {
+                            field: self.symbol(field.name).to_string(),
+                        });
                     }
                     let size = store.size(len.unwrap_or(0) as usize);
                     let parent_slot = at;
@@ -323,10 +321,9 @@ impl SendTables {
                     let elem = path.get(i + 1).copied().unwrap_or(-1);
                     let len = stored_len(store, at, prefix);
                     if elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) || i + 1 == last {
-                        return Err(format!(
-                            "bad element path into variable table {}",
-                            self.symbol(field.name)
-                        ));
+                        return Err(FieldError::VariableTableElement {
+                            field: self.symbol(field.name).to_string(),
+                        });
                     }
                     let size = store.size(len.unwrap_or(0) as usize);
                     let at = store.slot(Some(at), elem, size)?;
@@ -451,7 +448,7 @@ pub(crate) trait PathStore {
         owner: Option<Self::Slot>,
         index: i32,
         size: usize,
-    ) -> Result<Self::Slot, String>;
+    ) -> Result<Self::Slot, FieldError>;
     /// The value stored at `slot` (path `prefix`): an array's length or a
     /// polymorphic pointer's type index.
     fn stored(&mut self, slot: Self::Slot, prefix: &[i32]) -> Option<u64>;
@@ -479,7 +476,7 @@ impl<F: FnMut(usize) -> Option<u32>> PathStore for Lookup<F> {
     }
 
     #[inline(always)]
-    fn slot(&mut self, _: Option<()>, _: i32, _: usize) -> Result<(), String> {
+    fn slot(&mut self, _: Option<()>, _: i32, _: usize) -> Result<(), FieldError> {
         Ok(())
     }
 
