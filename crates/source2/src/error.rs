@@ -80,9 +80,9 @@ pub enum ErrorKind {
         /// The limit.
         limit: u64,
     },
-    /// The send tables are inconsistent.
+    /// The send tables are missing or inconsistent.
     #[error("send tables: {0}")]
-    SendTables(String),
+    SendTables(SendTablesError),
     /// A broadcast fragment is malformed (the location's byte offset is
     /// within that fragment).
     #[error("broadcast fragment {fragment}: {inner}")]
@@ -136,6 +136,83 @@ fn at_path(path: Option<&FieldPath>, name: Option<&str>) -> String {
         (Some(fp), Some(n)) => format!(" at field path {fp} ({n})"),
         (Some(fp), None) => format!(" at field path {fp}"),
     }
+}
+
+/// What is wrong with the send tables ([`ErrorKind::SendTables`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SendTablesError {
+    /// Entities need send tables the demo has not given (yet).
+    #[error("missing")]
+    Missing,
+    /// A `CSVCMsg_PacketEntities` came before any send tables.
+    #[error("entity data before the send tables")]
+    EntitiesBeforeTables,
+    /// The symbols do not fit 32-bit offsets.
+    #[error("symbol table too large")]
+    SymbolTableTooLarge,
+    /// A symbol is not UTF-8.
+    #[error("symbol {symbol} is not valid UTF-8")]
+    SymbolNotUtf8 {
+        /// The symbol's index.
+        symbol: usize,
+    },
+    /// A serializer has no name.
+    #[error("serializer without a name symbol")]
+    SerializerWithoutName,
+    /// A serializer lists a field the message does not have.
+    #[error("serializer {serializer} refers to missing field {field}")]
+    MissingField {
+        /// The serializer's name.
+        serializer: String,
+        /// The field index it gives.
+        field: i32,
+    },
+    /// The message has no field of this index.
+    #[error("no field {index}")]
+    NoField {
+        /// The field index.
+        index: usize,
+    },
+    /// A polymorphic field names a serializer the message does not have.
+    #[error("field {field}: unknown polymorphic serializer")]
+    UnknownPolymorphic {
+        /// The field's name.
+        field: String,
+    },
+    /// A fixed array longer than [`crate::serializer::MAX_ARRAY_LEN`].
+    #[error("field {field}: array of {count} elements")]
+    ArrayTooLong {
+        /// The field's name.
+        field: String,
+        /// The declared length.
+        count: u32,
+    },
+    /// A variable array whose type names no element type.
+    #[error("field {field}: {var_type} has no element type")]
+    NoElementType {
+        /// The field's name.
+        field: String,
+        /// Its declared type.
+        var_type: String,
+    },
+    /// A quantized float's parameters are unusable.
+    #[error("field {field}: {source}")]
+    Quantization {
+        /// The field's name.
+        field: String,
+        /// What the bit core found wrong.
+        source: BitError,
+    },
+    /// A class id below zero in the class info.
+    #[error("class id {id} is negative")]
+    NegativeClassId {
+        /// The id.
+        id: i32,
+    },
+    /// The helper thread building the send tables stopped without them.
+    #[error("the thread building the send tables failed")]
+    HelperFailed,
 }
 
 /// What is wrong with an entity ([`ErrorKind::Entity`]).

@@ -53,7 +53,9 @@ mod wire;
 
 pub use cache::SendTableCache;
 pub use entity::{Entity, EntityChange, Handle};
-pub use error::{DemoError, ErrorKind, Location, Warning};
+pub use error::{
+    DemoError, EntityProblem, ErrorKind, FieldError, Location, SendTablesError, Warning,
+};
 pub use fieldpath::FieldPath;
 pub use gameevent::{EventValue, GameEvent};
 pub use messages::{Game, MessageKind};

@@ -23,7 +23,7 @@ use source2_demo_protobufs as pb;
 
 use crate::cache::SendTableCache;
 use crate::container::{DemoCommand, Frame, FrameReader};
-use crate::error::{DemoError, ErrorKind, Location};
+use crate::error::{DemoError, ErrorKind, Location, SendTablesError};
 use crate::messages::Game;
 use crate::serializer::SendTables;
 // The state and visitor types, also at their older paths under `parser`.
@@ -465,9 +465,9 @@ impl<'a> DemoParser<'a> {
                 let mut classes: Vec<ServerClass> = Vec::with_capacity(found.len());
                 for &(id, name) in &found {
                     let Ok(id) = u32::try_from(id) else {
-                        return Err(
-                            self.err(ErrorKind::SendTables(format!("class id {id} is negative")))
-                        );
+                        return Err(self.err(ErrorKind::SendTables(
+                            SendTablesError::NegativeClassId { id },
+                        )));
                     };
                     if id as usize > crate::entity::MAX_ENTITIES {
                         return Err(self.err(ErrorKind::LimitExceeded {

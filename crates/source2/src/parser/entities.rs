@@ -14,7 +14,7 @@ use source2_demo_protobufs as pb;
 
 use crate::entity::{path_name, read_or_skip_fields, Entity, EntityChange, FieldState};
 use crate::error::{DemoError, ErrorKind};
-use crate::error::{EntityProblem, PathError};
+use crate::error::{EntityProblem, PathError, SendTablesError};
 use crate::fieldpath::FieldPath;
 use crate::serializer::SerializerId;
 use crate::visitor::Visitor;
@@ -136,9 +136,7 @@ impl DemoParser<'_> {
     ) -> Result<(), DemoError> {
         self.finish_send_tables(true)?;
         if self.state.send_tables.is_none() {
-            return Err(self.err(ErrorKind::SendTables(
-                "entity data before the send tables".into(),
-            )));
+            return Err(self.err(ErrorKind::SendTables(SendTablesError::EntitiesBeforeTables)));
         }
         let data = m.entity_data.unwrap_or(&[]);
         let mut r = BitReader::new(data);
@@ -232,11 +230,9 @@ impl DemoParser<'_> {
                             }
                             fresh
                         };
-                        let tables = self
-                            .state
-                            .send_tables
-                            .as_ref()
-                            .ok_or_else(|| self.err(ErrorKind::SendTables("missing".into())))?;
+                        let tables = self.state.send_tables.as_ref().ok_or_else(|| {
+                            self.err(ErrorKind::SendTables(SendTablesError::Missing))
+                        })?;
                         let ti = self.state.tick_interval;
                         let (p, st) = (&mut paths, &mut state);
                         let read =
@@ -293,7 +289,7 @@ impl DemoParser<'_> {
                         }
                         let tick_interval = self.state.tick_interval;
                         let Some(tables) = self.state.send_tables.as_ref() else {
-                            return Err(self.err(ErrorKind::SendTables("missing".into())));
+                            return Err(self.err(ErrorKind::SendTables(SendTablesError::Missing)));
                         };
                         let slot = self
                             .state

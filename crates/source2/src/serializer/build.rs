@@ -6,7 +6,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, SendTablesError};
 use crate::flattened::{RawField, RawMessage, RawSerializer};
 
 use super::types::*;
@@ -116,7 +116,7 @@ impl<'a> BuildStage<'a> {
         // adds come after them.
         let total: usize = symbols.iter().map(|s| s.len()).sum();
         if u32::try_from(total + 16).is_err() || u32::try_from(symbols.len() + 3).is_err() {
-            return Err(ErrorKind::SendTables("symbol table too large".into()));
+            return Err(ErrorKind::SendTables(SendTablesError::SymbolTableTooLarge));
         }
         tables.symbols.text.reserve(total + 16);
         tables.symbols.ends.reserve(symbols.len() + 3);
@@ -137,7 +137,7 @@ impl<'a> BuildStage<'a> {
             let s = s?;
             let (Some(name), Some(name_sym)) = (sym(s.name_sym), s.name_sym) else {
                 return Err(ErrorKind::SendTables(
-                    "serializer without a name symbol".into(),
+                    SendTablesError::SerializerWithoutName,
                 ));
             };
             let version = s.version.unwrap_or(0);
@@ -155,10 +155,10 @@ impl<'a> BuildStage<'a> {
                 by_name.insert(name, id);
             }
             if let Some(&f) = s.fields_index.iter().find(|&&f| f as usize >= field_count) {
-                return Err(ErrorKind::SendTables(format!(
-                    "serializer {name} refers to missing field {}",
-                    f as i32
-                )));
+                return Err(ErrorKind::SendTables(SendTablesError::MissingField {
+                    serializer: name.to_string(),
+                    field: f as i32,
+                }));
             }
             tables.serializers.push(Serializer {
                 name: Symbol(name_sym as u32),
@@ -335,7 +335,9 @@ impl<'a> BuildStage<'a> {
             let mut poly = Vec::with_capacity(f.polymorphic.len());
             for &(poly_name, poly_version) in &f.polymorphic {
                 let id = self.lookup(poly_name, poly_version).ok_or_else(|| {
-                    ErrorKind::SendTables(format!("field {name}: unknown polymorphic serializer"))
+                    ErrorKind::SendTables(SendTablesError::UnknownPolymorphic {
+                        field: name.to_string(),
+                    })
                 })?;
                 poly.push(id);
             }
@@ -352,9 +354,10 @@ impl<'a> BuildStage<'a> {
             }
         } else if let Some(count) = vt.count {
             if count > MAX_ARRAY_LEN {
-                return Err(ErrorKind::SendTables(format!(
-                    "field {name}: array of {count} elements"
-                )));
+                return Err(ErrorKind::SendTables(SendTablesError::ArrayTooLong {
+                    field: name.to_string(),
+                    count,
+                }));
             }
             FieldModel::FixedArray {
                 len: count,
@@ -364,9 +367,10 @@ impl<'a> BuildStage<'a> {
             let element = match &vt.element {
                 Some(kind) => choose(kind, &params, true, &mut fallback)?,
                 None => {
-                    return Err(ErrorKind::SendTables(format!(
-                        "field {name}: {var_type_str} has no element type"
-                    )))
+                    return Err(ErrorKind::SendTables(SendTablesError::NoElementType {
+                        field: name.to_string(),
+                        var_type: var_type_str.to_string(),
+                    }))
                 }
             };
             FieldModel::VariableArray(element)

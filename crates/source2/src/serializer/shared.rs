@@ -3,7 +3,7 @@
 //! reaches the send tables, takes ranges too; either may finish the build,
 //! and the parser puts the tables together ([`SharedBuild::join`]).
 
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, SendTablesError};
 
 use super::build::*;
 use super::tables::*;
@@ -190,7 +190,7 @@ impl SharedBuild {
     /// helper's last range, and returns the tables (or the first error, in
     /// field order).
     pub(crate) fn join(&self) -> Result<SendTables, ErrorKind> {
-        let failed = || ErrorKind::SendTables("the thread building the send tables failed".into());
+        let failed = || ErrorKind::SendTables(SendTablesError::HelperFailed);
         self.set_up_stage();
         {
             let mut p = self.progress.lock().map_err(|_| failed())?;

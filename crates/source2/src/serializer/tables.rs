@@ -817,7 +817,7 @@ mod tests {
             describe(&shared(Ok(cut.to_vec()), Default::default())),
             describe(&alone)
         );
-        let early = ErrorKind::SendTables("no message".into());
+        let early = ErrorKind::SendTables(crate::error::SendTablesError::Missing);
         assert_eq!(
             describe(&shared(Err(early.clone()), Default::default())),
             describe(&Err(early))

@@ -9,7 +9,7 @@
 use gamewire_bits::QuantizedFloat;
 use rustc_hash::FxHashMap;
 
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, SendTablesError};
 
 use super::decoder::*;
 
@@ -307,8 +307,12 @@ pub(super) fn float_decoder(p: &DecoderParams<'_>) -> Result<FloatDecoder, Error
         Some("runetime") => FloatDecoder::RuneTime,
         _ => match p.bit_count {
             Some(b) if b > 0 && b < 32 => FloatDecoder::Quantized(
-                QuantizedFloat::new(p.bit_count, p.flags, p.low, p.high)
-                    .map_err(|e| ErrorKind::SendTables(format!("field {}: {e}", p.name)))?,
+                QuantizedFloat::new(p.bit_count, p.flags, p.low, p.high).map_err(|source| {
+                    ErrorKind::SendTables(SendTablesError::Quantization {
+                        field: p.name.to_string(),
+                        source,
+                    })
+                })?,
             ),
             _ => FloatDecoder::NoScale,
         },
