@@ -112,21 +112,27 @@ pub enum ErrorKind {
         message: String,
     },
     /// Entity data could not be decoded.
-    #[error("entity {entity} ({class}){}: {problem}", at_path(.path.as_ref(), .path_name.as_deref()))]
-    Entity {
-        /// Entity index (`-1` for a class baseline).
-        entity: i32,
-        /// Class id, when known.
-        class_id: Option<u32>,
-        /// Class name, or `?` when unknown.
-        class: String,
-        /// The field path being decoded, when the failure is at one.
-        path: Option<FieldPath>,
-        /// The path's dotted name in the send tables, when it resolves.
-        path_name: Option<String>,
-        /// What is wrong.
-        problem: EntityProblem,
-    },
+    #[error("{0}")]
+    Entity(Box<EntityError>),
+}
+
+/// Entity data that could not be decoded ([`ErrorKind::Entity`]): which
+/// entity, where in it, and what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("entity {entity} ({class}){}: {problem}", at_path(.path.as_ref(), .path_name.as_deref()))]
+pub struct EntityError {
+    /// Entity index (`-1` for a class baseline).
+    pub entity: i32,
+    /// Class id, when known.
+    pub class_id: Option<u32>,
+    /// Class name, or `?` when unknown.
+    pub class: String,
+    /// The field path being decoded, when the failure is at one.
+    pub path: Option<FieldPath>,
+    /// The path's dotted name in the send tables, when it resolves.
+    pub path_name: Option<String>,
+    /// What is wrong.
+    pub problem: EntityProblem,
 }
 
 /// ` at field path [0 3] (name)`, or nothing without a path.

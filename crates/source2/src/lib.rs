@@ -54,7 +54,8 @@ mod wire;
 pub use cache::SendTableCache;
 pub use entity::{Entity, EntityChange, Handle};
 pub use error::{
-    DemoError, EntityProblem, ErrorKind, FieldError, Location, SendTablesError, Warning,
+    DemoError, EntityError, EntityProblem, ErrorKind, FieldError, Location, SendTablesError,
+    Warning,
 };
 pub use fieldpath::FieldPath;
 pub use gameevent::{EventValue, GameEvent};

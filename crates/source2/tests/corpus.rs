@@ -390,10 +390,10 @@ fn mutated_entity_payloads_give_located_errors() {
             if let Err(e) = parser.apply_packet_entities(&msg, &mut NoVisitor) {
                 let text = e.to_string();
                 assert!(text.contains("tick"), "{text}");
-                if let gamewire_source2::ErrorKind::Entity { class, path, .. } = &e.kind {
+                if let gamewire_source2::ErrorKind::Entity(entity) = &e.kind {
                     located += 1;
-                    assert!(!class.is_empty());
-                    if path.is_some() {
+                    assert!(!entity.class.is_empty());
+                    if entity.path.is_some() {
                         with_path += 1;
                     }
                 }
@@ -1582,11 +1582,11 @@ fn mutated_payloads_of_entities_read_past_give_located_errors() {
             };
             if let Err(e) = parser.apply_packet_entities(&msg, &mut players) {
                 assert!(e.to_string().contains("tick"), "{e}");
-                if let gamewire_source2::ErrorKind::Entity { class, path, .. } = &e.kind {
-                    assert!(!class.is_empty());
-                    if path.is_some() {
+                if let gamewire_source2::ErrorKind::Entity(entity) = &e.kind {
+                    assert!(!entity.class.is_empty());
+                    if entity.path.is_some() {
                         located += 1;
-                        if !player_class(class) {
+                        if !player_class(&entity.class) {
                             in_skipped_class += 1;
                         }
                     }

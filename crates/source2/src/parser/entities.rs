@@ -14,7 +14,7 @@ use source2_demo_protobufs as pb;
 
 use crate::entity::{path_name, read_or_skip_fields, Entity, EntityChange, FieldState};
 use crate::error::{DemoError, ErrorKind};
-use crate::error::{EntityProblem, PathError, SendTablesError};
+use crate::error::{EntityError, EntityProblem, PathError, SendTablesError};
 use crate::fieldpath::FieldPath;
 use crate::serializer::SerializerId;
 use crate::visitor::Visitor;
@@ -33,14 +33,14 @@ impl DemoParser<'_> {
             .and_then(|c| self.state.classes.get(c as usize))
             .map(|c| c.name.clone())
             .unwrap_or_else(|| "?".into());
-        self.err(ErrorKind::Entity {
+        self.err(ErrorKind::Entity(Box::new(EntityError {
             entity: index,
             class_id,
             class,
             path,
             path_name,
             problem,
-        })
+        })))
     }
 
     /// Whether entities of `class_id` are decoded: [`Visitor::wants_class`],

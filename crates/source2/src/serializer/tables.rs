@@ -213,7 +213,7 @@ impl SendTables {
         root: SerializerId,
         fp: &FieldPath,
         store: &mut S,
-    ) -> Result<(S::Slot, &'s FieldDecoder, Last<'s, S::Slot>), FieldError> {
+    ) -> Result<Walked<'s, S::Slot>, FieldError> {
         const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
         const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
         const POLY: FieldDecoder = FieldDecoder::PolyPointer;
@@ -486,6 +486,10 @@ impl<F: FnMut(usize) -> Option<u32>> PathStore for Lookup<F> {
     }
 }
 
+/// What [`SendTables::walk`] finds: the slot of the path's end, its
+/// decoder, and what its last index selects in.
+pub(crate) type Walked<'s, S> = (S, &'s FieldDecoder, Last<'s, S>);
+
 /// What the last index of a walked path selects in, with the slots of the
 /// walk's store.
 #[derive(Clone, Copy, Debug)]
@@ -542,6 +546,14 @@ impl<'s> LastParent<'s> {
             },
         }
     }
+}
+
+/// The hash [`SendTables::by_name`] sorts by.
+pub(super) fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    name.hash(&mut h);
+    h.finish()
 }
 
 #[cfg(test)]
@@ -920,12 +932,4 @@ mod tests {
         let t = VarType::parse("float32[SOMETHING]");
         assert_eq!(t.count, Some(1024));
     }
-}
-
-/// The hash [`SendTables::by_name`] sorts by.
-pub(super) fn name_hash(name: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = rustc_hash::FxHasher::default();
-    name.hash(&mut h);
-    h.finish()
 }
