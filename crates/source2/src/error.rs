@@ -243,7 +243,7 @@ pub enum EntityProblem {
 }
 
 /// What went wrong at one field path of an entity: reading the paths, walking
-/// a path down the send tables ([`crate::SendTables::resolve`]), or
+/// a path down the send tables ([`crate::serializer::SendTables::resolve`]), or
 /// decoding or storing its value.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
