@@ -34,7 +34,7 @@ use libfuzzer_sys::fuzz_target;
 
 /// A parse on this thread alone (no helper thread).
 fn parse_with<V: Visitor>(data: &[u8], visitor: &mut V) {
-    if let Ok(mut parser) = DemoParser::new(data) {
+    if let Ok(parser) = DemoParser::new(data) {
         let _ = parser.with_helper_thread(false).run(visitor);
     }
 }
