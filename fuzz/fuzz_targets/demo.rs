@@ -30,11 +30,17 @@ use gamewire_source2::container::{HEADER_LEN, MAGIC_SOURCE2};
 use gamewire_query::friendly_props::FRIENDLY_PROPS;
 use gamewire_query::ticks::TicksCollector;
 use gamewire_source2::serializer::SendTables;
-use gamewire_source2::{parse_with, NoVisitor};
+use gamewire_source2::{DemoParser, NoVisitor, Visitor};
 use libfuzzer_sys::fuzz_target;
 
+/// A parse on this thread alone (no helper thread).
+fn parse_with<V: Visitor>(data: &[u8], visitor: &mut V) {
+    if let Ok(parser) = DemoParser::new(data) {
+        let _ = parser.with_helper_thread(false).run(visitor);
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
-    gamewire_source2::helper::set_enabled(false);
     let _ = SendTables::from_message(data);
     if data.starts_with(MAGIC_SOURCE2) {
         let _ = parse_with(data, &mut NoVisitor);

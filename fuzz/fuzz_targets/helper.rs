@@ -30,7 +30,6 @@ fn run(demo: &[u8], helper: bool) -> Option<(Result<(), String>, i32, u64, Vec<S
 }
 
 fuzz_target!(|data: &[u8]| {
-    gamewire_source2::helper::set_enabled(true);
     let demo = if data.starts_with(MAGIC_SOURCE2) {
         data.to_vec()
     } else {

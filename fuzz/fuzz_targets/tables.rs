@@ -17,7 +17,6 @@ use gamewire_source2::container::{HEADER_LEN, MAGIC_SOURCE2};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    gamewire_source2::helper::set_enabled(false);
     let demo: std::borrow::Cow<'_, [u8]> = if data.starts_with(MAGIC_SOURCE2) {
         data.into()
     } else {
@@ -46,6 +45,7 @@ fuzz_target!(|data: &[u8]| {
         .map(String::from)
         .to_vec(),
         other_props: vec!["total_rounds_played".to_string()],
+        helper_thread: false,
         ..Query::default()
     }
     .keeping_cut(true)

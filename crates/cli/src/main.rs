@@ -49,12 +49,6 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // One demo per process (or, for `batch`, send tables from a shared
-    // cache): starting the library's helper thread would cost more than
-    // the send tables it builds on the side save (measured: a `ticks`
-    // process on a CS2 clip took 0.2-0.5 ms longer with it, also with the
-    // shared build of the send tables).
-    gamewire_source2::helper::set_enabled(false);
     let result: Result<(), error::CliError> = match cli.command {
         Command::Info(args) => demo::info(args),
         Command::Schema(args) => demo::schema(args),

@@ -97,6 +97,8 @@ impl QueryArgs {
             // its rows up to the cut; the cut is a warning.
             options: RunOptions {
                 keep_cut: true,
+                // One demo per process, or send tables from a shared cache.
+                helper_thread: false,
                 ..RunOptions::default()
             },
         }

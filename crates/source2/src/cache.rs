@@ -335,7 +335,11 @@ mod tests {
             })
             .unwrap();
         assert!(built);
-        let err = cache.get_or_build(b"bad", |_| Err(ErrorKind::SendTables("no".into())));
+        let err = cache.get_or_build(b"bad", |_| {
+            Err(ErrorKind::SendTables(
+                crate::error::SendTablesError::Missing,
+            ))
+        });
         assert!(err.is_err());
         assert_eq!(cache.len(), 2);
     }

@@ -8,7 +8,8 @@ use prost::Message;
 use source2_demo_protobufs as pb;
 
 use crate::messages::Game;
-use crate::parser::{DemoState, UserMessage};
+use crate::state::DemoState;
+use crate::visitor::UserMessage;
 
 /// Dota 2's id of `DOTA_UM_CombatLogDataHLTV`.
 const COMBAT_LOG_ID: u32 = 554;

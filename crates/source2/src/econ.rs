@@ -9,7 +9,7 @@ use prost::Message;
 use source2_demo_protobufs as pb;
 
 use crate::messages::Game;
-use crate::parser::UserMessage;
+use crate::visitor::UserMessage;
 
 /// CS2's user message ids of the two messages.
 const ITEM_DROPS_ID: u32 = 361;

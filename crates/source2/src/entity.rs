@@ -28,8 +28,9 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::error::ErrorKind;
+use crate::error::{FieldError, PathError};
 use crate::fieldpath::{read_field_paths_marked, FieldPath, Paths};
-use crate::serializer::{SendTables, SerializerId};
+use crate::serializer::{Last, PathStore, SendTables, SerializerId};
 use crate::value::Value;
 
 /// Highest entity index + 1 (14 index bits).
@@ -236,7 +237,7 @@ impl FieldState {
 
     /// Stores `value` in the slot at arena index `at` (replacing its value).
     #[inline(always)]
-    fn store(&mut self, at: usize, value: Value) -> Result<(), String> {
+    fn store(&mut self, at: usize, value: Value) -> Result<(), FieldError> {
         let Some(slot) = self.slots.get_mut(at) else {
             return Ok(());
         };
@@ -247,8 +248,8 @@ impl FieldState {
             Some(v) => *v = value,
             None => {
                 // Bounded by the arena, itself bounded by the entity limits.
-                let id = u32::try_from(self.values.len() + 1)
-                    .map_err(|_| "entity state is too large".to_string())?;
+                let id =
+                    u32::try_from(self.values.len() + 1).map_err(|_| FieldError::StateTooLarge)?;
                 slot.value = id;
                 self.values.push(value);
             }
@@ -266,7 +267,7 @@ impl FieldState {
     /// [`crate::serializer::MAX_ARRAY_LEN`]; the caller has resolved the path
     /// against the serializer.
     #[inline]
-    pub fn set(&mut self, path: &[i32], value: Value) -> Result<(), String> {
+    pub fn set(&mut self, path: &[i32], value: Value) -> Result<(), FieldError> {
         self.set_sized(path, value, &[0; crate::fieldpath::MAX_DEPTH])
     }
 
@@ -279,9 +280,9 @@ impl FieldState {
         path: &[i32],
         value: Value,
         sizes: &[u32; crate::fieldpath::MAX_DEPTH],
-    ) -> Result<(), String> {
+    ) -> Result<(), FieldError> {
         let Some((&last, head)) = path.split_last() else {
-            return Err("empty path".into());
+            return Err(FieldError::EmptyPath);
         };
         let mut owner = Owner::Root;
         for (depth, &c) in head.iter().enumerate() {
@@ -331,7 +332,12 @@ impl FieldState {
     /// The arena index of slot `index` of the node `owner` points at,
     /// creating or growing the node as needed.
     #[inline(always)]
-    fn slot_index(&mut self, owner: Owner, index: i32, size_hint: usize) -> Result<usize, String> {
+    fn slot_index(
+        &mut self,
+        owner: Owner,
+        index: i32,
+        size_hint: usize,
+    ) -> Result<usize, FieldError> {
         let (start, len) = self.node(owner);
         // A negative index becomes huge and fails the test.
         let i = index as u32 as usize;
@@ -343,12 +349,17 @@ impl FieldState {
 
     /// [`FieldState::slot_index`] when the node must be created or grown.
     #[inline(never)]
-    fn grow_node(&mut self, owner: Owner, index: i32, size_hint: usize) -> Result<usize, String> {
+    fn grow_node(
+        &mut self,
+        owner: Owner,
+        index: i32,
+        size_hint: usize,
+    ) -> Result<usize, FieldError> {
         const MAX: usize = crate::serializer::MAX_ARRAY_LEN as usize;
         let i = usize::try_from(index)
             .ok()
             .filter(|&i| i < MAX)
-            .ok_or_else(|| format!("path index {index} is out of range"))?;
+            .ok_or(FieldError::IndexOutOfRange(index))?;
         let (start, len) = self.node(owner);
         let end = self.slots.len();
         if len > 0 && start + len == end {
@@ -358,7 +369,7 @@ impl FieldState {
             return Ok(start + i);
         }
         if end + i + 2 > u32::MAX as usize {
-            return Err("entity state is too large".into());
+            return Err(FieldError::StateTooLarge);
         }
         // New node, or a node that cannot grow in place: (re)place it at the
         // end, behind a header slot, with room to grow.
@@ -371,7 +382,7 @@ impl FieldState {
         }
         self.slots.reserve(new_len + 1);
         if start + len > end {
-            return Err("entity state is corrupt".into());
+            return Err(FieldError::StateCorrupt);
         }
         let new_start = end + 1;
         self.slots.push(Slot::default());
@@ -448,7 +459,7 @@ pub fn key_to_path(key: u128) -> FieldPath {
 
 /// Reads a field-path sequence and its values into `state`.
 ///
-/// On failure returns the path (if any) and a message.
+/// On failure returns the path (if any) and what went wrong there.
 pub(crate) fn read_fields(
     tables: &SendTables,
     serializer: SerializerId,
@@ -456,8 +467,11 @@ pub(crate) fn read_fields(
     r: &mut BitReader<'_>,
     paths: &mut Paths,
     tick_interval: f32,
-) -> Result<(), (Option<FieldPath>, String)> {
-    read_field_paths_marked(r, paths).map_err(|e| (None, format!("field paths: {e}")))?;
+) -> Result<(), PathError> {
+    read_field_paths_marked(r, paths).map_err(|e| PathError {
+        path: None,
+        error: FieldError::FieldPaths(e),
+    })?;
     // The first path's "sibling" flag compares it with the decoder's start
     // path, which was never walked: `level` is `None` then.
     let mut level = LastLevel::None;
@@ -472,7 +486,7 @@ pub(crate) fn read_fields(
                 &mut level,
                 sibling,
             )
-            .map_err(|m| (Some(*fp), m))?;
+            .map_err(|e| PathError::at(*fp, e))?;
     }
     Ok(())
 }
@@ -488,7 +502,7 @@ pub(crate) fn read_or_skip_fields(
     r: &mut BitReader<'_>,
     paths: &mut Paths,
     tick_interval: f32,
-) -> Result<(), (Option<FieldPath>, String)> {
+) -> Result<(), PathError> {
     if decoded {
         read_fields(tables, serializer, state, r, paths, tick_interval)
     } else {
@@ -511,12 +525,14 @@ pub(crate) fn skip_fields(
     r: &mut BitReader<'_>,
     paths: &mut Paths,
     tick_interval: f32,
-) -> Result<(), (Option<FieldPath>, String)> {
+) -> Result<(), PathError> {
     use crate::serializer::FieldDecoder;
     // Without the sibling marks (and out of `read_fields`' inlined copy).
     paths.siblings.clear();
-    crate::fieldpath::read_field_paths(r, &mut paths.paths)
-        .map_err(|e| (None, format!("field paths: {e}")))?;
+    crate::fieldpath::read_field_paths(r, &mut paths.paths).map_err(|e| PathError {
+        path: None,
+        error: FieldError::FieldPaths(e),
+    })?;
     // The previous path and what its last index selected in: a path that
     // differs from it only in its last index (most do) resolves there,
     // without the walk down from the root and its array-length lookups.
@@ -540,7 +556,7 @@ pub(crate) fn skip_fields(
                         .and_then(Value::as_u64)
                         .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
                 })
-                .map_err(|m| (Some(*fp), m))?,
+                .map_err(|e| PathError::at(*fp, e))?,
         };
         previous = Some((fp, parent));
         match decoder {
@@ -549,12 +565,12 @@ pub(crate) fn skip_fields(
             | FieldDecoder::PolyPointer => {
                 state
                     .store_structural(tables, serializer, fp, r, tick_interval)
-                    .map_err(|m| (Some(*fp), m))?;
+                    .map_err(|e| PathError::at(*fp, e))?;
             }
             other => {
                 other
                     .skip(r, tick_interval)
-                    .map_err(|e| (Some(*fp), format!("value: {e}")))?;
+                    .map_err(|e| PathError::at(*fp, FieldError::Value(e)))?;
             }
         }
     }
@@ -594,6 +610,36 @@ enum LastLevel<'t> {
     },
 }
 
+/// An entity's state as the store of a walk down the send tables
+/// ([`SendTables::walk`]): each step's slot is found or allocated in the
+/// arena, and lengths and type indices are read from the slots (or the
+/// baseline under them).
+struct Slots<'a> {
+    state: &'a mut FieldState,
+    /// Masks the size hints (see [`FieldState::walk`]).
+    sized: usize,
+}
+
+impl PathStore for Slots<'_> {
+    type Slot = usize;
+
+    #[inline(always)]
+    fn size(&self, n: usize) -> usize {
+        n & self.sized
+    }
+
+    #[inline(always)]
+    fn slot(&mut self, owner: Option<usize>, index: i32, size: usize) -> Result<usize, FieldError> {
+        self.state
+            .slot_index(owner.map_or(Owner::Root, Owner::Slot), index, size)
+    }
+
+    #[inline(always)]
+    fn stored(&mut self, slot: usize, prefix: &[i32]) -> Option<u64> {
+        self.state.value_at(slot, prefix).and_then(Value::as_u64)
+    }
+}
+
 impl FieldState {
     /// Decodes and stores one value that shapes later paths (an array
     /// length, a pointer's presence or type) of an entity read past
@@ -607,11 +653,11 @@ impl FieldState {
         fp: &FieldPath,
         r: &mut BitReader<'_>,
         tick_interval: f32,
-    ) -> Result<(), String> {
+    ) -> Result<(), FieldError> {
         use crate::serializer::{read_array_length, read_poly_pointer, FieldDecoder};
         let mut level = LastLevel::None;
         let (at, decoder) = self.walk(tables, serializer, fp, &mut level)?;
-        let bits = |e: gamewire_bits::BitError| format!("value: {e}");
+        let bits = FieldError::Value;
         let value = match decoder {
             FieldDecoder::PointerPresent => Value::Bool(r.read_bool().map_err(bits)?),
             FieldDecoder::PolyPointer => Value::U32(read_poly_pointer(r).map_err(bits)?),
@@ -653,7 +699,7 @@ impl FieldState {
         tick_interval: f32,
         level: &mut LastLevel<'t>,
         sibling: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), FieldError> {
         use crate::serializer::FieldModel;
         let fast = if sibling {
             // Anything unusual (another model, an index out of range) takes
@@ -705,9 +751,10 @@ impl FieldState {
         self.decode_into(at, decoder, r, tick_interval)
     }
 
-    /// The walk of [`FieldState::apply`] down the serializer and the state:
-    /// the arena index of `fp`'s slot and its decoder; records in `level`
-    /// where the last index was found.
+    /// The walk of [`FieldState::apply`] down the serializer and the state
+    /// ([`SendTables::walk`], allocating the slots it passes): the arena
+    /// index of `fp`'s slot and its decoder; records in `level` where the
+    /// last index was found.
     #[inline(always)]
     fn walk<'t>(
         &mut self,
@@ -715,140 +762,44 @@ impl FieldState {
         root: SerializerId,
         fp: &FieldPath,
         level: &mut LastLevel<'t>,
-    ) -> Result<(usize, &'t crate::serializer::FieldDecoder), String> {
-        use crate::serializer::{FieldDecoder, FieldModel, MAX_ARRAY_LEN};
-        const LENGTH: FieldDecoder = FieldDecoder::ArrayLength;
-        const POINTER: FieldDecoder = FieldDecoder::PointerPresent;
-        const POLY: FieldDecoder = FieldDecoder::PolyPointer;
-        let path = fp.as_slice();
-        let last = path.len() - 1;
-        let mut ser = root;
-        let mut owner = Owner::Root;
-        let mut i = 0usize;
+    ) -> Result<(usize, &'t crate::serializer::FieldDecoder), FieldError> {
         // A baseline gets its nodes at full size (it sets most fields); an
         // entity's own layer over a baseline only holds what changed, so its
         // nodes grow as needed instead (this keeps many sparse entities,
         // as in Dota 2, small). `sized` masks the size hints.
         let sized = if self.base.is_some() { 0 } else { usize::MAX };
-        let (at, decoder) = loop {
-            let index = path.get(i).copied().unwrap_or(-1);
-            let Some(s) = tables.serializers.get(ser as usize) else {
-                return Err(format!("serializer {ser} is missing"));
-            };
-            let field = usize::try_from(index)
-                .ok()
-                .and_then(|k| s.fields.get(k))
-                .and_then(|&f| tables.fields.get(f as usize))
-                .ok_or_else(|| {
-                    format!(
-                        "index {index} at depth {i} is outside serializer {}",
-                        tables.symbol(s.name)
-                    )
-                })?;
-            let size = s.fields.len() & sized;
-            let at = self.slot_index(owner, index, size)?;
-            // The level of a path that ends here (its node looked up only
-            // then, not at every depth of the walk).
-            let here = |state: &Self| LastLevel::Fields {
-                fields: &s.fields,
+        let mut store = Slots { state: self, sized };
+        let (at, decoder, last) = tables.walk(root, fp, &mut store)?;
+        // The node of the last level looked up only now, not at every depth
+        // of the walk.
+        *level = match last {
+            Last::Fields {
+                fields,
                 owner,
                 size,
-                node: state.node(owner),
-            };
-            match &field.model {
-                FieldModel::Value(d) => {
-                    if i != last {
-                        return Err(format!(
-                            "path continues past value field {}",
-                            tables.symbol(field.name)
-                        ));
-                    }
-                    *level = here(self);
-                    break (at, d);
+                ..
+            } => {
+                let owner = owner.map_or(Owner::Root, Owner::Slot);
+                LastLevel::Fields {
+                    fields,
+                    owner,
+                    size,
+                    node: self.node(owner),
                 }
-                FieldModel::FixedArray { len, element } => {
-                    let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    if i + 1 != last || elem < 0 || elem as u32 >= *len {
-                        return Err(format!(
-                            "bad element path into fixed array {} of {len}",
-                            tables.symbol(field.name)
-                        ));
-                    }
-                    let size = *len as usize & sized;
-                    let owner = Owner::Slot(at);
-                    let at = self.slot_index(owner, elem, size)?;
-                    *level = LastLevel::Elements {
-                        owner,
-                        decoder: element,
-                        bound: *len,
-                        size,
-                        node: self.node(owner),
-                    };
-                    break (at, element);
-                }
-                FieldModel::VariableArray(element) => {
-                    if i == last {
-                        *level = here(self);
-                        break (at, &LENGTH);
-                    }
-                    let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    let len = self.array_len(at, path.get(..=i).unwrap_or(&[]));
-                    if i + 1 != last || elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) {
-                        return Err(format!(
-                            "bad element path into variable array {}",
-                            tables.symbol(field.name)
-                        ));
-                    }
-                    let size = len.unwrap_or(0) as usize & sized;
-                    let owner = Owner::Slot(at);
-                    let at = self.slot_index(owner, elem, size)?;
-                    *level = LastLevel::Elements {
-                        owner,
-                        decoder: element,
-                        bound: len.unwrap_or(MAX_ARRAY_LEN),
-                        size,
-                        node: self.node(owner),
-                    };
-                    break (at, element);
-                }
-                FieldModel::FixedTable { serializer, poly } => {
-                    if i == last {
-                        *level = here(self);
-                        break (at, if poly.is_empty() { &POINTER } else { &POLY });
-                    }
-                    ser = if poly.is_empty() {
-                        *serializer
-                    } else {
-                        let idx = self
-                            .value_at(at, path.get(..=i).unwrap_or(&[]))
-                            .and_then(Value::as_u64)
-                            .unwrap_or(0);
-                        match idx.checked_sub(1).and_then(|k| poly.get(k as usize)) {
-                            Some(&p) => p,
-                            None => *serializer,
-                        }
-                    };
-                    owner = Owner::Slot(at);
-                    i += 1;
-                }
-                FieldModel::VariableTable(child) => {
-                    if i == last {
-                        *level = here(self);
-                        break (at, &LENGTH);
-                    }
-                    let elem = path.get(i + 1).copied().unwrap_or(-1);
-                    let len = self.array_len(at, path.get(..=i).unwrap_or(&[]));
-                    if elem < 0 || elem as u32 >= len.unwrap_or(MAX_ARRAY_LEN) || i + 1 == last {
-                        return Err(format!(
-                            "bad element path into variable table {}",
-                            tables.symbol(field.name)
-                        ));
-                    }
-                    let size = len.unwrap_or(0) as usize;
-                    let at = self.slot_index(Owner::Slot(at), elem, size & sized)?;
-                    owner = Owner::Slot(at);
-                    ser = *child;
-                    i += 2;
+            }
+            Last::Elements {
+                owner,
+                decoder,
+                bound,
+                size,
+            } => {
+                let owner = Owner::Slot(owner);
+                LastLevel::Elements {
+                    owner,
+                    decoder,
+                    bound,
+                    size,
+                    node: self.node(owner),
                 }
             }
         };
@@ -863,46 +814,28 @@ impl FieldState {
         decoder: &crate::serializer::FieldDecoder,
         r: &mut BitReader<'_>,
         tick_interval: f32,
-    ) -> Result<(), String> {
+    ) -> Result<(), FieldError> {
         let value = decoder
             .decode(r, tick_interval)
-            .map_err(|e| format!("value: {e}"))?;
+            .map_err(FieldError::Value)?;
         self.store(at, value)
-    }
-
-    /// The current length of the variable array or table whose length slot
-    /// is at `at`, capped at [`crate::serializer::MAX_ARRAY_LEN`]; `None`
-    /// when it was never set.
-    #[inline]
-    fn array_len(&self, at: usize, prefix: &[i32]) -> Option<u32> {
-        self.value_at(at, prefix)
-            .and_then(Value::as_u64)
-            .map(|v| v.min(u64::from(crate::serializer::MAX_ARRAY_LEN)) as u32)
     }
 }
 
-/// Formats a failing path for an error message.
-pub(crate) fn describe_path(
+/// The dotted name of a failing path, for an error, when it resolves.
+pub(crate) fn path_name(
     tables: &SendTables,
     serializer: SerializerId,
     entity: Option<&Entity>,
     fp: Option<FieldPath>,
-) -> String {
-    match fp {
-        None => String::new(),
-        Some(fp) => {
-            let name = tables.path_name(serializer, &fp, |len| {
-                entity
-                    .and_then(|e| fp.as_slice().get(..len).and_then(|p| e.state.get(p)))
-                    .and_then(Value::as_u64)
-                    .map(|v| v as u32)
-            });
-            match name {
-                Some(n) => format!(" at field path {fp} ({n})"),
-                None => format!(" at field path {fp}"),
-            }
-        }
-    }
+) -> Option<String> {
+    let fp = fp?;
+    tables.path_name(serializer, &fp, |len| {
+        entity
+            .and_then(|e| fp.as_slice().get(..len).and_then(|p| e.state.get(p)))
+            .and_then(Value::as_u64)
+            .map(|v| v as u32)
+    })
 }
 
 /// What happened to an entity in an update.
@@ -1068,7 +1001,7 @@ mod tests {
             &mut paths,
             1.0 / 64.0,
         )
-        .map_err(|(fp, m)| format!("{} {m}", fp.unwrap_or_default()))?;
+        .map_err(|e| format!("{} {}", e.path.unwrap_or_default(), e.error))?;
         Ok(state)
     }
 
@@ -1085,7 +1018,7 @@ mod tests {
         let mut paths = Paths::default();
         let mut r = BitReader::new(&data);
         skip_fields(&tables, 0, &mut state, &mut r, &mut paths, 1.0 / 64.0)
-            .map_err(|(fp, m)| format!("{} {m}", fp.unwrap_or_default()))?;
+            .map_err(|e| format!("{} {}", e.path.unwrap_or_default(), e.error))?;
         Ok((state, r.position()))
     }
 
@@ -1155,7 +1088,7 @@ mod tests {
             1.0 / 64.0,
         )
         .unwrap_err();
-        assert!(e.1.contains("value"), "{}", e.1);
+        assert!(matches!(e.error, FieldError::Value(_)), "{}", e.error);
     }
 
     #[test]

@@ -7,6 +7,8 @@
 
 use gamewire_bits::BitError;
 
+use crate::fieldpath::{FieldPath, FieldPathError};
+
 /// What went wrong, without the location (see [`DemoError`]).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -70,9 +72,9 @@ pub enum ErrorKind {
         /// The limit.
         limit: u64,
     },
-    /// The send tables are inconsistent.
+    /// The send tables are missing or inconsistent.
     #[error("send tables: {0}")]
-    SendTables(String),
+    SendTables(SendTablesError),
     /// A broadcast fragment is malformed (the location's byte offset is
     /// within that fragment).
     #[error("broadcast fragment {fragment}: {inner}")]
@@ -91,17 +93,221 @@ pub enum ErrorKind {
         message: String,
     },
     /// Entity data could not be decoded.
-    #[error("entity {entity} ({class}){path}: {message}")]
-    Entity {
-        /// Entity index.
-        entity: i32,
-        /// Class name, or `?` when unknown.
-        class: String,
-        /// ` at field path [..] (name)` or empty.
-        path: String,
-        /// What is wrong.
-        message: String,
+    #[error("{0}")]
+    Entity(Box<EntityError>),
+}
+
+/// Entity data that could not be decoded ([`ErrorKind::Entity`]): which
+/// entity, where in it, and what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("entity {entity} ({class}){}: {problem}", at_path(.path.as_ref(), .path_name.as_deref()))]
+pub struct EntityError {
+    /// Entity index (`-1` for a class baseline).
+    pub entity: i32,
+    /// Class id, when known.
+    pub class_id: Option<u32>,
+    /// Class name, or `?` when unknown.
+    pub class: String,
+    /// The field path being decoded, when the failure is at one.
+    pub path: Option<FieldPath>,
+    /// The path's dotted name in the send tables, when it resolves.
+    pub path_name: Option<String>,
+    /// What is wrong.
+    pub problem: EntityProblem,
+}
+
+/// ` at field path [0 3] (name)`, or nothing without a path.
+fn at_path(path: Option<&FieldPath>, name: Option<&str>) -> String {
+    match (path, name) {
+        (None, _) => String::new(),
+        (Some(fp), Some(n)) => format!(" at field path {fp} ({n})"),
+        (Some(fp), None) => format!(" at field path {fp}"),
+    }
+}
+
+/// What is wrong with the send tables ([`ErrorKind::SendTables`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SendTablesError {
+    /// Entities need send tables the demo has not given (yet).
+    #[error("missing")]
+    Missing,
+    /// A `CSVCMsg_PacketEntities` came before any send tables.
+    #[error("entity data before the send tables")]
+    EntitiesBeforeTables,
+    /// The symbols do not fit 32-bit offsets.
+    #[error("symbol table too large")]
+    SymbolTableTooLarge,
+    /// A symbol is not UTF-8.
+    #[error("symbol {symbol} is not valid UTF-8")]
+    SymbolNotUtf8 {
+        /// The symbol's index.
+        symbol: usize,
     },
+    /// A serializer has no name.
+    #[error("serializer without a name symbol")]
+    SerializerWithoutName,
+    /// A serializer lists a field the message does not have.
+    #[error("serializer {serializer} refers to missing field {field}")]
+    MissingField {
+        /// The serializer's name.
+        serializer: String,
+        /// The field index it gives.
+        field: i32,
+    },
+    /// The message has no field of this index.
+    #[error("no field {index}")]
+    NoField {
+        /// The field index.
+        index: usize,
+    },
+    /// A polymorphic field names a serializer the message does not have.
+    #[error("field {field}: unknown polymorphic serializer")]
+    UnknownPolymorphic {
+        /// The field's name.
+        field: String,
+    },
+    /// A fixed array longer than [`crate::serializer::MAX_ARRAY_LEN`].
+    #[error("field {field}: array of {count} elements")]
+    ArrayTooLong {
+        /// The field's name.
+        field: String,
+        /// The declared length.
+        count: u32,
+    },
+    /// A variable array whose type names no element type.
+    #[error("field {field}: {var_type} has no element type")]
+    NoElementType {
+        /// The field's name.
+        field: String,
+        /// Its declared type.
+        var_type: String,
+    },
+    /// A quantized float's parameters are unusable.
+    #[error("field {field}: {source}")]
+    Quantization {
+        /// The field's name.
+        field: String,
+        /// What the bit core found wrong.
+        source: BitError,
+    },
+    /// A class id below zero in the class info.
+    #[error("class id {id} is negative")]
+    NegativeClassId {
+        /// The id.
+        id: i32,
+    },
+    /// The helper thread building the send tables stopped without them.
+    #[error("the thread building the send tables failed")]
+    HelperFailed,
+}
+
+/// What is wrong with an entity ([`ErrorKind::Entity`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EntityProblem {
+    /// One of its fields (or the field paths) did not decode.
+    #[error("{0}")]
+    Field(FieldError),
+    /// Its class baseline did not decode.
+    #[error("baseline: {0}")]
+    Baseline(FieldError),
+    /// A create names a class the demo has not declared.
+    #[error("create with unknown class id {class_id}")]
+    UnknownClass {
+        /// The class id.
+        class_id: u32,
+    },
+    /// An update names an entity that was never created.
+    #[error("update of an entity that does not exist")]
+    NoSuchEntity,
+}
+
+/// What went wrong at one field path of an entity: reading the paths, walking
+/// a path down the send tables ([`crate::serializer::SendTables::resolve`]), or
+/// decoding or storing its value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FieldError {
+    /// The field-path sequence did not decode.
+    #[error("field paths: {0}")]
+    FieldPaths(FieldPathError),
+    /// A value did not decode.
+    #[error("value: {0}")]
+    Value(BitError),
+    /// A path walks into a serializer the tables do not have.
+    #[error("serializer {0} is missing")]
+    SerializerMissing(u32),
+    /// An index selects no field of its serializer.
+    #[error("index {index} at depth {depth} is outside serializer {serializer}")]
+    OutsideSerializer {
+        /// The index.
+        index: i32,
+        /// Its depth in the path.
+        depth: usize,
+        /// The serializer's name.
+        serializer: String,
+    },
+    /// A path goes on below a field that holds a value.
+    #[error("path continues past value field {field}")]
+    PastValue {
+        /// The field's name.
+        field: String,
+    },
+    /// An element index outside a fixed array (or a path that does not end
+    /// at the element).
+    #[error("bad element path into fixed array {field} of {len}")]
+    FixedArrayElement {
+        /// The array's name.
+        field: String,
+        /// Its length.
+        len: u32,
+    },
+    /// An element index outside a variable array's current length (or a
+    /// path that does not end at the element).
+    #[error("bad element path into variable array {field}")]
+    VariableArrayElement {
+        /// The array's name.
+        field: String,
+    },
+    /// An element index outside a variable table's current length (or a
+    /// path that ends at the element).
+    #[error("bad element path into variable table {field}")]
+    VariableTableElement {
+        /// The table's name.
+        field: String,
+    },
+    /// A path index at or above [`crate::serializer::MAX_ARRAY_LEN`], or
+    /// negative.
+    #[error("path index {0} is out of range")]
+    IndexOutOfRange(i32),
+    /// An empty path.
+    #[error("empty path")]
+    EmptyPath,
+    /// The entity holds more values than an index can count.
+    #[error("entity state is too large")]
+    StateTooLarge,
+    /// The entity's stored state contradicts itself (a node beyond the
+    /// slots).
+    #[error("entity state is corrupt")]
+    StateCorrupt,
+}
+
+/// A [`FieldError`] and the path it happened at (`None`: reading the
+/// paths themselves).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PathError {
+    pub(crate) path: Option<FieldPath>,
+    pub(crate) error: FieldError,
+}
+
+impl PathError {
+    pub(crate) fn at(path: FieldPath, error: FieldError) -> Self {
+        PathError {
+            path: Some(path),
+            error,
+        }
+    }
 }
 
 impl ErrorKind {

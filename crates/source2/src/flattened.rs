@@ -35,7 +35,7 @@
 
 use source2_demo_protobufs::{ProtoFlattenedSerializerFieldT, ProtoFlattenedSerializerT};
 
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, SendTablesError};
 use crate::wire::{Wire, WireError, LEN};
 
 const WHAT: &str = "CSVCMsg_FlattenedSerializer";
@@ -271,7 +271,7 @@ pub(crate) fn field_at(
         .get(index)
         .and_then(|&(at, len)| body.get(at..at.checked_add(len)?));
     let (Some(data), Some(&(base, _))) = (data, spans.get(index)) else {
-        return Err(ErrorKind::SendTables(format!("no field {index}")));
+        return Err(ErrorKind::SendTables(SendTablesError::NoField { index }));
     };
     decode_field(Wire::new(data, base), field).map_err(in_message)
 }
@@ -303,7 +303,9 @@ fn symbols_as_text<'a>(
                 None => body
                     .get(at..at + len)
                     .and_then(|b| std::str::from_utf8(b).ok())
-                    .ok_or_else(|| ErrorKind::SendTables(format!("symbol {i} is not valid UTF-8"))),
+                    .ok_or(ErrorKind::SendTables(SendTablesError::SymbolNotUtf8 {
+                        symbol: i,
+                    })),
             }
         })
         .collect()

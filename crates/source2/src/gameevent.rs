@@ -9,6 +9,9 @@
 use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
+use crate::error::ErrorKind;
+use crate::wire::{check_utf8, each_len_field, Wire, WireError};
+
 /// A key of an event descriptor.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct EventKey {
@@ -89,7 +92,7 @@ impl EventDescriptors {
     fn descriptor<'a>(&'a self, e: &'a DescriptorEntry) -> &'a EventDescriptor {
         e.decoded.get_or_init(|| {
             let body = self.raw.get(e.body.clone()).unwrap_or(&[]);
-            crate::wire::game_event_descriptor(body, e.id)
+            game_event_descriptor(body, e.id)
         })
     }
 
@@ -275,4 +278,93 @@ pub fn decode(
         tick,
         keys,
     })
+}
+
+/// A `CMsgSource1LegacyGameEventList` read straight into descriptors:
+/// `descriptors` (tag 1), each `eventid` (1), `name` (2) and `keys` (3:
+/// `type` (1), `name` (2)). Decodes what the generated type decodes and
+/// [`descriptors`] makes of it (a repeated scalar's last
+/// value wins; a later descriptor with the same id replaces an earlier one),
+/// without the generated type's intermediate structs.
+pub(crate) fn game_event_list(message: &[u8]) -> Result<EventDescriptors, ErrorKind> {
+    // Checked here, in full; names and keys are read again, into
+    // descriptors, only for the events asked for (`game_event_descriptor`).
+    // A descriptor takes some 60 bytes or more: room for all at once.
+    let mut found = Vec::with_capacity(message.len() / 48);
+    each_len_field(Wire::new(message, 0), 1, |mut w| {
+        let body = w.base..w.base + w.data.len();
+        let (mut id, mut name) = (-1, 0..0);
+        while !w.at_end() {
+            let (tag, wire_type) = w.key()?;
+            match tag {
+                1 => id = w.int32(wire_type)?,
+                2 => {
+                    let text = w.message(wire_type)?;
+                    check_utf8(&text)?;
+                    name = text.base..text.base + text.data.len();
+                }
+                3 => {
+                    let mut k = w.message(wire_type)?;
+                    while !k.at_end() {
+                        let (tag, wire_type) = k.key()?;
+                        match tag {
+                            1 => {
+                                k.int32(wire_type)?;
+                            }
+                            2 => {
+                                k.string(wire_type)?;
+                            }
+                            _ => k.skip(wire_type)?,
+                        }
+                    }
+                }
+                _ => w.skip(wire_type)?,
+            }
+        }
+        found.push((id, name, body));
+        Ok(())
+    })
+    .map_err(|e| e.in_message("CMsgSource1LegacyGameEventList"))?;
+    Ok(EventDescriptors::over(message.into(), found))
+}
+
+/// One descriptor of a game-event list that [`game_event_list`] has
+/// checked, read into its name and keys (a repeated scalar's last value
+/// wins, as in the generated type). `id` is the id found when checking.
+pub(crate) fn game_event_descriptor(body: &[u8], id: i32) -> EventDescriptor {
+    let mut d = EventDescriptor {
+        id,
+        name: String::new(),
+        keys: Vec::new(),
+    };
+    // The bytes were checked: a failure here cannot happen, and would only
+    // leave the descriptor shorter.
+    let _ = (|| -> Result<(), WireError> {
+        let mut w = Wire::new(body, 0);
+        while !w.at_end() {
+            let (tag, wire_type) = w.key()?;
+            match tag {
+                2 => w.string(wire_type)?.clone_into(&mut d.name),
+                3 => {
+                    let mut k = w.message(wire_type)?;
+                    let mut key = EventKey {
+                        name: String::new(),
+                        kind: 0,
+                    };
+                    while !k.at_end() {
+                        let (tag, wire_type) = k.key()?;
+                        match tag {
+                            1 => key.kind = k.int32(wire_type)?,
+                            2 => k.string(wire_type)?.clone_into(&mut key.name),
+                            _ => k.skip(wire_type)?,
+                        }
+                    }
+                    d.keys.push(key);
+                }
+                _ => w.skip(wire_type)?,
+            }
+        }
+        Ok(())
+    })();
+    d
 }

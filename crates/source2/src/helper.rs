@@ -3,27 +3,28 @@
 //!
 //! In a CS2 demo the `CDemoSendTables` frame sits among the signon frames
 //! (string tables, class info, the game-event list). Its tables are not
-//! needed before the first entity, so [`crate::parser::DemoParser`] hands
-//! the frame to this thread at the start of a run and collects the tables
-//! at the first tick (or earlier, if something needs them). The signon
-//! around the frame is short, so the parser usually gets there first; it
-//! then decompresses the frames that come next while the helper decodes
-//! the message, and builds fields beside it once the serializers are read
-//! (see `serializer::SharedBuild`). On the corpus clips that takes 10-20%
-//! off a parse's wall time, at the cost of some CPU time on the second
-//! core (see the README's Source 2 section).
+//! needed before the first entity, so a [`crate::DemoParser`] that is
+//! allowed to ([`crate::DemoParser::with_helper_thread`], on by default)
+//! hands the frame to this thread at the start of a run and collects the
+//! tables at the first tick (or earlier, if something needs them). The
+//! signon around the frame is short, so the parser usually gets there
+//! first; it then decompresses the frames that come next while the helper
+//! decodes the message, and builds fields beside it once the serializers
+//! are read (see `serializer::SharedBuild`). On the corpus clips that takes
+//! 10-20% off a parse's wall time, at the cost of some CPU time on the
+//! second core.
 //!
-//! The thread is started on first use and kept for the life of the
-//! process: a thread started per parse would pay its start and, worse, a
-//! fresh allocator heap whose every page is a page fault. It takes one job
-//! at a time; a parse that finds it busy (another parse on another thread
-//! is using it) builds its tables itself, as does every parse on a
-//! one-core machine, with a [`crate::cache::SendTableCache`], or after
-//! [`set_enabled`]`(false)`. A program that parses one demo and exits
-//! (the `gamewire` command line) is better off without it: starting the
-//! thread costs more than it saves there.
+//! The thread is started on the first parse that asks for it and kept for
+//! the life of the process: a thread started per parse would pay its start
+//! and, worse, a fresh allocator heap whose every page is a page fault. It
+//! takes one job at a time; a parse that finds it busy (another parse on
+//! another thread is using it) builds its tables itself, as does every
+//! parse on a one-core machine or with a [`crate::cache::SendTableCache`].
+//! Whether to use it is the parser's choice, made per parse: a program that
+//! parses one demo and exits (the `gamewire` command line) is better off
+//! without it, since starting the thread costs more than it saves there.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Mutex, OnceLock};
 
@@ -33,27 +34,6 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 static QUEUE: OnceLock<Option<Mutex<Sender<Job>>>> = OnceLock::new();
 /// Whether a job is queued or running.
 static BUSY: AtomicBool = AtomicBool::new(false);
-/// See [`set_enabled`].
-static ENABLED: AtomicBool = AtomicBool::new(true);
-/// See [`jobs_done`].
-static JOBS: AtomicU64 = AtomicU64::new(0);
-
-/// How many jobs the helper thread has finished in this process.
-pub fn jobs_done() -> u64 {
-    JOBS.load(Ordering::Relaxed)
-}
-
-/// Turns the helper thread on or off for parsers created from now on in
-/// this process (on by default).
-pub fn set_enabled(enabled: bool) {
-    ENABLED.store(enabled, Ordering::Relaxed);
-}
-
-/// Whether parsers created now use the helper thread.
-pub fn enabled() -> bool {
-    ENABLED.load(Ordering::Relaxed)
-}
-
 /// Clears [`BUSY`] when a job ends, also by a panic.
 struct Done;
 
@@ -81,7 +61,6 @@ pub(crate) fn run(job: impl FnOnce() + Send + 'static) -> bool {
     let wrapped: Job = Box::new(move || {
         let done = Done;
         job();
-        JOBS.fetch_add(1, Ordering::Relaxed);
         drop(done);
     });
     let sent = queue.lock().ok().map(|q| q.send(wrapped).is_ok());

@@ -5,8 +5,9 @@
 //! - [`container`]: the `PBDEMS2` file, frames, snappy;
 //! - [`broadcast`]: HTTP broadcast fragments, rewritten as a demo stream;
 //! - [`parser`]: packets of protobuf messages, dispatched into [`DemoState`]
-//!   (the large, frequent ones read in place by a borrowing wire reader, the
-//!   rest with the generated `source2-demo-protobufs` types);
+//!   ([`state`]) and reported to a [`Visitor`] ([`visitor`]) (the large,
+//!   frequent ones read in place by a borrowing wire reader, the rest with
+//!   the generated `source2-demo-protobufs` types);
 //! - [`stringtable`]: string tables (players, baselines);
 //! - [`serializer`]: send tables → fields with models and decoders;
 //! - [`cache`]: send tables shared between the demos of a batch;
@@ -34,25 +35,31 @@ pub mod entity;
 pub mod error;
 pub mod fieldpath;
 mod flattened;
+mod game;
 pub mod gameevent;
-pub mod helper;
+mod helper;
 pub mod messages;
 mod messages_generated;
 pub mod parser;
 pub mod serializer;
+pub mod state;
 pub mod stringtable;
 pub mod usercmd;
 pub mod value;
+pub mod visitor;
 mod wire;
 
 pub use cache::SendTableCache;
 pub use entity::{Entity, EntityChange, Handle};
-pub use error::{DemoError, ErrorKind, Location, Warning};
+pub use error::{
+    DemoError, EntityError, EntityProblem, ErrorKind, FieldError, Location, SendTablesError,
+    Warning,
+};
 pub use fieldpath::FieldPath;
 pub use gameevent::{EventValue, GameEvent};
 pub use messages::{Game, MessageKind};
-pub use parser::{
-    parse_with, DemoParser, DemoState, Interests, NoVisitor, PlayerInfo, UserMessage, Visitor,
-};
+pub use parser::{parse_with, DemoParser};
+pub use state::{DemoState, PlayerInfo, ServerClass};
 pub use usercmd::{InputHistoryEntry, UserCommand};
 pub use value::Value;
+pub use visitor::{ChatMessage, Interests, NoVisitor, UserMessage, Visitor};

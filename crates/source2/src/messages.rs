@@ -12,64 +12,8 @@
 //! (`messages_generated.rs`); each message decodes into its prost type and
 //! is turned into JSON through the type's serde implementation.
 
+pub use crate::game::{Game, MessageKind};
 use crate::messages_generated::{decode_json, MESSAGE_TYPES};
-
-/// The Source 2 game a demo was recorded by.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
-pub enum Game {
-    /// Counter-Strike 2 (`csgo` game directory).
-    Cs2,
-    /// Dota 2 (`dota`).
-    Dota2,
-    /// Deadlock (`citadel`).
-    Deadlock,
-    /// Anything else: only the engine's base messages are known.
-    #[default]
-    Any,
-}
-
-impl Game {
-    /// The game of a `CDemoFileHeader.game_directory` path.
-    pub fn from_game_directory(dir: &str) -> Game {
-        let last = dir
-            .rsplit(['/', '\\'])
-            .find(|s| !s.is_empty())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        match last.as_str() {
-            "csgo" | "cs2" => Game::Cs2,
-            "dota" => Game::Dota2,
-            "citadel" => Game::Deadlock,
-            _ => Game::Any,
-        }
-    }
-
-    /// The game whose player pawn class is among `names` (for streams
-    /// without a file header, such as broadcasts).
-    pub fn from_class_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Game {
-        for name in names {
-            match name {
-                "CCSPlayerPawn" => return Game::Cs2,
-                "CCitadelPlayerPawn" => return Game::Deadlock,
-                "CDOTA_PlayerResource" => return Game::Dota2,
-                _ => {}
-            }
-        }
-        Game::Any
-    }
-}
-
-/// What family a message id belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MessageKind {
-    /// A user message (`UM_*`, `CS_UM_*`, `DOTA_UM_*`, `k_EUserMsg_*`).
-    UserMessage,
-    /// A protobuf game event (`GE_*`).
-    GameEvent,
-    /// A temp entity (`TE_*`: effects, decals, impacts, explosions).
-    TempEntity,
-}
 
 /// The kind, enum name and protobuf type of a message id in a game, if
 /// known (the type is `None` for temp entities, which the protobuf crate

@@ -3,7 +3,7 @@
 
 use prost::Message;
 
-use crate::messages::{Game, MessageKind};
+use crate::game::{Game, MessageKind};
 use source2_demo_protobufs as pb;
 
 /// (game, id, kind, enum variant, protobuf type) of every known message.

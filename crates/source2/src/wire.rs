@@ -259,9 +259,19 @@ impl<'a> Wire<'a> {
     }
 }
 
+/// Checks that a string field holds UTF-8.
+pub(crate) fn check_utf8(text: &Wire<'_>) -> Result<(), WireError> {
+    std::str::from_utf8(text.data)
+        .map(|_| ())
+        .map_err(|_| WireError {
+            problem: Problem::Utf8,
+            at: text.base,
+        })
+}
+
 /// Every occurrence of the length-delimited field `tag`, in order (a
 /// repeated message, or the pieces of a non-repeated one that merge).
-fn each_len_field<'a>(
+pub(crate) fn each_len_field<'a>(
     mut w: Wire<'a>,
     tag: u64,
     mut each: impl FnMut(Wire<'a>) -> Result<(), WireError>,
@@ -386,110 +396,6 @@ pub(crate) fn class_info(message: &[u8]) -> Result<Vec<(i32, &str)>, ErrorKind> 
     })
     .map_err(|e| e.in_message("CDemoClassInfo"))?;
     Ok(classes)
-}
-
-/// A `CMsgSource1LegacyGameEventList` read straight into descriptors:
-/// `descriptors` (tag 1), each `eventid` (1), `name` (2) and `keys` (3:
-/// `type` (1), `name` (2)). Decodes what the generated type decodes and
-/// [`crate::gameevent::descriptors`] makes of it (a repeated scalar's last
-/// value wins; a later descriptor with the same id replaces an earlier one),
-/// without the generated type's intermediate structs.
-pub(crate) fn game_event_list(
-    message: &[u8],
-) -> Result<crate::gameevent::EventDescriptors, ErrorKind> {
-    // Checked here, in full; names and keys are read again, into
-    // descriptors, only for the events asked for (`game_event_descriptor`).
-    // A descriptor takes some 60 bytes or more: room for all at once.
-    let mut found = Vec::with_capacity(message.len() / 48);
-    each_len_field(Wire::new(message, 0), 1, |mut w| {
-        let body = w.base..w.base + w.data.len();
-        let (mut id, mut name) = (-1, 0..0);
-        while !w.at_end() {
-            let (tag, wire_type) = w.key()?;
-            match tag {
-                1 => id = w.int32(wire_type)?,
-                2 => {
-                    let text = w.message(wire_type)?;
-                    check_utf8(&text)?;
-                    name = text.base..text.base + text.data.len();
-                }
-                3 => {
-                    let mut k = w.message(wire_type)?;
-                    while !k.at_end() {
-                        let (tag, wire_type) = k.key()?;
-                        match tag {
-                            1 => {
-                                k.int32(wire_type)?;
-                            }
-                            2 => {
-                                k.string(wire_type)?;
-                            }
-                            _ => k.skip(wire_type)?,
-                        }
-                    }
-                }
-                _ => w.skip(wire_type)?,
-            }
-        }
-        found.push((id, name, body));
-        Ok(())
-    })
-    .map_err(|e| e.in_message("CMsgSource1LegacyGameEventList"))?;
-    Ok(crate::gameevent::EventDescriptors::over(
-        message.into(),
-        found,
-    ))
-}
-
-fn check_utf8(text: &Wire<'_>) -> Result<(), WireError> {
-    std::str::from_utf8(text.data)
-        .map(|_| ())
-        .map_err(|_| WireError {
-            problem: Problem::Utf8,
-            at: text.base,
-        })
-}
-
-/// One descriptor of a game-event list that [`game_event_list`] has
-/// checked, read into its name and keys (a repeated scalar's last value
-/// wins, as in the generated type). `id` is the id found when checking.
-pub(crate) fn game_event_descriptor(body: &[u8], id: i32) -> crate::gameevent::EventDescriptor {
-    use crate::gameevent::{EventDescriptor, EventKey};
-    let mut d = EventDescriptor {
-        id,
-        name: String::new(),
-        keys: Vec::new(),
-    };
-    // The bytes were checked: a failure here cannot happen, and would only
-    // leave the descriptor shorter.
-    let _ = (|| -> Result<(), WireError> {
-        let mut w = Wire::new(body, 0);
-        while !w.at_end() {
-            let (tag, wire_type) = w.key()?;
-            match tag {
-                2 => w.string(wire_type)?.clone_into(&mut d.name),
-                3 => {
-                    let mut k = w.message(wire_type)?;
-                    let mut key = EventKey {
-                        name: String::new(),
-                        kind: 0,
-                    };
-                    while !k.at_end() {
-                        let (tag, wire_type) = k.key()?;
-                        match tag {
-                            1 => key.kind = k.int32(wire_type)?,
-                            2 => k.string(wire_type)?.clone_into(&mut key.name),
-                            _ => k.skip(wire_type)?,
-                        }
-                    }
-                    d.keys.push(key);
-                }
-                _ => w.skip(wire_type)?,
-            }
-        }
-        Ok(())
-    })();
-    d
 }
 
 /// One table of a `CDemoStringTables` snapshot, borrowed:
@@ -729,14 +635,14 @@ mod tests {
             let want = crate::gameevent::descriptors(
                 source2_demo_protobufs::CMsgSource1LegacyGameEventList::decode(bytes.as_slice()).unwrap(),
             );
-            prop_assert_eq!(game_event_list(&bytes).unwrap(), want);
+            prop_assert_eq!(crate::gameevent::game_event_list(&bytes).unwrap(), want);
         }
 
         /// Names read without decoding (`names`) are those of the decoded
         /// descriptors, in the same order; `get` and `by_name` find them.
         #[test]
         fn game_event_names_agree_with_descriptors(a in event_lists()) {
-            let list = game_event_list(&a.encode_to_vec()).unwrap();
+            let list = crate::gameevent::game_event_list(&a.encode_to_vec()).unwrap();
             let names: Vec<String> = list.names().map(str::to_string).collect();
             let decoded: Vec<&crate::gameevent::EventDescriptor> = list.values().collect();
             prop_assert_eq!(names.len(), list.len());
@@ -755,7 +661,7 @@ mod tests {
         /// type does, and never panics.
         #[test]
         fn game_event_list_hostile_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-            let ours = game_event_list(&bytes);
+            let ours = crate::gameevent::game_event_list(&bytes);
             let theirs = source2_demo_protobufs::CMsgSource1LegacyGameEventList::decode(bytes.as_slice());
             prop_assert_eq!(ours.is_ok(), theirs.is_ok());
             if let (Ok(o), Ok(t)) = (ours, theirs) {
