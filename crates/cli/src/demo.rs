@@ -249,8 +249,7 @@ fn io_err(e: std::io::Error) -> String {
 /// `gamewire info`.
 pub fn info(args: InfoArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
-    let mut parser =
-        one_thread(DemoParser::new(&data).map_err(|e| describe_error(&args.demo, e))?);
+    let mut parser = one_thread(DemoParser::new(&data).map_err(|e| describe_error(&args.demo, e))?);
     let result = parser.run(&mut NoVisitor);
     let state = &parser.state;
     let json = info_json(state, result.as_ref().err());
@@ -422,8 +421,7 @@ fn write_info_text(out: &mut impl Write, j: &serde_json::Value) -> std::io::Resu
 /// `gamewire schema`.
 pub fn schema(args: SchemaArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
-    let mut parser =
-        one_thread(DemoParser::new(&data).map_err(|e| describe_error(&args.demo, e))?);
+    let mut parser = one_thread(DemoParser::new(&data).map_err(|e| describe_error(&args.demo, e))?);
     struct StopAfterSignon;
     impl Visitor for StopAfterSignon {
         fn interests(&self) -> Interests {

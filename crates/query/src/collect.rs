@@ -49,7 +49,7 @@ const PLAYER_CONTROLLER_PROPS: &[&str] = &[
 
 #[derive(Debug, Clone)]
 struct SeenPlayer {
-    info: gamewire_source2::PlayerInfo,
+    info: gamewire_source2::UserInfo,
     first_tick: i32,
     controller: Vec<Cell>,
 }

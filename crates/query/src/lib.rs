@@ -587,3 +587,10 @@ impl Visitor for Collectors {
         }
     }
 }
+
+/// The Rust examples of this crate's README and of the project's README,
+/// compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

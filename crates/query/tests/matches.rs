@@ -10,7 +10,7 @@ use gamewire_query::matches::MatchTables;
 use gamewire_query::Cell;
 use gamewire_query::{Collectors, Column, Kind, Query, Table, TableKind};
 use gamewire_source2::gameevent::{EventValue, GameEvent};
-use gamewire_source2::{DemoState, NoVisitor, PlayerInfo, Visitor};
+use gamewire_source2::{DemoState, NoVisitor, UserInfo, Visitor};
 
 fn corpus_demo() -> std::path::PathBuf {
     gamewire_corpus::path("cs2/14132.dem")
@@ -270,7 +270,7 @@ fn state_with_players() -> DemoState {
     ] {
         state.players.insert(
             slot,
-            PlayerInfo {
+            UserInfo {
                 slot,
                 name: name.into(),
                 steamid,

@@ -57,7 +57,7 @@ pub(crate) struct RawMessage<'a> {
 
 /// The bit sizes of the coordinate encodings a `CSVCMsg_FlattenedSerializer`
 /// may declare (`ProtoCoordSizeParams_t`: tags 1 to 6, all `int32`). No
-/// corpus demo has them; the decoders use the fixed sizes of seed 001
+/// corpus demo has them; the decoders use the fixed sizes of the Source 2 base types
 /// (14 integer and 5 fractional bits for `coord`, 11 fractional bits for
 /// normals), and the parser warns when a demo declares other ones.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +91,8 @@ impl CoordSizeParams {
 
     /// What the parameters set that the decoders do not use as declared:
     /// (parameter, declared, used) for the coord and normal sizes that
-    /// differ from seed 001's.
+    /// differ from those fixed sizes
+    /// (docs/formats/source2-base-types.md).
     pub fn differences(&self) -> Vec<(&'static str, i32, u32)> {
         use gamewire_bits::types::{
             COORD_FRACTIONAL_BITS, COORD_INTEGER_BITS, NORMAL_FRACTIONAL_BITS,

@@ -59,7 +59,12 @@ pub use fieldpath::FieldPath;
 pub use gameevent::{EventValue, GameEvent};
 pub use messages::{Game, MessageKind};
 pub use parser::{parse_with, DemoParser};
-pub use state::{DemoState, PlayerInfo, ServerClass};
+pub use state::{DemoState, ServerClass, UserInfo};
 pub use usercmd::{InputHistoryEntry, UserCommand};
 pub use value::Value;
 pub use visitor::{ChatMessage, Interests, NoVisitor, UserMessage, Visitor};
+
+/// The Rust example of this crate's README, compiled as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -27,7 +27,7 @@ use crate::error::{DemoError, ErrorKind, Location, SendTablesError};
 use crate::messages::Game;
 use crate::serializer::SendTables;
 // The state and visitor types, also at their older paths under `parser`.
-pub use crate::state::{DemoState, PlayerInfo, ServerClass};
+pub use crate::state::{DemoState, ServerClass, UserInfo};
 pub use crate::visitor::{
     message_name, message_name_in, ChatMessage, Interests, NoVisitor, UserMessage, Visitor,
 };
@@ -578,7 +578,7 @@ impl<'a> DemoParser<'a> {
         {
             self.state.warn(format!(
                 "the send tables declare {name} {declared}; values are read with {used}, \
-                 as seed 001 gives it"
+                 the fixed size of the Source 2 coordinate encodings"
             ));
         }
         self.state.send_tables = Some(tables);
@@ -626,4 +626,3 @@ pub fn parse_with<V: Visitor>(
     let result = parser.run(visitor);
     Ok((parser.state, result.err()))
 }
-

@@ -16,8 +16,10 @@ use crate::serializer::{SendTables, SerializerId};
 use crate::stringtable::StringTable;
 use crate::usercmd::UserCommand;
 
+/// A player as the `userinfo` string table lists them (one entry per slot,
+/// bots and the SourceTV client included).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct PlayerInfo {
+pub struct UserInfo {
     /// Player slot (the entry index); the controller entity is slot + 1.
     pub slot: usize,
     /// Name.
@@ -72,7 +74,7 @@ pub struct DemoState {
     /// Game event descriptors by id (decoded when game events are wanted).
     pub event_descriptors: Arc<crate::gameevent::EventDescriptors>,
     /// Players by slot, from `userinfo`.
-    pub players: BTreeMap<usize, PlayerInfo>,
+    pub players: BTreeMap<usize, UserInfo>,
     /// Current tick (frame tick; -1 before the first).
     pub tick: i32,
     /// The `net_Tick` of the current packet.

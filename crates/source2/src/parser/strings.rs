@@ -9,7 +9,7 @@
 use prost::Message;
 use source2_demo_protobufs as pb;
 
-use crate::state::PlayerInfo;
+use crate::state::UserInfo;
 use crate::stringtable::{StringTable, StringTableEntry};
 use crate::visitor::{Interests, Visitor};
 
@@ -146,7 +146,7 @@ impl DemoParser<'_> {
                     match pb::CMsgPlayerInfo::decode(e.value.as_slice()) {
                         Ok(p) => players.push((
                             i,
-                            Some(PlayerInfo {
+                            Some(UserInfo {
                                 slot: i,
                                 name: p.name.unwrap_or_default(),
                                 steamid: p.xuid.unwrap_or(0),

@@ -17,7 +17,7 @@ pub const MAX_ARRAY_LEN: u32 = 1 << 14;
 pub enum FloatDecoder {
     /// 32 raw bits.
     NoScale,
-    /// A coord (seed 001 `bit_float32_coord`).
+    /// A coord (docs/formats/source2-base-types.md, "Coord").
     Coord,
     /// Ticks as varuint32, times the tick interval.
     SimTime,
@@ -77,7 +77,7 @@ pub enum FieldDecoder {
     Fixed64,
     /// One bit (component presence).
     Component,
-    /// varuint32 minus one, not below zero (`m_iClip1`, seed 001 ammo count).
+    /// varuint32 minus one, not below zero (`m_iClip1`, the ammo count of docs/formats/source2-base-types.md).
     AmmoCount,
     /// varuint64 minus one (the `minusone` var serializer), signed.
     MinusOne,
@@ -89,13 +89,14 @@ pub enum FieldDecoder {
     Float(FloatDecoder),
     /// `n` floats.
     Vector(u8, FloatDecoder),
-    /// Seed 001 `bit_vec3_normal`.
+    /// A vec3 normal (docs/formats/source2-base-types.md, "Vec3 normal").
     Vec3Normal,
-    /// Seed 001 `bit_qangle_precise`.
+    /// A precise angle triple (docs/formats/source2-base-types.md, "Angles").
     QAnglePrecise,
-    /// Seed 001 `bit_qangle_fixed` with this many bits.
+    /// An angle triple of fixed-width angles with this many bits
+    /// (docs/formats/source2-base-types.md, "Angles").
     QAngleFixed(u32),
-    /// Seed 001 `bit_qangle_coord`.
+    /// An angle triple of coords (docs/formats/source2-base-types.md, "Angles").
     QAngleCoord,
     /// Pitch and yaw of `n` bits, roll zero (`qangle_pitch_yaw`).
     QAnglePitchYaw(u32),

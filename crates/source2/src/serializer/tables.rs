@@ -123,7 +123,7 @@ pub struct SendTables {
     /// Types that fell back to the default decoder: (serializer, field, type).
     pub fallbacks: Vec<(String, String, String)>,
     /// The coordinate bit sizes the message declares, if it does (the
-    /// decoders use seed 001's; see [`CoordSizeParams::differences`]).
+    /// decoders use the fixed sizes of docs/formats/source2-base-types.md; see [`CoordSizeParams::differences`]).
     pub coord_size_params: Option<CoordSizeParams>,
 }
 
@@ -636,8 +636,8 @@ mod tests {
             assert_eq!(
                 warnings(Some(other)),
                 vec![
-                    "the send tables declare coord_integer_bits 12; values are read with 14, as seed 001 gives it",
-                    "the send tables declare normal_fractional_bits 9; values are read with 11, as seed 001 gives it",
+                    "the send tables declare coord_integer_bits 12; values are read with 14, the fixed size of the Source 2 coordinate encodings",
+                    "the send tables declare normal_fractional_bits 9; values are read with 11, the fixed size of the Source 2 coordinate encodings",
                 ],
                 "helper {helper}"
             );
