@@ -110,21 +110,21 @@ pub fn entities(args: EntitiesArgs) -> Result<(), CliError> {
     if let Some(cut) = &parsed.cut {
         // The tick being read at the cut is incomplete: no snapshot of it.
         if !snap.done || snap.taken_at >= parsed.cut_tick {
-            return Err(CliError::NotInDemo(format!(
-                "tick {} is not complete in this demo, which is cut short: {cut}",
-                args.tick
-            )));
+            return Err(CliError::TickCut {
+                tick: args.tick,
+                cut: cut.clone(),
+            });
         }
     }
     if !snap.done {
-        return Err(CliError::NotInDemo(format!(
-            "tick {} is after the last tick ({})",
-            args.tick, state.tick
-        )));
+        return Err(CliError::TickAfterEnd {
+            tick: args.tick,
+            last: state.tick,
+        });
     }
     if let Some(want) = &args.class {
         if !state.classes.iter().any(|c| c.name == *want) {
-            return Err(CliError::NotInDemo(unknown_class(&state, want)));
+            return Err(unknown_class(&state, want));
         }
     }
     let mut out = stdout();

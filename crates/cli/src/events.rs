@@ -11,8 +11,9 @@ use gamewire_query::raw_events::{raw_events_rows, RawEvent, RawEventsCollector};
 use gamewire_query::write::write_raw_events_jsonl;
 use gamewire_source2::SendTableCache;
 
+use crate::error::CliError;
 use crate::many;
-use crate::output::{io_err, stdout, write_rows, RowFormat};
+use crate::output::{stdout, write_rows, RowFormat};
 use crate::read::{leave_to_exit, parse_keeping_cut, read_demo, with_demo};
 
 /// `gamewire events`.
@@ -39,25 +40,26 @@ pub struct EventsArgs {
 }
 
 /// Fails with the closest declared names when `names` asks for an event
-/// that `declared` lacks; `missing` starts the message ("the demo
-/// declares no event", "no demo declares the event").
-fn check_event_names(names: &[String], declared: &[&str], missing: &str) -> Result<(), String> {
+/// that `declared` lacks; `several`: the names were declared by several
+/// demos.
+fn check_event_names(names: &[String], declared: &[&str], several: bool) -> Result<(), CliError> {
     match names.iter().find(|want| !declared.contains(&want.as_str())) {
-        Some(want) => Err(format!(
-            "{missing} {want:?}; closest: {}",
-            closest(want, declared).join(", ")
-        )),
+        Some(want) => Err(CliError::UnknownEvent {
+            event: want.clone(),
+            closest: closest(want, declared),
+            several,
+        }),
         None => Ok(()),
     }
 }
 
 /// `gamewire events`.
-pub fn events(args: EventsArgs) -> Result<(), String> {
+pub fn events(args: EventsArgs) -> Result<(), CliError> {
     let names = (!args.name.is_empty()).then(|| args.name.clone());
     if many::names_several(&args.demos) {
         return events_of_many(&args, names);
     }
-    let path = args.demos.first().ok_or("no demo given")?;
+    let path = args.demos.first().ok_or(CliError::Usage("no demo given"))?;
     let data = read_demo(path)?;
     let mut collector = RawEventsCollector::new(names);
     let parsed = parse_keeping_cut(path, &data, &mut collector, None)?;
@@ -65,20 +67,21 @@ pub fn events(args: EventsArgs) -> Result<(), String> {
     let mut out = stdout();
     if args.list {
         for name in collector.counts.keys() {
-            writeln!(out, "{name}").map_err(io_err)?;
+            writeln!(out, "{name}").map_err(CliError::Output)?;
         }
     } else {
         let declared: Vec<&str> = state.event_descriptors.names().collect();
-        check_event_names(&args.name, &declared, "the demo declares no event")?;
+        check_event_names(&args.name, &declared, false)?;
         let events = std::mem::take(&mut collector.events);
         if args.format == RowFormat::Jsonl {
-            write_raw_events_jsonl(&mut out, leave_to_exit(events), None).map_err(io_err)?;
+            write_raw_events_jsonl(&mut out, leave_to_exit(events), None)
+                .map_err(CliError::Output)?;
         } else {
             let table = raw_events_rows(vec![(None, events)]);
             write_rows(&mut out, leave_to_exit(table), args.format, None, true)?;
         }
     }
-    out.flush().map_err(io_err)?;
+    out.flush().map_err(CliError::Output)?;
     if let Some(cut) = parsed.cut {
         eprintln!("warning: {cut}");
     }
@@ -99,7 +102,7 @@ struct DemoEvents {
     declared: Vec<String>,
 }
 
-fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), String> {
+fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), CliError> {
     let work = |path: &Path, label: &str, cache: &Arc<SendTableCache>| {
         let mut collector = RawEventsCollector::new(names.clone());
         let parsed = with_demo(path, |data| {
@@ -107,7 +110,8 @@ fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), S
         })?;
         let mut jsonl = Vec::new();
         if args.format == RowFormat::Jsonl && !args.list {
-            write_raw_events_jsonl(&mut jsonl, &collector.events, Some(label)).map_err(io_err)?;
+            write_raw_events_jsonl(&mut jsonl, &collector.events, Some(label))
+                .map_err(CliError::Output)?;
             collector.events = Vec::new();
         }
         let demo = DemoEvents {
@@ -129,7 +133,7 @@ fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), S
     let mut declared = std::collections::BTreeSet::new();
     let mut tables = Vec::new();
     let failures = many::each_demo(&args.demos, args.jobs, work, |demo| {
-        out.write_all(&demo.jsonl).map_err(io_err)?;
+        out.write_all(&demo.jsonl).map_err(CliError::Output)?;
         seen.extend(demo.seen);
         declared.extend(demo.declared);
         if args.format == RowFormat::Csv && !args.list {
@@ -139,14 +143,14 @@ fn events_of_many(args: &EventsArgs, names: Option<Vec<String>>) -> Result<(), S
     })?;
     if args.list {
         for name in &seen {
-            writeln!(out, "{name}").map_err(io_err)?;
+            writeln!(out, "{name}").map_err(CliError::Output)?;
         }
     } else if args.format == RowFormat::Csv {
         write_rows(&mut out, &raw_events_rows(tables), args.format, None, true)?;
     }
-    out.flush().map_err(io_err)?;
+    out.flush().map_err(CliError::Output)?;
     failures.every()?;
     let declared: Vec<&str> = declared.iter().map(String::as_str).collect();
-    check_event_names(&args.name, &declared, "no demo declares the event")?;
+    check_event_names(&args.name, &declared, true)?;
     failures.any()
 }

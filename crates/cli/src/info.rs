@@ -268,7 +268,7 @@ pub fn schema(args: SchemaArgs) -> Result<(), CliError> {
     }
     if printed == 0 {
         if let Some(want) = &args.class {
-            return Err(CliError::NotInDemo(unknown_class(state, want)));
+            return Err(unknown_class(state, want));
         }
     }
     out.flush().map_err(CliError::Output)
@@ -328,15 +328,15 @@ fn write_serializer(
 }
 
 /// The error for a class name the demo does not have, with the closest names.
-pub(crate) fn unknown_class(state: &DemoState, want: &str) -> String {
+pub(crate) fn unknown_class(state: &DemoState, want: &str) -> CliError {
     let names: Vec<&str> = state
         .classes
         .iter()
         .map(|c| c.name.as_str())
         .filter(|n| !n.is_empty())
         .collect();
-    format!(
-        "no class named {want:?}; closest: {}",
-        closest(want, &names).join(", ")
-    )
+    CliError::UnknownClass {
+        class: want.to_string(),
+        closest: closest(want, &names),
+    }
 }

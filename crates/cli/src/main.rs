@@ -64,12 +64,12 @@ fn main() -> ExitCode {
     let result: Result<(), error::CliError> = match cli.command {
         Command::Info(args) => info::info(args),
         Command::Schema(args) => info::schema(args),
-        Command::Events(args) => events::events(args).map_err(error::CliError::Message),
+        Command::Events(args) => events::events(args),
         Command::Messages(args) => messages::messages(args),
         Command::Entities(args) => entities::entities(args),
-        Command::Ticks(args) => ticks::ticks(args).map_err(error::CliError::Message),
-        Command::Tg(args) => tg::run(args).map_err(error::CliError::Message),
-        Command::Tw(args) => tw::run(args).map_err(error::CliError::Message),
+        Command::Ticks(args) => ticks::ticks(args),
+        Command::Tg(args) => tg::run(args),
+        Command::Tw(args) => tw::run(args),
         Command::Tables(cmd) => tables::run(cmd),
     };
     match result {

@@ -109,11 +109,11 @@ pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
                 .collect();
             if !known.contains(want) {
                 let names: Vec<&str> = known.iter().map(String::as_str).collect();
-                return Err(CliError::NotInDemo(format!(
-                    "no message is called {want:?} in {:?} demos; closest: {}",
-                    state.game,
-                    closest(want, &names).join(", ")
-                )));
+                return Err(CliError::UnknownMessage {
+                    message: want.clone(),
+                    game: state.game,
+                    closest: closest(want, &names),
+                });
             }
         }
     }

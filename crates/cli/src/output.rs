@@ -21,10 +21,6 @@ pub(crate) fn stdout() -> BufWriter<std::io::StdoutLock<'static>> {
     BufWriter::new(std::io::stdout().lock())
 }
 
-pub(crate) fn io_err(e: std::io::Error) -> String {
-    CliError::Output(e).to_string()
-}
-
 /// The writer of a row table in a format; with a demo name, every row
 /// starts with a `demo` column holding it.
 pub(crate) fn row_writer(columns: &[String], format: RowFormat, demo: Option<&str>) -> RowWriter {
@@ -42,8 +38,8 @@ pub(crate) fn write_rows(
     format: RowFormat,
     demo: Option<&str>,
     header: bool,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     row_writer(&table.columns, format, demo)
         .write(out, table, header)
-        .map_err(io_err)
+        .map_err(CliError::Output)
 }

@@ -11,8 +11,9 @@ use gamewire_query::ticks::TicksCollector;
 use gamewire_query::write::RowWriter;
 use gamewire_source2::{DemoState, Interests, SendTableCache, Visitor};
 
+use crate::error::CliError;
 use crate::many;
-use crate::output::{io_err, row_writer, stdout, RowFormat};
+use crate::output::{row_writer, stdout, RowFormat};
 use crate::read::{leave_to_exit, parse_keeping_cut, read_demo, with_demo};
 
 /// `gamewire ticks`.
@@ -58,7 +59,7 @@ struct StreamedTicks<'a, W: Write> {
     out: W,
     header_written: bool,
     props_checked: bool,
-    error: Option<String>,
+    error: Option<CliError>,
     /// Rows held before writing them ([`STREAMED_ROWS`]).
     batch_rows: usize,
 }
@@ -95,21 +96,23 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
         }
     }
 
-    fn write_pending(&mut self) -> Result<(), String> {
+    fn write_pending(&mut self) -> Result<(), CliError> {
         if !self.header_written {
-            self.writer.header(&mut self.out).map_err(io_err)?;
+            self.writer
+                .header(&mut self.out)
+                .map_err(CliError::Output)?;
             self.header_written = true;
         }
         self.writer
             .rows(&mut self.out, &self.collector.rows.rows)
-            .map_err(io_err)?;
+            .map_err(CliError::Output)?;
         self.collector.rows.rows.clear();
         Ok(())
     }
 
     /// After the parse: checks the props if no row did, writes what is left
     /// (the CSV header of an empty table) and flushes.
-    fn finish(&mut self, state: &DemoState) -> Result<(), String> {
+    fn finish(&mut self, state: &DemoState) -> Result<(), CliError> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
@@ -117,7 +120,7 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
             check_props(state, self.props)?;
         }
         self.write_pending()?;
-        self.out.flush().map_err(io_err)
+        self.out.flush().map_err(CliError::Output)
     }
 }
 
@@ -164,12 +167,12 @@ fn ticks_collector(args: &TicksArgs, ticks: Option<Vec<i32>>) -> TicksCollector 
 }
 
 /// `gamewire ticks`.
-pub fn ticks(args: TicksArgs) -> Result<(), String> {
+pub fn ticks(args: TicksArgs) -> Result<(), CliError> {
     let ticks = (!args.ticks.is_empty()).then(|| args.ticks.clone());
     if many::names_several(&args.demos) {
         return ticks_of_many(&args, ticks);
     }
-    let path = args.demos.first().ok_or("no demo given")?;
+    let path = args.demos.first().ok_or(CliError::Usage("no demo given"))?;
     let data = read_demo(path)?;
     let mut streamed = StreamedTicks::with_collector(
         &args.props,
@@ -190,7 +193,7 @@ pub fn ticks(args: TicksArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String> {
+fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), CliError> {
     // Each demo's rows are written by its worker, with a CSV header that
     // only the first demo written keeps (the columns are the props asked
     // for, the same for every demo).
@@ -207,7 +210,10 @@ fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String
         })?;
         streamed
             .finish(&parsed.state)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| CliError::InDemo {
+                path: path.to_path_buf(),
+                source: Box::new(e),
+            })?;
         Ok((streamed.out, parsed.cut))
     };
     let mut out = stdout();
@@ -221,9 +227,9 @@ fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String
             }
             header_written = true;
         }
-        Ok(out.write_all(body).map_err(io_err)?)
+        out.write_all(body).map_err(CliError::Output)
     })?;
-    out.flush().map_err(io_err)?;
+    out.flush().map_err(CliError::Output)?;
     failures.every()?;
     failures.any()
 }
@@ -232,7 +238,7 @@ fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), String
 /// (player, team or game-wide, see [`gamewire_query::prop_checks::player_prop_names`])
 /// and not a raw path of the pawn, controller, team or game rules. A friendly
 /// name whose field this game build lacks reads as null.
-fn check_props(state: &DemoState, props: &[String]) -> Result<(), String> {
+fn check_props(state: &DemoState, props: &[String]) -> Result<(), CliError> {
     use gamewire_query::prop_checks::{player_prop_known, player_prop_names};
     let Some(tables) = state.send_tables.as_ref() else {
         return Ok(());
@@ -252,10 +258,10 @@ fn check_props(state: &DemoState, props: &[String]) -> Result<(), String> {
             }
         }
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        return Err(format!(
-            "unknown prop {p:?}; closest: {}",
-            closest(p, &refs).join(", ")
-        ));
+        return Err(CliError::UnknownProp {
+            prop: p.clone(),
+            closest: closest(p, &refs),
+        });
     }
     Ok(())
 }
@@ -314,7 +320,8 @@ mod tests {
         parser.run(&mut streamed).unwrap();
         let err = streamed.finish(&parser.state).unwrap_err();
         assert!(
-            err.contains("unknown prop \"helth\"") && err.contains("health"),
+            matches!(&err, CliError::UnknownProp { prop, closest }
+                if prop == "helth" && closest.iter().any(|n| n == "health")),
             "{err}"
         );
         assert!(streamed.out.is_empty());

@@ -30,6 +30,8 @@ use gamewire_teeworlds::map;
 use gamewire_teeworlds::msg::{hex, Message, SnapObject};
 use serde_json::json;
 
+use crate::error::CliError;
+
 /// Arguments of `gamewire tw`.
 #[derive(Debug, Args)]
 pub struct TwArgs {
@@ -121,7 +123,7 @@ enum TwCommand {
 }
 
 /// Runs `gamewire tw`.
-pub fn run(args: TwArgs) -> Result<(), String> {
+pub fn run(args: TwArgs) -> Result<(), CliError> {
     match args.command {
         TwCommand::Decode { hex, c2s, format } => decode(&hex, c2s, format),
         TwCommand::Pcap { file, format } => pcap(&file, format),
@@ -158,7 +160,7 @@ pub fn run(args: TwArgs) -> Result<(), String> {
     }
 }
 
-fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
+fn parse_hex(s: &str) -> Result<Vec<u8>, CliError> {
     let s = s.trim();
     let s = s.strip_prefix("0x").unwrap_or(s);
     let digits: Vec<u8> = s
@@ -166,19 +168,27 @@ fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
         .filter(|b| !b.is_ascii_whitespace() && *b != b':')
         .collect();
     if !digits.len().is_multiple_of(2) {
-        return Err(format!(
-            "the hex string has an odd number of digits ({})",
-            digits.len()
-        ));
+        return Err(CliError::TwOddDigits(digits.len()));
     }
     digits
         .chunks(2)
         .enumerate()
         .map(|(i, p)| {
-            let t = std::str::from_utf8(p).map_err(|_| format!("byte {i} is not hex"))?;
-            u8::from_str_radix(t, 16).map_err(|_| format!("byte {i} (`{t}`) is not hex"))
+            let t = std::str::from_utf8(p).map_err(|_| CliError::TwByteNotText(i))?;
+            u8::from_str_radix(t, 16).map_err(|_| CliError::TwByteNotHex {
+                byte: i,
+                text: t.to_string(),
+            })
         })
         .collect()
+}
+
+/// A Teeworlds file's error, naming the file.
+fn teeworlds_error(file: &Path, e: impl Into<gamewire_teeworlds::Error>) -> CliError {
+    CliError::Teeworlds {
+        path: file.to_path_buf(),
+        source: e.into(),
+    }
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> String {
@@ -247,7 +257,7 @@ fn print_report_text(r: &Report, prefix: &str) {
     }
 }
 
-fn decode(hex_text: &str, c2s: bool, format: Format) -> Result<(), String> {
+fn decode(hex_text: &str, c2s: bool, format: Format) -> Result<(), CliError> {
     let bytes = parse_hex(hex_text)?;
     let dir = if c2s {
         Direction::ClientToServer
@@ -261,15 +271,18 @@ fn decode(hex_text: &str, c2s: bool, format: Format) -> Result<(), String> {
         Format::Jsonl => println!("{}", to_json(&r)),
     }
     if let Some(e) = r.errors.first() {
-        return Err(format!("the datagram did not decode cleanly: {e}"));
+        return Err(CliError::Datagram(e.clone().into()));
     }
     Ok(())
 }
 
-fn pcap(file: &Path, format: Format) -> Result<(), String> {
-    let data = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-    let dgrams = gamewire_teeworlds::pcap::udp_datagrams(&data)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+fn pcap(file: &Path, format: Format) -> Result<(), CliError> {
+    let data = std::fs::read(file).map_err(|source| CliError::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let dgrams =
+        gamewire_teeworlds::pcap::udp_datagrams(&data).map_err(|e| teeworlds_error(file, e))?;
     let flows = gamewire_teeworlds::pcap::flows(dgrams);
     let (mut total, mut errors, mut snaps, mut crc_ok) = (0usize, 0usize, 0u64, 0u64);
     for (fi, flow) in flows.iter().enumerate() {
@@ -308,19 +321,23 @@ fn pcap(file: &Path, format: Format) -> Result<(), String> {
         Format::Jsonl => println!("{summary}"),
     }
     if errors > 0 {
-        return Err(format!(
-            "{errors} of {total} datagrams did not decode cleanly"
-        ));
+        return Err(CliError::DatagramsFailed {
+            failed: errors,
+            total,
+        });
     }
     Ok(())
 }
 
 /// `gamewire tw demo`: everything before a cut is printed, and the cut is a
 /// warning (exit status 0); any other error fails after what came before it.
-fn demo(file: &Path, objects: bool, format: Format) -> Result<(), String> {
+fn demo(file: &Path, objects: bool, format: Format) -> Result<(), CliError> {
     use gamewire_teeworlds::demo::{decode_message, DemoEvent, DemoReader};
-    let data = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-    let mut reader = DemoReader::new(&data).map_err(|e| format!("{}: {e}", file.display()))?;
+    let data = std::fs::read(file).map_err(|source| CliError::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let mut reader = DemoReader::new(&data).map_err(|e| teeworlds_error(file, e))?;
     let header = reader.header().clone();
     match format {
         Format::Text => println!(
@@ -435,23 +452,29 @@ fn demo(file: &Path, objects: bool, format: Format) -> Result<(), String> {
             );
             Ok(())
         }
-        Some(e) => Err(format!("{}: {e}", file.display())),
+        Some(e) => Err(teeworlds_error(file, e)),
         None => Ok(()),
     }
 }
 
 /// `gamewire tw cut`.
-fn cut(file: &Path, from: Option<i32>, to: Option<i32>, out: &Path) -> Result<(), String> {
-    let data = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-    let (part, cut) = gamewire_teeworlds::demo::slice(&data, from, to)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+fn cut(file: &Path, from: Option<i32>, to: Option<i32>, out: &Path) -> Result<(), CliError> {
+    let data = std::fs::read(file).map_err(|source| CliError::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let (part, cut) =
+        gamewire_teeworlds::demo::slice(&data, from, to).map_err(|e| teeworlds_error(file, e))?;
     if let Some(e) = cut {
         eprintln!(
             "warning: {}: {e}; the output holds everything before the cut",
             file.display()
         );
     }
-    std::fs::write(out, &part).map_err(|e| format!("writing {}: {e}", out.display()))?;
+    std::fs::write(out, &part).map_err(|source| CliError::Write {
+        path: out.to_path_buf(),
+        source,
+    })?;
     let header = gamewire_teeworlds::demo::DemoReader::new(&part)
         .map(|r| r.header().length)
         .unwrap_or(0);
@@ -598,23 +621,26 @@ fn summary(client: &GameClient) -> (i32, Vec<serde_json::Value>) {
     (tick, players)
 }
 
-fn connect(o: &ConnectOptions) -> Result<(), String> {
+fn connect(o: &ConnectOptions) -> Result<(), CliError> {
     let addr = o
         .addr
         .to_socket_addrs()
-        .map_err(|e| format!("resolving {}: {e}", o.addr))?
+        .map_err(|source| CliError::Resolve {
+            addr: o.addr.clone(),
+            source,
+        })?
         .next()
-        .ok_or_else(|| format!("{} resolves to no address", o.addr))?;
+        .ok_or_else(|| CliError::NoAddress(o.addr.clone()))?;
     let bind = if addr.is_ipv4() {
         "0.0.0.0:0"
     } else {
         "[::]:0"
     };
-    let sock = UdpSocket::bind(bind).map_err(|e| format!("binding a UDP socket: {e}"))?;
+    let sock = UdpSocket::bind(bind).map_err(CliError::Bind)?;
     sock.connect(addr)
-        .map_err(|e| format!("connecting the UDP socket to {addr}: {e}"))?;
+        .map_err(|source| CliError::ConnectSocket { addr, source })?;
     sock.set_read_timeout(Some(Duration::from_millis(5)))
-        .map_err(|e| format!("setting the socket timeout: {e}"))?;
+        .map_err(CliError::SocketTimeout)?;
 
     let out = Out {
         format: o.format,
@@ -656,7 +682,7 @@ fn connect(o: &ConnectOptions) -> Result<(), String> {
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) => {}
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
-            Err(e) => return Err(format!("receiving: {e}")),
+            Err(e) => return Err(CliError::Receive(e)),
         }
         client.update(now);
         while let Some(e) = client.poll_event() {
@@ -842,13 +868,13 @@ fn connect(o: &ConnectOptions) -> Result<(), String> {
     }
     if let (Some(path), Some(rec)) = (&o.record, recording) {
         let Some(w) = rec.writer else {
-            return Err(format!(
-                "nothing recorded in {}: the map never came",
-                path.display()
-            ));
+            return Err(CliError::NothingRecorded { path: path.clone() });
         };
         let file = w.finish();
-        std::fs::write(path, &file).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        std::fs::write(path, &file).map_err(|source| CliError::Write {
+            path: path.clone(),
+            source,
+        })?;
         out.emit(
             "recorded",
             format!("recorded {} ({} bytes, {} snapshots)", path.display(), file.len(), rec.snapshots),
@@ -866,12 +892,7 @@ fn connect(o: &ConnectOptions) -> Result<(), String> {
         json!({"entered": entered, "snapshots": snapshots, "snapshots_crc_ok": crc_ok, "errors": client.errors, "chat_echo": echo, "closed": closed, "send_error": send_error}),
     );
     if !entered {
-        return Err(format!(
-            "did not enter the game on {addr}{}",
-            closed
-                .map(|c| format!(" (closed: {c})"))
-                .unwrap_or_default()
-        ));
+        return Err(CliError::NotEntered { addr, closed });
     }
     Ok(())
 }
