@@ -319,4 +319,75 @@ mod tests {
         );
         assert_eq!(CliError::NoDemos.to_string(), "no demo files found");
     }
+
+    #[test]
+    fn name_and_tool_errors_print_as_the_commands_always_printed_them() {
+        let closest = vec!["health".to_string(), "LEFT".to_string()];
+        assert_eq!(
+            CliError::UnknownProp {
+                prop: "helth".into(),
+                closest: closest.clone()
+            }
+            .to_string(),
+            "unknown prop \"helth\"; closest: health, LEFT"
+        );
+        for (several, start) in [
+            (false, "the demo declares no event"),
+            (true, "no demo declares the event"),
+        ] {
+            let e = CliError::UnknownEvent {
+                event: "nope".into(),
+                closest: vec!["door_open".into()],
+                several,
+            };
+            assert_eq!(
+                e.to_string(),
+                format!("{start} \"nope\"; closest: door_open")
+            );
+        }
+        assert_eq!(
+            CliError::UnknownMessage {
+                message: "Nope".into(),
+                game: Game::Cs2,
+                closest: vec!["UmFade".into()]
+            }
+            .to_string(),
+            "no message is called \"Nope\" in Cs2 demos; closest: UmFade"
+        );
+        let inner = CliError::UnknownProp {
+            prop: "x".into(),
+            closest,
+        };
+        let e = CliError::InDemo {
+            path: "a/b.dem".into(),
+            source: Box::new(inner),
+        };
+        assert!(
+            e.to_string().starts_with("a/b.dem: unknown prop \"x\""),
+            "{e}"
+        );
+        assert_eq!(
+            CliError::NotEntered {
+                addr: "127.0.0.1:8303".parse().unwrap(),
+                closed: Some("Timeout".into())
+            }
+            .to_string(),
+            "did not enter the game on 127.0.0.1:8303 (closed: Timeout)"
+        );
+        assert_eq!(
+            CliError::TwByteNotHex {
+                byte: 0,
+                text: "zz".into()
+            }
+            .to_string(),
+            "byte 0 (`zz`) is not hex"
+        );
+        // A TGBufferStream error reads as the crate's own message.
+        let list = gamewire_tgstream::fields::parse_field_list("byte,word").unwrap_err();
+        let text = list.to_string();
+        assert_eq!(
+            CliError::from(gamewire_tgstream::Error::from(list)).to_string(),
+            text
+        );
+    }
 }

@@ -20,6 +20,7 @@ mod tables;
 mod tg;
 mod ticks;
 mod tw;
+mod tw_connect;
 
 /// Read and write the bit-packed binary data of game networking.
 #[derive(Debug, Parser)]
