@@ -1,7 +1,10 @@
-//! The errors of the Source 2 commands. Each prints as the one line after
-//! `error: ` that the command has always printed.
+//! The errors of the commands. Each prints as the one line after `error: `
+//! that the command has always printed.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
+
+use gamewire_source2::Game;
 
 use gamewire_query::{DemoError, InputError, QueryError};
 
@@ -95,13 +98,173 @@ pub enum CliError {
     /// The arguments ask for something that cannot be done.
     #[error("{0}")]
     Usage(&'static str),
-    /// A name the demo does not have (a class, a message, a tick), with the
-    /// closest names.
-    #[error("{0}")]
-    NotInDemo(String),
-    /// An error of a command whose errors are messages.
-    #[error("{0}")]
-    Message(String),
+    /// A prop that is neither a friendly name nor a raw path of the classes
+    /// a row reads.
+    #[error("unknown prop {prop:?}; closest: {}", closest.join(", "))]
+    UnknownProp {
+        /// The prop asked for.
+        prop: String,
+        /// The closest known names.
+        closest: Vec<String>,
+    },
+    /// An event name no demo declares.
+    #[error("{} {event:?}; closest: {}", if *several { "no demo declares the event" } else { "the demo declares no event" }, closest.join(", "))]
+    UnknownEvent {
+        /// The event asked for.
+        event: String,
+        /// The closest declared names.
+        closest: Vec<String>,
+        /// Whether several demos were read.
+        several: bool,
+    },
+    /// A class name the demo does not have.
+    #[error("no class named {class:?}; closest: {}", closest.join(", "))]
+    UnknownClass {
+        /// The class asked for.
+        class: String,
+        /// The closest class names.
+        closest: Vec<String>,
+    },
+    /// A message name the demo's game does not have.
+    #[error("no message is called {message:?} in {game:?} demos; closest: {}", closest.join(", "))]
+    UnknownMessage {
+        /// The message asked for.
+        message: String,
+        /// The demo's game.
+        game: Game,
+        /// The closest message names.
+        closest: Vec<String>,
+    },
+    /// A tick the demo holds only in part: it is cut short.
+    #[error("tick {tick} is not complete in this demo, which is cut short: {cut}")]
+    TickCut {
+        /// The tick asked for.
+        tick: i32,
+        /// The cut, located.
+        cut: String,
+    },
+    /// A tick after the end of the demo.
+    #[error("tick {tick} is after the last tick ({last})")]
+    TickAfterEnd {
+        /// The tick asked for.
+        tick: i32,
+        /// The demo's last tick.
+        last: i32,
+    },
+    /// One demo of several failed after its parse.
+    #[error("{}: {source}", path.display())]
+    InDemo {
+        /// The demo.
+        path: PathBuf,
+        /// Why it failed.
+        source: Box<CliError>,
+    },
+    /// `tg cf16 encode`: the value is not a number.
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    /// `tg cf16 decode`: the code is not a 16-bit hex number.
+    #[error("`{0}` is not a 16-bit hex code (e.g. 0x4B8D)")]
+    NotACf16Code(String),
+    /// `tg read`: the hex input has an odd number of digits.
+    #[error("the hex input has an odd number of digits ({0})")]
+    TgOddDigits(usize),
+    /// `tg read`: a byte of the hex input is not hex.
+    #[error("the hex input has a non-hex digit in byte {0}")]
+    TgNotHex(usize),
+    /// A TGBufferStream field list or field.
+    #[error(transparent)]
+    TgStream(#[from] gamewire_tgstream::Error),
+    /// `tw decode`: the hex string has an odd number of digits.
+    #[error("the hex string has an odd number of digits ({0})")]
+    TwOddDigits(usize),
+    /// `tw decode`: a byte of the hex string is not text.
+    #[error("byte {0} is not hex")]
+    TwByteNotText(usize),
+    /// `tw decode`: a byte of the hex string is not hex.
+    #[error("byte {byte} (`{text}`) is not hex")]
+    TwByteNotHex {
+        /// The byte's index.
+        byte: usize,
+        /// Its two digits.
+        text: String,
+    },
+    /// `tw decode`: the datagram's first error.
+    #[error("the datagram did not decode cleanly: {0}")]
+    Datagram(gamewire_teeworlds::Error),
+    /// `tw pcap`: datagrams that did not decode cleanly.
+    #[error("{failed} of {total} datagrams did not decode cleanly")]
+    DatagramsFailed {
+        /// How many failed.
+        failed: usize,
+        /// How many there were.
+        total: usize,
+    },
+    /// A file could not be read.
+    #[error("reading {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A file could not be written.
+    #[error("writing {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A Teeworlds capture or demo file did not decode.
+    #[error("{}: {source}", path.display())]
+    Teeworlds {
+        /// The file.
+        path: PathBuf,
+        /// The decoder's error.
+        source: gamewire_teeworlds::Error,
+    },
+    /// `tw connect`: the address did not resolve.
+    #[error("resolving {addr}: {source}")]
+    Resolve {
+        /// The address given.
+        addr: String,
+        /// The resolver's error.
+        source: std::io::Error,
+    },
+    /// `tw connect`: the address resolved to nothing.
+    #[error("{0} resolves to no address")]
+    NoAddress(String),
+    /// `tw connect`: no UDP socket.
+    #[error("binding a UDP socket: {0}")]
+    Bind(std::io::Error),
+    /// `tw connect`: the socket could not be connected.
+    #[error("connecting the UDP socket to {addr}: {source}")]
+    ConnectSocket {
+        /// The server.
+        addr: SocketAddr,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// `tw connect`: the socket's timeout could not be set.
+    #[error("setting the socket timeout: {0}")]
+    SocketTimeout(std::io::Error),
+    /// `tw connect`: receiving failed.
+    #[error("receiving: {0}")]
+    Receive(std::io::Error),
+    /// `tw connect --record`: the map never came, so nothing was recorded.
+    #[error("nothing recorded in {}: the map never came", path.display())]
+    NothingRecorded {
+        /// The demo file asked for.
+        path: PathBuf,
+    },
+    /// `tw connect`: the client never entered the game.
+    #[error("did not enter the game on {addr}{}", closed.as_ref().map(|c| format!(" (closed: {c})")).unwrap_or_default())]
+    NotEntered {
+        /// The server.
+        addr: SocketAddr,
+        /// Why the connection closed, when it did.
+        closed: Option<String>,
+    },
 }
 
 /// A read error as the commands print it: a file that cannot be read and a
@@ -117,18 +280,6 @@ fn input_message(path: &std::path::Path, e: &InputError) -> String {
 impl From<QueryError> for CliError {
     fn from(e: QueryError) -> Self {
         CliError::Table(Box::new(e))
-    }
-}
-
-impl From<String> for CliError {
-    fn from(message: String) -> Self {
-        CliError::Message(message)
-    }
-}
-
-impl From<CliError> for String {
-    fn from(e: CliError) -> Self {
-        e.to_string()
     }
 }
 
@@ -166,6 +317,77 @@ mod tests {
             .to_string(),
             "2 of 4 demos failed"
         );
-        assert_eq!(String::from(CliError::NoDemos), "no demo files found");
+        assert_eq!(CliError::NoDemos.to_string(), "no demo files found");
+    }
+
+    #[test]
+    fn name_and_tool_errors_print_as_the_commands_always_printed_them() {
+        let closest = vec!["health".to_string(), "LEFT".to_string()];
+        assert_eq!(
+            CliError::UnknownProp {
+                prop: "helth".into(),
+                closest: closest.clone()
+            }
+            .to_string(),
+            "unknown prop \"helth\"; closest: health, LEFT"
+        );
+        for (several, start) in [
+            (false, "the demo declares no event"),
+            (true, "no demo declares the event"),
+        ] {
+            let e = CliError::UnknownEvent {
+                event: "nope".into(),
+                closest: vec!["door_open".into()],
+                several,
+            };
+            assert_eq!(
+                e.to_string(),
+                format!("{start} \"nope\"; closest: door_open")
+            );
+        }
+        assert_eq!(
+            CliError::UnknownMessage {
+                message: "Nope".into(),
+                game: Game::Cs2,
+                closest: vec!["UmFade".into()]
+            }
+            .to_string(),
+            "no message is called \"Nope\" in Cs2 demos; closest: UmFade"
+        );
+        let inner = CliError::UnknownProp {
+            prop: "x".into(),
+            closest,
+        };
+        let e = CliError::InDemo {
+            path: "a/b.dem".into(),
+            source: Box::new(inner),
+        };
+        assert!(
+            e.to_string().starts_with("a/b.dem: unknown prop \"x\""),
+            "{e}"
+        );
+        assert_eq!(
+            CliError::NotEntered {
+                addr: "127.0.0.1:8303".parse().unwrap(),
+                closed: Some("Timeout".into())
+            }
+            .to_string(),
+            "did not enter the game on 127.0.0.1:8303 (closed: Timeout)"
+        );
+        assert_eq!(
+            CliError::TwByteNotHex {
+                byte: 0,
+                text: "zz".into()
+            }
+            .to_string(),
+            "byte 0 (`zz`) is not hex"
+        );
+        // A TGBufferStream error reads as the crate's own message.
+        let list = gamewire_tgstream::fields::parse_field_list("byte,word").unwrap_err();
+        let text = list.to_string();
+        assert_eq!(
+            CliError::from(gamewire_tgstream::Error::from(list)).to_string(),
+            text
+        );
     }
 }

@@ -8,12 +8,19 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod demo;
+mod entities;
 mod error;
+mod events;
+mod info;
 mod many;
+mod messages;
+mod output;
+mod read;
 mod tables;
 mod tg;
+mod ticks;
 mod tw;
+mod tw_connect;
 
 /// Read and write the bit-packed binary data of game networking.
 #[derive(Debug, Parser)]
@@ -26,18 +33,18 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Source 2 demo: header, file info, counts, string tables, players, classes.
-    Info(demo::InfoArgs),
+    Info(info::InfoArgs),
     /// Source 2 demo: the serializers as a tree (class → fields, model, decoder).
-    Schema(demo::SchemaArgs),
+    Schema(info::SchemaArgs),
     /// Source 2 demo: game events as JSON Lines or CSV.
-    Events(demo::EventsArgs),
+    Events(events::EventsArgs),
     /// Source 2 demo: the full state of the entities at a tick.
-    Entities(demo::EntitiesArgs),
+    Entities(entities::EntitiesArgs),
     /// Source 2 demo: user messages and protobuf game events (chat, text, rank
     /// updates, round reports, bullets, ...) decoded to JSON.
-    Messages(demo::MessagesArgs),
+    Messages(messages::MessagesArgs),
     /// Source 2 demo (CS2, Deadlock, Dota 2): one row per player per tick with the props asked for.
-    Ticks(demo::TicksArgs),
+    Ticks(ticks::TicksArgs),
     /// Star Trek: Bridge Commander TGBufferStream: CF16 and field-list decoding.
     Tg(tg::TgArgs),
     /// Teeworlds 0.7: decode datagrams and pcaps, join a server.
@@ -50,14 +57,14 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), error::CliError> = match cli.command {
-        Command::Info(args) => demo::info(args),
-        Command::Schema(args) => demo::schema(args),
-        Command::Events(args) => demo::events(args).map_err(error::CliError::Message),
-        Command::Messages(args) => demo::messages(args),
-        Command::Entities(args) => demo::entities(args),
-        Command::Ticks(args) => demo::ticks(args).map_err(error::CliError::Message),
-        Command::Tg(args) => tg::run(args).map_err(error::CliError::Message),
-        Command::Tw(args) => tw::run(args).map_err(error::CliError::Message),
+        Command::Info(args) => info::info(args),
+        Command::Schema(args) => info::schema(args),
+        Command::Events(args) => events::events(args),
+        Command::Messages(args) => messages::messages(args),
+        Command::Entities(args) => entities::entities(args),
+        Command::Ticks(args) => ticks::ticks(args),
+        Command::Tg(args) => tg::run(args),
+        Command::Tw(args) => tw::run(args),
         Command::Tables(cmd) => tables::run(cmd),
     };
     match result {

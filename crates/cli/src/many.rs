@@ -86,13 +86,12 @@ impl Failures {
     }
 
     /// An error when any demo failed.
-    pub(crate) fn any<E: From<CliError>>(&self) -> Result<(), E> {
+    pub(crate) fn any(&self) -> Result<(), CliError> {
         if self.failed > 0 {
             return Err(CliError::SomeDemosFailed {
                 failed: self.failed,
                 total: self.total,
-            }
-            .into());
+            });
         }
         Ok(())
     }

@@ -13,6 +13,8 @@ use gamewire_tgstream::fields::{
 use gamewire_tgstream::{Cf16, Magnitude};
 use serde_json::json;
 
+use crate::error::CliError;
+
 /// Arguments of `gamewire tg`.
 #[derive(Debug, Args)]
 pub struct TgArgs {
@@ -70,7 +72,7 @@ enum Format {
 }
 
 /// Runs `gamewire tg`.
-pub fn run(args: TgArgs) -> Result<(), String> {
+pub fn run(args: TgArgs) -> Result<(), CliError> {
     match args.command {
         TgCommand::Cf16 {
             op: Cf16Op::Encode { value, format },
@@ -109,11 +111,11 @@ fn cf16_text(code: Cf16) -> String {
     )
 }
 
-fn encode(value: &str, format: Format) -> Result<(), String> {
+fn encode(value: &str, format: Format) -> Result<(), CliError> {
     let exact: f64 = value
         .trim()
         .parse()
-        .map_err(|_| format!("`{value}` is not a number"))?;
+        .map_err(|_| CliError::NotANumber(value.to_string()))?;
     let code = Cf16::encode_exact(exact);
     #[allow(clippy::cast_possible_truncation)]
     let as_f32 = exact as f32;
@@ -138,10 +140,10 @@ fn encode(value: &str, format: Format) -> Result<(), String> {
     Ok(())
 }
 
-fn decode(code: &str, format: Format) -> Result<(), String> {
+fn decode(code: &str, format: Format) -> Result<(), CliError> {
     let digits = strip_0x(code.trim());
-    let bits = u16::from_str_radix(digits, 16)
-        .map_err(|_| format!("`{code}` is not a 16-bit hex code (e.g. 0x4B8D)"))?;
+    let bits =
+        u16::from_str_radix(digits, 16).map_err(|_| CliError::NotACf16Code(code.to_string()))?;
     let code = Cf16::from_bits(bits);
     match format {
         Format::Text => println!("{}", cf16_text(code)),
@@ -157,16 +159,13 @@ fn strip_0x(s: &str) -> &str {
 }
 
 /// Parses hex, ignoring whitespace, colons and a leading `0x`.
-fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+fn parse_hex(text: &str) -> Result<Vec<u8>, CliError> {
     let digits: Vec<u8> = strip_0x(text.trim())
         .bytes()
         .filter(|b| !b.is_ascii_whitespace() && *b != b':')
         .collect();
     if !digits.len().is_multiple_of(2) {
-        return Err(format!(
-            "the hex input has an odd number of digits ({})",
-            digits.len()
-        ));
+        return Err(CliError::TgOddDigits(digits.len()));
     }
     digits
         .chunks(2)
@@ -175,7 +174,7 @@ fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
             std::str::from_utf8(pair)
                 .ok()
                 .and_then(|s| u8::from_str_radix(s, 16).ok())
-                .ok_or_else(|| format!("the hex input has a non-hex digit in byte {i}"))
+                .ok_or(CliError::TgNotHex(i))
         })
         .collect()
 }
@@ -241,9 +240,9 @@ fn error_json(error: &FieldError) -> serde_json::Value {
     })
 }
 
-fn read(hex: &str, list: &str, format: Format) -> Result<(), String> {
+fn read(hex: &str, list: &str, format: Format) -> Result<(), CliError> {
     let data = parse_hex(hex)?;
-    let kinds = parse_field_list(list).map_err(|e| e.to_string())?;
+    let kinds = parse_field_list(list).map_err(gamewire_tgstream::Error::from)?;
     let (fields, error, end) = decode_fields(&data, &kinds);
     let rest = data.get(end..).unwrap_or_default();
     match format {
@@ -277,7 +276,7 @@ fn read(hex: &str, list: &str, format: Format) -> Result<(), String> {
         }
     }
     match error {
-        Some(e) => Err(e.to_string()),
+        Some(e) => Err(gamewire_tgstream::Error::from(e).into()),
         None => Ok(()),
     }
 }
@@ -291,7 +290,7 @@ mod tests {
     fn hex_parsing() {
         assert_eq!(parse_hex("0x00 61:ff").unwrap(), [0x00, 0x61, 0xFF]);
         assert_eq!(parse_hex("").unwrap(), Vec::<u8>::new());
-        assert!(parse_hex("abc").unwrap_err().contains("odd"));
-        assert!(parse_hex("zz").unwrap_err().contains("byte 0"));
+        assert!(matches!(parse_hex("abc"), Err(CliError::TgOddDigits(3))));
+        assert!(matches!(parse_hex("zz"), Err(CliError::TgNotHex(0))));
     }
 }

@@ -16,19 +16,15 @@
 //!   prints chat, joins, leaves and a per-second summary, says a line and
 //!   disconnects cleanly; `--record FILE.demo` records a client demo.
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
-use std::net::{ToSocketAddrs, UdpSocket};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand, ValueEnum};
-use gamewire_teeworlds::client::{ClientEvent, GameClient, Identity, MapInfo};
-use gamewire_teeworlds::conn::State;
 use gamewire_teeworlds::decoder::{Decoder, Direction, Event, Report};
-use gamewire_teeworlds::map;
-use gamewire_teeworlds::msg::{hex, Message, SnapObject};
+use gamewire_teeworlds::msg::hex;
 use serde_json::json;
+
+use crate::error::CliError;
+use crate::tw_connect::{connect, ConnectOptions};
 
 /// Arguments of `gamewire tw`.
 #[derive(Debug, Args)]
@@ -121,7 +117,7 @@ enum TwCommand {
 }
 
 /// Runs `gamewire tw`.
-pub fn run(args: TwArgs) -> Result<(), String> {
+pub fn run(args: TwArgs) -> Result<(), CliError> {
     match args.command {
         TwCommand::Decode { hex, c2s, format } => decode(&hex, c2s, format),
         TwCommand::Pcap { file, format } => pcap(&file, format),
@@ -153,12 +149,12 @@ pub fn run(args: TwArgs) -> Result<(), String> {
             seconds,
             map_cache,
             record,
-            format,
+            jsonl: format == Format::Jsonl,
         }),
     }
 }
 
-fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
+fn parse_hex(s: &str) -> Result<Vec<u8>, CliError> {
     let s = s.trim();
     let s = s.strip_prefix("0x").unwrap_or(s);
     let digits: Vec<u8> = s
@@ -166,19 +162,27 @@ fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
         .filter(|b| !b.is_ascii_whitespace() && *b != b':')
         .collect();
     if !digits.len().is_multiple_of(2) {
-        return Err(format!(
-            "the hex string has an odd number of digits ({})",
-            digits.len()
-        ));
+        return Err(CliError::TwOddDigits(digits.len()));
     }
     digits
         .chunks(2)
         .enumerate()
         .map(|(i, p)| {
-            let t = std::str::from_utf8(p).map_err(|_| format!("byte {i} is not hex"))?;
-            u8::from_str_radix(t, 16).map_err(|_| format!("byte {i} (`{t}`) is not hex"))
+            let t = std::str::from_utf8(p).map_err(|_| CliError::TwByteNotText(i))?;
+            u8::from_str_radix(t, 16).map_err(|_| CliError::TwByteNotHex {
+                byte: i,
+                text: t.to_string(),
+            })
         })
         .collect()
+}
+
+/// A Teeworlds file's error, naming the file.
+fn teeworlds_error(file: &Path, e: impl Into<gamewire_teeworlds::Error>) -> CliError {
+    CliError::Teeworlds {
+        path: file.to_path_buf(),
+        source: e.into(),
+    }
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> String {
@@ -247,7 +251,7 @@ fn print_report_text(r: &Report, prefix: &str) {
     }
 }
 
-fn decode(hex_text: &str, c2s: bool, format: Format) -> Result<(), String> {
+fn decode(hex_text: &str, c2s: bool, format: Format) -> Result<(), CliError> {
     let bytes = parse_hex(hex_text)?;
     let dir = if c2s {
         Direction::ClientToServer
@@ -261,15 +265,18 @@ fn decode(hex_text: &str, c2s: bool, format: Format) -> Result<(), String> {
         Format::Jsonl => println!("{}", to_json(&r)),
     }
     if let Some(e) = r.errors.first() {
-        return Err(format!("the datagram did not decode cleanly: {e}"));
+        return Err(CliError::Datagram(e.clone().into()));
     }
     Ok(())
 }
 
-fn pcap(file: &Path, format: Format) -> Result<(), String> {
-    let data = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-    let dgrams = gamewire_teeworlds::pcap::udp_datagrams(&data)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+fn pcap(file: &Path, format: Format) -> Result<(), CliError> {
+    let data = std::fs::read(file).map_err(|source| CliError::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let dgrams =
+        gamewire_teeworlds::pcap::udp_datagrams(&data).map_err(|e| teeworlds_error(file, e))?;
     let flows = gamewire_teeworlds::pcap::flows(dgrams);
     let (mut total, mut errors, mut snaps, mut crc_ok) = (0usize, 0usize, 0u64, 0u64);
     for (fi, flow) in flows.iter().enumerate() {
@@ -308,19 +315,23 @@ fn pcap(file: &Path, format: Format) -> Result<(), String> {
         Format::Jsonl => println!("{summary}"),
     }
     if errors > 0 {
-        return Err(format!(
-            "{errors} of {total} datagrams did not decode cleanly"
-        ));
+        return Err(CliError::DatagramsFailed {
+            failed: errors,
+            total,
+        });
     }
     Ok(())
 }
 
 /// `gamewire tw demo`: everything before a cut is printed, and the cut is a
 /// warning (exit status 0); any other error fails after what came before it.
-fn demo(file: &Path, objects: bool, format: Format) -> Result<(), String> {
+fn demo(file: &Path, objects: bool, format: Format) -> Result<(), CliError> {
     use gamewire_teeworlds::demo::{decode_message, DemoEvent, DemoReader};
-    let data = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-    let mut reader = DemoReader::new(&data).map_err(|e| format!("{}: {e}", file.display()))?;
+    let data = std::fs::read(file).map_err(|source| CliError::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let mut reader = DemoReader::new(&data).map_err(|e| teeworlds_error(file, e))?;
     let header = reader.header().clone();
     match format {
         Format::Text => println!(
@@ -435,443 +446,32 @@ fn demo(file: &Path, objects: bool, format: Format) -> Result<(), String> {
             );
             Ok(())
         }
-        Some(e) => Err(format!("{}: {e}", file.display())),
+        Some(e) => Err(teeworlds_error(file, e)),
         None => Ok(()),
     }
 }
 
 /// `gamewire tw cut`.
-fn cut(file: &Path, from: Option<i32>, to: Option<i32>, out: &Path) -> Result<(), String> {
-    let data = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-    let (part, cut) = gamewire_teeworlds::demo::slice(&data, from, to)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+fn cut(file: &Path, from: Option<i32>, to: Option<i32>, out: &Path) -> Result<(), CliError> {
+    let data = std::fs::read(file).map_err(|source| CliError::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let (part, cut) =
+        gamewire_teeworlds::demo::slice(&data, from, to).map_err(|e| teeworlds_error(file, e))?;
     if let Some(e) = cut {
         eprintln!(
             "warning: {}: {e}; the output holds everything before the cut",
             file.display()
         );
     }
-    std::fs::write(out, &part).map_err(|e| format!("writing {}: {e}", out.display()))?;
+    std::fs::write(out, &part).map_err(|source| CliError::Write {
+        path: out.to_path_buf(),
+        source,
+    })?;
     let header = gamewire_teeworlds::demo::DemoReader::new(&part)
         .map(|r| r.header().length)
         .unwrap_or(0);
     eprintln!("wrote {} ({} bytes, {header} s)", out.display(), part.len());
-    Ok(())
-}
-
-struct ConnectOptions {
-    addr: String,
-    name: String,
-    clan: String,
-    say: Option<String>,
-    seconds: u64,
-    map_cache: Option<PathBuf>,
-    record: Option<PathBuf>,
-    format: Format,
-}
-
-/// A client demo being recorded: started once the map's bytes are known
-/// (so the game messages that come before the first snapshot, player
-/// infos among them, are in it too).
-struct Recording {
-    writer: Option<gamewire_teeworlds::demo::DemoWriter>,
-    snapshots: u64,
-}
-
-impl Recording {
-    fn start(&mut self, info: &MapInfo, map: &[u8]) {
-        if self.writer.is_none() {
-            self.writer = Some(
-                gamewire_teeworlds::demo::DemoWriter::new(
-                    &info.name,
-                    info.crc as u32,
-                    map,
-                    "client",
-                )
-                .timestamp(&utc_timestamp()),
-            );
-        }
-    }
-
-    fn snapshot(&mut self, tick: i32, snap: &gamewire_teeworlds::snapshot::Snapshot) {
-        if let Some(w) = &mut self.writer {
-            w.snapshot(tick, snap);
-            self.snapshots += 1;
-        }
-    }
-}
-
-/// Now as the recorder's timestamp, `2026-11-26_00-08-47` (UTC).
-fn utc_timestamp() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}_{:02}-{:02}-{:02}",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
-}
-
-fn random_token() -> u32 {
-    let mut h = RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0),
-    );
-    h.write_u32(std::process::id());
-    let t = h.finish() as u32;
-    if t == u32::MAX {
-        1
-    } else {
-        t
-    }
-}
-
-fn cache_path(dir: &Path, info: &MapInfo) -> PathBuf {
-    let safe: String = info
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    dir.join(format!("{safe}_{}.map", hex(&info.sha256)))
-}
-
-/// Printer for the connect events.
-struct Out {
-    format: Format,
-    start: Instant,
-}
-
-impl Out {
-    fn emit(&self, kind: &str, text: String, value: serde_json::Value) {
-        match self.format {
-            Format::Text => println!("[{:7.3}] {text}", self.start.elapsed().as_secs_f64()),
-            Format::Jsonl => {
-                let mut v = json!({"t": self.start.elapsed().as_secs_f64(), "event": kind});
-                if let (Some(o), serde_json::Value::Object(extra)) = (v.as_object_mut(), value) {
-                    o.extend(extra);
-                }
-                println!("{v}");
-            }
-        }
-    }
-}
-
-fn summary(client: &GameClient) -> (i32, Vec<serde_json::Value>) {
-    let Some((tick, snap)) = client.snapshot() else {
-        return (-1, Vec::new());
-    };
-    let mut players = Vec::new();
-    for (&id, name) in client.players() {
-        let Ok(uid) = u16::try_from(id) else { continue };
-        let score = match snap.get(11, uid).and_then(|i| i.object()) {
-            Some(SnapObject::PlayerInfo(p)) => Some(p.score),
-            _ => None,
-        };
-        let pos = match snap.get(10, uid).and_then(|i| i.object()) {
-            Some(SnapObject::Character(c)) => Some((c.x, c.y)),
-            _ => None,
-        };
-        players.push(json!({"id": id, "name": name, "score": score, "x": pos.map(|p| p.0), "y": pos.map(|p| p.1)}));
-    }
-    (tick, players)
-}
-
-fn connect(o: &ConnectOptions) -> Result<(), String> {
-    let addr = o
-        .addr
-        .to_socket_addrs()
-        .map_err(|e| format!("resolving {}: {e}", o.addr))?
-        .next()
-        .ok_or_else(|| format!("{} resolves to no address", o.addr))?;
-    let bind = if addr.is_ipv4() {
-        "0.0.0.0:0"
-    } else {
-        "[::]:0"
-    };
-    let sock = UdpSocket::bind(bind).map_err(|e| format!("binding a UDP socket: {e}"))?;
-    sock.connect(addr)
-        .map_err(|e| format!("connecting the UDP socket to {addr}: {e}"))?;
-    sock.set_read_timeout(Some(Duration::from_millis(5)))
-        .map_err(|e| format!("setting the socket timeout: {e}"))?;
-
-    let out = Out {
-        format: o.format,
-        start: Instant::now(),
-    };
-    let identity = Identity {
-        name: o.name.clone(),
-        clan: o.clan.clone(),
-        ..Identity::default()
-    };
-    let start = Instant::now();
-    let mut client = GameClient::new(Duration::ZERO, random_token(), identity);
-    let deadline = Duration::from_secs(o.seconds);
-    let mut buf = [0u8; 2048];
-    let mut said: Option<Duration> = None;
-    let mut entered_at: Option<Duration> = None;
-    let mut echo = false;
-    let mut snapshots = 0u64;
-    let mut crc_ok = 0u64;
-    let mut next_summary = Duration::from_secs(1);
-    let mut closed = None;
-    let mut send_error = None;
-    let mut recording = o.record.as_ref().map(|_| Recording {
-        writer: None,
-        snapshots: 0,
-    });
-    out.emit(
-        "connecting",
-        format!("connecting to {addr} as {}", o.name),
-        json!({"addr": addr.to_string(), "name": o.name}),
-    );
-    loop {
-        let now = start.elapsed();
-        match sock.recv(&mut buf) {
-            Ok(n) => client.handle_datagram(now, buf.get(..n).unwrap_or(&[])),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
-            Err(e) => return Err(format!("receiving: {e}")),
-        }
-        client.update(now);
-        while let Some(e) = client.poll_event() {
-            match e {
-                ClientEvent::Connected => out.emit("connected", "connected".into(), json!({})),
-                ClientEvent::MapChange(info) => {
-                    let cached = o
-                        .map_cache
-                        .as_ref()
-                        .map(|d| cache_path(d, &info))
-                        .and_then(|p| {
-                            let data = std::fs::read(&p).ok()?;
-                            map::verify(&data, info.size, info.crc, &info.sha256)
-                                .ok()
-                                .map(|()| (p, data))
-                        });
-                    match cached {
-                        Some((p, data)) => {
-                            if let Some(rec) = recording.as_mut() {
-                                rec.start(&info, &data);
-                            }
-                            out.emit(
-                                "map",
-                                format!("map {} from cache {}", info.name, p.display()),
-                                json!({"map": info.name, "source": "cache", "size": info.size}),
-                            );
-                            client.map_ready(now);
-                        }
-                        None => {
-                            out.emit(
-                                "map",
-                                format!("map {} ({} bytes): downloading", info.name, info.size),
-                                json!({"map": info.name, "source": "download", "size": info.size}),
-                            );
-                            client.download_map(now);
-                        }
-                    }
-                }
-                ClientEvent::MapDownloaded { info, data } => {
-                    if let Some(rec) = recording.as_mut() {
-                        rec.start(&info, &data);
-                    }
-                    out.emit(
-                        "map_downloaded",
-                        format!("map {} downloaded, CRC {:08x} and SHA-256 ok", info.name, info.crc as u32),
-                        json!({"map": info.name, "size": data.len(), "crc": format!("{:08x}", info.crc as u32), "sha256": hex(&info.sha256)}),
-                    );
-                    if let Some(dir) = &o.map_cache {
-                        let p = cache_path(dir, &info);
-                        if let Err(e) =
-                            std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&p, &data))
-                        {
-                            out.emit(
-                                "warning",
-                                format!("could not cache the map: {e}"),
-                                json!({"warning": e.to_string()}),
-                            );
-                        }
-                    }
-                }
-                ClientEvent::EnteredGame => {
-                    entered_at = Some(now);
-                    out.emit("entered_game", "entered the game".into(), json!({}));
-                }
-                ClientEvent::Chat {
-                    mode,
-                    client_id,
-                    name,
-                    message,
-                } => {
-                    let own = client_id >= 0 && Some(client_id) == client.local_id();
-                    if own && said.is_some() && o.say.as_deref() == Some(message.as_str()) {
-                        echo = true;
-                    }
-                    let who = name.clone().unwrap_or_else(|| {
-                        if client_id < 0 {
-                            "*** server".into()
-                        } else {
-                            format!("#{client_id}")
-                        }
-                    });
-                    out.emit(
-                        "chat",
-                        format!("chat {who}: {message}"),
-                        json!({"mode": mode, "client_id": client_id, "name": name, "message": message, "own": own}),
-                    );
-                }
-                ClientEvent::PlayerJoined {
-                    client_id,
-                    name,
-                    local,
-                } => out.emit(
-                    "join",
-                    format!(
-                        "join #{client_id} {name}{}",
-                        if local { " (us)" } else { "" }
-                    ),
-                    json!({"client_id": client_id, "name": name, "local": local}),
-                ),
-                ClientEvent::PlayerLeft {
-                    client_id,
-                    name,
-                    reason,
-                } => out.emit(
-                    "leave",
-                    format!(
-                        "leave #{client_id} {} ({reason})",
-                        name.clone().unwrap_or_default()
-                    ),
-                    json!({"client_id": client_id, "name": name, "reason": reason}),
-                ),
-                ClientEvent::Snapshot { tick, crc_ok: ok } => {
-                    snapshots += 1;
-                    crc_ok += u64::from(ok);
-                    if let (Some(rec), Some((latest, snap))) =
-                        (recording.as_mut(), client.snapshot())
-                    {
-                        if latest == tick {
-                            rec.snapshot(tick, snap);
-                        }
-                    }
-                }
-                ClientEvent::Error(e) => {
-                    out.emit("error", format!("error: {e}"), json!({"error": e}))
-                }
-                ClientEvent::Closed(r) => {
-                    closed = Some(format!("{r:?}"));
-                }
-                ClientEvent::Message(m) => {
-                    // The 0.7.5 client records the game messages it gets.
-                    if let (Some(rec), Message::Game(_)) = (recording.as_mut(), &m) {
-                        if let Some(w) = &mut rec.writer {
-                            w.message(&m.encode());
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        if let (Some(text), Some(at), None) = (&o.say, entered_at, said) {
-            if now > at + Duration::from_millis(500) && snapshots > 0 {
-                client.say(now, text);
-                said = Some(now);
-                out.emit("say", format!("said: {text}"), json!({"message": text}));
-            }
-        }
-        while let Some(d) = client.poll_transmit() {
-            if let Err(e) = sock.send(&d) {
-                send_error.get_or_insert(e.to_string());
-            }
-        }
-        if now >= next_summary {
-            next_summary += Duration::from_secs(1);
-            let (tick, players) = summary(&client);
-            let text = players
-                .iter()
-                .map(|p| {
-                    format!(
-                        "{} score {} at {},{}",
-                        p["name"].as_str().unwrap_or("?"),
-                        p["score"],
-                        p["x"],
-                        p["y"]
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("; ");
-            out.emit(
-                "summary",
-                format!("tick {tick}, {} players: {text}; {snapshots} snapshots ({crc_ok} CRC ok)", players.len()),
-                json!({"tick": tick, "players": players, "snapshots": snapshots, "snapshots_crc_ok": crc_ok}),
-            );
-        }
-        if closed.is_some() || now >= deadline {
-            break;
-        }
-    }
-    if client.state() != State::Closed {
-        client.disconnect(start.elapsed(), Some("gamewire leaves"));
-        while let Some(d) = client.poll_transmit() {
-            let _ = sock.send(&d);
-        }
-    }
-    if let (Some(path), Some(rec)) = (&o.record, recording) {
-        let Some(w) = rec.writer else {
-            return Err(format!(
-                "nothing recorded in {}: the map never came",
-                path.display()
-            ));
-        };
-        let file = w.finish();
-        std::fs::write(path, &file).map_err(|e| format!("writing {}: {e}", path.display()))?;
-        out.emit(
-            "recorded",
-            format!("recorded {} ({} bytes, {} snapshots)", path.display(), file.len(), rec.snapshots),
-            json!({"demo": path.display().to_string(), "bytes": file.len(), "snapshots": rec.snapshots}),
-        );
-    }
-    let entered = entered_at.is_some();
-    out.emit(
-        "done",
-        format!(
-            "done: entered {entered}, {snapshots} snapshots, {crc_ok} CRC ok, {} errors, chat echo {echo}{}",
-            client.errors,
-            closed.as_ref().map(|c| format!(", closed: {c}")).unwrap_or_default()
-        ),
-        json!({"entered": entered, "snapshots": snapshots, "snapshots_crc_ok": crc_ok, "errors": client.errors, "chat_echo": echo, "closed": closed, "send_error": send_error}),
-    );
-    if !entered {
-        return Err(format!(
-            "did not enter the game on {addr}{}",
-            closed
-                .map(|c| format!(" (closed: {c})"))
-                .unwrap_or_default()
-        ));
-    }
     Ok(())
 }
