@@ -45,7 +45,6 @@ fuzz_target!(|data: &[u8]| {
         .map(String::from)
         .to_vec(),
         other_props: vec!["total_rounds_played".to_string()],
-        helper_thread: false,
         ..Query::default()
     }
     .keeping_cut(true)
