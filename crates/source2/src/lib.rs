@@ -52,8 +52,8 @@ mod wire;
 pub use cache::SendTableCache;
 pub use entity::{Entity, EntityChange, Handle};
 pub use error::{
-    DemoError, EntityError, EntityProblem, ErrorKind, FieldError, Location, SendTablesError,
-    Warning,
+    DemoError, EntityError, EntityProblem, ErrorKind, FieldError, GameEventError, Location,
+    MessageJsonError, SendTablesError, StringTableError, TableRef, UserCommandsError, Warning,
 };
 pub use fieldpath::FieldPath;
 pub use gameevent::{EventValue, GameEvent};
