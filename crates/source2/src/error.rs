@@ -51,8 +51,8 @@ pub enum ErrorKind {
     Protobuf {
         /// The message type.
         message: &'static str,
-        /// prost's description.
-        reason: String,
+        /// Why, from prost or from the borrowing wire reader.
+        reason: ProtobufProblem,
     },
     /// A bit-level read failed.
     #[error("{what}: {source}")]
@@ -200,6 +200,60 @@ pub enum SendTablesError {
     /// The helper thread building the send tables stopped without them.
     #[error("the thread building the send tables failed")]
     HelperFailed,
+}
+
+/// Why a protobuf message did not decode ([`ErrorKind::Protobuf`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProtobufProblem {
+    /// The generated type's decoder (prost) failed.
+    #[error("{0}")]
+    Decode(prost::DecodeError),
+    /// The borrowing wire reader, which reads the large frequent messages
+    /// in place, found the bytes malformed.
+    #[error("{problem} at byte {at}")]
+    Wire {
+        /// What is malformed.
+        problem: WireProblem,
+        /// Its byte offset in the message.
+        at: usize,
+    },
+}
+
+/// What the borrowing wire reader found malformed ([`ProtobufProblem::Wire`]),
+/// in terms of the protobuf encoding
+/// (<https://protobuf.dev/programming-guides/encoding/>).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WireProblem {
+    /// The bytes end inside a varint.
+    #[error("truncated varint")]
+    TruncatedVarint,
+    /// A varint of more than 10 bytes.
+    #[error("varint longer than 10 bytes")]
+    LongVarint,
+    /// A 10-byte varint whose value does not fit 64 bits.
+    #[error("varint above 64 bits")]
+    VarintOverflow,
+    /// A field key with tag 0.
+    #[error("field tag 0")]
+    TagZero,
+    /// A field key that does not fit 32 bits.
+    #[error("field key above 32 bits")]
+    KeyTooLarge,
+    /// A length-delimited field longer than the bytes left.
+    #[error("length {0} runs past the end")]
+    PastEnd(u64),
+    /// A field of a known type (`int32`, `message`, ...) with the wrong
+    /// wire type.
+    #[error("{0} with wire type {1}")]
+    WireType(&'static str, u8),
+    /// A wire type these messages do not use (groups, 6, 7).
+    #[error("unsupported wire type {0}")]
+    Unsupported(u8),
+    /// A string field that is not UTF-8.
+    #[error("a string that is not UTF-8")]
+    Utf8,
 }
 
 /// The string table an error is about ([`ErrorKind::StringTable`]); written
@@ -428,7 +482,7 @@ impl ErrorKind {
     pub(crate) fn protobuf(message: &'static str, err: prost::DecodeError) -> Self {
         ErrorKind::Protobuf {
             message,
-            reason: err.to_string(),
+            reason: ProtobufProblem::Decode(err),
         }
     }
 }

@@ -53,7 +53,8 @@ pub use cache::SendTableCache;
 pub use entity::{Entity, EntityChange, Handle};
 pub use error::{
     DemoError, EntityError, EntityProblem, ErrorKind, FieldError, GameEventError, Location,
-    MessageJsonError, SendTablesError, StringTableError, TableRef, UserCommandsError, Warning,
+    MessageJsonError, ProtobufProblem, SendTablesError, StringTableError, TableRef,
+    UserCommandsError, Warning, WireProblem,
 };
 pub use fieldpath::FieldPath;
 pub use gameevent::{EventValue, GameEvent};
