@@ -34,6 +34,9 @@ pub(crate) struct WireError {
 }
 
 impl WireError {
+    // Kept out of line, as the error path of the hot readers.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn in_message(self, message: &'static str) -> ErrorKind {
         ErrorKind::Protobuf {
             message,
