@@ -14,10 +14,10 @@ use crate::fieldpath::{FieldPath, FieldPathError};
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The file does not start with `PBDEMS2\0`.
-    #[error("not a Source 2 demo: the file starts with {found:?}, expected \"PBDEMS2\\0\"")]
+    #[error("not a Source 2 demo: the file starts with {:?}, expected \"PBDEMS2\\0\"", String::from_utf8_lossy(.found))]
     BadMagic {
-        /// The first bytes of the file, lossily decoded.
-        found: String,
+        /// The first bytes of the file (up to 8).
+        found: Vec<u8>,
     },
     /// The file is a Source 1 demo (`HL2DEMO\0`).
     #[error("this is a Source 1 demo (HL2DEMO), not a Source 2 demo")]
@@ -567,6 +567,13 @@ mod tests {
         assert_eq!(
             key.to_string(),
             "game event player_death: key userid has unknown type 11"
+        );
+        let magic = ErrorKind::BadMagic {
+            found: b"he\xffllo\0".to_vec(),
+        };
+        assert_eq!(
+            magic.to_string(),
+            "not a Source 2 demo: the file starts with \"he\u{fffd}llo\\0\", expected \"PBDEMS2\\0\""
         );
     }
 }
