@@ -56,7 +56,7 @@ impl Visitor for MessageCollector {
         }
         let data = match message.to_json() {
             Some(Ok(v)) => v,
-            Some(Err(e)) => serde_json::json!({ "error": e }),
+            Some(Err(e)) => serde_json::json!({ "error": e.to_string() }),
             None => serde_json::json!({ "undecoded_bytes": message.payload.len() }),
         };
         self.rows.push((

@@ -310,7 +310,7 @@ impl<'a> FrameReader<'a> {
             let head = &data[..data.len().min(8)];
             return Err(DemoError {
                 kind: ErrorKind::BadMagic {
-                    found: String::from_utf8_lossy(head).into_owned(),
+                    found: head.to_vec(),
                 },
                 location,
             });

@@ -14,10 +14,10 @@ use crate::fieldpath::{FieldPath, FieldPathError};
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The file does not start with `PBDEMS2\0`.
-    #[error("not a Source 2 demo: the file starts with {found:?}, expected \"PBDEMS2\\0\"")]
+    #[error("not a Source 2 demo: the file starts with {:?}, expected \"PBDEMS2\\0\"", String::from_utf8_lossy(.found))]
     BadMagic {
-        /// The first bytes of the file, lossily decoded.
-        found: String,
+        /// The first bytes of the file (up to 8).
+        found: Vec<u8>,
     },
     /// The file is a Source 1 demo (`HL2DEMO\0`).
     #[error("this is a Source 1 demo (HL2DEMO), not a Source 2 demo")]
@@ -51,8 +51,8 @@ pub enum ErrorKind {
     Protobuf {
         /// The message type.
         message: &'static str,
-        /// prost's description.
-        reason: String,
+        /// Why, from prost or from the borrowing wire reader.
+        reason: ProtobufProblem,
     },
     /// A bit-level read failed.
     #[error("{what}: {source}")]
@@ -85,12 +85,12 @@ pub enum ErrorKind {
         inner: Box<ErrorKind>,
     },
     /// A string table message is inconsistent.
-    #[error("string table {table:?}: {message}")]
+    #[error("string table {table}: {problem}")]
     StringTable {
-        /// Table name (or id).
-        table: String,
+        /// The table, by name or (when it does not exist) by id.
+        table: TableRef,
         /// What is wrong.
-        message: String,
+        problem: StringTableError,
     },
     /// Entity data could not be decoded.
     #[error("{0}")]
@@ -200,6 +200,170 @@ pub enum SendTablesError {
     /// The helper thread building the send tables stopped without them.
     #[error("the thread building the send tables failed")]
     HelperFailed,
+}
+
+/// Why a protobuf message did not decode ([`ErrorKind::Protobuf`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProtobufProblem {
+    /// The generated type's decoder (prost) failed.
+    #[error("{0}")]
+    Decode(prost::DecodeError),
+    /// The borrowing wire reader, which reads the large frequent messages
+    /// in place, found the bytes malformed.
+    #[error("{problem} at byte {at}")]
+    Wire {
+        /// What is malformed.
+        problem: WireProblem,
+        /// Its byte offset in the message.
+        at: usize,
+    },
+}
+
+/// What the borrowing wire reader found malformed ([`ProtobufProblem::Wire`]),
+/// in terms of the protobuf encoding
+/// (<https://protobuf.dev/programming-guides/encoding/>).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WireProblem {
+    /// The bytes end inside a varint.
+    #[error("truncated varint")]
+    TruncatedVarint,
+    /// A varint of more than 10 bytes.
+    #[error("varint longer than 10 bytes")]
+    LongVarint,
+    /// A 10-byte varint whose value does not fit 64 bits.
+    #[error("varint above 64 bits")]
+    VarintOverflow,
+    /// A field key with tag 0.
+    #[error("field tag 0")]
+    TagZero,
+    /// A field key that does not fit 32 bits.
+    #[error("field key above 32 bits")]
+    KeyTooLarge,
+    /// A length-delimited field longer than the bytes left.
+    #[error("length {0} runs past the end")]
+    PastEnd(u64),
+    /// A field of a known type (`int32`, `message`, ...) with the wrong
+    /// wire type.
+    #[error("{0} with wire type {1}")]
+    WireType(&'static str, u8),
+    /// A wire type these messages do not use (groups, 6, 7).
+    #[error("unsupported wire type {0}")]
+    Unsupported(u8),
+    /// A string field that is not UTF-8.
+    #[error("a string that is not UTF-8")]
+    Utf8,
+}
+
+/// The string table an error is about ([`ErrorKind::StringTable`]); written
+/// quoted, as `"userinfo"` or `"#7"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TableRef {
+    /// A table the demo created, by its name.
+    Name(String),
+    /// A table id the demo refers to without having created it.
+    Id(i32),
+}
+
+impl std::fmt::Display for TableRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TableRef::Name(name) => write!(f, "{name:?}"),
+            TableRef::Id(id) => write!(f, "\"#{id}\""),
+        }
+    }
+}
+
+/// What is wrong with a string table message ([`ErrorKind::StringTable`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StringTableError {
+    /// An update names a table id the demo has not created.
+    #[error("update for a table that does not exist")]
+    NoSuchTable,
+    /// The message's entry count is negative or above
+    /// [`crate::stringtable::MAX_ENTRIES`].
+    #[error("entry count {count} is out of range")]
+    EntryCountOutOfRange {
+        /// The count the message gives.
+        count: i32,
+    },
+    /// An entry's index is negative or at or above
+    /// [`crate::stringtable::MAX_ENTRIES`].
+    #[error("entry index {index} is out of range")]
+    EntryIndexOutOfRange {
+        /// The index the entry bitstream gives.
+        index: i64,
+    },
+}
+
+/// A legacy game event that could not be decoded against its descriptor
+/// ([`crate::gameevent::decode`]); the parser skips it with a [`Warning`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GameEventError {
+    /// No descriptor has the event's id.
+    #[error("game event with unknown id {id} skipped")]
+    UnknownId {
+        /// The event id.
+        id: i32,
+    },
+    /// A key's descriptor gives a type this decoder does not know.
+    #[error("game event {event}: key {key} has unknown type {kind}")]
+    UnknownKeyType {
+        /// The event's name.
+        event: String,
+        /// The key's name.
+        key: String,
+        /// The type number in the descriptor.
+        kind: i32,
+    },
+}
+
+/// A user message or protobuf game event whose payload did not turn into
+/// JSON ([`crate::messages::to_json`]). Writes the decoder's own message.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MessageJsonError {
+    /// The payload does not decode as the message's protobuf type.
+    #[error("{source}")]
+    Decode {
+        /// The protobuf type (`CCsUsrMsgServerRankUpdate`).
+        type_name: &'static str,
+        /// prost's error.
+        source: prost::DecodeError,
+    },
+    /// The decoded message did not serialize to JSON.
+    #[error("{source}")]
+    Json {
+        /// The protobuf type.
+        type_name: &'static str,
+        /// serde_json's error.
+        source: serde_json::Error,
+    },
+}
+
+/// A `CSVCMsg_UserCommands` that did not decode
+/// ([`crate::usercmd::decode_user_commands`]); the parser skips it with a
+/// [`Warning`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UserCommandsError {
+    /// The message itself did not decode.
+    #[error("CSVCMsg_UserCommands: {0}")]
+    Message(prost::DecodeError),
+    /// One of its commands did not decode as the game's command type.
+    #[error("CSVCMsg_UserCommands command {index}: {type_name}: {source}")]
+    Command {
+        /// The command's index in the message.
+        index: usize,
+        /// The protobuf type it was decoded as (`CSGOUserCmdPB`).
+        type_name: &'static str,
+        /// prost's error.
+        source: prost::DecodeError,
+    },
 }
 
 /// What is wrong with an entity ([`ErrorKind::Entity`]).
@@ -318,7 +482,7 @@ impl ErrorKind {
     pub(crate) fn protobuf(message: &'static str, err: prost::DecodeError) -> Self {
         ErrorKind::Protobuf {
             message,
-            reason: err.to_string(),
+            reason: ProtobufProblem::Decode(err),
         }
     }
 }
@@ -362,4 +526,54 @@ pub struct Warning {
     pub tick: i32,
     /// Description.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    /// The typed string-table and game-event errors write the same text as
+    /// the messages they replace.
+    #[test]
+    fn typed_errors_write_their_messages() {
+        let by_name = ErrorKind::StringTable {
+            table: TableRef::Name("userinfo".into()),
+            problem: StringTableError::EntryIndexOutOfRange { index: 70000 },
+        };
+        assert_eq!(
+            by_name.to_string(),
+            "string table \"userinfo\": entry index 70000 is out of range"
+        );
+        let by_id = ErrorKind::StringTable {
+            table: TableRef::Id(7),
+            problem: StringTableError::NoSuchTable,
+        };
+        assert_eq!(
+            by_id.to_string(),
+            "string table \"#7\": update for a table that does not exist"
+        );
+        let count = StringTableError::EntryCountOutOfRange { count: -1 };
+        assert_eq!(count.to_string(), "entry count -1 is out of range");
+        assert_eq!(
+            GameEventError::UnknownId { id: 12 }.to_string(),
+            "game event with unknown id 12 skipped"
+        );
+        let key = GameEventError::UnknownKeyType {
+            event: "player_death".into(),
+            key: "userid".into(),
+            kind: 11,
+        };
+        assert_eq!(
+            key.to_string(),
+            "game event player_death: key userid has unknown type 11"
+        );
+        let magic = ErrorKind::BadMagic {
+            found: b"he\xffllo\0".to_vec(),
+        };
+        assert_eq!(
+            magic.to_string(),
+            "not a Source 2 demo: the file starts with \"he\u{fffd}llo\\0\", expected \"PBDEMS2\\0\""
+        );
+    }
 }

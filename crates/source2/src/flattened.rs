@@ -809,7 +809,9 @@ mod tests {
             let full = msg.encode_to_vec();
             let cut = cut.min(full.len());
             if let Err(ErrorKind::Protobuf { reason, .. }) = RawMessage::parse(&full[..cut]) {
-                let at: usize = reason.rsplit(' ').next().unwrap().parse().unwrap();
+                let crate::error::ProtobufProblem::Wire { at, .. } = reason else {
+                    panic!("{reason}");
+                };
                 prop_assert!(at <= cut, "{reason}");
             }
         }

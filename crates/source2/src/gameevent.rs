@@ -9,7 +9,7 @@
 use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, GameEventError};
 use crate::wire::{check_utf8, each_len_field, Wire, WireError};
 
 /// A key of an event descriptor.
@@ -246,10 +246,10 @@ pub fn decode(
     ev: &pb::CMsgSource1LegacyGameEvent,
     descriptors: &EventDescriptors,
     tick: i32,
-) -> Result<GameEvent, String> {
+) -> Result<GameEvent, GameEventError> {
     let id = ev.eventid.unwrap_or(-1);
     let Some(desc) = descriptors.get(id) else {
-        return Err(format!("game event with unknown id {id} skipped"));
+        return Err(GameEventError::UnknownId { id });
     };
     let mut keys = Vec::with_capacity(desc.keys.len());
     for (k, v) in desc.keys.iter().zip(&ev.keys) {
@@ -264,10 +264,11 @@ pub fn decode(
             6 => EventValue::Bool(v.val_bool.unwrap_or(false)),
             7 => EventValue::U64(v.val_uint64.unwrap_or(0)),
             other => {
-                return Err(format!(
-                    "game event {}: key {} has unknown type {other}",
-                    desc.name, k.name
-                ))
+                return Err(GameEventError::UnknownKeyType {
+                    event: desc.name.clone(),
+                    key: k.name.clone(),
+                    kind: other,
+                })
             }
         };
         keys.push((k.name.clone(), k.kind, value));

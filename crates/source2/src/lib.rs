@@ -52,8 +52,9 @@ mod wire;
 pub use cache::SendTableCache;
 pub use entity::{Entity, EntityChange, Handle};
 pub use error::{
-    DemoError, EntityError, EntityProblem, ErrorKind, FieldError, Location, SendTablesError,
-    Warning,
+    DemoError, EntityError, EntityProblem, ErrorKind, FieldError, GameEventError, Location,
+    MessageJsonError, ProtobufProblem, SendTablesError, StringTableError, TableRef,
+    UserCommandsError, Warning, WireProblem,
 };
 pub use fieldpath::FieldPath;
 pub use gameevent::{EventValue, GameEvent};

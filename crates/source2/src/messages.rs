@@ -12,6 +12,7 @@
 //! (`messages_generated.rs`); each message decodes into its prost type and
 //! is turned into JSON through the type's serde implementation.
 
+use crate::error::MessageJsonError;
 pub use crate::game::{Game, MessageKind};
 use crate::messages_generated::{decode_json, MESSAGE_TYPES};
 
@@ -48,7 +49,11 @@ pub fn message_types(game: Game) -> Vec<(u32, MessageKind, &'static str, Option<
 
 /// Decodes a message payload to JSON. `None` for an id with no known type in
 /// this game; `Some(Err)` when the payload does not decode as its type.
-pub fn to_json(game: Game, id: u32, payload: &[u8]) -> Option<Result<serde_json::Value, String>> {
+pub fn to_json(
+    game: Game,
+    id: u32,
+    payload: &[u8],
+) -> Option<Result<serde_json::Value, MessageJsonError>> {
     decode_json(game, id, payload)
 }
 

@@ -3,6 +3,7 @@
 
 use prost::Message;
 
+use crate::error::MessageJsonError;
 use crate::game::{Game, MessageKind};
 use source2_demo_protobufs as pb;
 
@@ -2854,9 +2855,14 @@ pub(crate) const MESSAGE_TYPES: &[(Game, u32, MessageKind, &str, Option<&str>)] 
 
 fn json<M: Message + Default + serde::Serialize>(
     payload: &[u8],
-) -> Result<serde_json::Value, String> {
-    let m = M::decode(payload).map_err(|e| e.to_string())?;
-    serde_json::to_value(&m).map_err(|e| e.to_string())
+) -> Result<serde_json::Value, MessageJsonError> {
+    // The protobuf type's name, without the crate's module path.
+    let type_name = std::any::type_name::<M>()
+        .rsplit("::")
+        .next()
+        .unwrap_or_default();
+    let m = M::decode(payload).map_err(|source| MessageJsonError::Decode { type_name, source })?;
+    serde_json::to_value(&m).map_err(|source| MessageJsonError::Json { type_name, source })
 }
 
 /// Decodes a message payload to JSON with its protobuf type; `None` when the
@@ -2865,7 +2871,7 @@ pub(crate) fn decode_json(
     game: Game,
     id: u32,
     payload: &[u8],
-) -> Option<Result<serde_json::Value, String>> {
+) -> Option<Result<serde_json::Value, MessageJsonError>> {
     Some(match (game, id) {
         (Game::Deadlock, 300) => json::<pb::CCitadelUserMessageDamage>(payload),
         (Game::Cs2, 301) => json::<pb::CCsUsrMsgVguiMenu>(payload),

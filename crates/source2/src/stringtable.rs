@@ -26,7 +26,7 @@
 
 use gamewire_bits::BitReader;
 
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, StringTableError, TableRef};
 
 /// Keys remembered for prefix compression.
 pub const KEY_HISTORY: usize = 32;
@@ -71,11 +71,11 @@ pub type ChangedEntries = Vec<usize>;
 impl StringTable {
     /// Applies an entry bitstream of `count` entries; returns the indices changed.
     pub fn apply_entries(&mut self, data: &[u8], count: i32) -> Result<ChangedEntries, ErrorKind> {
-        let table = || self.name.clone();
+        let table = || TableRef::Name(self.name.clone());
         if count < 0 || count as usize > MAX_ENTRIES {
             return Err(ErrorKind::StringTable {
                 table: table(),
-                message: format!("entry count {count} is out of range"),
+                problem: StringTableError::EntryCountOutOfRange { count },
             });
         }
         let mut r = BitReader::new(data);
@@ -98,7 +98,7 @@ impl StringTable {
             if index < 0 || index as usize >= MAX_ENTRIES {
                 return Err(ErrorKind::StringTable {
                     table: table(),
-                    message: format!("entry index {index} is out of range"),
+                    problem: StringTableError::EntryIndexOutOfRange { index },
                 });
             }
             let mut key = None;

@@ -26,6 +26,7 @@ use prost::Message;
 use source2_demo_protobufs as pb;
 
 use crate::entity::Handle;
+use crate::error::UserCommandsError;
 
 /// One entry of a command's input history. It serializes to demoparser2's
 /// shape: `x`, `y`, `z`, then the tick counts and fractions.
@@ -177,21 +178,28 @@ impl UserCommand {
 
 /// Decodes a `CSVCMsg_UserCommands` body into its commands at a tick
 /// (`cs2`: CS2's full commands, else their base command only).
-pub fn decode_user_commands(body: &[u8], tick: i32, cs2: bool) -> Result<Vec<UserCommand>, String> {
-    let m =
-        pb::CSvcMsgUserCommands::decode(body).map_err(|e| format!("CSVCMsg_UserCommands: {e}"))?;
+pub fn decode_user_commands(
+    body: &[u8],
+    tick: i32,
+    cs2: bool,
+) -> Result<Vec<UserCommand>, UserCommandsError> {
+    let m = pb::CSvcMsgUserCommands::decode(body).map_err(UserCommandsError::Message)?;
     let mut out = Vec::with_capacity(m.commands.len());
-    for (i, c) in m.commands.iter().enumerate() {
+    for (index, c) in m.commands.iter().enumerate() {
         match UserCommand::decode(c, tick, cs2) {
             Ok(Some(cmd)) => out.push(cmd),
             Ok(None) => {}
-            Err(e) => {
-                let what = if cs2 {
+            Err(source) => {
+                let type_name = if cs2 {
                     "CSGOUserCmdPB"
                 } else {
                     "CUserCmdBasePB"
                 };
-                return Err(format!("CSVCMsg_UserCommands command {i}: {what}: {e}"));
+                return Err(UserCommandsError::Command {
+                    index,
+                    type_name,
+                    source,
+                });
             }
         }
     }
@@ -292,7 +300,7 @@ mod tests {
             }],
         }
         .encode_to_vec();
-        let e = decode_user_commands(&bad, 0, true).unwrap_err();
+        let e = decode_user_commands(&bad, 0, true).unwrap_err().to_string();
         assert!(e.contains("command 0"), "{e}");
         assert!(decode_user_commands(&[0xff], 0, true).is_err());
         // A command without a base is skipped.

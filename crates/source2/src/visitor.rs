@@ -111,7 +111,7 @@ impl UserMessage<'_> {
     /// The message decoded into its protobuf type and turned into JSON.
     /// `None` for an id with no known type; `Some(Err)` when the payload does
     /// not decode.
-    pub fn to_json(&self) -> Option<Result<serde_json::Value, String>> {
+    pub fn to_json(&self) -> Option<Result<serde_json::Value, crate::error::MessageJsonError>> {
         crate::messages::to_json(self.game, self.id, self.payload)
     }
 

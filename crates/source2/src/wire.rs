@@ -14,7 +14,7 @@
 //! messages merge, as in every protobuf library. Errors carry the byte
 //! offset in the message.
 
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, ProtobufProblem, WireProblem as Problem};
 
 /// Protobuf wire types.
 pub(crate) const VARINT: u8 = 0;
@@ -33,36 +33,17 @@ pub(crate) struct WireError {
     at: usize,
 }
 
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Problem {
-    TruncatedVarint,
-    LongVarint,
-    VarintOverflow,
-    TagZero,
-    KeyTooLarge,
-    PastEnd(u64),
-    WireType(&'static str, u8),
-    Unsupported(u8),
-    Utf8,
-}
-
 impl WireError {
+    // Kept out of line, as the error path of the hot readers.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn in_message(self, message: &'static str) -> ErrorKind {
-        let e = self;
-        let reason = match e.problem {
-            Problem::TruncatedVarint => "truncated varint".to_string(),
-            Problem::LongVarint => "varint longer than 10 bytes".to_string(),
-            Problem::VarintOverflow => "varint above 64 bits".to_string(),
-            Problem::TagZero => "field tag 0".to_string(),
-            Problem::KeyTooLarge => "field key above 32 bits".to_string(),
-            Problem::PastEnd(len) => format!("length {len} runs past the end"),
-            Problem::WireType(what, wire_type) => format!("{what} with wire type {wire_type}"),
-            Problem::Unsupported(wire_type) => format!("unsupported wire type {wire_type}"),
-            Problem::Utf8 => "a string that is not UTF-8".to_string(),
-        };
         ErrorKind::Protobuf {
             message,
-            reason: format!("{reason} at byte {}", e.at),
+            reason: ProtobufProblem::Wire {
+                problem: self.problem,
+                at: self.at,
+            },
         }
     }
 }

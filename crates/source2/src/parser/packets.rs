@@ -14,7 +14,7 @@ use gamewire_bits::BitReader;
 use prost::Message;
 use source2_demo_protobufs as pb;
 
-use crate::error::{DemoError, ErrorKind};
+use crate::error::{DemoError, ErrorKind, StringTableError, TableRef};
 use crate::gameevent::{EventValue, GameEvent};
 use crate::messages::Game;
 use crate::stringtable::StringTable;
@@ -193,8 +193,8 @@ impl DemoParser<'_> {
                     .filter(|&i| i < self.state.string_tables.len())
                 else {
                     return Err(self.err(ErrorKind::StringTable {
-                        table: format!("#{id}"),
-                        message: "update for a table that does not exist".into(),
+                        table: TableRef::Id(id),
+                        problem: StringTableError::NoSuchTable,
                     }));
                 };
                 let changed = match self.state.string_tables.get_mut(idx) {
@@ -241,7 +241,7 @@ impl DemoParser<'_> {
                             }
                         }
                     }
-                    Err(msg) => self.state.warn(msg),
+                    Err(e) => self.state.warn(e.to_string()),
                 }
             }
             205 => {
@@ -265,7 +265,7 @@ impl DemoParser<'_> {
                     .map_err(|e| self.err(ErrorKind::protobuf("CMsgSource1LegacyGameEvent", e)))?;
                 match crate::gameevent::decode(&m, &self.state.event_descriptors, self.state.tick) {
                     Ok(ev) => visitor.on_game_event(&self.state, &ev),
-                    Err(msg) => self.state.warn(msg),
+                    Err(e) => self.state.warn(e.to_string()),
                 }
             }
             _ => {

@@ -1,0 +1,62 @@
+//! Running queries on the real corpus demos, and finding them.
+
+use gamewire_query::{Kind, Query, QueryError, Table, TableKind};
+use std::path::PathBuf;
+
+/// The tables of a query on a demo in memory.
+pub fn run(q: &Query, data: &[u8]) -> Result<Vec<Table>, QueryError> {
+    q.run(data).map(|p| p.tables)
+}
+
+/// The tables of a query on a demo file.
+pub fn run_file(q: &Query, path: &std::path::Path) -> Result<Vec<Table>, QueryError> {
+    q.run_path(path).map(|p| p.tables)
+}
+
+/// The tables of a query and the parser's final state.
+pub fn run_with_state(
+    q: &Query,
+    data: &[u8],
+) -> Result<(Vec<Table>, gamewire_query::DemoState), QueryError> {
+    q.run(data).map(|p| (p.tables, p.state))
+}
+
+pub fn corpus() -> PathBuf {
+    gamewire_corpus::root()
+}
+
+pub fn demos() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for game in ["cs2", "deadlock", "dota2"] {
+        for e in std::fs::read_dir(corpus().join(game)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "dem") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 7, "corpus demos: {out:?}");
+    out
+}
+
+pub fn all_tables() -> Query {
+    Query {
+        tables: TableKind::ALL.to_vec(),
+        ..Query::default()
+    }
+}
+
+pub fn cs2_demos() -> Vec<PathBuf> {
+    demos()
+        .into_iter()
+        .filter(|d| d.to_string_lossy().contains("cs2"))
+        .collect()
+}
+
+pub fn kinds(t: &gamewire_query::Table) -> Vec<(String, Kind)> {
+    t.columns
+        .iter()
+        .map(|(n, c)| (n.clone(), c.kind()))
+        .collect()
+}
