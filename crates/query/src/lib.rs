@@ -73,7 +73,7 @@ pub use gamewire_source2::{DemoError, DemoState, Interests, SendTableCache, Visi
 
 pub use error::QueryError;
 pub use input::{DemoInput, InputCut, InputError};
-pub use run::{Cut, Parsed, RunOptions};
+pub use run::{Cut, ParseFailure, Parsed, RunOptions};
 pub use table::{Cell, Column, Kind, Rows, Table};
 
 use actions::{ActionKinds, ActionTables};
