@@ -75,6 +75,17 @@ pub(crate) struct Parsed {
     pub(crate) cut_tick: i32,
 }
 
+/// The run options of a command that parses one demo: cut demos kept, and
+/// no helper thread (one demo per process: it would cost more than it
+/// saves).
+pub(crate) fn single_demo() -> RunOptions {
+    RunOptions {
+        send_table_cache: None,
+        keep_cut: true,
+        helper_thread: false,
+    }
+}
+
 /// Parses with a visitor through the run API
 /// ([`RunOptions::parse_located`]; sharing `cache`'s send tables when
 /// given). A truncated demo is not an error: the visitor keeps everything
@@ -88,9 +99,7 @@ pub(crate) fn parse_keeping_cut<V: Visitor>(
 ) -> Result<Parsed, CliError> {
     let options = RunOptions {
         send_table_cache: cache.cloned(),
-        keep_cut: true,
-        // One demo per process: the helper thread would cost more than it saves.
-        helper_thread: false,
+        ..single_demo()
     };
     match options.parse_located(data, visitor) {
         Ok((state, None)) => Ok(Parsed {
@@ -111,10 +120,10 @@ pub(crate) fn parse_keeping_cut<V: Visitor>(
             })
         }
         Err(ParseFailure::NotADemo(e)) => Err(describe_error(path, e)),
-        Err(ParseFailure::Stopped { error, tick }) => Err(CliError::Parse {
+        Err(ParseFailure::Stopped { error, state }) => Err(CliError::Parse {
             path: path.to_path_buf(),
             source: Box::new(error),
-            tick,
+            tick: state.tick,
         }),
         Err(e) => Err(CliError::Query {
             path: path.to_path_buf(),

@@ -98,8 +98,9 @@ pub enum ParseFailure {
     Stopped {
         /// The parser's error.
         error: DemoError,
-        /// The last tick read.
-        tick: i32,
+        /// The state at the error: everything parsed before it (its
+        /// `tick` is the last tick read).
+        state: Box<DemoState>,
     },
 }
 
@@ -264,7 +265,8 @@ impl RunOptions {
     }
 
     /// [`RunOptions::parse_keeping_cut`] whose error says where the parse
-    /// stopped: before the first frame (not a demo) or at a tick.
+    /// stopped: before the first frame (not a demo), or later, with the
+    /// state parsed up to the error.
     pub fn parse_located<V: Visitor>(
         &self,
         data: &[u8],
@@ -275,7 +277,7 @@ impl RunOptions {
             Ok(cut) => Ok((parser.state, cut)),
             Err(error) => Err(ParseFailure::Stopped {
                 error,
-                tick: parser.state.tick,
+                state: Box::new(parser.state),
             }),
         }
     }
