@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use gamewire_source2::Game;
+use gamewire_query::Game;
 
 use gamewire_query::{DemoError, InputError, QueryError};
 

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use gamewire_query::prop_checks::closest;
+use gamewire_query::prop_checks::{undeclared_event, UnknownName};
 use gamewire_query::raw_events::{raw_events_rows, RawEvent, RawEventsCollector};
 use gamewire_query::write::write_raw_events_jsonl;
-use gamewire_source2::SendTableCache;
+use gamewire_query::SendTableCache;
 
 use crate::error::CliError;
 use crate::many;
@@ -43,10 +43,10 @@ pub struct EventsArgs {
 /// that `declared` lacks; `several`: the names were declared by several
 /// demos.
 fn check_event_names(names: &[String], declared: &[&str], several: bool) -> Result<(), CliError> {
-    match names.iter().find(|want| !declared.contains(&want.as_str())) {
-        Some(want) => Err(CliError::UnknownEvent {
-            event: want.clone(),
-            closest: closest(want, declared),
+    match undeclared_event(names, declared) {
+        Some(UnknownName { name, closest }) => Err(CliError::UnknownEvent {
+            event: name,
+            closest,
             several,
         }),
         None => Ok(()),

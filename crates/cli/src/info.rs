@@ -1,17 +1,18 @@
-//! `gamewire info` and `gamewire schema`: what a demo holds and its
-//! serializers as a tree.
+//! `gamewire info` and `gamewire schema`: what a demo holds
+//! ([`gamewire_query::summary`]) and its serializers as a tree
+//! ([`gamewire_query::schema`]).
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use gamewire_query::prop_checks::closest;
-use gamewire_source2::serializer::{FieldModel, SendTables};
-use gamewire_source2::{DemoError, DemoParser, DemoState, Interests, NoVisitor, Visitor};
+use gamewire_query::schema::{closest_classes, write_serializer, SendTablesOnly};
+use gamewire_query::summary::summary_json;
+use gamewire_query::{DemoState, NoVisitor, ParseFailure};
 
 use crate::error::CliError;
 use crate::output::stdout;
-use crate::read::{describe_error, read_demo};
+use crate::read::{describe_error, read_demo, single_demo};
 
 /// Output format of `info`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -47,13 +48,18 @@ pub struct SchemaArgs {
 /// `gamewire info`.
 pub fn info(args: InfoArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
-    // One demo per process: the helper thread would cost more than it saves.
-    let mut parser = DemoParser::new(&data)
-        .map_err(|e| describe_error(&args.demo, e))?
-        .with_helper_thread(false);
-    let result = parser.run(&mut NoVisitor);
-    let state = &parser.state;
-    let json = info_json(state, result.as_ref().err());
+    let (state, error) = match single_demo().parse_located(&data, &mut NoVisitor) {
+        Ok((state, cut)) => (state, cut),
+        Err(ParseFailure::Stopped { error, state }) => (*state, Some(error)),
+        Err(ParseFailure::NotADemo(e)) => return Err(describe_error(&args.demo, e)),
+        Err(e) => {
+            return Err(CliError::Query {
+                path: args.demo.clone(),
+                source: Box::new(e.into()),
+            })
+        }
+    };
+    let json = summary_json(&state, error.as_ref());
     let mut out = stdout();
     match args.format {
         InfoFormat::Json => {
@@ -63,71 +69,10 @@ pub fn info(args: InfoArgs) -> Result<(), CliError> {
         InfoFormat::Text => write_info_text(&mut out, &json).map_err(CliError::Output)?,
     }
     out.flush().map_err(CliError::Output)?;
-    match result {
-        Ok(()) => Ok(()),
-        Err(e) => Err(describe_error(&args.demo, e)),
+    match error {
+        None => Ok(()),
+        Some(e) => Err(describe_error(&args.demo, e)),
     }
-}
-
-fn info_json(state: &DemoState, error: Option<&DemoError>) -> serde_json::Value {
-    use serde_json::json;
-    let h = state.header.as_ref();
-    let fi = state.file_info.as_ref();
-    let tables: Vec<_> = state
-        .string_tables
-        .iter()
-        .map(|t| json!({"name": t.name, "entries": t.entries.len()}))
-        .collect();
-    let classes: Vec<_> = state
-        .classes
-        .iter()
-        .filter(|c| !c.name.is_empty())
-        .map(|c| json!({"id": c.id, "name": c.name, "has_serializer": c.serializer.is_some()}))
-        .collect();
-    let players: Vec<_> = state.players.values().collect();
-    let warnings: Vec<String> = state
-        .warnings
-        .iter()
-        .map(|w| format!("tick {}: {}", w.tick, w.message))
-        .collect();
-    let unknown_messages: serde_json::Map<String, serde_json::Value> = state
-        .unknown_messages
-        .iter()
-        .map(|(k, v)| (k.to_string(), json!(v)))
-        .collect();
-    let unknown_commands: serde_json::Map<String, serde_json::Value> = state
-        .unknown_commands
-        .iter()
-        .map(|(k, v)| (k.to_string(), json!(v)))
-        .collect();
-    json!({
-        "map_name": state.map_name(),
-        "server_name": h.and_then(|h| h.server_name.clone()),
-        "client_name": h.and_then(|h| h.client_name.clone()),
-        "game_directory": h.and_then(|h| h.game_directory.clone()),
-        "build_num": h.and_then(|h| h.build_num),
-        "network_protocol": h.and_then(|h| h.patch_version).or_else(|| state.server_info.as_ref().and_then(|s| s.protocol)),
-        "demo_version_name": h.and_then(|h| h.demo_version_name.clone()),
-        "playback_ticks": fi.and_then(|f| f.playback_ticks),
-        "playback_frames": fi.and_then(|f| f.playback_frames),
-        "playback_time": fi.and_then(|f| f.playback_time),
-        "tick_interval": state.tick_interval,
-        "frames": state.frames,
-        "last_tick": state.tick,
-        "reached_stop": state.reached_stop,
-        "commands": state.command_counts,
-        "messages": state.message_counts,
-        "unknown_commands": unknown_commands,
-        "unknown_messages": unknown_messages,
-        "string_tables": tables,
-        "players": players,
-        "serializers": state.send_tables.as_ref().map(|t| t.serializers.len()),
-        "classes": classes,
-        "entities_at_end": state.entities.len(),
-        "entity_updates": state.entity_updates,
-        "warnings": warnings,
-        "error": error.map(|e| e.to_string()),
-    })
 }
 
 fn write_info_text(out: &mut impl Write, j: &serde_json::Value) -> std::io::Result<()> {
@@ -222,26 +167,21 @@ fn write_info_text(out: &mut impl Write, j: &serde_json::Value) -> std::io::Resu
 /// `gamewire schema`.
 pub fn schema(args: SchemaArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
-    // One demo per process: the helper thread would cost more than it saves.
-    let mut parser = DemoParser::new(&data)
-        .map_err(|e| describe_error(&args.demo, e))?
-        .with_helper_thread(false);
-    struct StopAfterSignon;
-    impl Visitor for StopAfterSignon {
-        fn interests(&self) -> Interests {
-            Interests {
-                send_tables: true,
-                ..Interests::NONE
-            }
-        }
-    }
     // A demo cut after its signon still has its send tables.
-    let cut = match parser.run_keeping_cut(&mut StopAfterSignon) {
-        Ok(Some(e)) if parser.state.send_tables.is_none() => {
+    let (state, cut) = match single_demo().parse_located(&data, &mut SendTablesOnly) {
+        Ok((state, Some(e))) if state.send_tables.is_none() => {
             return Err(describe_error(&args.demo, e))
         }
-        Ok(cut) => cut,
-        Err(e) => return Err(describe_error(&args.demo, e)),
+        Ok(parsed) => parsed,
+        Err(ParseFailure::NotADemo(e) | ParseFailure::Stopped { error: e, .. }) => {
+            return Err(describe_error(&args.demo, e))
+        }
+        Err(e) => {
+            return Err(CliError::Query {
+                path: args.demo.clone(),
+                source: Box::new(e.into()),
+            })
+        }
     };
     if let Some(e) = cut {
         eprintln!(
@@ -249,7 +189,7 @@ pub fn schema(args: SchemaArgs) -> Result<(), CliError> {
             describe_error(&args.demo, e)
         );
     }
-    let state = &parser.state;
+    let state = &state;
     let tables = state
         .send_tables
         .as_ref()
@@ -280,69 +220,10 @@ pub fn schema(args: SchemaArgs) -> Result<(), CliError> {
     out.flush().map_err(CliError::Output)
 }
 
-fn write_serializer(
-    out: &mut impl Write,
-    tables: &SendTables,
-    ser: u32,
-    depth: usize,
-    stack: &mut Vec<u32>,
-) -> std::io::Result<()> {
-    let Some(s) = tables.serializer(ser) else {
-        return Ok(());
-    };
-    if stack.contains(&ser) || depth > 12 {
-        return Ok(());
-    }
-    stack.push(ser);
-    let pad = "  ".repeat(depth);
-    for (i, &fi) in s.fields.iter().enumerate() {
-        let Some(f) = tables.fields.get(fi as usize) else {
-            continue;
-        };
-        let (model, decoder, child) = match &f.model {
-            FieldModel::Value(d) => ("value", d.describe(), None),
-            FieldModel::FixedArray { len, element } => (
-                "fixed_array",
-                format!("{len} x {}", element.describe()),
-                None,
-            ),
-            FieldModel::VariableArray(d) => ("variable_array", d.describe(), None),
-            FieldModel::FixedTable { serializer, poly } => (
-                if poly.is_empty() {
-                    "fixed_table"
-                } else {
-                    "polymorphic_table"
-                },
-                String::new(),
-                Some(*serializer),
-            ),
-            FieldModel::VariableTable(s) => ("variable_table", String::new(), Some(*s)),
-        };
-        let fallback = if f.fallback { " FALLBACK" } else { "" };
-        writeln!(
-            out,
-            "{pad}[{i}] {} : {} [{model}] {decoder}{fallback}",
-            tables.symbol(f.name),
-            tables.symbol(f.var_type)
-        )?;
-        if let Some(c) = child {
-            write_serializer(out, tables, c, depth + 1, stack)?;
-        }
-    }
-    stack.pop();
-    Ok(())
-}
-
 /// The error for a class name the demo does not have, with the closest names.
 pub(crate) fn unknown_class(state: &DemoState, want: &str) -> CliError {
-    let names: Vec<&str> = state
-        .classes
-        .iter()
-        .map(|c| c.name.as_str())
-        .filter(|n| !n.is_empty())
-        .collect();
     CliError::UnknownClass {
         class: want.to_string(),
-        closest: closest(want, &names),
+        closest: closest_classes(state, want),
     }
 }

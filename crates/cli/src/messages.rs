@@ -1,13 +1,13 @@
 //! `gamewire messages`: user messages and protobuf game events decoded to
-//! JSON.
+//! JSON ([`gamewire_query::messages`]).
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
+use gamewire_query::messages::{known_message_names, MessageCollector, MessageRow};
 use gamewire_query::prop_checks::closest;
 use gamewire_query::table::{Cell, Rows};
-use gamewire_source2::{DemoState, Interests, Visitor};
 
 use crate::error::CliError;
 use crate::output::{stdout, write_rows, RowFormat};
@@ -32,57 +32,9 @@ pub struct MessagesArgs {
     pub format: RowFormat,
 }
 
-/// Collects user messages and protobuf game events, decoded to JSON.
-#[derive(Default)]
-struct MessageCollector {
-    names: Option<Vec<String>>,
-    counts: std::collections::BTreeMap<String, u64>,
-    rows: Vec<(i32, u32, String, Option<&'static str>, serde_json::Value)>,
-}
-
-impl Visitor for MessageCollector {
-    fn interests(&self) -> Interests {
-        Interests {
-            user_messages: true,
-            ..Interests::NONE
-        }
-    }
-
-    fn on_user_message(&mut self, state: &DemoState, message: &gamewire_source2::UserMessage<'_>) {
-        let name = message.name();
-        *self.counts.entry(name.clone()).or_default() += 1;
-        if self.names.as_ref().is_some_and(|n| !n.contains(&name)) {
-            return;
-        }
-        let data = match message.to_json() {
-            Some(Ok(v)) => v,
-            Some(Err(e)) => serde_json::json!({ "error": e.to_string() }),
-            None => serde_json::json!({ "undecoded_bytes": message.payload.len() }),
-        };
-        self.rows.push((
-            state.tick,
-            message.id,
-            name,
-            message.kind().map(kind_name),
-            data,
-        ));
-    }
-}
-
-fn kind_name(kind: gamewire_source2::MessageKind) -> &'static str {
-    match kind {
-        gamewire_source2::MessageKind::UserMessage => "user_message",
-        gamewire_source2::MessageKind::GameEvent => "game_event",
-        gamewire_source2::MessageKind::TempEntity => "temp_entity",
-    }
-}
-
 pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
-    let mut collector = MessageCollector {
-        names: (!args.name.is_empty()).then(|| args.name.clone()),
-        ..MessageCollector::default()
-    };
+    let mut collector = MessageCollector::new(&args.name);
     let parsed = parse_keeping_cut(&args.demo, &data, &mut collector, None)?;
     let state = parsed.state;
     let cut = parsed.cut;
@@ -93,7 +45,7 @@ pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
     };
     let mut out = stdout();
     if args.list {
-        for (name, count) in &collector.counts {
+        for (name, count) in collector.counts() {
             writeln!(out, "{name}\t{count}").map_err(CliError::Output)?;
         }
         out.flush().map_err(CliError::Output)?;
@@ -101,12 +53,8 @@ pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
         return Ok(());
     }
     for want in &args.name {
-        if !collector.counts.contains_key(want) {
-            let known: Vec<String> = gamewire_source2::messages::message_types(state.game)
-                .into_iter()
-                .map(|(_, _, name, _)| name.to_string())
-                .chain(collector.counts.keys().cloned())
-                .collect();
+        if !collector.counts().contains_key(want) {
+            let known = known_message_names(state.game, collector.counts().keys());
             if !known.contains(want) {
                 let names: Vec<&str> = known.iter().map(String::as_str).collect();
                 return Err(CliError::UnknownMessage {
@@ -117,9 +65,17 @@ pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
             }
         }
     }
+    let rows = collector.into_rows();
     match args.format {
         RowFormat::Jsonl => {
-            for (tick, id, name, kind, data) in collector.rows {
+            for MessageRow {
+                tick,
+                id,
+                name,
+                kind,
+                data,
+            } in rows
+            {
                 let obj = serde_json::json!({
                     "tick": tick, "id": id, "message": name, "kind": kind, "data": data,
                 });
@@ -133,9 +89,16 @@ pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
                     .iter()
                     .map(|s| s.to_string())
                     .collect(),
-                rows: Vec::with_capacity(collector.rows.len()),
+                rows: Vec::with_capacity(rows.len()),
             };
-            for (tick, id, name, kind, data) in collector.rows {
+            for MessageRow {
+                tick,
+                id,
+                name,
+                kind,
+                data,
+            } in rows
+            {
                 table.rows.push(vec![
                     Cell::Int(i64::from(tick)),
                     Cell::Int(i64::from(id)),

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use gamewire_query::input::{self, InputCut, InputError};
-use gamewire_source2::{DemoError, DemoParser, DemoState, SendTableCache, Visitor};
+use gamewire_query::{DemoError, DemoState, ParseFailure, RunOptions, SendTableCache, Visitor};
 
 use crate::error::CliError;
 
@@ -64,7 +64,8 @@ pub(crate) fn describe_error(path: &Path, e: DemoError) -> CliError {
     }
 }
 
-/// A parse that may have ended at a cut.
+/// A parse that may have ended at a cut, with the cut told as the warning
+/// the commands print.
 pub(crate) struct Parsed {
     pub(crate) state: DemoState,
     /// When the demo ended early: the cut, located, to report as a warning.
@@ -74,44 +75,59 @@ pub(crate) struct Parsed {
     pub(crate) cut_tick: i32,
 }
 
-/// Parses with a visitor (sharing `cache`'s send tables when given). A
-/// truncated demo is not an error: the visitor keeps everything before the
-/// cut, and the cut comes back in [`Parsed::cut`]. Any other parse error is.
+/// The run options of a command that parses one demo: cut demos kept, and
+/// no helper thread (one demo per process: it would cost more than it
+/// saves).
+pub(crate) fn single_demo() -> RunOptions {
+    RunOptions {
+        send_table_cache: None,
+        keep_cut: true,
+        helper_thread: false,
+    }
+}
+
+/// Parses with a visitor through the run API
+/// ([`RunOptions::parse_located`]; sharing `cache`'s send tables when
+/// given). A truncated demo is not an error: the visitor keeps everything
+/// before the cut, and the cut comes back in [`Parsed::cut`]. Any other
+/// parse error is.
 pub(crate) fn parse_keeping_cut<V: Visitor>(
     path: &Path,
     data: &[u8],
     visitor: &mut V,
     cache: Option<&Arc<SendTableCache>>,
 ) -> Result<Parsed, CliError> {
-    // One demo per process: the helper thread would cost more than it saves.
-    let mut parser = DemoParser::new(data)
-        .map_err(|e| describe_error(path, e))?
-        .with_helper_thread(false);
-    if let Some(cache) = cache {
-        parser = parser.with_send_table_cache(Arc::clone(cache));
-    }
-    match parser.run_keeping_cut(visitor) {
-        Ok(None) => Ok(Parsed {
-            state: parser.state,
+    let options = RunOptions {
+        send_table_cache: cache.cloned(),
+        ..single_demo()
+    };
+    match options.parse_located(data, visitor) {
+        Ok((state, None)) => Ok(Parsed {
+            state,
             cut: None,
             cut_tick: i32::MAX,
         }),
-        Ok(Some(e)) => {
+        Ok((state, Some(e))) => {
             let cut = format!(
                 "{}: {e}; the output holds everything before the cut (parsed up to tick {})",
                 path.display(),
-                parser.state.tick
+                state.tick
             );
             Ok(Parsed {
-                state: parser.state,
+                state,
                 cut: Some(cut),
                 cut_tick: e.location.tick,
             })
         }
-        Err(e) => Err(CliError::Parse {
+        Err(ParseFailure::NotADemo(e)) => Err(describe_error(path, e)),
+        Err(ParseFailure::Stopped { error, state }) => Err(CliError::Parse {
             path: path.to_path_buf(),
-            source: Box::new(e),
-            tick: parser.state.tick,
+            source: Box::new(error),
+            tick: state.tick,
+        }),
+        Err(e) => Err(CliError::Query {
+            path: path.to_path_buf(),
+            source: Box::new(e.into()),
         }),
     }
 }

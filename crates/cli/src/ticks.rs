@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use gamewire_query::prop_checks::closest;
+use gamewire_query::prop_checks::{unknown_player_prop, UnknownName};
 use gamewire_query::ticks::TicksCollector;
 use gamewire_query::write::RowWriter;
-use gamewire_source2::{DemoState, Interests, SendTableCache, Visitor};
+use gamewire_query::{DemoState, Interests, SendTableCache, Visitor};
 
 use crate::error::CliError;
 use crate::many;
@@ -239,31 +239,13 @@ fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), CliErr
 /// and not a raw path of the pawn, controller, team or game rules. A friendly
 /// name whose field this game build lacks reads as null.
 fn check_props(state: &DemoState, props: &[String]) -> Result<(), CliError> {
-    use gamewire_query::prop_checks::{player_prop_known, player_prop_names};
-    let Some(tables) = state.send_tables.as_ref() else {
-        return Ok(());
-    };
-    for p in props {
-        if player_prop_known(state, p) {
-            continue;
-        }
-        let mut names: Vec<String> = player_prop_names().iter().map(|n| n.to_string()).collect();
-        for class in ["CCSPlayerPawn", "CCSPlayerController"] {
-            if let Some(ser) = tables.by_name(class).and_then(|s| tables.serializer(s)) {
-                for &f in &ser.fields {
-                    if let Some(f) = tables.fields.get(f as usize) {
-                        names.push(tables.symbol(f.name).to_string());
-                    }
-                }
-            }
-        }
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        return Err(CliError::UnknownProp {
-            prop: p.clone(),
-            closest: closest(p, &refs),
-        });
+    match unknown_player_prop(state, props) {
+        Some(UnknownName { name, closest }) => Err(CliError::UnknownProp {
+            prop: name,
+            closest,
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -271,7 +253,16 @@ fn check_props(state: &DemoState, props: &[String]) -> Result<(), CliError> {
 mod tests {
     use super::*;
     use crate::output::write_rows;
-    use gamewire_source2::DemoParser;
+    use gamewire_query::RunOptions;
+
+    /// Parses the whole of `data` (a demo that is not cut) with `visitor`.
+    fn parse(data: &[u8], visitor: &mut impl Visitor) -> DemoState {
+        let (state, cut) = RunOptions::default()
+            .parse_keeping_cut(data, visitor)
+            .unwrap();
+        assert!(cut.is_none(), "{cut:?}");
+        state
+    }
 
     fn corpus(rel: &str) -> Vec<u8> {
         let path = gamewire_corpus::path(rel);
@@ -289,17 +280,15 @@ mod tests {
         for format in [RowFormat::Csv, RowFormat::Jsonl] {
             for demo in [None, Some("14065")] {
                 let mut whole = TicksCollector::new(&props, None);
-                let mut parser = DemoParser::new(&data).unwrap();
-                parser.run(&mut whole).unwrap();
+                parse(&data, &mut whole);
                 assert!(whole.rows.rows.len() > 100);
                 let mut expected = Vec::new();
                 write_rows(&mut expected, &whole.rows, format, demo, true).unwrap();
                 for batch in [1, 7, 64, STREAMED_ROWS] {
                     let mut streamed = StreamedTicks::new(&props, None, format, demo, Vec::new());
                     streamed.batch_rows = batch;
-                    let mut parser = DemoParser::new(&data).unwrap();
-                    parser.run(&mut streamed).unwrap();
-                    streamed.finish(&parser.state).unwrap();
+                    let state = parse(&data, &mut streamed);
+                    streamed.finish(&state).unwrap();
                     assert_eq!(
                         streamed.out, expected,
                         "{format:?}, {demo:?}, batch {batch}"
@@ -316,9 +305,8 @@ mod tests {
         let props: Vec<String> = ["X", "helth"].map(String::from).to_vec();
         let mut streamed = StreamedTicks::new(&props, None, RowFormat::Csv, None, Vec::new());
         streamed.batch_rows = 1;
-        let mut parser = DemoParser::new(&data).unwrap();
-        parser.run(&mut streamed).unwrap();
-        let err = streamed.finish(&parser.state).unwrap_err();
+        let state = parse(&data, &mut streamed);
+        let err = streamed.finish(&state).unwrap_err();
         assert!(
             matches!(&err, CliError::UnknownProp { prop, closest }
                 if prop == "helth" && closest.iter().any(|n| n == "health")),

@@ -13,6 +13,11 @@
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
 //! or Parquet ([`write`](mod@write)).
 //!
+//! Beside the tables, the views of a demo the command line prints: the
+//! entities at a tick ([`entities`]), the user messages decoded to JSON
+//! ([`messages`]), the demo's summary ([`summary`]) and its send tables as
+//! a tree ([`schema`]).
+//!
 //! ```no_run
 //! use gamewire_query::{input, Query, TableKind};
 //! let demo = input::open("demo.dem".as_ref()).unwrap();
@@ -36,12 +41,16 @@
 //   damages, purchases), `actions` (shots, bomb, smokes, ...), `grenades`,
 //   `events`, `collect` (players, chat, econ, combat log, user commands),
 //   `updated_fields`;
+// - views of a demo for the command line: `entities` (a snapshot at a
+//   tick), `messages` (user messages as JSON), `summary` (`info`),
+//   `schema` (the serializer tree; uses `prop_checks`);
 // - this file: the query, the visitor that fans a pass out to the
 //   collectors (`Collectors`), and the runs.
 pub mod actions;
 pub mod classes;
 pub mod collect;
 pub mod coords;
+pub mod entities;
 pub mod error;
 pub mod event_players;
 pub mod events;
@@ -51,12 +60,15 @@ pub mod input;
 pub mod item_names;
 pub mod kinds;
 pub mod matches;
+pub mod messages;
 pub mod player_props;
 pub mod players;
 pub mod prop_checks;
 pub mod prop_paths;
 pub mod raw_events;
 pub mod run;
+pub mod schema;
+pub mod summary;
 pub mod table;
 pub mod ticks;
 pub mod updated_fields;
@@ -69,11 +81,13 @@ use gamewire_source2::stringtable::StringTable;
 use gamewire_source2::{Entity, EntityChange, FieldPath, UserCommand, UserMessage};
 
 pub use gamewire_source2::gameevent::GameEvent;
-pub use gamewire_source2::{DemoError, DemoState, Interests, SendTableCache, Visitor};
+pub use gamewire_source2::{
+    DemoError, DemoState, Game, Interests, NoVisitor, SendTableCache, Visitor,
+};
 
 pub use error::QueryError;
 pub use input::{DemoInput, InputCut, InputError};
-pub use run::{Cut, Parsed, RunOptions};
+pub use run::{Cut, ParseFailure, Parsed, RunOptions};
 pub use table::{Cell, Column, Kind, Rows, Table};
 
 use actions::{ActionKinds, ActionTables};

@@ -148,3 +148,50 @@ pub fn closest(want: &str, names: &[&str]) -> Vec<String> {
         .map(|(_, n)| n.to_string())
         .collect()
 }
+
+/// A name asked for that the demo does not have, with the closest names it
+/// does have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownName {
+    /// The name asked for.
+    pub name: String,
+    /// The closest known names.
+    pub closest: Vec<String>,
+}
+
+/// The first of `props` that is neither a friendly player prop nor a raw
+/// path of the player classes, with the closest of the friendly names and
+/// the fields of `CCSPlayerPawn` and `CCSPlayerController`. `None` when
+/// every prop is known, or when the demo has no send tables to check
+/// against.
+pub fn unknown_player_prop(state: &DemoState, props: &[String]) -> Option<UnknownName> {
+    let tables = state.send_tables.as_ref()?;
+    let p = props.iter().find(|p| !player_prop_known(state, p))?;
+    let mut names: Vec<String> = player_prop_names().iter().map(|n| n.to_string()).collect();
+    for class in ["CCSPlayerPawn", "CCSPlayerController"] {
+        if let Some(ser) = tables.by_name(class).and_then(|s| tables.serializer(s)) {
+            for &f in &ser.fields {
+                if let Some(f) = tables.fields.get(f as usize) {
+                    names.push(tables.symbol(f.name).to_string());
+                }
+            }
+        }
+    }
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    Some(UnknownName {
+        name: p.clone(),
+        closest: closest(p, &refs),
+    })
+}
+
+/// The first of `names` that is not among the `declared` event names, with
+/// the closest declared names.
+pub fn undeclared_event(names: &[String], declared: &[&str]) -> Option<UnknownName> {
+    let want = names
+        .iter()
+        .find(|want| !declared.contains(&want.as_str()))?;
+    Some(UnknownName {
+        name: want.clone(),
+        closest: closest(want, declared),
+    })
+}

@@ -86,6 +86,34 @@ impl Cut {
     }
 }
 
+/// Why a parse failed, located ([`RunOptions::parse_located`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseFailure {
+    /// The data does not start a Source 2 demo (its magic, its file header).
+    #[error("{0}")]
+    NotADemo(DemoError),
+    /// The parse stopped on an error that is not a cut.
+    #[error("{error}")]
+    Stopped {
+        /// The parser's error.
+        error: DemoError,
+        /// The state at the error: everything parsed before it (its
+        /// `tick` is the last tick read).
+        state: Box<DemoState>,
+    },
+}
+
+impl From<ParseFailure> for QueryError {
+    fn from(failure: ParseFailure) -> Self {
+        match failure {
+            ParseFailure::NotADemo(e) | ParseFailure::Stopped { error: e, .. } => {
+                QueryError::Demo(e)
+            }
+        }
+    }
+}
+
 /// What a run gives.
 #[derive(Debug)]
 pub struct Parsed<T = Vec<Table>> {
@@ -233,9 +261,25 @@ impl RunOptions {
         data: &[u8],
         visitor: &mut V,
     ) -> Result<(DemoState, Option<DemoError>), QueryError> {
-        let mut parser = self.parser(data)?;
-        let cut = parser.run_keeping_cut(visitor)?;
-        Ok((parser.state, cut))
+        self.parse_located(data, visitor).map_err(QueryError::from)
+    }
+
+    /// [`RunOptions::parse_keeping_cut`] whose error says where the parse
+    /// stopped: before the first frame (not a demo), or later, with the
+    /// state parsed up to the error.
+    pub fn parse_located<V: Visitor>(
+        &self,
+        data: &[u8],
+        visitor: &mut V,
+    ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
+        let mut parser = self.parser(data).map_err(ParseFailure::NotADemo)?;
+        match parser.run_keeping_cut(visitor) {
+            Ok(cut) => Ok((parser.state, cut)),
+            Err(error) => Err(ParseFailure::Stopped {
+                error,
+                state: Box::new(parser.state),
+            }),
+        }
     }
 
     /// Checks that `data` starts a Source 2 demo (its magic and file
