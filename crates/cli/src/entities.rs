@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use gamewire_query::entities::Snapshot;
+use gamewire_query::entities::EntitySnapshot;
 
 use crate::error::CliError;
 use crate::info::unknown_class;
@@ -29,7 +29,7 @@ pub struct EntitiesArgs {
 /// `gamewire entities`.
 pub fn entities(args: EntitiesArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
-    let mut snap = Snapshot::new(args.tick, args.class.clone());
+    let mut snap = EntitySnapshot::new(args.tick, args.class.clone());
     let parsed = parse_keeping_cut(&args.demo, &data, &mut snap, None)?;
     let state = parsed.state;
     if let Some(cut) = &parsed.cut {

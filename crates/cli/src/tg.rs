@@ -8,7 +8,7 @@
 
 use clap::{Args, Subcommand, ValueEnum};
 use gamewire_tgstream::fields::{
-    decode_fields, parse_field_list, DecodedField, FieldError, FieldValue,
+    decode_fields, parse_field_list, DecodedField, FieldListItemError, FieldValue,
 };
 use gamewire_tgstream::{Cf16, Magnitude};
 use serde_json::json;
@@ -231,7 +231,7 @@ fn field_json(field: &DecodedField<'_>) -> serde_json::Value {
     out
 }
 
-fn error_json(error: &FieldError) -> serde_json::Value {
+fn error_json(error: &FieldListItemError) -> serde_json::Value {
     json!({
         "index": error.index,
         "field": error.kind.to_string(),

@@ -2,15 +2,15 @@
 //! class, serial, whether it is active, and its props by path name (the
 //! send tables' names, such as `CBodyComponent.m_cellX`), as JSON.
 //!
-//! [`Snapshot`] is a visitor: parse a demo with it (for example
-//! [`crate::RunOptions::parse_keeping_cut`]) and read [`Snapshot::lines`].
+//! [`EntitySnapshot`] is a visitor: parse a demo with it (for example
+//! [`crate::RunOptions::parse_keeping_cut`]) and read [`EntitySnapshot::lines`].
 
 use gamewire_source2::{DemoState, Entity, EntityChange, FieldPath, Interests, Visitor};
 
 /// Captures the entity state at the end of the first tick at or after the
 /// one asked for.
 #[derive(Debug, Clone)]
-pub struct Snapshot {
+pub struct EntitySnapshot {
     tick: i32,
     class: Option<String>,
     lines: Vec<String>,
@@ -19,11 +19,11 @@ pub struct Snapshot {
     taken_at: i32,
 }
 
-impl Snapshot {
+impl EntitySnapshot {
     /// A snapshot at the end of `tick`, of every entity or, with `class`,
     /// of that class's only (the other classes are read past, not decoded).
     pub fn new(tick: i32, class: Option<String>) -> Self {
-        Snapshot {
+        EntitySnapshot {
             tick,
             class,
             lines: Vec::new(),
@@ -45,7 +45,7 @@ impl Snapshot {
     }
 }
 
-impl Visitor for Snapshot {
+impl Visitor for EntitySnapshot {
     fn interests(&self) -> Interests {
         Interests {
             entities: true,

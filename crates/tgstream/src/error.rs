@@ -2,13 +2,13 @@
 //!
 //! Each module reports its own error type, named after what it reads
 //! ([`StreamError`] for a read from the stream, [`FieldListError`] for a field
-//! list that cannot be parsed, [`FieldError`] for a field that cannot be
+//! list that cannot be parsed, [`FieldListItemError`] for a field that cannot be
 //! decoded), so a function says exactly what can go wrong. [`Error`] wraps all
 //! of them, for callers that run several layers and want one type behind `?`.
 //! It is transparent: its message and its
 //! [`source`](std::error::Error::source) are those of the wrapped error.
 
-use crate::fields::{FieldError, FieldListError};
+use crate::fields::{FieldListError, FieldListItemError};
 use crate::stream_error::StreamError;
 
 /// Any error of this crate.
@@ -23,7 +23,7 @@ pub enum Error {
     FieldList(#[from] FieldListError),
     /// A field that cannot be decoded ([`crate::fields::decode_fields`]).
     #[error(transparent)]
-    Field(#[from] FieldError),
+    Field(#[from] FieldListItemError),
 }
 
 #[cfg(test)]

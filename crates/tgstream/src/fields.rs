@@ -279,7 +279,7 @@ pub struct DecodedField<'a> {
 /// A field that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("field {index} ({kind}) failed: {error}")]
-pub struct FieldError {
+pub struct FieldListItemError {
     /// 0-based number in the expanded list.
     pub index: usize,
     /// Its type.
@@ -297,7 +297,7 @@ pub struct FieldError {
 pub fn decode_fields<'a>(
     data: &'a [u8],
     kinds: &[FieldKind],
-) -> (Vec<DecodedField<'a>>, Option<FieldError>, usize) {
+) -> (Vec<DecodedField<'a>>, Option<FieldListItemError>, usize) {
     let mut reader = Reader::new(data);
     let mut out = Vec::with_capacity(kinds.len());
     for (index, &kind) in kinds.iter().enumerate() {
@@ -311,7 +311,7 @@ pub fn decode_fields<'a>(
             Err(error) => {
                 return (
                     out,
-                    Some(FieldError { index, kind, error }),
+                    Some(FieldListItemError { index, kind, error }),
                     reader.position(),
                 );
             }

@@ -34,7 +34,7 @@
 //! # Errors
 //!
 //! Each layer has its own error type: [`StreamError`] for a read,
-//! [`fields::FieldListError`] and [`fields::FieldError`] for the field-list
+//! [`fields::FieldListError`] and [`fields::FieldListItemError`] for the field-list
 //! decoder. [`Error`] wraps them all, for a caller that wants one type behind
 //! `?`; the message of the wrapped error is unchanged.
 //!
