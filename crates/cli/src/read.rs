@@ -75,9 +75,9 @@ pub(crate) struct Parsed {
     pub(crate) cut_tick: i32,
 }
 
-/// The run options of a command that parses one demo: cut demos kept, and
-/// no helper thread (one demo per process: it would cost more than it
-/// saves).
+/// The command line's run options: cut demos kept, and no helper thread
+/// (one demo per process, or send tables from a shared cache: it would
+/// cost more than it saves).
 pub(crate) fn single_demo() -> RunOptions {
     RunOptions {
         send_table_cache: None,

@@ -10,7 +10,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand, ValueEnum};
 use gamewire_query::input::{self, dataset_names};
 use gamewire_query::write::{write_table, Format};
-use gamewire_query::{Cut, Query, QueryError, RunOptions, SendTableCache, TableKind};
+use gamewire_query::{Cut, Query, QueryError, SendTableCache, TableKind};
 use rayon::prelude::*;
 
 use crate::error::CliError;
@@ -95,12 +95,7 @@ impl QueryArgs {
             decode_every_class: false,
             // A cut demo (a truncated file, a cut broadcast fragment) keeps
             // its rows up to the cut; the cut is a warning.
-            options: RunOptions {
-                keep_cut: true,
-                // One demo per process, or send tables from a shared cache.
-                helper_thread: false,
-                ..RunOptions::default()
-            },
+            options: crate::read::single_demo(),
         }
     }
 }

@@ -290,10 +290,7 @@ impl RunOptions {
 
     /// The parser of a run: every run constructs its parser here.
     fn parser<'a>(&self, data: &'a [u8]) -> Result<DemoParser<'a>, DemoError> {
-        let mut parser = DemoParser::new(data)?;
-        if !self.helper_thread {
-            parser = parser.with_helper_thread(false);
-        }
+        let mut parser = DemoParser::new(data)?.with_helper_thread(self.helper_thread);
         if let Some(cache) = &self.send_table_cache {
             parser = parser.with_send_table_cache(Arc::clone(cache));
         }
