@@ -15,8 +15,13 @@
 //!
 //! Beside the tables, the views of a demo the command line prints: the
 //! entities at a tick ([`entities`]), the user messages decoded to JSON
-//! ([`messages`]), the demo's summary ([`summary`]) and its send tables as
-//! a tree ([`schema`]).
+//! ([`messages`]), the demo's summary ([`summary`]), its send tables as
+//! a tree ([`schema`]) and the props it offers ([`props`]).
+//!
+//! A query is checked before the parse ([`Query::validate`]: an option no
+//! table asked for uses is an error) and after it (names the demo does not
+//! have, a [`TickSet`] beyond the demo's last tick); every error says what
+//! kind of failure it is ([`QueryError::category`]).
 //!
 //! ```no_run
 //! use gamewire_query::{input, Query, TableKind};
@@ -30,7 +35,7 @@
 
 // The modules, bottom up: each uses only modules listed before it, so
 // their imports form no circle.
-// - the table model and its writers: `error`, `input`, `table` (Cell, Rows,
+// - the table model and its writers: `error`, `tick_set`, `input`, `table` (Cell, Rows,
 //   Column, Table), `raw_events` (the game events as sent, `gamewire
 //   events`), `write` (CSV, JSON Lines, Parquet);
 // - names: `coords`, `item_names`, `classes`, `prop_paths` (dotted names to
@@ -43,7 +48,8 @@
 //   `updated_fields`;
 // - views of a demo for the command line: `entities` (a snapshot at a
 //   tick), `messages` (user messages as JSON), `summary` (`info`),
-//   `schema` (the serializer tree; uses `prop_checks`);
+//   `schema` (the serializer tree; uses `prop_checks`), `props` (the props
+//   a demo offers; uses `prop_checks`, `schema`, `run`);
 // - this file: the query, the visitor that fans a pass out to the
 //   collectors (`Collectors`), and the runs.
 pub mod actions;
@@ -65,11 +71,13 @@ pub mod player_props;
 pub mod players;
 pub mod prop_checks;
 pub mod prop_paths;
+pub mod props;
 pub mod raw_events;
 pub mod run;
 pub mod schema;
 pub mod summary;
 pub mod table;
+pub mod tick_set;
 pub mod ticks;
 pub mod updated_fields;
 pub mod world;
@@ -85,10 +93,11 @@ pub use gamewire_source2::{
     DemoError, DemoState, Game, Interests, NoVisitor, SendTableCache, Visitor,
 };
 
-pub use error::QueryError;
+pub use error::{ErrorCategory, QueryError};
 pub use input::{DemoInput, InputCut, InputError};
 pub use run::{Cut, ParseFailure, Parsed, RunOptions};
 pub use table::{Cell, Column, Kind, Rows, Table};
+pub use tick_set::TickSet;
 
 use actions::{ActionKinds, ActionTables};
 use collect::{
@@ -245,10 +254,15 @@ pub struct Query {
     /// `grenades`: raw props of the projectile entity, one column each
     /// after the fixed ones (demoparser2's `parse_grenades(extra=...)`).
     pub grenade_props: Vec<String>,
-    /// `ticks`: only these ticks (all when `None`).
-    pub ticks: Option<Vec<i32>>,
+    /// `ticks`: only these ticks (all when `None`): ticks and inclusive
+    /// ranges ([`TickSet`]). After the run, a set whose every tick lies
+    /// beyond the demo's last tick is [`QueryError::TickOutOfRange`].
+    pub ticks: Option<TickSet>,
     /// `ticks`: only the rows of these steam ids (all when `None`).
     pub players: Option<Vec<u64>>,
+    /// `ticks`: only the rows of human players (bots, whose steam id is 0,
+    /// are left out).
+    pub humans_only: bool,
     /// Decode the entities of every class. By default, when every table
     /// asked for reads nothing but the players' controllers and pawns,
     /// their teams and the game rules ([`Query::reads_player_classes_only`]),
@@ -330,9 +344,70 @@ impl Query {
         }
     }
 
+    /// Checks that every option set is used by a table asked for: an
+    /// option no table of the query reads is
+    /// [`QueryError::OptionNotUsed`] (a `ticks` set with only the `kills`
+    /// table asked for is a mistake, not a filter silently ignored). An
+    /// option given as an empty list counts as not set. [`Query::run`] and
+    /// the other runs call it before they parse.
+    ///
+    /// | option | tables |
+    /// |---|---|
+    /// | `player_props` (`props`) | `events`, `ticks` |
+    /// | `other_props` (`other`) | `events` |
+    /// | `events` | `events` |
+    /// | `ticks` | `ticks` |
+    /// | `players` | `ticks` |
+    /// | `humans_only` | `ticks` |
+    /// | `grenade_props` | `grenades` |
+    pub fn validate(&self) -> Result<(), QueryError> {
+        use TableKind::*;
+        let set = [
+            ("props", !self.player_props.is_empty(), &[Events, Ticks][..]),
+            ("other", !self.other_props.is_empty(), &[Events][..]),
+            (
+                "events",
+                self.events.as_ref().is_some_and(|e| !e.is_empty()),
+                &[Events][..],
+            ),
+            ("ticks", self.ticks.is_some(), &[Ticks][..]),
+            (
+                "players",
+                self.players.as_ref().is_some_and(|p| !p.is_empty()),
+                &[Ticks][..],
+            ),
+            ("humans_only", self.humans_only, &[Ticks][..]),
+            (
+                "grenade_props",
+                !self.grenade_props.is_empty(),
+                &[Grenades][..],
+            ),
+        ];
+        for (option, is_set, users) in set {
+            if is_set && !users.iter().any(|k| self.wants(*k)) {
+                let tables: Vec<&str> = users.iter().map(|k| k.name()).collect();
+                return Err(QueryError::OptionNotUsed {
+                    option,
+                    tables: tables.join(", "),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// After a run: the error when the query's tick set asks only for
+    /// ticks beyond the demo's last tick `last`
+    /// ([`QueryError::TickOutOfRange`]).
+    pub fn check_ticks(&self, last: i32) -> Result<(), QueryError> {
+        match &self.ticks {
+            Some(set) if self.wants(TableKind::Ticks) => set.check_last_tick(last),
+            _ => Ok(()),
+        }
+    }
+
     /// Checks the names a query uses against what a demo declares (event
     /// names, prop names); the error lists the closest valid names.
-    pub fn validate(&self, state: &DemoState) -> Result<(), QueryError> {
+    pub fn check_names(&self, state: &DemoState) -> Result<(), QueryError> {
         if self.wants(TableKind::Events) {
             if let Some(names) = &self.events {
                 let declared: Vec<&str> = state
@@ -351,16 +426,12 @@ impl Query {
             }
         }
         if self.wants(TableKind::Events) || self.wants(TableKind::Ticks) {
-            for p in &self.player_props {
-                if !prop_checks::player_prop_known(state, p) {
-                    let names = prop_checks::player_prop_names();
-                    return Err(QueryError::UnknownProp {
-                        what: "player",
-                        name: p.clone(),
-                        valid: names.join(", "),
-                        closest: prop_checks::closest(p, &names).join(", "),
-                    });
-                }
+            if let Some(u) = prop_checks::unknown_player_prop(state, &self.player_props) {
+                return Err(QueryError::UnknownProp {
+                    what: "player",
+                    name: u.name,
+                    closest: prop_checks::closest_text(&u.closest),
+                });
             }
         }
         if self.wants(TableKind::Grenades) {
@@ -377,12 +448,14 @@ impl Query {
         }
         for p in &self.other_props {
             if !prop_checks::other_prop_known(state, p) {
-                let names = world::other_names();
+                let names: Vec<&str> = world::other_names()
+                    .into_iter()
+                    .filter(|n| prop_checks::other_prop_known(state, n))
+                    .collect();
                 return Err(QueryError::UnknownProp {
                     what: "game-wide",
                     name: p.clone(),
-                    valid: names.join(", "),
-                    closest: prop_checks::closest(p, &names).join(", "),
+                    closest: prop_checks::closest_text(&prop_checks::close_names(p, &names)),
                 });
             }
         }
@@ -427,6 +500,7 @@ impl Collectors {
             ticks: q.wants(Ticks).then(|| {
                 TicksCollector::new(&q.player_props, q.ticks.clone())
                     .with_players(q.players.clone())
+                    .humans_only(q.humans_only)
             }),
             players: q.wants(Players).then(PlayersCollector::default),
             chat: q.wants(Chat).then(ChatCollector::default),
