@@ -23,15 +23,7 @@ fn chat_table_is_typed_on_every_cs2_demo() {
         let t = run_file(&q, &demo).unwrap().remove(0);
         assert_eq!(
             t.column_names(),
-            [
-                "tick",
-                "entity_index",
-                "name",
-                "steamid",
-                "text",
-                "all_chat",
-                "kind"
-            ]
+            ["tick", "slot", "name", "steamid", "text", "all_chat", "kind"]
         );
         // Every chat line has a tick and text.
         for r in 0..t.rows() {

@@ -225,16 +225,16 @@ fn action_tables_from_events() {
         vec![vec![i(11), s("carol"), u(carol), N, N, N, N]]
     );
     // Every column has its declared type.
-    use gamewire_query::actions::{BOMB, EFFECTS, FLASHES, FOOTSTEPS, SHOTS};
-    for (table, schema) in t
+    use gamewire_query::reference::{BOMB, FLASHES, FOOTSTEPS, INFERNOS, SHOTS, SMOKES};
+    for (table, spec) in t
         .iter()
-        .zip([SHOTS, BOMB, EFFECTS, EFFECTS, FLASHES, FOOTSTEPS])
+        .zip([SHOTS, BOMB, SMOKES, INFERNOS, FLASHES, FOOTSTEPS])
     {
         let got: Vec<(&str, Kind)> = table
             .columns
             .iter()
             .map(|(n, c)| (n.as_str(), c.kind()))
             .collect();
-        assert_eq!(got, schema.to_vec(), "{}", table.name);
+        assert_eq!(got, spec.schema(), "{}", table.name);
     }
 }

@@ -39,10 +39,12 @@ fn grenade_trajectories() {
         t.column_names(),
         [
             "grenade_id",
-            "entity_index",
+            "entity_id",
             "grenade_type",
             "thrower_name",
             "thrower_steamid",
+            "thrower_slot",
+            "thrower_team",
             "start_tick",
             "end_tick",
             "detonate_tick",
@@ -552,5 +554,5 @@ fn grenade_points_carry_the_extra_props() {
     assert_eq!(col(1, "x"), Cell::Float(2.0));
     assert_eq!(col(2, "m_nBounces"), Cell::Null);
     // Without extra props the table is the fixed columns.
-    assert_eq!(GrenadeTracker::default().finish().column_names().len(), 15);
+    assert_eq!(GrenadeTracker::default().finish().column_names().len(), 17);
 }

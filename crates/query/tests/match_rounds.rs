@@ -142,7 +142,7 @@ fn rounds_from_events() {
             "freeze_end_tick",
             "end_tick",
             "official_end_tick",
-            "winner",
+            "winner_team",
             "winner_side",
             "reason",
             "reason_name",
