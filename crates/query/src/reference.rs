@@ -145,7 +145,7 @@ pub const HEADER: TableSpec = TableSpec {
         c("allow_clientside_particles", Bool, "", "Whether client-side particles were allowed."),
         c("addons", Str, "", "The addons loaded (empty for none)."),
         c("server_start_tick", I64, "tick", "The server tick the recording started at."),
-        c("tick_rate", F32, "tick/second", "Ticks per second (1 / the server's tick interval)."),
+        c("tick_rate", F32, "tick/second", "Ticks per second (1 / the server's tick interval, to a thousandth)."),
         c("ticks", I64, "tick", "The demo's length in ticks (`playback_ticks`, else the last tick read)."),
         c("frames", I64, "", "The demo's frames (`playback_frames`), null when the file info is missing."),
         c("duration_seconds", F32, "second", "The demo's length (`playback_time`, else `ticks` / `tick_rate`)."),

@@ -125,7 +125,9 @@ impl HeaderCollector {
         let text = |v: Option<&str>| v.map_or(Cell::Null, |s| Cell::Str(s.to_string()));
         let int = |v: Option<i64>| v.map_or(Cell::Null, Cell::Int);
         let flag = |v: Option<bool>| v.map_or(Cell::Null, Cell::Bool);
-        let tick_rate = (state.tick_interval > 0.0).then(|| 1.0 / state.tick_interval);
+        // 1 / interval, to a thousandth: a 30-tick server sends 0.033333.
+        let tick_rate = (state.tick_interval > 0.0)
+            .then(|| ((1000.0 / f64::from(state.tick_interval)).round() / 1000.0) as f32);
         let last_tick = (state.tick >= 0).then_some(i64::from(state.tick));
         let ticks = fi
             .and_then(|f| f.playback_ticks)
