@@ -13,7 +13,7 @@
 //! too, standard input, a broadcast directory) into the demo's bytes.
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
 //! or Parquet ([`write`](mod@write)); every table's columns, types and units
-//! are listed in [`reference`] (and `docs/tables.md`, generated from it).
+//! are listed in [`reference`](mod@reference) (and `docs/tables.md`, generated from it).
 //!
 //! Beside the tables, the views of a demo the command line prints: the
 //! entities at a tick ([`entities`]), the user messages decoded to JSON
@@ -207,7 +207,7 @@ impl TableKind {
         }
     }
 
-    /// The table's columns, types, units and meanings ([`reference`]).
+    /// The table's columns, types, units and meanings ([`reference`](mod@reference)).
     pub fn spec(self) -> &'static reference::TableSpec {
         reference::spec(self.name()).unwrap_or(&reference::HEADER)
     }

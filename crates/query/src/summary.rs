@@ -5,7 +5,7 @@
 //!
 //! The `header` table ([`HeaderCollector`]) is the part of it an analyst
 //! joins on: one row per demo with its map, tick rate, build, length and
-//! player count ([`reference::HEADER`](crate::reference::HEADER)).
+//! player count ([`crate::reference::HEADER`]).
 
 use std::collections::BTreeSet;
 
