@@ -566,8 +566,11 @@ impl Visitor for Collectors {
         false
     }
 
-    fn on_tick_end(&mut self, state: &DemoState, _tick: i32) {
+    fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
         self.flush(state);
+        if let Some(h) = &mut self.header {
+            h.on_tick(tick);
+        }
         if let Some(p) = &mut self.players {
             p.on_tick(state);
         }
