@@ -157,3 +157,61 @@ fn broadcast_header() {
         );
     }
 }
+
+/// On every corpus demo the header agrees with `gamewire info`'s summary.
+#[test]
+fn header_agrees_with_the_summary() {
+    for demo in demos() {
+        let data = std::fs::read(&demo).unwrap();
+        let q = Query {
+            tables: vec![TableKind::Header],
+            ..Query::default()
+        };
+        let (mut tables, state) = run_with_state(&q, &data).unwrap();
+        let t = tables.remove(0);
+        let s = gamewire_query::summary::summary_json(&state, None);
+        let what = demo.display();
+        let text = |c: Cell| match c {
+            Cell::Str(s) => serde_json::Value::from(s),
+            Cell::Null => serde_json::Value::Null,
+            other => panic!("{what}: {other:?}"),
+        };
+        let int = |c: Cell| match c {
+            Cell::Int(i) => serde_json::Value::from(i),
+            Cell::Null => serde_json::Value::Null,
+            other => panic!("{what}: {other:?}"),
+        };
+        assert_eq!(text(get(&t, "map")), s["map_name"], "{what}");
+        assert_eq!(text(get(&t, "server_name")), s["server_name"], "{what}");
+        assert_eq!(text(get(&t, "client_name")), s["client_name"], "{what}");
+        assert_eq!(
+            text(get(&t, "game_directory")),
+            s["game_directory"],
+            "{what}"
+        );
+        assert_eq!(int(get(&t, "build")), s["build_num"], "{what}");
+        assert_eq!(
+            int(get(&t, "network_protocol")),
+            s["network_protocol"],
+            "{what}"
+        );
+        assert_eq!(int(get(&t, "ticks")), s["playback_ticks"], "{what}");
+        assert_eq!(int(get(&t, "frames")), s["playback_frames"], "{what}");
+        assert_eq!(int(get(&t, "last_tick")), s["last_tick"], "{what}");
+        assert_eq!(
+            get(&t, "complete"),
+            Cell::Bool(s["reached_stop"] == true),
+            "{what}"
+        );
+        let time = s["playback_time"].as_f64().unwrap();
+        assert!(
+            (f64::from(float(&t, "duration_seconds")) - time).abs() < 1e-6,
+            "{what}"
+        );
+        let interval = s["tick_interval"].as_f64().unwrap();
+        assert!(
+            (f64::from(float(&t, "tick_rate")) * interval - 1.0).abs() < 1e-4,
+            "{what}"
+        );
+    }
+}
