@@ -54,9 +54,10 @@ fn every_table_kind_has_its_reference() {
     }
 }
 
-/// Every fixed-schema table, on every corpus demo, has exactly the columns
-/// and types of its reference, in order (`ticks` and `events` start with
-/// theirs and add columns by rule).
+/// Every table, on every corpus demo, has exactly the columns and types
+/// of its reference, in order (`events` starts with its own and adds
+/// columns by rule; `ticks` and `grenades` add them only for the props
+/// asked for).
 #[test]
 fn tables_have_the_columns_of_their_reference() {
     for demo in demos() {
@@ -73,8 +74,9 @@ fn tables_have_the_columns_of_their_reference() {
                 assert_eq!(have, want, "{} {}", demo.display(), t.name);
             } else if t.name == "events" {
                 assert_eq!(&have[..2], &want[..], "{} {}", demo.display(), t.name);
-            } else if t.name != "ticks" {
-                // grenades with no prop asked for: the fixed columns only.
+            } else {
+                // ticks and grenades with no prop asked for: the fixed
+                // columns only.
                 assert_eq!(have, want, "{} {}", demo.display(), t.name);
             }
         }
@@ -97,4 +99,29 @@ fn header_alone_equals_header_among_all() {
     .unwrap();
     let header = all.iter().find(|t| t.name == "header").unwrap();
     assert_eq!(&alone[0], header);
+}
+
+/// `ticks` with props: the reference's fixed columns, then the props in the
+/// order asked for.
+#[test]
+fn ticks_have_the_fixed_columns_then_the_props() {
+    let q = Query {
+        tables: vec![TableKind::Ticks],
+        player_props: vec!["health".into(), "X".into()],
+        ..Query::default()
+    };
+    let t = run_file(&q, &corpus().join("cs2/14011.dem"))
+        .unwrap()
+        .remove(0);
+    let mut want = reference::TICKS.column_names();
+    want.extend(["health", "X"]);
+    assert_eq!(t.column_names(), want);
+    for spec in reference::TICKS.columns {
+        assert_eq!(
+            t.column(spec.name).map(|c| c.kind()),
+            Some(spec.kind),
+            "{}",
+            spec.name
+        );
+    }
 }
