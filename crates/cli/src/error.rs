@@ -309,7 +309,7 @@ impl CliError {
             | CliError::TickAfterEnd { .. } => 2,
             CliError::EveryDemoFailed { usage: true, .. } => 2,
             CliError::Table(e) | CliError::Query { source: e, .. } => {
-                if query_is_usage(e) {
+                if e.is_usage() {
                     2
                 } else {
                     1
@@ -347,19 +347,6 @@ impl CliError {
         }
         false
     }
-}
-
-/// Whether a query's error is bad usage (exit status 2) rather than a
-/// demo or I/O error.
-fn query_is_usage(e: &QueryError) -> bool {
-    matches!(
-        e,
-        QueryError::UnknownTable { .. }
-            | QueryError::UnknownProp { .. }
-            | QueryError::UnknownGrenadeProp { .. }
-            | QueryError::UnknownEvent { .. }
-            | QueryError::UnknownFormat(_)
-    )
 }
 
 /// A read error as the commands print it: a file that cannot be read and a

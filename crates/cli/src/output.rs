@@ -59,7 +59,9 @@ pub(crate) fn resolve_format(
     }
     match output {
         None => Ok(Format::Csv),
-        Some(path) => format_of_path(path).ok_or_else(|| CliError::FormatOfPath(path.to_path_buf())),
+        Some(path) => {
+            format_of_path(path).ok_or_else(|| CliError::FormatOfPath(path.to_path_buf()))
+        }
     }
 }
 

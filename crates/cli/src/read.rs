@@ -53,7 +53,10 @@ pub(crate) fn cut_seen() -> bool {
 /// stream).
 fn warn_read_cut(path: &Path, cut: Option<&InputCut>) {
     if let Some(e) = cut {
-        warn_cut(&format!("{}: {e}; parsing what came before", path.display()));
+        warn_cut(&format!(
+            "{}: {e}; parsing what came before",
+            path.display()
+        ));
     }
 }
 

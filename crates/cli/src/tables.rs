@@ -18,7 +18,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use gamewire_query::input::{self, dataset_names};
 use gamewire_query::write::{write_table, Format};
-use gamewire_query::{Cut, Query, QueryError, SendTableCache, Table, TableKind};
+use gamewire_query::{Cut, Query, QueryError, SendTableCache, Table, TableKind, TickSet};
 use rayon::prelude::*;
 
 use crate::error::CliError;
@@ -113,9 +113,8 @@ impl QueryArgs {
         let players = trimmed(&self.players)
             .iter()
             .map(|p| {
-                p.parse::<u64>().map_err(|_| {
-                    CliError::UsageText(format!("--players: {p:?} is not a steam id"))
-                })
+                p.parse::<u64>()
+                    .map_err(|_| CliError::UsageText(format!("--players: {p:?} is not a steam id")))
             })
             .collect::<Result<Vec<u64>, CliError>>()?;
         let query = Query {
@@ -123,72 +122,55 @@ impl QueryArgs {
             events: (!names.is_empty()).then_some(names),
             player_props: trimmed(&self.props),
             other_props: trimmed(&self.other),
-            ticks: parse_ticks(&ticks)?,
+            ticks: if ticks.is_empty() {
+                None
+            } else {
+                Some(TickSet::parse(&ticks.join(","))?)
+            },
             players: (!players.is_empty()).then_some(players),
+            humans_only: self.humans_only,
             grenade_props: trimmed(&self.grenade_props),
             decode_every_class: false,
             // A cut demo (a truncated file, a cut broadcast fragment) keeps
             // its rows up to the cut; the cut is a warning.
             options: crate::read::single_demo(),
         };
-        check_options_used(&query, self.humans_only)?;
+        check_options_used(&query)?;
         Ok(query)
     }
 }
 
-/// `--ticks`: every item parsed (`5`, `100..200`), as one tick list.
-fn parse_ticks(items: &[String]) -> Result<Option<Vec<i32>>, CliError> {
-    if items.is_empty() {
-        return Ok(None);
+/// The command line's name of a [`Query`] option.
+fn option_flag(option: &str) -> &'static str {
+    match option {
+        "props" => "--props",
+        "other" => "--other",
+        "events" => "--name",
+        "ticks" => "--ticks",
+        "players" => "--players",
+        "humans_only" => "--humans-only",
+        "grenade_props" => "--grenade-props",
+        _ => "an option",
     }
-    let mut out = Vec::new();
-    for item in items.iter().flat_map(|s| s.split(',')) {
-        let item = item.trim();
-        if item.is_empty() {
-            continue;
-        }
-        let bad = || CliError::UsageText(format!("--ticks: {item:?} is not a tick or a range"));
-        match item.split_once("..") {
-            Some((a, b)) => {
-                let a: i32 = a.trim().parse().map_err(|_| bad())?;
-                let b: i32 = b.trim().parse().map_err(|_| bad())?;
-                if b < a {
-                    return Err(bad());
-                }
-                out.extend(a..=b);
-            }
-            None => out.push(item.parse().map_err(|_| bad())?),
-        }
-    }
-    Ok(Some(out))
 }
 
-/// An option that no asked table uses is an error naming the tables that
-/// do.
-fn check_options_used(q: &Query, humans_only: bool) -> Result<(), CliError> {
-    use TableKind::*;
-    let wants = |ks: &[TableKind]| q.tables.iter().any(|k| ks.contains(k));
-    let checks: [(&str, bool, &[TableKind]); 7] = [
-        ("--props", !q.player_props.is_empty(), &[Events, Ticks]),
-        ("--other", !q.other_props.is_empty(), &[Events]),
-        ("--name", q.events.is_some(), &[Events]),
-        ("--ticks", q.ticks.is_some(), &[Ticks]),
-        ("--players", q.players.is_some(), &[Ticks]),
-        ("--humans-only", humans_only, &[Ticks]),
-        ("--grenade-props", !q.grenade_props.is_empty(), &[Grenades]),
-    ];
-    for (option, given, tables) in checks {
-        if given && !wants(tables) {
-            let names: Vec<&str> = tables.iter().map(|k| k.name()).collect();
-            return Err(CliError::UsageText(format!(
-                "{option} is not used by the table{} asked for ({}); it is an option of {}",
-                if q.tables.len() == 1 { "" } else { "s" },
-                q.tables.iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
-                names.join(", ")
-            )));
-        }
+/// [`Query::validate`], its error in the command line's words: an option
+/// that no asked table uses names the tables that use it.
+fn check_options_used(q: &Query) -> Result<(), CliError> {
+    match q.validate() {
+        Ok(()) => Ok(()),
+        Err(QueryError::OptionNotUsed { option, tables }) => Err(CliError::UsageText(format!(
+            "{} is not used by the table{} asked for ({}); it is an option of {tables}",
+            option_flag(option),
+            if q.tables.len() == 1 { "" } else { "s" },
+            q.tables
+                .iter()
+                .map(|k| k.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ))),
+        Err(e) => Err(e.into()),
     }
-    Ok(())
 }
 
 /// The demos and the output of a command that writes one table: `table`,
@@ -433,12 +415,12 @@ fn one_demo(
 /// (the table directories of an earlier run are removed) or `--resume`.
 fn prepare_out(args: &BatchArgs) -> Result<(), CliError> {
     let entries = match std::fs::read_dir(&args.out) {
-        Ok(entries) => entries.collect::<Result<Vec<_>, _>>().map_err(|source| {
-            CliError::Read {
+        Ok(entries) => entries
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| CliError::Read {
                 path: args.out.clone(),
                 source,
-            }
-        })?,
+            })?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(source) => {
             return Err(CliError::Read {

@@ -6,13 +6,13 @@
 //!   buffer with a field list (names in `gamewire_tgstream::fields`), printing
 //!   each field with its byte offset; a failure names the field and offset.
 
-use std::io::Write;
 use clap::{Args, Subcommand, ValueEnum};
 use gamewire_tgstream::fields::{
     decode_fields, parse_field_list, DecodedField, FieldListItemError, FieldValue,
 };
 use gamewire_tgstream::{Cf16, Magnitude};
 use serde_json::json;
+use std::io::Write;
 
 use crate::error::CliError;
 

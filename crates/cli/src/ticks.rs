@@ -27,7 +27,8 @@ const STREAMED_ROWS: usize = 4096;
 /// query's own run builds it.
 fn collector(query: &Query) -> TicksCollector {
     let c = TicksCollector::new(&query.player_props, query.ticks.clone())
-        .with_players(query.players.clone());
+        .with_players(query.players.clone())
+        .humans_only(query.humans_only);
     if query.decode_every_class {
         c.with_every_class()
     } else {
@@ -106,7 +107,8 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
         if !self.props_checked {
             check_props(state, &self.query.player_props)?;
         }
-        self.query.validate(state)?;
+        self.query.check_names(state)?;
+        self.query.check_ticks(state.tick)?;
         self.write_pending(state)?;
         self.out.flush().map_err(CliError::Output)
     }

@@ -68,7 +68,14 @@ fn events_is_table_events_byte_for_byte() {
     for extra in [
         vec![],
         vec!["--format", "jsonl"],
-        vec!["--name", "player_footstep,weapon_fire", "--props", "health", "--other", "total_rounds_played"],
+        vec![
+            "--name",
+            "player_footstep,weapon_fire",
+            "--props",
+            "health",
+            "--other",
+            "total_rounds_played",
+        ],
     ] {
         for input in [demo.as_str(), dir] {
             let mut a = vec!["events", input];
@@ -78,12 +85,19 @@ fn events_is_table_events_byte_for_byte() {
             let (a, b) = (gamewire(&a), gamewire(&b));
             assert_eq!(code(&a), 0, "{}", stderr(&a));
             assert!(a.stdout.len() > 500, "{extra:?}");
-            assert!(a.stdout == b.stdout, "events and table events differ: {extra:?} {input}");
+            assert!(
+                a.stdout == b.stdout,
+                "events and table events differ: {extra:?} {input}"
+            );
         }
     }
     // The default is CSV, its header the events table's.
     let out = gamewire(&["events", &demo]);
-    assert!(stdout(&out).starts_with("event_name,tick,"), "{}", &stdout(&out)[..80]);
+    assert!(
+        stdout(&out).starts_with("event_name,tick,"),
+        "{}",
+        &stdout(&out)[..80]
+    );
     // With a directory every row names its demo first.
     let out = gamewire(&["events", dir, "--name", "server_cvar"]);
     let text = stdout(&out);
@@ -109,7 +123,10 @@ fn ticks_is_table_ticks_byte_for_byte() {
             let (a, b) = (gamewire(&a), gamewire(&b));
             assert_eq!(code(&a), 0, "{}", stderr(&a));
             assert!(a.stdout.len() > 500, "{extra:?}");
-            assert!(a.stdout == b.stdout, "ticks and table ticks differ: {extra:?} {input}");
+            assert!(
+                a.stdout == b.stdout,
+                "ticks and table ticks differ: {extra:?} {input}"
+            );
         }
     }
     // Spaces in a list are trimmed: the columns are the names.
@@ -128,7 +145,14 @@ fn ticks_is_table_ticks_byte_for_byte() {
     assert!(ticks.contains(&100) || ticks.contains(&200) || ticks.len() > 50);
     // Parquet is the whole table; -o picks the format by its extension.
     let o = tmp("ticks-parquet").join("t.parquet");
-    let out = gamewire(&["ticks", &demo, "--props", "health", "-o", o.to_str().unwrap()]);
+    let out = gamewire(&[
+        "ticks",
+        &demo,
+        "--props",
+        "health",
+        "-o",
+        o.to_str().unwrap(),
+    ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(std::fs::read(&o).unwrap().starts_with(b"PAR1"));
 }
@@ -167,7 +191,15 @@ fn the_output_file_extension_picks_the_format() {
     // --format wins over the extension; an extension that names no format
     // needs --format.
     let path = dir.join("p.parquet");
-    let out = gamewire(&["table", "players", &demo, "-o", path.to_str().unwrap(), "--format", "csv"]);
+    let out = gamewire(&[
+        "table",
+        "players",
+        &demo,
+        "-o",
+        path.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
     assert_eq!(code(&out), 0);
     assert!(std::fs::read(&path).unwrap() == csv);
     let path = dir.join("p.txt");
@@ -207,7 +239,11 @@ fn options_a_table_does_not_use_are_usage_errors() {
     ] {
         let out = gamewire(&args);
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains("not used"), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not used"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
         assert!(out.stdout.is_empty());
     }
     // The ticks table needs its props, in both spellings.
@@ -240,7 +276,11 @@ fn unknown_names_are_usage_errors() {
     ] {
         let out = gamewire(&args);
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains("closest"), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("closest"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
     }
 }
 
@@ -249,7 +289,9 @@ fn a_tick_after_the_end_is_a_usage_error_naming_the_last_tick() {
     let demo = corpus("cs2/14065.dem");
     for args in [
         vec!["ticks", &demo, "--props", "X", "--ticks", "999999"],
-        vec!["table", "ticks", &demo, "--props", "X", "--ticks", "999999", "--format", "parquet"],
+        vec![
+            "table", "ticks", &demo, "--props", "X", "--ticks", "999999", "--format", "parquet",
+        ],
     ] {
         let out = gamewire(&args);
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
@@ -273,7 +315,11 @@ fn a_cut_demo_exits_0_with_a_warning_unless_strict() {
     ] {
         let out = gamewire(&args);
         assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).starts_with("warning: "), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with("warning: "),
+            "{args:?}: {}",
+            stderr(&out)
+        );
         let mut strict = args.clone();
         strict.push("--strict");
         let out = gamewire(&strict);
@@ -323,7 +369,15 @@ fn batch_refuses_a_used_out_unless_overwrite_or_resume() {
     assert!(stderr(&out).contains("--overwrite"), "{}", stderr(&out));
     assert!(!out_dir.join("rounds").exists());
     // --overwrite: the old tables go.
-    let out = gamewire(&["batch", &demo, "--out", o, "--tables", "rounds", "--overwrite"]);
+    let out = gamewire(&[
+        "batch",
+        &demo,
+        "--out",
+        o,
+        "--tables",
+        "rounds",
+        "--overwrite",
+    ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(out_dir.join("rounds/14065.csv").is_file());
     assert!(!out_dir.join("kills").exists() && !out_dir.join("damages").exists());
@@ -334,7 +388,11 @@ fn batch_refuses_a_used_out_unless_overwrite_or_resume() {
         .unwrap();
     let out = gamewire(&["batch", d, "--out", o, "--tables", "rounds", "--resume"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert!(stderr(&out).contains("1 already written"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 already written"),
+        "{}",
+        stderr(&out)
+    );
     assert!(out_dir.join("rounds/14011.csv").is_file());
     let after = std::fs::metadata(out_dir.join("rounds/14065.csv"))
         .unwrap()
