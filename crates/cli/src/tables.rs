@@ -304,13 +304,12 @@ fn tables_of_many(
     failures.any()
 }
 
-/// The warning for a demo cut short: where (the input's cut when both the
-/// input and the demo in it were cut), and that its rows are kept.
+/// The warning for a demo cut short: where (both cuts when the input and
+/// the demo in it were cut), and that its rows are kept.
 pub(crate) fn cut_message(path: &Path, cut: &Cut) -> String {
     format!(
-        "{}: {}; the output holds everything before the cut",
-        path.display(),
-        cut.first()
+        "{}: {cut}; the output holds everything before the cut",
+        path.display()
     )
 }
 
@@ -376,36 +375,23 @@ fn one_demo(
     out: &Path,
     format: Format,
 ) -> Result<(u64, Option<Cut>), CliError> {
-    let in_demo = |e: CliError| CliError::InDemo {
-        path: path.to_path_buf(),
-        source: Box::new(e),
-    };
-    let demo = input::open(path).map_err(|e| CliError::Query {
-        path: path.to_path_buf(),
-        source: Box::new(e.into()),
-    })?;
-    let run = query.run_input(&demo).map_err(|e| CliError::Query {
-        path: path.to_path_buf(),
-        source: Box::new(e),
-    })?;
+    // The errors do not name the demo: the report of a failed demo does.
+    let demo = input::open(path).map_err(QueryError::from)?;
+    let run = query.run_input(&demo)?;
     let size = demo.bytes.len() as u64;
     drop(demo);
     for mut t in run.tables {
         t.prepend_constant("demo", name);
         let file = table_file(out, &t.name, name, format);
         let partial = file.with_extension(format!("{}.partial", format.extension()));
-        let f = File::create(&partial).map_err(|source| {
-            in_demo(CliError::Create {
-                path: partial.clone(),
-                source,
-            })
+        let f = File::create(&partial).map_err(|source| CliError::Create {
+            path: partial.clone(),
+            source,
         })?;
-        write_table(&t, format, BufWriter::new(f)).map_err(|e| in_demo(e.into()))?;
-        std::fs::rename(&partial, &file).map_err(|source| {
-            in_demo(CliError::Write {
-                path: file.clone(),
-                source,
-            })
+        write_table(&t, format, BufWriter::new(f))?;
+        std::fs::rename(&partial, &file).map_err(|source| CliError::Write {
+            path: file.clone(),
+            source,
         })?;
     }
     Ok((size, run.cut))
