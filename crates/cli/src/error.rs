@@ -308,13 +308,7 @@ impl CliError {
             | CliError::UnknownMessage { .. }
             | CliError::TickAfterEnd { .. } => 2,
             CliError::EveryDemoFailed { usage: true, .. } => 2,
-            CliError::Table(e) | CliError::Query { source: e, .. } => {
-                if e.is_usage() {
-                    2
-                } else {
-                    1
-                }
-            }
+            CliError::Table(e) | CliError::Query { source: e, .. } if e.is_usage() => 2,
             CliError::InDemo { source, .. } => source.exit_code(),
             _ => 1,
         }

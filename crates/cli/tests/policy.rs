@@ -6,7 +6,7 @@
 //! closed pipe ending every command quietly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 fn corpus(rel: &str) -> String {
@@ -44,7 +44,7 @@ fn two_demo_dir(name: &str) -> PathBuf {
     let dir = tmp(name);
     for d in ["14011", "14065"] {
         std::os::unix::fs::symlink(
-            gamewire_corpus::path(&format!("cs2/{d}.dem")),
+            gamewire_corpus::path(format!("cs2/{d}.dem")),
             dir.join(format!("{d}.dem")),
         )
         .unwrap();
@@ -474,5 +474,4 @@ fn table_reads_several_demos_and_folders() {
         .map(|l| l.split(',').next().unwrap())
         .collect();
     assert_eq!(demos.into_iter().collect::<Vec<_>>(), ["14011", "14065"]);
-    let _ = Path::new(".");
 }
