@@ -32,7 +32,8 @@ pub enum TablesCommand {
     /// Source 2 demos: one analyst table (events, ticks, players, chat,
     /// grenades, rounds, kills, damages, purchases, user_commands, shots,
     /// bomb, smokes, infernos, flashes, footsteps, item_drops, skins,
-    /// updated_fields; Dota 2: combat_log) as CSV, JSON Lines or Parquet.
+    /// updated_fields, header; Dota 2: combat_log) as CSV, JSON Lines or
+    /// Parquet.
     Table(TableArgs),
     /// Many demos in parallel: one dataset per table with a `demo` column.
     Batch(BatchArgs),
@@ -204,7 +205,8 @@ pub struct TableArgs {
     /// The table: events, ticks, players, chat, grenades, rounds, kills,
     /// damages, purchases, user_commands, shots, bomb, smokes, infernos,
     /// flashes, footsteps, item_drops, skins, combat_log (Dota 2),
-    /// updated_fields (the props the demo sends, by name).
+    /// updated_fields (the props the demo sends, by name), header (one row
+    /// per demo: map, tick rate, build, duration, players, ...).
     pub table: String,
     #[command(flatten)]
     pub rows: RowArgs,
@@ -326,8 +328,8 @@ pub struct BatchArgs {
     /// Tables, comma-separated (events, ticks, players, chat, grenades,
     /// rounds, kills, damages, purchases, user_commands, shots, bomb,
     /// smokes, infernos, flashes, footsteps, item_drops, skins, combat_log,
-    /// updated_fields).
-    #[arg(long, default_value = "kills,rounds")]
+    /// updated_fields, header).
+    #[arg(long, default_value = "header,kills,rounds")]
     pub tables: String,
     /// Output directory: one dataset directory per table,
     /// `<out>/<table>/<demo>.<ext>`, every file with a `demo` column. A
