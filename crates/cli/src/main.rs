@@ -15,6 +15,7 @@ mod info;
 mod many;
 mod messages;
 mod output;
+mod props;
 mod read;
 mod tables;
 mod tg;
@@ -67,6 +68,9 @@ enum Command {
     /// Source 2 demos (CS2, Deadlock, Dota 2): the `ticks` table (`table
     /// ticks`), one row per player per tick with the props asked for.
     Ticks(tables::RowArgs),
+    /// Source 2 demo: the props `--props` accepts (friendly names and raw
+    /// paths), with their class, path and type.
+    Props(props::PropsArgs),
     /// Star Trek: Bridge Commander TGBufferStream: CF16 and field-list decoding.
     Tg(tg::TgArgs),
     /// Teeworlds 0.7: decode datagrams and pcaps, join a server.
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
         Command::Messages(args) => messages::messages(args),
         Command::Entities(args) => entities::entities(args),
         Command::Ticks(args) => tables::write_one_table(gamewire_query::TableKind::Ticks, &args),
+        Command::Props(args) => props::props(args),
         Command::Tg(args) => tg::run(args),
         Command::Tw(args) => tw::run(args),
         Command::Tables(cmd) => tables::run(cmd),

@@ -452,7 +452,9 @@ fn ticks_read_weapon_computed_team_and_game_wide_props() {
         props,
         "--format",
         "jsonl",
+        "--humans-only",
     ]);
+    // The human's rows (the bots' are left out).
     let rows = json_rows(&out);
     assert_eq!(rows.len(), 185);
     for (i, game_time) in [(39, 28.90625), (184, 31.171875)] {
@@ -496,10 +498,12 @@ fn ticks_read_weapon_computed_team_and_game_wide_props() {
         "csv",
     ]);
     assert!(out.status.success());
+    let rows = lines(&out.stdout);
+    assert_eq!(rows[0], "tick,slot,steamid,name,stamina");
     assert!(
-        lines(&out.stdout)[1].starts_with(",1,"),
+        rows[1].starts_with("1,") && rows[1].ends_with(','),
         "{:?}",
-        lines(&out.stdout)[1]
+        rows[1]
     );
 }
 
@@ -508,7 +512,7 @@ fn ticks_read_weapon_computed_team_and_game_wide_props() {
 fn ticks_players_keeps_those_players_rows() {
     let demo = corpus("cs2/14065.dem");
     let d = demo.to_str().unwrap();
-    let all = gamewire(&["ticks", d, "--props", "health"]);
+    let all = gamewire(&["ticks", d, "--props", "health", "--humans-only"]);
     assert!(all.status.success());
     let all = lines(&all.stdout);
     assert_eq!(all.len(), 186);
@@ -526,7 +530,7 @@ fn ticks_players_keeps_those_players_rows() {
     assert!(none.status.success());
     assert_eq!(
         lines(&none.stdout),
-        vec!["health,tick,steamid,name".to_string()]
+        vec!["tick,slot,steamid,name,health".to_string()]
     );
     let bad = gamewire(&["ticks", d, "--props", "health", "--players", "me"]);
     assert_eq!(bad.status.code(), Some(2));

@@ -475,3 +475,80 @@ fn table_reads_several_demos_and_folders() {
         .collect();
     assert_eq!(demos.into_iter().collect::<Vec<_>>(), ["14011", "14065"]);
 }
+
+#[test]
+fn props_lists_what_a_demo_offers_in_every_game() {
+    for (demo, friendly, raw) in [
+        ("cs2/14065.dem", "health", "m_iHealth"),
+        ("deadlock/hltv_10423.dem", "health", "m_iHealth"),
+    ] {
+        let out = gamewire(&["props", &corpus(demo)]);
+        assert_eq!(code(&out), 0, "{demo}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.starts_with("name,source,class,path,type\n"), "{demo}");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("{friendly},friendly,"))),
+            "{demo}"
+        );
+        assert!(
+            text.lines().any(|l| l.contains(",raw,") && l.contains(raw)),
+            "{demo}"
+        );
+        // Every name it lists is accepted by `ticks`.
+        let name = text.lines().nth(1).unwrap().split(',').next().unwrap();
+        let out = gamewire(&["ticks", &corpus(demo), "--props", name]);
+        assert_eq!(code(&out), 0, "{demo} {name}: {}", stderr(&out));
+    }
+    let dota = gamewire(&["props", &corpus_first("dota2"), "--format", "jsonl"]);
+    assert_eq!(code(&dota), 0, "{}", stderr(&dota));
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&dota).lines().next().unwrap()).unwrap();
+    assert!(
+        first["name"].is_string() && first["source"].is_string(),
+        "{first}"
+    );
+    // One class.
+    let demo = corpus("cs2/14065.dem");
+    let out = gamewire(&["props", &demo, "--class", "CCSPlayerPawn"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out)
+        .lines()
+        .skip(1)
+        .all(|l| l.split(',').nth(2) == Some("CCSPlayerPawn")));
+    // An unknown class: bad usage, the closest names.
+    let out = gamewire(&["props", &demo, "--class", "CCSPlayerPawnn"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("CCSPlayerPawn"), "{}", stderr(&out));
+    assert!(stderr(&out).len() < 400, "{}", stderr(&out));
+}
+
+/// The first `.dem` of a corpus folder.
+fn corpus_first(game: &str) -> String {
+    let mut demos: Vec<PathBuf> = std::fs::read_dir(gamewire_corpus::path(game))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "dem"))
+        .collect();
+    demos.sort();
+    demos[0].to_str().unwrap().to_string()
+}
+
+#[test]
+fn ticks_have_a_row_per_player_slot_bots_included() {
+    // 14011 is a match of one human and bots.
+    let demo = corpus("cs2/14011.dem");
+    let slots = |args: &[&str]| -> std::collections::BTreeSet<String> {
+        let out = gamewire(args);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let text = stdout(&out);
+        let slot = header_index(&text, "slot");
+        text.lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(slot).unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(slots(&["ticks", &demo, "--props", "health"]).len(), 10);
+    let humans = slots(&["ticks", &demo, "--props", "health", "--humans-only"]);
+    assert!(!humans.is_empty() && humans.len() < 10, "{humans:?}");
+}
