@@ -114,16 +114,6 @@ pub enum CliError {
     /// `batch --out DIR`: the directory holds files already.
     #[error("{} is not empty: give --overwrite to replace its tables, or --resume to skip the demos already written", .0.display())]
     OutNotEmpty(PathBuf),
-
-    /// A prop that is neither a friendly name nor a raw path of the classes
-    /// a row reads.
-    #[error("unknown prop {prop:?}; closest: {}", closest.join(", "))]
-    UnknownProp {
-        /// The prop asked for.
-        prop: String,
-        /// The closest known names.
-        closest: Vec<String>,
-    },
     /// A class name the demo does not have.
     #[error("no class named {class:?}; closest: {}", closest.join(", "))]
     UnknownClass {
@@ -303,7 +293,6 @@ impl CliError {
             | CliError::UsageText(_)
             | CliError::FormatOfPath(_)
             | CliError::OutNotEmpty(_)
-            | CliError::UnknownProp { .. }
             | CliError::UnknownClass { .. }
             | CliError::UnknownMessage { .. }
             | CliError::TickAfterEnd { .. } => 2,
@@ -409,15 +398,6 @@ mod tests {
 
     #[test]
     fn name_and_tool_errors_print_as_the_commands_always_printed_them() {
-        let closest = vec!["health".to_string(), "LEFT".to_string()];
-        assert_eq!(
-            CliError::UnknownProp {
-                prop: "helth".into(),
-                closest: closest.clone()
-            }
-            .to_string(),
-            "unknown prop \"helth\"; closest: health, LEFT"
-        );
         assert_eq!(
             CliError::UnknownMessage {
                 message: "Nope".into(),
@@ -427,16 +407,16 @@ mod tests {
             .to_string(),
             "no message is called \"Nope\" in Cs2 demos; closest: UmFade"
         );
-        let inner = CliError::UnknownProp {
-            prop: "x".into(),
-            closest,
+        let inner = CliError::UnknownClass {
+            class: "x".into(),
+            closest: vec!["CCSTeam".into()],
         };
         let e = CliError::InDemo {
             path: "a/b.dem".into(),
             source: Box::new(inner),
         };
         assert!(
-            e.to_string().starts_with("a/b.dem: unknown prop \"x\""),
+            e.to_string().starts_with("a/b.dem: no class named \"x\""),
             "{e}"
         );
         assert_eq!(

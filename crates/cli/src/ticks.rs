@@ -9,7 +9,6 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use gamewire_query::prop_checks::{unknown_player_prop, UnknownName};
 use gamewire_query::ticks::TicksCollector;
 use gamewire_query::write::{csv_field, write_table, Format};
 use gamewire_query::{DemoState, Interests, Query, SendTableCache, Visitor};
@@ -104,9 +103,6 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        if !self.props_checked {
-            check_props(state, &self.query.player_props)?;
-        }
         self.query.check_names(state)?;
         self.query.check_ticks(state.tick)?;
         self.write_pending(state)?;
@@ -132,8 +128,8 @@ impl<W: Write> Visitor for StreamedTicks<'_, W> {
             return;
         }
         if !self.props_checked && state.send_tables.is_some() {
-            if let Err(e) = check_props(state, &self.query.player_props) {
-                self.error = Some(e);
+            if let Err(e) = self.query.check_names(state) {
+                self.error = Some(e.into());
                 return;
             }
             self.props_checked = true;
@@ -225,19 +221,6 @@ fn stream_many(
     failures.any()
 }
 
-/// Fails with the closest names when a prop is unknown: not a friendly name
-/// (player, team or game-wide, see [`gamewire_query::prop_checks::player_prop_names`])
-/// and not a raw path of the pawn, controller, team or game rules.
-fn check_props(state: &DemoState, props: &[String]) -> Result<(), CliError> {
-    match unknown_player_prop(state, props) {
-        Some(UnknownName { name, closest }) => Err(CliError::UnknownProp {
-            prop: name,
-            closest,
-        }),
-        None => Ok(()),
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
@@ -302,7 +285,8 @@ mod tests {
         assert!(table.column("health").is_some_and(|c| !c.is_all_null()));
     }
 
-    /// An unknown prop is found before any row is written.
+    /// An unknown prop is found before any row is written, with the error
+    /// of the query's own check (the whole table's run gives the same).
     #[test]
     fn streamed_ticks_check_props_before_writing() {
         let data = corpus("cs2/14065.dem");
@@ -312,10 +296,13 @@ mod tests {
         let state = parse(&data, &mut streamed);
         let err = streamed.finish(&state).unwrap_err();
         assert!(
-            matches!(&err, CliError::UnknownProp { prop, closest }
-                if prop == "helth" && closest.iter().any(|n| n == "health")),
+            matches!(&err, CliError::Table(e)
+                if matches!(e.as_ref(), gamewire_query::QueryError::UnknownProp { name, closest, .. }
+                    if name == "helth" && closest.contains("health"))),
             "{err}"
         );
+        let whole = query.run(&data).unwrap_err();
+        assert_eq!(err.to_string(), whole.to_string());
         assert!(streamed.out.is_empty());
     }
 }

@@ -486,7 +486,7 @@ fn ticks_read_weapon_computed_team_and_game_wide_props() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("unknown prop \"max_sped\"; closest: max_speed"),
+        err.contains("unknown player prop \"max_sped\"; closest: max_speed"),
         "{err}"
     );
     let out = gamewire(&[
