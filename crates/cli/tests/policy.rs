@@ -552,3 +552,40 @@ fn ticks_have_a_row_per_player_slot_bots_included() {
     let humans = slots(&["ticks", &demo, "--props", "health", "--humans-only"]);
     assert!(!humans.is_empty() && humans.len() < 10, "{humans:?}");
 }
+
+/// Runs gamewire under a terminal (util-linux `script` gives it one).
+fn on_a_terminal(args: &[&str]) -> Output {
+    let command = std::iter::once(env!("CARGO_BIN_EXE_gamewire"))
+        .chain(args.iter().copied())
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn parquet_to_a_terminal_is_refused() {
+    let demo = corpus("cs2/14011.dem");
+    for args in [
+        vec!["table", "kills", &demo, "--format", "parquet"],
+        vec!["ticks", &demo, "--props", "X", "--format", "parquet"],
+        vec!["messages", &demo, "--format", "parquet"],
+        vec!["props", &demo, "--format", "parquet"],
+    ] {
+        let out = on_a_terminal(&args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stdout(&out));
+        assert!(
+            stdout(&out).contains("parquet is binary"),
+            "{}",
+            stdout(&out)
+        );
+    }
+    // To a file it is written.
+    let file = tmp("terminal").join("k.parquet");
+    let out = on_a_terminal(&["table", "kills", &demo, "-o", file.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(std::fs::read(&file).unwrap().starts_with(b"PAR1"));
+}
