@@ -137,6 +137,11 @@ impl QueryArgs {
             options: crate::read::single_demo(),
         };
         check_options_used(&query)?;
+        if query.tables.contains(&TableKind::Ticks) && query.player_props.is_empty() {
+            return Err(CliError::Usage(
+                "the ticks table needs --props (`gamewire props DEMO` lists them)",
+            ));
+        }
         Ok(query)
     }
 }
@@ -224,11 +229,6 @@ pub fn table(args: TableArgs) -> Result<(), CliError> {
 /// written whole.
 pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), CliError> {
     let query = args.query.query(vec![kind])?;
-    if kind == TableKind::Ticks && query.player_props.is_empty() {
-        return Err(CliError::Usage(
-            "the ticks table needs --props (`gamewire props DEMO` lists them)",
-        ));
-    }
     let format = resolve_format(args.format, args.output.as_deref())?;
     let mut sink = Sink::open(args.output.as_deref(), format)?;
     if kind == TableKind::Ticks && format != Format::Parquet {

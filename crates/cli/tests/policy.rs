@@ -219,6 +219,11 @@ fn every_row_command_writes_csv_by_default() {
     let out = gamewire(&["batch", &demo, "--out", out_dir.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(out_dir.join("kills/14065.csv").is_file());
+    // The header table, one row per demo, is written by default.
+    let header = std::fs::read_to_string(out_dir.join("header/14065.csv")).unwrap();
+    assert_eq!(header.lines().count(), 2, "{header}");
+    assert!(header.starts_with("demo,"), "{header}");
+    assert!(header.contains("de_nuke"), "{header}");
     let messages = dir.join("m.parquet");
     let out = gamewire(&["messages", &demo, "-o", messages.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -246,8 +251,19 @@ fn options_a_table_does_not_use_are_usage_errors() {
         );
         assert!(out.stdout.is_empty());
     }
-    // The ticks table needs its props, in both spellings.
-    for args in [vec!["ticks", &demo], vec!["table", "ticks", &demo]] {
+    // The ticks table needs its props, in every spelling.
+    for args in [
+        vec!["ticks", &demo],
+        vec!["table", "ticks", &demo],
+        vec![
+            "batch",
+            &demo,
+            "--tables",
+            "ticks",
+            "--out",
+            "/nonexistent/out",
+        ],
+    ] {
         let out = gamewire(&args);
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains("--props"), "{}", stderr(&out));
