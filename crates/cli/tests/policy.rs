@@ -91,6 +91,36 @@ fn events_is_table_events_byte_for_byte() {
             );
         }
     }
+    // An empty result: the same header both ways, the declared keys of
+    // the event asked for (14065 declares player_hurt but has none).
+    let empty = corpus("cs2/14065.dem");
+    for format in ["csv", "jsonl"] {
+        let a = gamewire(&[
+            "events",
+            &empty,
+            "--name",
+            "player_hurt",
+            "--format",
+            format,
+        ]);
+        let b = gamewire(&[
+            "table",
+            "events",
+            &empty,
+            "--name",
+            "player_hurt",
+            "--format",
+            format,
+        ]);
+        assert_eq!(code(&a), 0, "{}", stderr(&a));
+        assert!(a.stdout == b.stdout, "{format}");
+    }
+    let header = stdout(&gamewire(&["events", &empty, "--name", "player_hurt"]));
+    assert!(
+        header.starts_with("event_name,tick,") && header.contains("hitgroup"),
+        "{header}"
+    );
+    assert_eq!(header.lines().count(), 1, "{header}");
     // The default is CSV, its header the events table's.
     let out = gamewire(&["events", &demo]);
     assert!(
@@ -128,6 +158,21 @@ fn ticks_is_table_ticks_byte_for_byte() {
                 "ticks and table ticks differ: {extra:?} {input}"
             );
         }
+    }
+    // --players, in both spellings: only that player's rows.
+    let human = "76561197966986733";
+    for cmd in [vec!["ticks"], vec!["table", "ticks"]] {
+        let mut args = cmd.clone();
+        args.extend([demo.as_str(), "--props", "health", "--players", human]);
+        let out = gamewire(&args);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let text = stdout(&out);
+        let steamid = header_index(&text, "steamid");
+        assert!(text.lines().count() > 100);
+        assert!(text
+            .lines()
+            .skip(1)
+            .all(|l| l.split(',').nth(steamid) == Some(human)));
     }
     // Spaces in a list are trimmed: the columns are the names.
     let out = gamewire(&["ticks", &demo, "--props", "X, health"]);
@@ -251,6 +296,11 @@ fn options_a_table_does_not_use_are_usage_errors() {
         );
         assert!(out.stdout.is_empty());
     }
+    // All three at once, as a newcomer might write them.
+    let out = gamewire(&[
+        "table", "kills", &demo, "--props", "X", "--ticks", "5", "--name", "foo",
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
     // The ticks table needs its props, in every spelling.
     for args in [
         vec!["ticks", &demo],
@@ -297,6 +347,8 @@ fn unknown_names_are_usage_errors() {
             "{args:?}: {}",
             stderr(&out)
         );
+        // One short line: the closest names, not every name.
+        assert!(stderr(&out).len() < 500, "{args:?}: {}", stderr(&out));
     }
 }
 
