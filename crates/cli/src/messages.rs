@@ -11,7 +11,7 @@ use gamewire_query::table::{Cell, Kind, Table};
 use gamewire_query::write::{write_table, Format};
 
 use crate::error::CliError;
-use crate::output::{resolve_format, stdout, Sink, TableFormat};
+use crate::output::{refuse_binary_terminal, resolve_format, stdout, Sink, TableFormat};
 use crate::read::{parse_keeping_cut, read_demo, warn_cut};
 
 /// `gamewire messages`.
@@ -51,6 +51,7 @@ pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
         ));
     }
     let format = resolve_format(args.format, args.output.as_deref())?;
+    refuse_binary_terminal(args.output.as_deref(), format)?;
     let data = read_demo(&args.demo)?;
     let mut collector = MessageCollector::new(&names);
     let parsed = parse_keeping_cut(&args.demo, &data, &mut collector, None)?;

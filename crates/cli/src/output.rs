@@ -65,6 +65,20 @@ pub(crate) fn resolve_format(
     }
 }
 
+/// Parquet (binary) to standard output when it is a terminal is refused:
+/// checked before a demo is read, so the refusal is immediate.
+pub(crate) fn refuse_binary_terminal(
+    output: Option<&Path>,
+    format: Format,
+) -> Result<(), CliError> {
+    if output.is_none() && format == Format::Parquet && std::io::stdout().is_terminal() {
+        return Err(CliError::Usage(
+            "parquet is binary: give -o FILE or redirect standard output",
+        ));
+    }
+    Ok(())
+}
+
 /// Standard output, buffered.
 pub(crate) fn stdout() -> BufWriter<std::io::StdoutLock<'static>> {
     BufWriter::new(std::io::stdout().lock())
@@ -80,7 +94,7 @@ pub(crate) enum Sink {
 
 impl Sink {
     /// Opens `-o FILE` (created or truncated), or standard output. Parquet
-    /// to a terminal is refused before anything is read.
+    /// to a terminal is refused ([`refuse_binary_terminal`]).
     pub(crate) fn open(output: Option<&Path>, format: Format) -> Result<Sink, CliError> {
         match output {
             Some(path) => {
@@ -91,11 +105,7 @@ impl Sink {
                 Ok(Sink::File(BufWriter::with_capacity(1 << 16, file)))
             }
             None => {
-                if format == Format::Parquet && std::io::stdout().is_terminal() {
-                    return Err(CliError::Usage(
-                        "parquet is binary: give -o FILE or redirect standard output",
-                    ));
-                }
+                refuse_binary_terminal(output, format)?;
                 Ok(Sink::Stdout(BufWriter::with_capacity(
                     1 << 16,
                     std::io::stdout(),

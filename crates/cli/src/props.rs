@@ -11,7 +11,7 @@ use gamewire_query::props::list_demo;
 use gamewire_query::write::write_table;
 
 use crate::error::CliError;
-use crate::output::{resolve_format, Sink, TableFormat};
+use crate::output::{refuse_binary_terminal, resolve_format, Sink, TableFormat};
 use crate::read::read_demo;
 
 /// `gamewire props`.
@@ -37,6 +37,7 @@ pub struct PropsArgs {
 /// `gamewire props`.
 pub fn props(args: PropsArgs) -> Result<(), CliError> {
     let format = resolve_format(args.format, args.output.as_deref())?;
+    refuse_binary_terminal(args.output.as_deref(), format)?;
     let data = read_demo(&args.demo)?;
     let class = args.class.as_deref().map(str::trim);
     let table = list_demo(&data, class).map_err(|source| CliError::Query {

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 
 use crate::error::CliError;
 use crate::many;
-use crate::output::{resolve_format, Sink, TableFormat};
+use crate::output::{refuse_binary_terminal, resolve_format, Sink, TableFormat};
 use crate::read::{note_cut, warn_cut, with_demo};
 
 /// The analyst-table subcommands (flattened into the top-level command).
@@ -230,12 +230,13 @@ pub fn table(args: TableArgs) -> Result<(), CliError> {
 pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), CliError> {
     let query = args.query.query(vec![kind])?;
     let format = resolve_format(args.format, args.output.as_deref())?;
-    let mut sink = Sink::open(args.output.as_deref(), format)?;
+    refuse_binary_terminal(args.output.as_deref(), format)?;
     if kind == TableKind::Ticks && format != Format::Parquet {
+        let mut sink = Sink::open(args.output.as_deref(), format)?;
         return crate::ticks::stream(&query, args, format, &mut sink);
     }
     if many::names_several(&args.demos) {
-        return tables_of_many(kind, &query, args, format, &mut sink);
+        return tables_of_many(kind, &query, args, format);
     }
     let path = args.demos.first().ok_or(CliError::Usage("no demo given"))?;
     let failed = |source: QueryError| CliError::Query {
@@ -253,6 +254,9 @@ pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), Cli
             path: path.clone(),
             table: kind.name(),
         })?;
+    // The output is opened once the table is made: a demo that fails
+    // leaves no empty `-o` file.
+    let mut sink = Sink::open(args.output.as_deref(), format)?;
     write_table(&table, format, &mut sink)?;
     sink.flush().map_err(CliError::Output)?;
     if let Some(cut) = &run.cut {
@@ -269,7 +273,6 @@ fn tables_of_many(
     query: &Query,
     args: &RowArgs,
     format: Format,
-    sink: &mut Sink,
 ) -> Result<(), CliError> {
     let work = |path: &Path, label: &str, cache: &Arc<SendTableCache>| {
         let q = query.clone().with_send_table_cache(Arc::clone(cache));
@@ -299,8 +302,9 @@ fn tables_of_many(
         Ok(())
     })?;
     failures.every()?;
+    let mut sink = Sink::open(args.output.as_deref(), format)?;
     if let Some(t) = &all {
-        write_table(t, format, &mut *sink)?;
+        write_table(t, format, &mut sink)?;
     }
     sink.flush().map_err(CliError::Output)?;
     failures.any()

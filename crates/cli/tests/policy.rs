@@ -247,6 +247,17 @@ fn the_output_file_extension_picks_the_format() {
     ]);
     assert_eq!(code(&out), 0);
     assert!(std::fs::read(&path).unwrap() == csv);
+    // A demo that fails leaves no output file behind.
+    let path = dir.join("failed.csv");
+    let out = gamewire(&[
+        "table",
+        "players",
+        "/nonexistent/x.dem",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(!path.exists());
     let path = dir.join("p.txt");
     let out = gamewire(&["table", "players", &demo, "-o", path.to_str().unwrap()]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
