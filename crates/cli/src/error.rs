@@ -283,7 +283,8 @@ Exit status:
      demo failed); several demos: any demo failed.
   2  bad usage: an unknown option or value, an unknown table, prop, event,
      class or message name, an option the command does not use, a tick out
-     of range, a malformed list, Parquet to a terminal.";
+     of range, a malformed list, Parquet to a terminal, -o FILE whose
+     extension names no format, a batch --out that is not empty.";
 
 impl CliError {
     /// The process exit status for this error ([`EXIT_POLICY`]).
