@@ -41,8 +41,9 @@ CS2_TABLES = [
 ]
 TICK_PROPS = {
     "cs2": "X,Y,Z,health,armor_value,team_num,pitch,yaw,is_alive,balance,active_weapon_name,inventory,velocity",
-    "deadlock": "health,X,Y,Z,team_num,balance",
-    "dota2": "hero_id,X,Y,health,team_num",
+    # Names these games have: an unknown prop is an error in every game.
+    "deadlock": "health,X,Y,Z,team_num,CCitadelPlayerController.m_iGoldNetWorth",
+    "dota2": "X,Y,health,team_num",
 }
 
 
