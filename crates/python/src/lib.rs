@@ -35,6 +35,8 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
+mod teeworlds;
+
 create_exception!(
     gamewire,
     DemoError,
@@ -629,5 +631,6 @@ fn _gamewire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DemoError", m.py().get_type::<DemoError>())?;
     m.add_class::<NativeDemo>()?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
+    m.add_function(wrap_pyfunction!(teeworlds::read_teeworlds, m)?)?;
     Ok(())
 }

@@ -44,6 +44,7 @@
 // - views of a demo for the command line: `entities` (a snapshot at a
 //   tick), `messages` (user messages as JSON), `summary` (`info`),
 //   `schema` (the serializer tree; uses `prop_checks`);
+// - Teeworlds 0.7 recordings as tables: `teeworlds` (uses `table`);
 // - this file: the query, the visitor that fans a pass out to the
 //   collectors (`Collectors`), and the runs.
 pub mod actions;
@@ -70,6 +71,7 @@ pub mod run;
 pub mod schema;
 pub mod summary;
 pub mod table;
+pub mod teeworlds;
 pub mod ticks;
 pub mod updated_fields;
 pub mod world;

@@ -451,6 +451,9 @@ mod tests {
             })]
         );
         let json = serde_json::to_value(&r).unwrap_or_default();
-        assert_eq!(json["warnings"][0], "1 bytes follow the last announced chunk");
+        assert_eq!(
+            json["warnings"][0],
+            "1 bytes follow the last announced chunk"
+        );
     }
 }

@@ -1,0 +1,98 @@
+//! The native half of `gamewire.teeworlds`: a Teeworlds 0.7 pcap capture or
+//! demo read into the tables of `gamewire_query::teeworlds` (snapshots, one
+//! table per snapshot object type, players, messages, chat, kills,
+//! summary), handed to Python as the same column buffers as the Source 2
+//! tables, the GIL released while the file is read and decoded.
+
+use std::path::PathBuf;
+
+use gamewire_query::teeworlds::{
+    demo_tables, is_demo, pcap_tables, TeeworldsTable, TeeworldsTables,
+};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::{buffers, to_python, Failure};
+
+/// Reads a Teeworlds 0.7 recording: `kind` is `"pcap"`, `"demo"` or
+/// `"auto"` (by the file's first bytes); `tables` names the tables (`None`:
+/// every fixed table, and the object tables that have rows). Returns
+/// `([(table, columns)], cut, warnings, errors)`: `cut` is the message of a
+/// demo cut short (its tables hold everything before the cut), `warnings`
+/// and `errors` the sentences of a capture's odd or failed datagrams.
+#[pyfunction]
+#[pyo3(signature = (path, kind="auto", tables=None))]
+pub fn read_teeworlds<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    kind: &str,
+    tables: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let fail = |e: &dyn std::fmt::Display| Failure::Demo(format!("{}: {e}", path.display()));
+    let wanted: Vec<TeeworldsTable> = match &tables {
+        Some(names) => names
+            .iter()
+            .map(|n| n.parse::<TeeworldsTable>())
+            .collect::<Result<_, _>>()
+            .map_err(|e| Failure::Demo(e.to_string()))?,
+        None => TeeworldsTable::all(),
+    };
+    if !matches!(kind, "auto" | "pcap" | "demo") {
+        return Err(Failure::Demo(format!(
+            "unknown kind {kind:?}; valid kinds: auto, pcap, demo"
+        ))
+        .into());
+    }
+    let data = py.detach(|| std::fs::read(&path)).map_err(|e| {
+        let message = format!("cannot read {}: {e}", path.display());
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Failure::Missing(message)
+        } else {
+            Failure::Read(message)
+        }
+    })?;
+    let demo = match kind {
+        "demo" => true,
+        "pcap" => false,
+        _ => is_demo(&data),
+    };
+    let read = py.detach(|| {
+        if demo {
+            demo_tables(&data, &wanted)
+        } else {
+            pcap_tables(&data, &wanted)
+        }
+    });
+    let TeeworldsTables {
+        tables: mut out,
+        warnings,
+        errors,
+        cut,
+    } = read.map_err(|e| fail(&e))?;
+    if tables.is_none() {
+        // Every fixed table; of the object tables, those with rows.
+        out.retain(|t| {
+            t.rows() > 0
+                || !matches!(
+                    t.name.parse::<TeeworldsTable>(),
+                    Ok(TeeworldsTable::Objects(_))
+                )
+        });
+    }
+    let cut = cut.map(|c| {
+        format!(
+            "{}: {c}; the result holds everything before the cut",
+            path.display()
+        )
+    });
+    let columns = to_python(py, buffers(out))?;
+    PyTuple::new(
+        py,
+        [
+            columns.into_any(),
+            cut.into_pyobject(py)?.into_any(),
+            warnings.into_pyobject(py)?.into_any(),
+            errors.into_pyobject(py)?.into_any(),
+        ],
+    )
+}
