@@ -1034,6 +1034,15 @@ mod tests {
         .to_ints(&mut ints);
         snap.insert(PlayerInfo::TYPE_ID, 3, ints).unwrap();
         w.snapshot(50, &snap);
+        // A change, or the writer skips the empty delta.
+        let mut ints = Vec::new();
+        PlayerInfo {
+            player_flags: 0,
+            score: 5,
+            latency: 12,
+        }
+        .to_ints(&mut ints);
+        snap.insert(PlayerInfo::TYPE_ID, 3, ints).unwrap();
         w.snapshot(52, &snap);
         let file = w.finish();
         let wanted = [
@@ -1055,7 +1064,7 @@ mod tests {
             ["tick", "id", "player_flags", "score", "latency"]
         );
         assert_eq!(info.rows(), 2);
-        assert_eq!(info.row(1), [52, 3, 0, 4, 12].map(Cell::Int));
+        assert_eq!(info.row(1), [52, 3, 0, 5, 12].map(Cell::Int));
         let players = &read.tables[1];
         assert_eq!(players.rows(), 1);
         assert_eq!(players.row(0)[1], Cell::Str("nameless tee".into()));
