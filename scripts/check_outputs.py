@@ -2,6 +2,8 @@
 """Compare the output of two `gamewire` binaries, command by command, on the corpus.
 
     python3 scripts/check_outputs.py OLD_BINARY NEW_BINARY [--corpus DIR] [--tw-demo FILE ...]
+        [--only exit|stdout|files|stderr ...] [--summary]
+    python3 scripts/check_outputs.py --smoke NEW_BINARY [--corpus DIR]
 
 Every command of the matrix below runs with both binaries on every corpus demo,
 broadcast folder, capture and vector; standard output, the exit code and the
@@ -12,6 +14,13 @@ are not part of the corpus; pass recordings with `--tw-demo`.
 
 Exit status 0 when everything is identical, 1 otherwise (each difference is
 printed with the command that showed it).
+
+When outputs change on purpose (a renamed column, a new default), `--only`
+restricts the comparison to some of the four outputs (`--only exit` finds
+commands that started or stopped failing) and `--summary` prints, instead of
+every command, how many differ per subcommand and what differs. `--smoke`
+runs one binary over the matrix and lists the commands that exit non-zero
+(a command of the matrix the binary no longer accepts shows up there).
 """
 from __future__ import annotations
 
@@ -60,6 +69,8 @@ def matrix(corpus: Path, tw_demos: list[Path]) -> list[list[str]]:
             ["messages", d], ["messages", d, "--list"], ["messages", d, "--format", "csv"],
             ["entities", d, "--tick", "100"],
             ["schema", d],
+            ["table", "header", d],
+            ["props", d],
         ]
         tables = CS2_TABLES if game == "cs2" else ["events", "ticks", "players", "updated_fields"]
         if game == "dota2":
@@ -117,30 +128,64 @@ def run(binary: str, args: list[str], out: Path) -> tuple[int, bytes, bytes, dic
     return p.returncode, p.stdout, stderr, digest_tree(out)
 
 
+def smoke(binary: str, cmds: list[list[str]]) -> int:
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, cmd in enumerate(cmds):
+            code, _, err, _ = run(binary, cmd, Path(tmp) / f"run{i}")
+            if code != 0:
+                bad += 1
+                print(f"EXIT {code}: gamewire {' '.join(cmd)}")
+                print("  ", err[:300])
+    print(f"{len(cmds)} commands, {len(cmds) - bad} exit 0, {bad} do not")
+    return 1 if bad else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("old")
-    ap.add_argument("new")
+    ap.add_argument("old", nargs="?")
+    ap.add_argument("new", nargs="?")
     ap.add_argument("--corpus", default=os.environ.get("GAMEWIRE_CORPUS", "../shared/corpus"))
     ap.add_argument("--tw-demo", action="append", default=[], type=Path)
+    ap.add_argument("--only", action="append", choices=["exit", "stdout", "files", "stderr"],
+                    help="compare only these outputs (repeatable; default: all four)")
+    ap.add_argument("--summary", action="store_true",
+                    help="count the differences per subcommand instead of listing every command")
+    ap.add_argument("--smoke", metavar="BINARY", help="run one binary; list the commands that fail")
     a = ap.parse_args()
     corpus = Path(a.corpus)
     cmds = matrix(corpus, a.tw_demo)
+    if a.smoke:
+        return smoke(a.smoke, cmds)
+    if not (a.old and a.new):
+        ap.error("give OLD_BINARY and NEW_BINARY, or --smoke BINARY")
+    compared = set(a.only or ["exit", "stdout", "files", "stderr"])
     bad = 0
+    tally: dict[str, dict[str, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for i, cmd in enumerate(cmds):
             old = run(a.old, cmd, Path(tmp) / f"old{i}")
             new = run(a.new, cmd, Path(tmp) / f"new{i}")
-            same_err = old[2] == new[2] or cmd[0] == "batch"
-            if old[0] != new[0] or old[1] != new[1] or old[3] != new[3] or not same_err:
+            what = [n for n, o, w in (("exit", old[0], new[0]), ("stdout", old[1], new[1]),
+                                      ("files", old[3], new[3]), ("stderr", old[2], new[2]))
+                    if o != w and n in compared and not (n == "stderr" and cmd[0] == "batch")]
+            if what:
                 bad += 1
-                what = [n for n, o, w in (("exit", old[0], new[0]), ("stdout", old[1], new[1]),
-                                          ("files", old[3], new[3]), ("stderr", old[2], new[2]))
-                        if o != w]
+                sub = " ".join(cmd[:2]) if cmd[0] in ("table", "tw", "tg") else cmd[0]
+                for n in what:
+                    tally.setdefault(sub, {}).setdefault(n, 0)
+                    tally[sub][n] += 1
+                if a.summary:
+                    continue
                 print(f"DIFFERS ({', '.join(what)}): gamewire {' '.join(cmd)}")
+                if "exit" in what:
+                    print(f"  exit: old {old[0]}, new {new[0]}")
                 if "stderr" in what:
                     print("  old:", old[2][:300])
                     print("  new:", new[2][:300])
+    if a.summary:
+        for sub, counts in sorted(tally.items()):
+            print(f"{sub}: " + ", ".join(f"{n} {c}" for n, c in sorted(counts.items())))
     print(f"{len(cmds)} commands, {len(cmds) - bad} identical, {bad} different")
     return 1 if bad else 0
 

@@ -58,7 +58,7 @@ pub fn entities(args: EntitiesArgs) -> Result<(), CliError> {
     }
     out.flush().map_err(CliError::Output)?;
     if let Some(cut) = parsed.cut {
-        eprintln!("warning: {cut}");
+        crate::read::warn_cut(&cut);
     }
     Ok(())
 }

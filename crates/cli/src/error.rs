@@ -85,8 +85,14 @@ pub enum CliError {
     #[error("no demo files found")]
     NoDemos,
     /// Every demo of several failed.
-    #[error("every demo failed ({0})")]
-    EveryDemoFailed(usize),
+    #[error("every demo failed ({failed})")]
+    EveryDemoFailed {
+        /// How many failed.
+        failed: usize,
+        /// Whether every failure was bad usage (an unknown name, say): the
+        /// exit status is then 2.
+        usage: bool,
+    },
     /// Some demos of several failed.
     #[error("{failed} of {total} demos failed")]
     SomeDemosFailed {
@@ -98,25 +104,16 @@ pub enum CliError {
     /// The arguments ask for something that cannot be done.
     #[error("{0}")]
     Usage(&'static str),
-    /// A prop that is neither a friendly name nor a raw path of the classes
-    /// a row reads.
-    #[error("unknown prop {prop:?}; closest: {}", closest.join(", "))]
-    UnknownProp {
-        /// The prop asked for.
-        prop: String,
-        /// The closest known names.
-        closest: Vec<String>,
-    },
-    /// An event name no demo declares.
-    #[error("{} {event:?}; closest: {}", if *several { "no demo declares the event" } else { "the demo declares no event" }, closest.join(", "))]
-    UnknownEvent {
-        /// The event asked for.
-        event: String,
-        /// The closest declared names.
-        closest: Vec<String>,
-        /// Whether several demos were read.
-        several: bool,
-    },
+    /// The arguments ask for something that cannot be done (a message
+    /// made from them).
+    #[error("{0}")]
+    UsageText(String),
+    /// `-o FILE` without `--format`, and the extension names no format.
+    #[error("cannot tell the format from {}: give --format csv|jsonl|parquet, or name the file .csv, .jsonl, .ndjson or .parquet", .0.display())]
+    FormatOfPath(PathBuf),
+    /// `batch --out DIR`: the directory holds files already.
+    #[error("{} is not empty: give --overwrite to replace its tables, or --resume to skip the demos already written", .0.display())]
+    OutNotEmpty(PathBuf),
     /// A class name the demo does not have.
     #[error("no class named {class:?}; closest: {}", closest.join(", "))]
     UnknownClass {
@@ -267,6 +264,74 @@ pub enum CliError {
     },
 }
 
+/// The exit status of each outcome.
+///
+/// - 0: success, including a demo cut short (a warning on standard error;
+///   `--strict` makes it 1), and a closed standard output (`| head`).
+/// - 1: an error: a file that is not a demo, a demo that does not decode,
+///   a file that cannot be read or written, a demo of several that failed.
+/// - 2: bad usage: the options (clap's own errors), an unknown name of a
+///   table, prop, event, class or message, an option the command does not
+///   use, a tick out of range, a malformed list.
+pub(crate) const EXIT_POLICY: &str = "\
+Exit status:
+  0  success. A demo cut short keeps its rows up to the cut, with a warning on
+     standard error (--strict: exit 1). A closed standard output (| head)
+     ends the command quietly with 0.
+  1  an error: not a demo, a demo that does not decode, a file that cannot be
+     read or written; batch: any demo failed (--keep-going: only when every
+     demo failed); several demos: any demo failed.
+  2  bad usage: an unknown option or value, an unknown table, prop, event,
+     class or message name, an option the command does not use, a tick out
+     of range, a malformed list, Parquet to a terminal.";
+
+impl CliError {
+    /// The process exit status for this error ([`EXIT_POLICY`]).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_)
+            | CliError::UsageText(_)
+            | CliError::FormatOfPath(_)
+            | CliError::OutNotEmpty(_)
+            | CliError::UnknownClass { .. }
+            | CliError::UnknownMessage { .. }
+            | CliError::TickAfterEnd { .. } => 2,
+            CliError::EveryDemoFailed { usage: true, .. } => 2,
+            CliError::Table(e) | CliError::Query { source: e, .. } if e.is_usage() => 2,
+            CliError::InDemo { source, .. } => source.exit_code(),
+            _ => 1,
+        }
+    }
+
+    /// Whether the error is standard output closed under the command (a
+    /// reader such as `head` that stopped reading): the command then ends
+    /// quietly with exit status 0.
+    pub fn is_broken_pipe(&self) -> bool {
+        let first: &(dyn std::error::Error + 'static) = match self {
+            CliError::Output(e) => e,
+            CliError::Json(e) => e,
+            CliError::Table(e) => e.as_ref(),
+            CliError::InDemo { source, .. } => return source.is_broken_pipe(),
+            other => other,
+        };
+        let mut next = Some(first);
+        while let Some(e) = next {
+            if let Some(io) = e.downcast_ref::<std::io::Error>() {
+                if io.kind() == std::io::ErrorKind::BrokenPipe {
+                    return true;
+                }
+            }
+            if let Some(json) = e.downcast_ref::<serde_json::Error>() {
+                if json.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe) {
+                    return true;
+                }
+            }
+            next = e.source();
+        }
+        false
+    }
+}
+
 /// A read error as the commands print it: a file that cannot be read and a
 /// broadcast directory name their path themselves; the decompressor's
 /// errors get it in front.
@@ -318,33 +383,21 @@ mod tests {
             "2 of 4 demos failed"
         );
         assert_eq!(CliError::NoDemos.to_string(), "no demo files found");
+        // Exit statuses: bad usage 2, an error 1.
+        assert_eq!(CliError::Usage("x").exit_code(), 2);
+        assert_eq!(CliError::NoDemos.exit_code(), 1);
+        assert_eq!(
+            CliError::EveryDemoFailed {
+                failed: 2,
+                usage: true
+            }
+            .exit_code(),
+            2
+        );
     }
 
     #[test]
     fn name_and_tool_errors_print_as_the_commands_always_printed_them() {
-        let closest = vec!["health".to_string(), "LEFT".to_string()];
-        assert_eq!(
-            CliError::UnknownProp {
-                prop: "helth".into(),
-                closest: closest.clone()
-            }
-            .to_string(),
-            "unknown prop \"helth\"; closest: health, LEFT"
-        );
-        for (several, start) in [
-            (false, "the demo declares no event"),
-            (true, "no demo declares the event"),
-        ] {
-            let e = CliError::UnknownEvent {
-                event: "nope".into(),
-                closest: vec!["door_open".into()],
-                several,
-            };
-            assert_eq!(
-                e.to_string(),
-                format!("{start} \"nope\"; closest: door_open")
-            );
-        }
         assert_eq!(
             CliError::UnknownMessage {
                 message: "Nope".into(),
@@ -354,16 +407,16 @@ mod tests {
             .to_string(),
             "no message is called \"Nope\" in Cs2 demos; closest: UmFade"
         );
-        let inner = CliError::UnknownProp {
-            prop: "x".into(),
-            closest,
+        let inner = CliError::UnknownClass {
+            class: "x".into(),
+            closest: vec!["CCSTeam".into()],
         };
         let e = CliError::InDemo {
             path: "a/b.dem".into(),
             source: Box::new(inner),
         };
         assert!(
-            e.to_string().starts_with("a/b.dem: unknown prop \"x\""),
+            e.to_string().starts_with("a/b.dem: no class named \"x\""),
             "{e}"
         );
         assert_eq!(

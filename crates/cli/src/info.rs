@@ -48,9 +48,11 @@ pub struct SchemaArgs {
 /// `gamewire info`.
 pub fn info(args: InfoArgs) -> Result<(), CliError> {
     let data = read_demo(&args.demo)?;
-    let (state, error) = match single_demo().parse_located(&data, &mut NoVisitor) {
-        Ok((state, cut)) => (state, cut),
-        Err(ParseFailure::Stopped { error, state }) => (*state, Some(error)),
+    // A demo cut short is summed up to the cut, with a warning; a parse
+    // that stopped on any other error is summed up to it, and is an error.
+    let (state, error, is_cut) = match single_demo().parse_located(&data, &mut NoVisitor) {
+        Ok((state, cut)) => (state, cut, true),
+        Err(ParseFailure::Stopped { error, state }) => (*state, Some(error), false),
         Err(ParseFailure::NotADemo(e)) => return Err(describe_error(&args.demo, e)),
         Err(e) => {
             return Err(CliError::Query {
@@ -71,6 +73,13 @@ pub fn info(args: InfoArgs) -> Result<(), CliError> {
     out.flush().map_err(CliError::Output)?;
     match error {
         None => Ok(()),
+        Some(e) if is_cut => {
+            crate::read::warn_cut(&format!(
+                "{}; the summary holds everything before the cut",
+                describe_error(&args.demo, e)
+            ));
+            Ok(())
+        }
         Some(e) => Err(describe_error(&args.demo, e)),
     }
 }
@@ -184,10 +193,10 @@ pub fn schema(args: SchemaArgs) -> Result<(), CliError> {
         }
     };
     if let Some(e) = cut {
-        eprintln!(
-            "warning: {}; the send tables come from before the cut",
+        crate::read::warn_cut(&format!(
+            "{}; the send tables come from before the cut",
             describe_error(&args.demo, e)
-        );
+        ));
     }
     let state = &state;
     let tables = state

@@ -1,8 +1,8 @@
 //! `gamewire`: the command line over the gamewire crates.
 //!
 //! Each family of subcommands lives in its own module; `main` only parses the
-//! arguments, dispatches, and turns an error into a one-line message and exit
-//! code 1.
+//! arguments, dispatches, and turns an error into a one-line message and its
+//! exit status ([`error::EXIT_POLICY`]).
 
 use std::process::ExitCode;
 
@@ -15,6 +15,7 @@ mod info;
 mod many;
 mod messages;
 mod output;
+mod props;
 mod read;
 mod tables;
 mod tg;
@@ -24,11 +25,31 @@ mod tw_connect;
 
 /// Read and write the bit-packed binary data of game networking.
 #[derive(Debug, Parser)]
-#[command(name = "gamewire", version, about, long_about = None)]
+#[command(
+    name = "gamewire",
+    version,
+    about,
+    long_about = LONG_ABOUT,
+    after_long_help = error::EXIT_POLICY
+)]
 struct Cli {
+    /// A demo cut short is an error (exit status 1) instead of a warning;
+    /// its rows up to the cut are still written.
+    #[arg(long, global = true)]
+    strict: bool,
     #[command(subcommand)]
     command: Command,
 }
+
+/// `gamewire --help`: what the commands share.
+const LONG_ABOUT: &str = "\
+Read and write the bit-packed binary data of game networking: Source 2 demos
+(CS2, Deadlock, Dota 2), Teeworlds 0.7 traffic, Bridge Commander streams.
+
+Every command that writes rows (table, events, ticks, messages, props, batch)
+writes CSV unless told otherwise: --format csv|jsonl|parquet, or -o FILE whose
+extension (.csv, .jsonl, .ndjson, .parquet) picks the format. Parquet is not
+written to a terminal. `events` is `table events` and `ticks` is `table ticks`.";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -36,15 +57,20 @@ enum Command {
     Info(info::InfoArgs),
     /// Source 2 demo: the serializers as a tree (class → fields, model, decoder).
     Schema(info::SchemaArgs),
-    /// Source 2 demo: game events as JSON Lines or CSV.
+    /// Source 2 demos: the `events` table (`table events`), or `--list` the
+    /// event names.
     Events(events::EventsArgs),
     /// Source 2 demo: the full state of the entities at a tick.
     Entities(entities::EntitiesArgs),
     /// Source 2 demo: user messages and protobuf game events (chat, text, rank
     /// updates, round reports, bullets, ...) decoded to JSON.
     Messages(messages::MessagesArgs),
-    /// Source 2 demo (CS2, Deadlock, Dota 2): one row per player per tick with the props asked for.
-    Ticks(ticks::TicksArgs),
+    /// Source 2 demos (CS2, Deadlock, Dota 2): the `ticks` table (`table
+    /// ticks`), one row per player per tick with the props asked for.
+    Ticks(tables::RowArgs),
+    /// Source 2 demo: the props `--props` accepts (friendly names and raw
+    /// paths), with their class, path and type.
+    Props(props::PropsArgs),
     /// Star Trek: Bridge Commander TGBufferStream: CF16 and field-list decoding.
     Tg(tg::TgArgs),
     /// Teeworlds 0.7: decode datagrams and pcaps, join a server.
@@ -56,22 +82,30 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let strict = cli.strict;
     let result: Result<(), error::CliError> = match cli.command {
         Command::Info(args) => info::info(args),
         Command::Schema(args) => info::schema(args),
         Command::Events(args) => events::events(args),
         Command::Messages(args) => messages::messages(args),
         Command::Entities(args) => entities::entities(args),
-        Command::Ticks(args) => ticks::ticks(args),
+        Command::Ticks(args) => tables::write_one_table(gamewire_query::TableKind::Ticks, &args),
+        Command::Props(args) => props::props(args),
         Command::Tg(args) => tg::run(args),
         Command::Tw(args) => tw::run(args),
         Command::Tables(cmd) => tables::run(cmd),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Ok(()) if strict && read::cut_seen() => {
+            eprintln!("error: a demo was cut short (--strict)");
             ExitCode::FAILURE
+        }
+        Ok(()) => ExitCode::SUCCESS,
+        // Standard output closed under the command (`| head`): done.
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
         }
     }
 }

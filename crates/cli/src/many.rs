@@ -1,7 +1,7 @@
 //! Several demos in one command: finding them, running them on worker
 //! threads, and handing their results back in input order.
 //!
-//! `ticks`, `events` and `batch` take demo files and directories. A
+//! `table`, `ticks`, `events` and `batch` take demo files and directories. A
 //! directory is searched recursively for `.dem` files and broadcast
 //! directories (a `sync.json` and its fragments: one demo each). The demos
 //! are parsed in parallel, but `ticks` and `events` write to standard output
@@ -74,13 +74,18 @@ pub(crate) fn report(bar: &ProgressBar, line: String) {
 pub(crate) struct Failures {
     failed: usize,
     total: usize,
+    /// Whether every failure was bad usage (exit status 2).
+    usage: bool,
 }
 
 impl Failures {
     /// An error when every demo failed.
     pub(crate) fn every(&self) -> Result<(), CliError> {
         if self.failed == self.total {
-            return Err(CliError::EveryDemoFailed(self.failed));
+            return Err(CliError::EveryDemoFailed {
+                failed: self.failed,
+                usage: self.usage,
+            });
         }
         Ok(())
     }
@@ -118,6 +123,7 @@ pub(crate) fn each_demo<T: Send>(
     let cache = Arc::new(SendTableCache::default());
     let bar = demo_progress(demos.len());
     let mut failed = 0usize;
+    let mut usage = true;
     in_order(
         demos.len(),
         jobs,
@@ -128,11 +134,14 @@ pub(crate) fn each_demo<T: Send>(
                 Ok((value, cut)) => {
                     sink(value)?;
                     if let Some(cut) = cut {
+                        crate::read::note_cut();
                         report(&bar, format!("warning: {cut}"));
                     }
                 }
+                Err(e) if e.is_broken_pipe() => return Err(e),
                 Err(e) => {
                     failed += 1;
+                    usage &= e.exit_code() == 2;
                     report(&bar, format!("error: {e}"));
                 }
             }
@@ -143,6 +152,7 @@ pub(crate) fn each_demo<T: Send>(
     Ok(Failures {
         failed,
         total: demos.len(),
+        usage,
     })
 }
 

@@ -1,45 +1,158 @@
-//! Writing the Source 2 commands' output: standard output and row tables.
+//! Where and how the Source 2 commands write their rows.
+//!
+//! One rule for every command that writes rows (`table`, `events`,
+//! `ticks`, `messages`, `props`, `batch`): the format is `--format` when
+//! given, else the one that `-o FILE`'s extension names (`.csv`, `.jsonl`
+//! or `.ndjson`, `.parquet`), else CSV. Parquet is binary: it is refused on
+//! a terminal (write it with `-o FILE` or redirect standard output).
 
-use std::io::{BufWriter, Write};
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::Path;
 
 use clap::ValueEnum;
-use gamewire_query::table::Rows;
-use gamewire_query::write::RowWriter;
+use gamewire_query::write::Format;
 
 use crate::error::CliError;
 
-/// Output format of row tables.
+/// The output format of the commands that write rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RowFormat {
-    /// JSON Lines: one object per row.
-    Jsonl,
-    /// CSV with a header row.
+pub enum TableFormat {
+    /// CSV with a header row (nulls are empty).
     Csv,
+    /// JSON Lines, keys in column order (nulls are null).
+    Jsonl,
+    /// Parquet with typed nullable columns (snappy).
+    Parquet,
 }
 
+impl TableFormat {
+    /// The writer's format.
+    pub fn format(self) -> Format {
+        match self {
+            TableFormat::Csv => Format::Csv,
+            TableFormat::Jsonl => Format::Jsonl,
+            TableFormat::Parquet => Format::Parquet,
+        }
+    }
+}
+
+/// The format a file name asks for by its extension, if it names one.
+pub(crate) fn format_of_path(path: &Path) -> Option<Format> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "csv" => Some(Format::Csv),
+        "jsonl" | "ndjson" => Some(Format::Jsonl),
+        "parquet" => Some(Format::Parquet),
+        _ => None,
+    }
+}
+
+/// The format of a command: `--format`, else `-o`'s extension, else CSV.
+/// An `-o` file whose extension names no format needs `--format`.
+pub(crate) fn resolve_format(
+    format: Option<TableFormat>,
+    output: Option<&Path>,
+) -> Result<Format, CliError> {
+    if let Some(f) = format {
+        return Ok(f.format());
+    }
+    match output {
+        None => Ok(Format::Csv),
+        Some(path) => {
+            format_of_path(path).ok_or_else(|| CliError::FormatOfPath(path.to_path_buf()))
+        }
+    }
+}
+
+/// Standard output, buffered.
 pub(crate) fn stdout() -> BufWriter<std::io::StdoutLock<'static>> {
     BufWriter::new(std::io::stdout().lock())
 }
 
-/// The writer of a row table in a format; with a demo name, every row
-/// starts with a `demo` column holding it.
-pub(crate) fn row_writer(columns: &[String], format: RowFormat, demo: Option<&str>) -> RowWriter {
-    match format {
-        RowFormat::Jsonl => RowWriter::jsonl(columns, demo),
-        RowFormat::Csv => RowWriter::csv(columns, demo),
+/// Where rows go: `-o FILE` or standard output.
+pub(crate) enum Sink {
+    /// Standard output.
+    Stdout(BufWriter<std::io::Stdout>),
+    /// A file.
+    File(BufWriter<File>),
+}
+
+impl Sink {
+    /// Opens `-o FILE` (created or truncated), or standard output. Parquet
+    /// to a terminal is refused before anything is read.
+    pub(crate) fn open(output: Option<&Path>, format: Format) -> Result<Sink, CliError> {
+        match output {
+            Some(path) => {
+                let file = File::create(path).map_err(|source| CliError::Create {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+                Ok(Sink::File(BufWriter::with_capacity(1 << 16, file)))
+            }
+            None => {
+                if format == Format::Parquet && std::io::stdout().is_terminal() {
+                    return Err(CliError::Usage(
+                        "parquet is binary: give -o FILE or redirect standard output",
+                    ));
+                }
+                Ok(Sink::Stdout(BufWriter::with_capacity(
+                    1 << 16,
+                    std::io::stdout(),
+                )))
+            }
+        }
     }
 }
 
-/// Writes a table's rows; with `demo`, every row starts with a `demo`
-/// column holding it. `header`: the CSV header line (JSON Lines has none).
-pub(crate) fn write_rows(
-    out: &mut impl Write,
-    table: &Rows,
-    format: RowFormat,
-    demo: Option<&str>,
-    header: bool,
-) -> Result<(), CliError> {
-    row_writer(&table.columns, format, demo)
-        .write(out, table, header)
-        .map_err(CliError::Output)
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::Stdout(w) => w.write(buf),
+            Sink::File(w) => w.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.write_all(buf),
+            Sink::File(w) => w.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.flush(),
+            Sink::File(w) => w.flush(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_format_follows_the_option_then_the_extension_then_csv() {
+        let p = |s: &str| Some(PathBuf::from(s));
+        assert_eq!(resolve_format(None, None).unwrap(), Format::Csv);
+        assert_eq!(
+            resolve_format(None, p("x.parquet").as_deref()).unwrap(),
+            Format::Parquet
+        );
+        assert_eq!(
+            resolve_format(None, p("x.NDJSON").as_deref()).unwrap(),
+            Format::Jsonl
+        );
+        assert_eq!(
+            resolve_format(Some(TableFormat::Csv), p("x.parquet").as_deref()).unwrap(),
+            Format::Csv
+        );
+        assert!(matches!(
+            resolve_format(None, p("x.txt").as_deref()),
+            Err(CliError::FormatOfPath(_))
+        ));
+    }
 }

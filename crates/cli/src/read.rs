@@ -2,6 +2,7 @@
 //! stage, and a parse that keeps everything before a cut.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use gamewire_query::input::{self, InputCut, InputError};
@@ -27,11 +28,35 @@ fn input_error(path: &Path, source: InputError) -> CliError {
     }
 }
 
+/// Whether a demo was cut short in this run (`--strict` then exits 1).
+static CUT_SEEN: AtomicBool = AtomicBool::new(false);
+
+/// Reports a demo cut short: a warning on standard error (the rows before
+/// the cut are kept), remembered for `--strict` ([`cut_seen`]).
+pub(crate) fn warn_cut(message: &str) {
+    note_cut();
+    eprintln!("warning: {message}");
+}
+
+/// Remembers that a demo was cut short, for a caller that reports the cut
+/// itself (above a progress bar).
+pub(crate) fn note_cut() {
+    CUT_SEEN.store(true, Ordering::Relaxed);
+}
+
+/// Whether any demo of this run was cut short ([`warn_cut`]).
+pub(crate) fn cut_seen() -> bool {
+    CUT_SEEN.load(Ordering::Relaxed)
+}
+
 /// Reports a cut met while reading (a broadcast fragment, a compressed
 /// stream).
 fn warn_read_cut(path: &Path, cut: Option<&InputCut>) {
     if let Some(e) = cut {
-        eprintln!("warning: {}: {e}; parsing what came before", path.display());
+        warn_cut(&format!(
+            "{}: {e}; parsing what came before",
+            path.display()
+        ));
     }
 }
 

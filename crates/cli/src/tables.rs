@@ -1,27 +1,39 @@
-//! Analyst tables: `gamewire table <TABLE> <demo>` and `gamewire batch`.
+//! Analyst tables: `gamewire table <TABLE> <DEMO>...` (and its two
+//! shorthands, `gamewire events` = `table events` and `gamewire ticks` =
+//! `table ticks`), and `gamewire batch`.
+//!
+//! Every table is computed by one implementation, [`gamewire_query::Query`],
+//! whatever command asks for it: the same columns, options, formats and
+//! inputs. `ticks` as CSV or JSON Lines is written in batches as the parse
+//! makes its rows ([`crate::ticks`]), byte for byte what the whole table
+//! gives.
 
 use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use gamewire_query::input::{self, dataset_names};
 use gamewire_query::write::{write_table, Format};
-use gamewire_query::{Cut, Query, QueryError, SendTableCache, TableKind};
+use gamewire_query::{Cut, Query, QueryError, SendTableCache, Table, TableKind, TickSet};
 use rayon::prelude::*;
 
 use crate::error::CliError;
+use crate::many;
+use crate::output::{resolve_format, Sink, TableFormat};
+use crate::read::{note_cut, warn_cut, with_demo};
 
 /// The analyst-table subcommands (flattened into the top-level command).
 #[derive(Debug, Subcommand)]
 pub enum TablesCommand {
-    /// Source 2 demo (CS2): one analyst table (events, ticks, players, chat,
+    /// Source 2 demos: one analyst table (events, ticks, players, chat,
     /// grenades, rounds, kills, damages, purchases, user_commands, shots,
     /// bomb, smokes, infernos, flashes, footsteps, item_drops, skins,
-    /// updated_fields; Dota 2: combat_log) as CSV, JSON Lines or Parquet.
+    /// updated_fields, header; Dota 2: combat_log) as CSV, JSON Lines or
+    /// Parquet.
     Table(TableArgs),
     /// Many demos in parallel: one dataset per table with a `demo` column.
     Batch(BatchArgs),
@@ -35,69 +47,156 @@ pub fn run(cmd: TablesCommand) -> Result<(), CliError> {
     }
 }
 
-/// Output format of the analyst tables.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TableFormat {
-    /// CSV with a header row (nulls are empty).
-    Csv,
-    /// JSON Lines (nulls are null).
-    Jsonl,
-    /// Parquet with typed nullable columns (snappy).
-    Parquet,
-}
-
-impl TableFormat {
-    fn format(self) -> Format {
-        match self {
-            TableFormat::Csv => Format::Csv,
-            TableFormat::Jsonl => Format::Jsonl,
-            TableFormat::Parquet => Format::Parquet,
-        }
-    }
-}
-
-/// Options shared by `table` and `batch`.
-#[derive(Debug, Args)]
+/// The options of a query, shared by `table`, `events`, `ticks` and
+/// `batch`. An option that no table asked for uses is an error.
+#[derive(Debug, Args, Default)]
 pub struct QueryArgs {
-    /// Player props for `events` (`<p>_<prop>` columns) and `ticks`
-    /// (comma-separated or repeated): friendly names (`health`, `X`,
-    /// `balance`, ...) or raw `CCSPlayerPawn.<path>` / `CCSPlayerController.<path>`.
+    /// `events` and `ticks`: player props (comma-separated or repeated):
+    /// friendly names (`health`, `X`, `balance`, ...) or raw paths
+    /// (`CCSPlayerPawn.m_iHealth`); `gamewire props DEMO` lists them. In
+    /// `events` each player key gets `<p>_<prop>` columns.
     #[arg(long, value_delimiter = ',')]
     pub props: Vec<String>,
-    /// Game-wide props for `events` (comma-separated or repeated): game
+    /// `events`: game-wide props (comma-separated or repeated): game
     /// rules (`total_rounds_played`, `is_bomb_planted`, `game_time`, ...),
     /// team props as `t_`/`ct_` columns (`team_rounds_total` gives both,
     /// `ct_team_name` one), or raw `CCSGameRulesProxy.m_pGameRules.<field>`.
     #[arg(long, value_delimiter = ',')]
     pub other: Vec<String>,
-    /// `events`: only events with this name (repeatable).
-    #[arg(long)]
-    pub name: Vec<String>,
-    /// `ticks`: only these ticks (comma-separated or repeated).
+    /// `events`: only events with this name (comma-separated or repeated).
     #[arg(long, value_delimiter = ',')]
-    pub ticks: Vec<i32>,
+    pub name: Vec<String>,
+    /// `ticks`: only these ticks: `5`, `100..200` (inclusive), or a list
+    /// (`5, 100..200`; repeatable).
+    #[arg(long)]
+    pub ticks: Vec<String>,
+    /// `ticks`: only these players (steam ids, comma-separated or
+    /// repeated).
+    #[arg(long, value_delimiter = ',')]
+    pub players: Vec<String>,
+    /// `ticks`: only human players (no bots).
+    #[arg(long)]
+    pub humans_only: bool,
     /// `grenades`: raw props of the projectile entity, one column each
     /// (comma-separated or repeated: `m_nBounces`, `m_vInitialVelocity`).
     #[arg(long, value_delimiter = ',')]
     pub grenade_props: Vec<String>,
 }
 
+/// The items of a list option: trimmed, empty ones dropped (`"X, Y"` is
+/// `X` and `Y`).
+fn trimmed(items: &[String]) -> Vec<String> {
+    items
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
+}
+
 impl QueryArgs {
-    fn query(&self, tables: Vec<TableKind>) -> Query {
-        Query {
+    /// Whether no query option was given.
+    pub(crate) fn is_empty(&self) -> bool {
+        trimmed(&self.props).is_empty()
+            && trimmed(&self.other).is_empty()
+            && trimmed(&self.name).is_empty()
+            && trimmed(&self.ticks).is_empty()
+            && trimmed(&self.players).is_empty()
+            && !self.humans_only
+            && trimmed(&self.grenade_props).is_empty()
+    }
+
+    /// The query for these tables; a malformed value, or an option that
+    /// none of the tables uses, is a usage error.
+    pub(crate) fn query(&self, tables: Vec<TableKind>) -> Result<Query, CliError> {
+        let names = trimmed(&self.name);
+        let ticks = trimmed(&self.ticks);
+        let players = trimmed(&self.players)
+            .iter()
+            .map(|p| {
+                p.parse::<u64>()
+                    .map_err(|_| CliError::UsageText(format!("--players: {p:?} is not a steam id")))
+            })
+            .collect::<Result<Vec<u64>, CliError>>()?;
+        let query = Query {
             tables,
-            events: (!self.name.is_empty()).then(|| self.name.clone()),
-            player_props: self.props.clone(),
-            other_props: self.other.clone(),
-            ticks: (!self.ticks.is_empty()).then(|| self.ticks.clone()),
-            players: None,
-            grenade_props: self.grenade_props.clone(),
+            events: (!names.is_empty()).then_some(names),
+            player_props: trimmed(&self.props),
+            other_props: trimmed(&self.other),
+            ticks: if ticks.is_empty() {
+                None
+            } else {
+                Some(TickSet::parse(&ticks.join(","))?)
+            },
+            players: (!players.is_empty()).then_some(players),
+            humans_only: self.humans_only,
+            grenade_props: trimmed(&self.grenade_props),
             decode_every_class: false,
             // A cut demo (a truncated file, a cut broadcast fragment) keeps
             // its rows up to the cut; the cut is a warning.
             options: crate::read::single_demo(),
-        }
+        };
+        check_options_used(&query)?;
+        Ok(query)
     }
+}
+
+/// The command line's name of a [`Query`] option.
+fn option_flag(option: &str) -> &'static str {
+    match option {
+        "props" => "--props",
+        "other" => "--other",
+        "events" => "--name",
+        "ticks" => "--ticks",
+        "players" => "--players",
+        "humans_only" => "--humans-only",
+        "grenade_props" => "--grenade-props",
+        _ => "an option",
+    }
+}
+
+/// [`Query::validate`], its error in the command line's words: an option
+/// that no asked table uses names the tables that use it.
+fn check_options_used(q: &Query) -> Result<(), CliError> {
+    match q.validate() {
+        Ok(()) => Ok(()),
+        Err(QueryError::OptionNotUsed { option, tables }) => Err(CliError::UsageText(format!(
+            "{} is not used by the table{} asked for ({}); it is an option of {tables}",
+            option_flag(option),
+            if q.tables.len() == 1 { "" } else { "s" },
+            q.tables
+                .iter()
+                .map(|k| k.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ))),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The demos and the output of a command that writes one table: `table`,
+/// `events`, `ticks`.
+#[derive(Debug, Args)]
+pub struct RowArgs {
+    /// Demo files (`.dem`, also compressed: `.dem.gz`, `.dem.bz2`,
+    /// `.dem.zst`; `-` for standard input), broadcast directories, or
+    /// directories searched recursively for both. With several demos (or a
+    /// directory), every row starts with a `demo` column: the file name
+    /// without `.dem`.
+    #[arg(required = true, value_name = "DEMO")]
+    pub demos: Vec<PathBuf>,
+    /// Output format (default: the one `-o`'s extension names, else csv).
+    #[arg(long, value_enum)]
+    pub format: Option<TableFormat>,
+    /// Write to this file instead of standard output; its extension
+    /// (`.csv`, `.jsonl`, `.ndjson`, `.parquet`) picks the format.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Worker threads for several demos (default: the number of cores).
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub query: QueryArgs,
 }
 
 /// `gamewire table`.
@@ -106,30 +205,44 @@ pub struct TableArgs {
     /// The table: events, ticks, players, chat, grenades, rounds, kills,
     /// damages, purchases, user_commands, shots, bomb, smokes, infernos,
     /// flashes, footsteps, item_drops, skins, combat_log (Dota 2),
-    /// updated_fields (the props the demo sends, by name).
+    /// updated_fields (the props the demo sends, by name), header (one row
+    /// per demo: map, tick rate, build, duration, players, ...).
     pub table: String,
-    /// The demo: a `.dem` file (also gzip, bzip2 or zstd compressed: `.dem.gz`,
-    /// `.dem.bz2`, `.dem.zst`), a broadcast directory, or `-` for standard input.
-    pub demo: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Csv)]
-    pub format: TableFormat,
-    /// Write to this file instead of standard output.
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
     #[command(flatten)]
-    pub query: QueryArgs,
+    pub rows: RowArgs,
 }
 
 /// `gamewire table`.
 pub fn table(args: TableArgs) -> Result<(), CliError> {
-    let kind: TableKind = args.table.parse()?;
-    let query = args.query.query(vec![kind]);
+    let kind: TableKind = args.table.trim().parse()?;
+    write_one_table(kind, &args.rows)
+}
+
+/// Writes one table of the demos `args` names: one run of the query per
+/// demo, every row of several demos after a `demo` column. `ticks` as CSV
+/// or JSON Lines is streamed ([`crate::ticks::stream`]); any other table is
+/// written whole.
+pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), CliError> {
+    let query = args.query.query(vec![kind])?;
+    if kind == TableKind::Ticks && query.player_props.is_empty() {
+        return Err(CliError::Usage(
+            "the ticks table needs --props (`gamewire props DEMO` lists them)",
+        ));
+    }
+    let format = resolve_format(args.format, args.output.as_deref())?;
+    let mut sink = Sink::open(args.output.as_deref(), format)?;
+    if kind == TableKind::Ticks && format != Format::Parquet {
+        return crate::ticks::stream(&query, args, format, &mut sink);
+    }
+    if many::names_several(&args.demos) {
+        return tables_of_many(kind, &query, args, format, &mut sink);
+    }
+    let path = args.demos.first().ok_or(CliError::Usage("no demo given"))?;
     let failed = |source: QueryError| CliError::Query {
-        path: args.demo.clone(),
+        path: path.clone(),
         source: Box::new(source),
     };
-    let demo = input::open(&args.demo).map_err(|e| failed(e.into()))?;
+    let demo = input::open(path).map_err(|e| failed(e.into()))?;
     let run = query.run_input(&demo).map_err(failed)?;
     drop(demo);
     let table = run
@@ -137,41 +250,68 @@ pub fn table(args: TableArgs) -> Result<(), CliError> {
         .into_iter()
         .next()
         .ok_or_else(|| CliError::NotProduced {
-            path: args.demo.clone(),
+            path: path.clone(),
             table: kind.name(),
         })?;
-    let format = args.format.format();
-    let written = match &args.output {
-        Some(path) => {
-            let file = File::create(path).map_err(|source| CliError::Create {
-                path: path.clone(),
-                source,
-            })?;
-            write_table(&table, format, BufWriter::new(file)).map_err(CliError::from)
-        }
-        None => {
-            if format == Format::Parquet && std::io::stdout().is_terminal() {
-                return Err(CliError::Usage(
-                    "parquet is binary: give -o FILE or redirect standard output",
-                ));
-            }
-            let out = std::io::stdout();
-            write_table(&table, format, BufWriter::new(out)).map_err(CliError::from)
-        }
-    };
+    write_table(&table, format, &mut sink)?;
+    sink.flush().map_err(CliError::Output)?;
     if let Some(cut) = &run.cut {
-        eprintln!("warning: {}", cut_message(&args.demo, cut));
+        warn_cut(&cut_message(path, cut));
     }
-    written
+    Ok(())
 }
 
-/// The warning for a demo cut short: where (the input's cut when both the
-/// input and the demo in it were cut), and that its rows are kept.
-fn cut_message(path: &Path, cut: &Cut) -> String {
+/// One table over several demos: each demo's rows after a `demo` column,
+/// in the order the demos were found, as one table (the union of the
+/// demos' columns).
+fn tables_of_many(
+    kind: TableKind,
+    query: &Query,
+    args: &RowArgs,
+    format: Format,
+    sink: &mut Sink,
+) -> Result<(), CliError> {
+    let work = |path: &Path, label: &str, cache: &Arc<SendTableCache>| {
+        let q = query.clone().with_send_table_cache(Arc::clone(cache));
+        let run = with_demo(path, |data| {
+            q.run(data).map_err(|source| CliError::Query {
+                path: path.to_path_buf(),
+                source: Box::new(source),
+            })
+        })?;
+        let mut table = run
+            .tables
+            .into_iter()
+            .next()
+            .ok_or_else(|| CliError::NotProduced {
+                path: path.to_path_buf(),
+                table: kind.name(),
+            })?;
+        table.prepend_constant("demo", label);
+        Ok((table, run.cut.map(|c| cut_message(path, &c))))
+    };
+    let mut all: Option<Table> = None;
+    let failures = many::each_demo(&args.demos, args.jobs, work, |t: Table| {
+        match &mut all {
+            Some(a) => a.append(t),
+            None => all = Some(t),
+        }
+        Ok(())
+    })?;
+    failures.every()?;
+    if let Some(t) = &all {
+        write_table(t, format, &mut *sink)?;
+    }
+    sink.flush().map_err(CliError::Output)?;
+    failures.any()
+}
+
+/// The warning for a demo cut short: where (both cuts when the input and
+/// the demo in it were cut), and that its rows are kept.
+pub(crate) fn cut_message(path: &Path, cut: &Cut) -> String {
     format!(
-        "{}: {}; the output holds everything before the cut",
-        path.display(),
-        cut.first()
+        "{}: {cut}; the output holds everything before the cut",
+        path.display()
     )
 }
 
@@ -188,15 +328,29 @@ pub struct BatchArgs {
     /// Tables, comma-separated (events, ticks, players, chat, grenades,
     /// rounds, kills, damages, purchases, user_commands, shots, bomb,
     /// smokes, infernos, flashes, footsteps, item_drops, skins, combat_log,
-    /// updated_fields).
-    #[arg(long, default_value = "kills,rounds")]
+    /// updated_fields, header).
+    #[arg(long, default_value = "header,kills,rounds")]
     pub tables: String,
     /// Output directory: one dataset directory per table,
-    /// `<out>/<table>/<demo>.<ext>`, every file with a `demo` column.
+    /// `<out>/<table>/<demo>.<ext>`, every file with a `demo` column. A
+    /// directory that holds anything is refused unless `--overwrite` or
+    /// `--resume`.
     #[arg(long)]
     pub out: PathBuf,
+    /// Remove the tables of an earlier run from `--out` first (every
+    /// `<out>/<table>/` directory of a table name).
+    #[arg(long, conflicts_with = "resume")]
+    pub overwrite: bool,
+    /// Go on with an earlier run in `--out`: skip the demos whose files of
+    /// every table asked for exist.
+    #[arg(long)]
+    pub resume: bool,
+    /// Exit with 0 when some demos failed (they are still reported); exit
+    /// 1 only when every demo failed.
+    #[arg(long)]
+    pub keep_going: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Parquet)]
+    #[arg(long, value_enum, default_value_t = TableFormat::Csv)]
     pub format: TableFormat,
     /// Worker threads (default: the number of cores).
     #[arg(short = 'j', long)]
@@ -205,9 +359,17 @@ pub struct BatchArgs {
     pub query: QueryArgs,
 }
 
-/// Parses one demo (file or broadcast directory) and writes its tables;
-/// returns the bytes parsed, and the cut of a demo cut short (whose tables
-/// hold everything before it).
+/// The file of a demo's table in a batch's output.
+fn table_file(out: &Path, table: &str, name: &str, format: Format) -> PathBuf {
+    out.join(table)
+        .join(format!("{name}.{}", format.extension()))
+}
+
+/// Parses one demo (file or broadcast directory) and writes its tables,
+/// each to a temporary name renamed when complete (an interrupted batch
+/// leaves no partial table under a demo's name); returns the bytes
+/// parsed, and the cut of a demo cut short (whose tables hold everything
+/// before it).
 fn one_demo(
     query: &Query,
     path: &Path,
@@ -215,19 +377,65 @@ fn one_demo(
     out: &Path,
     format: Format,
 ) -> Result<(u64, Option<Cut>), CliError> {
+    // The errors do not name the demo: the report of a failed demo does.
     let demo = input::open(path).map_err(QueryError::from)?;
     let run = query.run_input(&demo)?;
     let size = demo.bytes.len() as u64;
     drop(demo);
     for mut t in run.tables {
         t.prepend_constant("demo", name);
-        let file = out
-            .join(&t.name)
-            .join(format!("{name}.{}", format.extension()));
-        let f = File::create(&file).map_err(|source| CliError::Create { path: file, source })?;
+        let file = table_file(out, &t.name, name, format);
+        let partial = file.with_extension(format!("{}.partial", format.extension()));
+        let f = File::create(&partial).map_err(|source| CliError::Create {
+            path: partial.clone(),
+            source,
+        })?;
         write_table(&t, format, BufWriter::new(f))?;
+        std::fs::rename(&partial, &file).map_err(|source| CliError::Write {
+            path: file.clone(),
+            source,
+        })?;
     }
     Ok((size, run.cut))
+}
+
+/// Prepares `--out`: refused when it holds anything, unless `--overwrite`
+/// (the table directories of an earlier run are removed) or `--resume`.
+fn prepare_out(args: &BatchArgs) -> Result<(), CliError> {
+    let entries = match std::fs::read_dir(&args.out) {
+        Ok(entries) => entries
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| CliError::Read {
+                path: args.out.clone(),
+                source,
+            })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(source) => {
+            return Err(CliError::Read {
+                path: args.out.clone(),
+                source,
+            })
+        }
+    };
+    if entries.is_empty() || args.resume {
+        return Ok(());
+    }
+    if !args.overwrite {
+        return Err(CliError::OutNotEmpty(args.out.clone()));
+    }
+    for e in entries {
+        let name = e.file_name();
+        let is_table = TableKind::ALL
+            .iter()
+            .any(|k| name.to_str() == Some(k.name()));
+        if is_table && e.path().is_dir() {
+            std::fs::remove_dir_all(e.path()).map_err(|source| CliError::Write {
+                path: e.path(),
+                source,
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// `gamewire batch`.
@@ -236,43 +444,57 @@ pub fn batch(args: BatchArgs) -> Result<(), CliError> {
     if kinds.is_empty() {
         return Err(CliError::Usage("--tables names no table"));
     }
-    let demos = crate::many::find_demos(&args.inputs)?;
+    let format = args.format.format();
+    // Built (and its options checked) before anything is written.
+    let query = args.query.query(kinds.clone())?;
+    let demos = many::find_demos(&args.inputs)?;
     if demos.is_empty() {
         return Err(CliError::NoDemos);
     }
+    prepare_out(&args)?;
     let names = dataset_names(&demos);
     for k in &kinds {
         let dir = args.out.join(k.name());
         std::fs::create_dir_all(&dir).map_err(|source| CliError::Create { path: dir, source })?;
     }
+    // `--resume`: the demos whose every table is written already.
+    let done: Vec<bool> = names
+        .iter()
+        .map(|name| {
+            args.resume
+                && kinds
+                    .iter()
+                    .all(|k| table_file(&args.out, k.name(), name, format).is_file())
+        })
+        .collect();
+    let skipped = done.iter().filter(|d| **d).count();
     let threads = args.jobs.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|source| CliError::Threads { threads, source })?;
-    let bar = crate::many::demo_progress(demos.len());
+    let bar = many::demo_progress(demos.len() - skipped);
     let bytes = AtomicU64::new(0);
-    let format = args.format.format();
     let start = Instant::now();
     // Demos of one game build share their send tables: built once.
-    let query = args
-        .query
-        .query(kinds.clone())
-        .with_send_table_cache(Arc::new(SendTableCache::default()));
-    let report = |line: String| crate::many::report(&bar, line);
+    let query = query.with_send_table_cache(Arc::new(SendTableCache::default()));
+    let report = |line: String| many::report(&bar, line);
     // Per demo: Ok(true) when it was cut short (its rows before the cut
     // are kept and it counts as done), Ok(false) when read to its end.
     let results: Vec<Result<bool, CliError>> = pool.install(|| {
         demos
             .par_iter()
             .zip(names.par_iter())
-            .map(|(path, name)| {
+            .zip(done.par_iter())
+            .filter(|(_, done)| !**done)
+            .map(|((path, name), _)| {
                 let r = one_demo(&query, path, name, &args.out, format);
                 bar.inc(1);
                 match r {
                     Ok((size, cut)) => {
                         bytes.fetch_add(size, Ordering::Relaxed);
                         if let Some(cut) = &cut {
+                            note_cut();
                             report(format!("warning: {}", cut_message(path, cut)));
                         }
                         Ok(cut.is_some())
@@ -292,15 +514,29 @@ pub fn batch(args: BatchArgs) -> Result<(), CliError> {
     let failed = results.len() - ok;
     let mb = bytes.load(Ordering::Relaxed) as f64 / 1e6;
     let mut err = std::io::stderr().lock();
+    let resumed = if skipped > 0 {
+        format!(", {skipped} already written")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         err,
-        "{ok} demos ok ({cut} cut short), {failed} failed; {mb:.1} MB parsed in {secs:.2} s ({:.1} MB/s); tables {} in {}",
+        "{ok} demos ok ({cut} cut short), {failed} failed{resumed}; {mb:.1} MB parsed in {secs:.2} s ({:.1} MB/s); tables {} in {}",
         if secs > 0.0 { mb / secs } else { 0.0 },
         kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
         args.out.display()
     );
-    if ok == 0 {
-        return Err(CliError::EveryDemoFailed(failed));
+    if failed > 0 && (ok + skipped == 0 || !args.keep_going) {
+        let usage = results
+            .iter()
+            .all(|r| r.as_ref().err().is_none_or(|e| e.exit_code() == 2));
+        if ok + skipped == 0 {
+            return Err(CliError::EveryDemoFailed { failed, usage });
+        }
+        return Err(CliError::SomeDemosFailed {
+            failed,
+            total: results.len() + skipped,
+        });
     }
     Ok(())
 }

@@ -12,8 +12,17 @@ use gamewire_tgstream::fields::{
 };
 use gamewire_tgstream::{Cf16, Magnitude};
 use serde_json::json;
+use std::io::Write;
 
 use crate::error::CliError;
+
+/// A line on standard output; a closed standard output is an error (the
+/// command then ends quietly), never a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err(CliError::Output)?
+    };
+}
 
 /// Arguments of `gamewire tg`.
 #[derive(Debug, Args)]
@@ -122,9 +131,9 @@ fn encode(value: &str, format: Format) -> Result<(), CliError> {
     let f32_code = Cf16::encode(as_f32);
     match format {
         Format::Text => {
-            println!("{}", cf16_text(code));
+            out!("{}", cf16_text(code));
             if f32_code != code {
-                println!(
+                out!(
                     "note: {value} rounded to f32 ({as_f32}) is a decade boundary and encodes as {:#06x}",
                     f32_code.to_bits()
                 );
@@ -134,7 +143,7 @@ fn encode(value: &str, format: Format) -> Result<(), CliError> {
             let mut out = cf16_json(code);
             out["input"] = json!(exact);
             out["f32_code"] = json!(format!("{:#06x}", f32_code.to_bits()));
-            println!("{out}");
+            out!("{out}");
         }
     }
     Ok(())
@@ -146,8 +155,8 @@ fn decode(code: &str, format: Format) -> Result<(), CliError> {
         u16::from_str_radix(digits, 16).map_err(|_| CliError::NotACf16Code(code.to_string()))?;
     let code = Cf16::from_bits(bits);
     match format {
-        Format::Text => println!("{}", cf16_text(code)),
-        Format::Json => println!("{}", cf16_json(code)),
+        Format::Text => out!("{}", cf16_text(code)),
+        Format::Json => out!("{}", cf16_json(code)),
     }
     Ok(())
 }
@@ -247,20 +256,20 @@ fn read(hex: &str, list: &str, format: Format) -> Result<(), CliError> {
     let rest = data.get(end..).unwrap_or_default();
     match format {
         Format::Text => {
-            println!("{:>6}  {:>3}  {:<8}  value", "offset", "#", "field");
+            out!("{:>6}  {:>3}  {:<8}  value", "offset", "#", "field");
             for f in &fields {
                 let kind = f.kind.to_string();
-                println!("{:>6}  {:>3}  {:<8}  {}", f.offset, f.index, kind, f.value);
+                out!("{:>6}  {:>3}  {:<8}  {}", f.offset, f.index, kind, f.value);
             }
             if error.is_none() {
-                println!(
+                out!(
                     "{} fields, {} of {} bytes read",
                     fields.len(),
                     end,
                     data.len()
                 );
                 if !rest.is_empty() {
-                    println!("{} bytes left at {end}: {}", rest.len(), hex_string(rest));
+                    out!("{} bytes left at {end}: {}", rest.len(), hex_string(rest));
                 }
             }
         }
@@ -272,7 +281,7 @@ fn read(hex: &str, list: &str, format: Format) -> Result<(), CliError> {
                 "left": hex_string(rest),
                 "error": error.as_ref().map(error_json),
             });
-            println!("{out}");
+            out!("{out}");
         }
     }
     match error {

@@ -1,125 +1,111 @@
-//! `gamewire ticks`: one row per player per tick with the props asked for,
-//! written in batches as the parse goes.
+//! The `ticks` table as CSV or JSON Lines, written in batches as the parse
+//! makes its rows (`gamewire ticks`, `gamewire table ticks`): a long
+//! demo's rows are never all held in memory. The bytes are those of the
+//! whole table written after the parse: each batch is typed and written by
+//! the same writer ([`gamewire_query::write::write_table`]), the CSV
+//! header once.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use clap::Args;
-use gamewire_query::prop_checks::{unknown_player_prop, UnknownName};
 use gamewire_query::ticks::TicksCollector;
-use gamewire_query::write::RowWriter;
-use gamewire_query::{DemoState, Interests, SendTableCache, Visitor};
+use gamewire_query::write::{csv_field, write_table, Format};
+use gamewire_query::{DemoState, Interests, Query, SendTableCache, Visitor};
 
 use crate::error::CliError;
 use crate::many;
-use crate::output::{row_writer, stdout, RowFormat};
-use crate::read::{leave_to_exit, parse_keeping_cut, read_demo, with_demo};
-
-/// `gamewire ticks`.
-#[derive(Debug, Args)]
-pub struct TicksArgs {
-    /// Demo files (`.dem`, also compressed: `.dem.gz`, `.dem.bz2`, `.dem.zst`;
-    /// `-` for standard input), or directories searched recursively for them
-    /// and for broadcast directories. With several demos (or a directory),
-    /// every row starts with a `demo` column: the file name without `.dem`.
-    #[arg(required = true, value_name = "DEMO")]
-    pub demos: Vec<PathBuf>,
-    /// Comma-separated props: demoparser2's names (X, Y, Z, health,
-    /// armor_value, team_num, pitch, yaw, is_alive, balance,
-    /// active_weapon_name, inventory, velocity, FIRE, usercmd_viewangle_y,
-    /// agent_skin, team_name, total_rounds_played, ...) or raw prop paths.
-    #[arg(long, value_delimiter = ',', required = true)]
-    pub props: Vec<String>,
-    /// Only these ticks (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    pub ticks: Vec<i32>,
-    /// Only these players (comma-separated steam ids).
-    #[arg(long, value_delimiter = ',')]
-    pub players: Vec<u64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = RowFormat::Csv)]
-    pub format: RowFormat,
-    /// Worker threads for several demos (default: the number of cores).
-    #[arg(short = 'j', long)]
-    pub jobs: Option<usize>,
-}
+use crate::output::Sink;
+use crate::read::{leave_to_exit, parse_keeping_cut, read_demo, warn_cut, with_demo};
+use crate::tables::RowArgs;
 
 /// Rows a [`StreamedTicks`] holds before writing them.
 const STREAMED_ROWS: usize = 4096;
 
-/// A [`TicksCollector`] whose rows are written in batches as they are made: a
-/// long demo's rows are never all held in memory. The props are checked against
-/// the send tables before the first row; the first error (an unknown prop,
-/// output that cannot be written) stops the writing and is kept for the end.
+/// The `ticks` collector of a query: its props, ticks and players, as the
+/// query's own run builds it.
+fn collector(query: &Query) -> TicksCollector {
+    let c = TicksCollector::new(&query.player_props, query.ticks.clone())
+        .with_players(query.players.clone())
+        .humans_only(query.humans_only);
+    if query.decode_every_class {
+        c.with_every_class()
+    } else {
+        c
+    }
+}
+
+/// A [`TicksCollector`] whose rows are written in batches as they are made.
+/// The props are checked against the send tables before the first row; the
+/// first error (an unknown prop, output that cannot be written) stops the
+/// writing and is kept for the end.
 struct StreamedTicks<'a, W: Write> {
     collector: TicksCollector,
-    props: &'a [String],
-    writer: RowWriter,
+    query: &'a Query,
+    format: Format,
+    /// The `demo` column's value, with several demos.
+    demo: Option<String>,
     out: W,
     header_written: bool,
     props_checked: bool,
     error: Option<CliError>,
     /// Rows held before writing them ([`STREAMED_ROWS`]).
     batch_rows: usize,
+    /// A batch as written (the CSV header is cut from all but the first).
+    buffer: Vec<u8>,
 }
 
 impl<'a, W: Write> StreamedTicks<'a, W> {
-    #[cfg(test)]
-    fn new(
-        props: &'a [String],
-        ticks: Option<Vec<i32>>,
-        format: RowFormat,
-        demo: Option<&str>,
-        out: W,
-    ) -> Self {
-        StreamedTicks::with_collector(props, TicksCollector::new(props, ticks), format, demo, out)
-    }
-
-    fn with_collector(
-        props: &'a [String],
-        collector: TicksCollector,
-        format: RowFormat,
-        demo: Option<&str>,
-        out: W,
-    ) -> Self {
-        let writer = row_writer(&collector.rows.columns, format, demo);
+    fn new(query: &'a Query, format: Format, demo: Option<&str>, out: W) -> Self {
         StreamedTicks {
-            collector,
-            props,
-            writer,
+            collector: collector(query),
+            query,
+            format,
+            demo: demo.map(String::from),
             out,
             header_written: false,
             props_checked: false,
             error: None,
             batch_rows: STREAMED_ROWS,
+            buffer: Vec::new(),
         }
     }
 
-    fn write_pending(&mut self) -> Result<(), CliError> {
-        if !self.header_written {
-            self.writer
-                .header(&mut self.out)
-                .map_err(CliError::Output)?;
-            self.header_written = true;
+    /// Writes the rows made so far as the table's writer writes them: the
+    /// rows go into a collector of the same props whose `finish` types them
+    /// as the whole table's are typed.
+    fn write_pending(&mut self, state: &DemoState) -> Result<(), CliError> {
+        if self.header_written && self.collector.rows.rows.is_empty() {
+            return Ok(());
         }
-        self.writer
-            .rows(&mut self.out, &self.collector.rows.rows)
-            .map_err(CliError::Output)?;
-        self.collector.rows.rows.clear();
-        Ok(())
+        let mut batch = TicksCollector::new(&self.query.player_props, None);
+        batch.rows.rows = std::mem::take(&mut self.collector.rows.rows);
+        let mut table = batch.finish(state);
+        if let Some(d) = &self.demo {
+            table.prepend_constant("demo", d);
+        }
+        self.buffer.clear();
+        write_table(&table, self.format, &mut self.buffer)?;
+        let mut body = &self.buffer[..];
+        if self.format == Format::Csv && self.header_written {
+            let header: Vec<String> = table.column_names().into_iter().map(csv_field).collect();
+            let header_len = header.join(",").len() + 1;
+            body = body.get(header_len..).unwrap_or(&[]);
+        }
+        self.header_written = true;
+        self.out.write_all(body).map_err(CliError::Output)
     }
 
-    /// After the parse: checks the props if no row did, writes what is left
-    /// (the CSV header of an empty table) and flushes.
+    /// After the parse: checks the props if no row did, and the query's
+    /// names against the demo, writes what is left (the CSV header of an
+    /// empty table) and flushes.
     fn finish(&mut self, state: &DemoState) -> Result<(), CliError> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        if !self.props_checked {
-            check_props(state, self.props)?;
-        }
-        self.write_pending()?;
+        self.query.check_names(state)?;
+        self.query.check_ticks(state.tick)?;
+        self.write_pending(state)?;
         self.out.flush().map_err(CliError::Output)
     }
 }
@@ -142,118 +128,104 @@ impl<W: Write> Visitor for StreamedTicks<'_, W> {
             return;
         }
         if !self.props_checked && state.send_tables.is_some() {
-            if let Err(e) = check_props(state, self.props) {
-                self.error = Some(e);
+            if let Err(e) = self.query.check_names(state) {
+                self.error = Some(e.into());
                 return;
             }
             self.props_checked = true;
         }
         self.collector.on_packet_entities(state);
         // Rows go out in batches: memory stays bounded on a long demo, and a
-        // short one is written in one go after the parse (measured: writing
-        // every tick's rows at once made a clip's `ticks` 1-3% slower).
+        // short one is written in one go after the parse.
         if self.collector.rows.rows.len() >= self.batch_rows {
-            if let Err(e) = self.write_pending() {
+            if let Err(e) = self.write_pending(state) {
                 self.error = Some(e);
             }
         }
     }
 }
 
-/// The collector of `gamewire ticks`: its props, ticks and players.
-fn ticks_collector(args: &TicksArgs, ticks: Option<Vec<i32>>) -> TicksCollector {
-    TicksCollector::new(&args.props, ticks)
-        .with_players((!args.players.is_empty()).then(|| args.players.clone()))
-}
-
-/// `gamewire ticks`.
-pub fn ticks(args: TicksArgs) -> Result<(), CliError> {
-    let ticks = (!args.ticks.is_empty()).then(|| args.ticks.clone());
+/// The `ticks` table of the demos `args` names, as CSV or JSON Lines, to
+/// `sink`, written as the parse goes. With several demos every row starts
+/// with a `demo` column; each demo's rows are written by its worker, and
+/// the CSV header is kept from the first demo written only.
+pub(crate) fn stream(
+    query: &Query,
+    args: &RowArgs,
+    format: Format,
+    sink: &mut Sink,
+) -> Result<(), CliError> {
     if many::names_several(&args.demos) {
-        return ticks_of_many(&args, ticks);
+        return stream_many(query, args, format, sink);
     }
     let path = args.demos.first().ok_or(CliError::Usage("no demo given"))?;
     let data = read_demo(path)?;
-    let mut streamed = StreamedTicks::with_collector(
-        &args.props,
-        ticks_collector(&args, ticks),
-        args.format,
-        None,
-        stdout(),
-    );
+    let mut streamed = StreamedTicks::new(query, format, None, &mut *sink);
     let parsed = parse_keeping_cut(path, &data, &mut streamed, None)?;
     let state = leave_to_exit(parsed.state);
-    streamed.finish(state)?;
+    streamed.finish(state).map_err(|e| in_demo(path, e))?;
     // As `leave_to_exit`: the process ends next, so its caches are not
     // freed piece by piece (the output is flushed).
     std::mem::forget(streamed);
     if let Some(cut) = parsed.cut {
-        eprintln!("warning: {cut}");
+        warn_cut(&cut);
     }
     Ok(())
 }
 
-fn ticks_of_many(args: &TicksArgs, ticks: Option<Vec<i32>>) -> Result<(), CliError> {
-    // Each demo's rows are written by its worker, with a CSV header that
-    // only the first demo written keeps (the columns are the props asked
-    // for, the same for every demo).
+/// A query's error on a demo names the demo.
+fn in_demo(path: &Path, e: CliError) -> CliError {
+    match e {
+        CliError::Table(source) => CliError::Query {
+            path: path.to_path_buf(),
+            source,
+        },
+        CliError::Output(_) => e,
+        other => CliError::InDemo {
+            path: path.to_path_buf(),
+            source: Box::new(other),
+        },
+    }
+}
+
+fn stream_many(
+    query: &Query,
+    args: &RowArgs,
+    format: Format,
+    sink: &mut Sink,
+) -> Result<(), CliError> {
     let work = |path: &Path, label: &str, cache: &Arc<SendTableCache>| {
-        let mut streamed = StreamedTicks::with_collector(
-            &args.props,
-            ticks_collector(args, ticks.clone()),
-            args.format,
-            Some(label),
-            Vec::new(),
-        );
+        let mut streamed = StreamedTicks::new(query, format, Some(label), Vec::new());
         let parsed = with_demo(path, |data| {
             parse_keeping_cut(path, data, &mut streamed, Some(cache))
         })?;
         streamed
             .finish(&parsed.state)
-            .map_err(|e| CliError::InDemo {
-                path: path.to_path_buf(),
-                source: Box::new(e),
-            })?;
+            .map_err(|e| in_demo(path, e))?;
         Ok((streamed.out, parsed.cut))
     };
-    let mut out = stdout();
     let mut header_written = false;
     let failures = many::each_demo(&args.demos, args.jobs, work, |rows: Vec<u8>| {
         let mut body = &rows[..];
-        if args.format == RowFormat::Csv {
+        if format == Format::Csv {
             if header_written {
                 let line_end = body.iter().position(|&b| b == b'\n');
                 body = line_end.and_then(|n| body.get(n + 1..)).unwrap_or(&[]);
             }
             header_written = true;
         }
-        out.write_all(body).map_err(CliError::Output)
+        sink.write_all(body).map_err(CliError::Output)
     })?;
-    out.flush().map_err(CliError::Output)?;
+    sink.flush().map_err(CliError::Output)?;
     failures.every()?;
     failures.any()
-}
-
-/// Fails with the closest names when a prop is unknown: not a friendly name
-/// (player, team or game-wide, see [`gamewire_query::prop_checks::player_prop_names`])
-/// and not a raw path of the pawn, controller, team or game rules. A friendly
-/// name whose field this game build lacks reads as null.
-fn check_props(state: &DemoState, props: &[String]) -> Result<(), CliError> {
-    match unknown_player_prop(state, props) {
-        Some(UnknownName { name, closest }) => Err(CliError::UnknownProp {
-            prop: name,
-            closest,
-        }),
-        None => Ok(()),
-    }
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::output::write_rows;
-    use gamewire_query::RunOptions;
+    use gamewire_query::{RunOptions, TableKind};
 
     /// Parses the whole of `data` (a demo that is not cut) with `visitor`.
     fn parse(data: &[u8], visitor: &mut impl Visitor) -> DemoState {
@@ -269,49 +241,68 @@ mod tests {
         std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
-    /// Rows written in batches of any size are the bytes of the whole table
-    /// written after the parse.
+    fn ticks_query(props: &[&str]) -> Query {
+        Query {
+            tables: vec![TableKind::Ticks],
+            player_props: props.iter().map(|p| p.to_string()).collect(),
+            ..Query::default()
+        }
+    }
+
+    /// Rows written in batches of any size are the bytes of the whole
+    /// `ticks` table of the query's run, written after the parse.
     #[test]
     fn streamed_ticks_equal_the_whole_table() {
         let data = corpus("cs2/14065.dem");
-        let props: Vec<String> = ["X", "Y", "health", "yaw", "m_iHealth"]
-            .map(String::from)
-            .to_vec();
-        for format in [RowFormat::Csv, RowFormat::Jsonl] {
+        let query = ticks_query(&["X", "Y", "health", "yaw", "m_iHealth", "team_name"]);
+        let mut table = query.run(&data).unwrap().tables.remove(0);
+        assert!(table.rows() > 100);
+        for format in [Format::Csv, Format::Jsonl] {
             for demo in [None, Some("14065")] {
-                let mut whole = TicksCollector::new(&props, None);
-                parse(&data, &mut whole);
-                assert!(whole.rows.rows.len() > 100);
                 let mut expected = Vec::new();
-                write_rows(&mut expected, &whole.rows, format, demo, true).unwrap();
+                if let Some(d) = demo {
+                    let mut t = table.clone();
+                    t.prepend_constant("demo", d);
+                    write_table(&t, format, &mut expected).unwrap();
+                } else {
+                    write_table(&table, format, &mut expected).unwrap();
+                }
                 for batch in [1, 7, 64, STREAMED_ROWS] {
-                    let mut streamed = StreamedTicks::new(&props, None, format, demo, Vec::new());
+                    let mut streamed = StreamedTicks::new(&query, format, demo, Vec::new());
                     streamed.batch_rows = batch;
                     let state = parse(&data, &mut streamed);
                     streamed.finish(&state).unwrap();
                     assert_eq!(
-                        streamed.out, expected,
+                        String::from_utf8_lossy(&streamed.out),
+                        String::from_utf8_lossy(&expected),
                         "{format:?}, {demo:?}, batch {batch}"
                     );
                 }
             }
         }
+        // The table is not empty of values: the props were read.
+        table.prepend_constant("demo", "x");
+        assert!(table.column("health").is_some_and(|c| !c.is_all_null()));
     }
 
-    /// An unknown prop is found before any row is written.
+    /// An unknown prop is found before any row is written, with the error
+    /// of the query's own check (the whole table's run gives the same).
     #[test]
     fn streamed_ticks_check_props_before_writing() {
         let data = corpus("cs2/14065.dem");
-        let props: Vec<String> = ["X", "helth"].map(String::from).to_vec();
-        let mut streamed = StreamedTicks::new(&props, None, RowFormat::Csv, None, Vec::new());
+        let query = ticks_query(&["X", "helth"]);
+        let mut streamed = StreamedTicks::new(&query, Format::Csv, None, Vec::new());
         streamed.batch_rows = 1;
         let state = parse(&data, &mut streamed);
         let err = streamed.finish(&state).unwrap_err();
         assert!(
-            matches!(&err, CliError::UnknownProp { prop, closest }
-                if prop == "helth" && closest.iter().any(|n| n == "health")),
+            matches!(&err, CliError::Table(e)
+                if matches!(e.as_ref(), gamewire_query::QueryError::UnknownProp { name, closest, .. }
+                    if name == "helth" && closest.contains("health"))),
             "{err}"
         );
+        let whole = query.run(&data).unwrap_err();
+        assert_eq!(err.to_string(), whole.to_string());
         assert!(streamed.out.is_empty());
     }
 }

@@ -101,9 +101,6 @@ enum TwCommand {
         /// With --dump: print every snapshot's objects (typed where the type is known).
         #[arg(long, requires = "dump")]
         objects: bool,
-        /// A demo cut short is an error (exit status 1), not a warning.
-        #[arg(long)]
-        strict: bool,
     },
     /// Cut a 0.7 demo to a tick range (a keyframe first), written as the recorder writes.
     Cut {
@@ -157,8 +154,7 @@ pub fn run(args: TwArgs) -> Result<(), CliError> {
             file,
             options,
             objects,
-            strict,
-        } => demo(&file, &options, objects, strict),
+        } => demo(&file, &options, objects),
         TwCommand::Cut {
             file,
             from,
@@ -540,52 +536,37 @@ fn pcap_dump(file: &Path, data: &[u8], format: Format) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The warning of a demo cut short, or with `--strict` its error.
-fn demo_cut(file: &Path, cut: Option<DemoFileError>, strict: bool) -> Result<(), CliError> {
-    match cut {
-        Some(e) if strict => Err(teeworlds_error(file, e)),
-        Some(e) => {
-            eprintln!(
-                "warning: {}: {e}; the output holds everything before the cut",
-                file.display()
-            );
-            Ok(())
-        }
-        None => Ok(()),
+/// The warning of a demo cut short (remembered for the global `--strict`,
+/// which then makes the exit status 1).
+fn demo_cut(file: &Path, cut: Option<DemoFileError>) {
+    if let Some(e) = cut {
+        crate::read::warn_cut(&format!(
+            "{}: {e}; the output holds everything before the cut",
+            file.display()
+        ));
     }
 }
 
 /// `gamewire tw demo`: everything before a cut is written, and the cut is a
 /// warning (exit status 0; 1 with `--strict`); any other error fails.
-fn demo(file: &Path, options: &TableOptions, objects: bool, strict: bool) -> Result<(), CliError> {
+fn demo(file: &Path, options: &TableOptions, objects: bool) -> Result<(), CliError> {
     let plan = options.plan()?;
     let data = read_file(file)?;
     let Some((table, format)) = plan else {
-        return demo_dump(
-            file,
-            &data,
-            objects,
-            options.dump.unwrap_or(Format::Text),
-            strict,
-        );
+        return demo_dump(file, &data, objects, options.dump.unwrap_or(Format::Text));
     };
     let read = gamewire_query::teeworlds::demo_tables(&data, &[table])
         .map_err(|e| teeworlds_error(file, e))?;
     for t in &read.tables {
         write_one(t, format, options.out.as_deref())?;
     }
-    demo_cut(file, read.cut, strict)
+    demo_cut(file, read.cut);
+    Ok(())
 }
 
 /// `tw demo --dump`: the header, every snapshot (with `--objects` its
 /// objects) and message as text or nested JSON, then the summary.
-fn demo_dump(
-    file: &Path,
-    data: &[u8],
-    objects: bool,
-    format: Format,
-    strict: bool,
-) -> Result<(), CliError> {
+fn demo_dump(file: &Path, data: &[u8], objects: bool, format: Format) -> Result<(), CliError> {
     let mut records = DemoRecords::new(data).map_err(|e| teeworlds_error(file, e))?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     let header = records.header().clone();
@@ -654,7 +635,10 @@ fn demo_dump(
     .and_then(|()| out.flush())
     .map_err(stdout_error)?;
     match records.failure() {
-        Some(e) if e.is_truncation() => demo_cut(file, Some(e.clone()), strict),
+        Some(e) if e.is_truncation() => {
+            demo_cut(file, Some(e.clone()));
+            Ok(())
+        }
         Some(e) => Err(teeworlds_error(file, e.clone())),
         None => Ok(()),
     }
@@ -721,12 +705,7 @@ fn cut(file: &Path, from: Option<i32>, to: Option<i32>, out: &Path) -> Result<()
     })?;
     let (part, cut) =
         gamewire_teeworlds::demo::slice(&data, from, to).map_err(|e| teeworlds_error(file, e))?;
-    if let Some(e) = cut {
-        eprintln!(
-            "warning: {}: {e}; the output holds everything before the cut",
-            file.display()
-        );
-    }
+    demo_cut(file, cut);
     std::fs::write(out, &part).map_err(|source| CliError::Write {
         path: out.to_path_buf(),
         source,

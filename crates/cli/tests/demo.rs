@@ -96,7 +96,7 @@ fn ticks_and_events_on_a_cs2_demo() {
     assert!(list.lines().any(|l| l == "round_freeze_end"), "{list}");
 
     let out = gamewire(&["ticks", d, "--props", "helth"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("health"), "closest names expected: {err}");
 }
@@ -115,7 +115,14 @@ fn messages_lists_and_decodes_user_messages_and_protobuf_events() {
     assert!(list.contains("GeFireBulletsId\t15"), "{list}");
     assert!(list.contains("CsUmMatchEndConditions\t1"), "{list}");
 
-    let out = gamewire(&["messages", demo, "--name", "GeFireBulletsId"]);
+    let out = gamewire(&[
+        "messages",
+        demo,
+        "--name",
+        "GeFireBulletsId",
+        "--format",
+        "jsonl",
+    ]);
     assert!(out.status.success());
     let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
         .unwrap()
@@ -192,6 +199,20 @@ fn json_rows(out: &std::process::Output) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The event names and ticks of `events --format jsonl` output.
+fn event_ticks(bytes: &[u8]) -> Vec<(String, i64)> {
+    lines(bytes)
+        .iter()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["event_name"].as_str().unwrap().to_string(),
+                v["tick"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 fn lines(bytes: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(bytes)
         .lines()
@@ -251,8 +272,26 @@ fn ticks_over_several_demos_are_each_demos_rows_with_a_demo_column() {
 fn events_over_a_directory_name_each_rows_demo() {
     let dir = corpus("cs2");
     let d = dir.to_str().unwrap();
-    let out = gamewire(&["events", d, "--name", "round_freeze_end", "-j", "2"]);
-    let rows = json_rows(&out);
+    let out = gamewire(&[
+        "events",
+        d,
+        "--name",
+        "round_freeze_end",
+        "-j",
+        "2",
+        "--format",
+        "jsonl",
+    ]);
+    let rows: Vec<(String, String, i64)> = json_rows(&out)
+        .iter()
+        .map(|v| {
+            (
+                v["demo"].as_str().unwrap().to_string(),
+                v["event_name"].as_str().unwrap().to_string(),
+                v["tick"].as_i64().unwrap(),
+            )
+        })
+        .collect();
     // The same events as one demo at a time, in file-name order.
     let mut expected = Vec::new();
     for name in ["14011", "14065", "14132", "14150_ag2", "14155"] {
@@ -262,12 +301,12 @@ fn events_over_a_directory_name_each_rows_demo() {
             path.to_str().unwrap(),
             "--name",
             "round_freeze_end",
+            "--format",
+            "jsonl",
         ]);
         assert!(one.status.success());
-        for l in lines(&one.stdout) {
-            let mut v: serde_json::Value = serde_json::from_str(&l).unwrap();
-            v["demo"] = name.into();
-            expected.push(v);
+        for (event, tick) in event_ticks(&one.stdout) {
+            expected.push((name.to_string(), event, tick));
         }
     }
     assert!(!expected.is_empty());
@@ -277,7 +316,7 @@ fn events_over_a_directory_name_each_rows_demo() {
     let out = gamewire(&["events", d, "--format", "csv"]);
     assert!(out.status.success());
     let text = lines(&out.stdout);
-    assert!(text[0].starts_with("demo,event,tick,"), "{}", text[0]);
+    assert!(text[0].starts_with("demo,event_name,tick,"), "{}", text[0]);
     let width = text[0].split(',').count();
     assert!(text.len() > 50);
     let demos: std::collections::BTreeSet<&str> = text[1..]
@@ -287,13 +326,11 @@ fn events_over_a_directory_name_each_rows_demo() {
     assert_eq!(demos.len(), 5, "{demos:?}");
     assert!(width > 10);
 
+    // An event no demo declares: bad usage.
     let out = gamewire(&["events", d, "--name", "round_freez"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("no demo declares the event \"round_freez\""),
-        "{err}"
-    );
+    assert!(err.contains("declares no event \"round_freez\""), "{err}");
     assert!(err.contains("round_freeze_end"), "{err}");
 }
 
@@ -312,11 +349,12 @@ fn a_truncated_demo_keeps_its_rows_up_to_the_cut_and_reports_it() {
     assert!(err.contains("truncated"), "{err}");
     assert!(err.contains("at byte 279931"), "{err}");
     let kept = lines(&out.stdout);
+    let tick = kept[0].split(',').position(|c| c == "tick").unwrap();
     let last_tick: i64 = kept
         .last()
         .unwrap()
         .split(',')
-        .nth(3)
+        .nth(tick)
         .unwrap()
         .parse()
         .unwrap();
@@ -327,23 +365,20 @@ fn a_truncated_demo_keeps_its_rows_up_to_the_cut_and_reports_it() {
         .into_iter()
         .enumerate()
         .filter(|(n, l)| {
-            *n == 0 || l.split(',').nth(3).unwrap().parse::<i64>().unwrap() <= last_tick
+            *n == 0 || l.split(',').nth(tick).unwrap().parse::<i64>().unwrap() <= last_tick
         })
         .map(|(_, l)| l)
         .collect();
     assert_eq!(kept, expected);
 
-    let out = gamewire(&["events", cut]);
+    let out = gamewire(&["events", cut, "--format", "jsonl"]);
     assert!(out.status.success());
-    let kept = lines(&out.stdout);
+    let kept = event_ticks(&out.stdout);
     assert!(!kept.is_empty());
-    let out = gamewire(&["events", whole.to_str().unwrap()]);
-    let expected: Vec<String> = lines(&out.stdout)
+    let out = gamewire(&["events", whole.to_str().unwrap(), "--format", "jsonl"]);
+    let expected: Vec<(String, i64)> = event_ticks(&out.stdout)
         .into_iter()
-        .filter(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["tick"].as_i64().unwrap() <= last_tick
-        })
+        .filter(|(_, t)| *t <= last_tick)
         .collect();
     assert_eq!(kept, expected);
 
@@ -417,7 +452,9 @@ fn ticks_read_weapon_computed_team_and_game_wide_props() {
         props,
         "--format",
         "jsonl",
+        "--humans-only",
     ]);
+    // The human's rows (the bots' are left out).
     let rows = json_rows(&out);
     assert_eq!(rows.len(), 185);
     for (i, game_time) in [(39, 28.90625), (184, 31.171875)] {
@@ -446,10 +483,10 @@ fn ticks_read_weapon_computed_team_and_game_wide_props() {
         "--props",
         "stamina,max_sped",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("unknown prop \"max_sped\"; closest: max_speed"),
+        err.contains("unknown player prop \"max_sped\"; closest: max_speed"),
         "{err}"
     );
     let out = gamewire(&[
@@ -461,10 +498,12 @@ fn ticks_read_weapon_computed_team_and_game_wide_props() {
         "csv",
     ]);
     assert!(out.status.success());
+    let rows = lines(&out.stdout);
+    assert_eq!(rows[0], "tick,slot,steamid,name,stamina");
     assert!(
-        lines(&out.stdout)[1].starts_with(",1,"),
+        rows[1].starts_with("1,") && rows[1].ends_with(','),
         "{:?}",
-        lines(&out.stdout)[1]
+        rows[1]
     );
 }
 
@@ -473,7 +512,7 @@ fn ticks_read_weapon_computed_team_and_game_wide_props() {
 fn ticks_players_keeps_those_players_rows() {
     let demo = corpus("cs2/14065.dem");
     let d = demo.to_str().unwrap();
-    let all = gamewire(&["ticks", d, "--props", "health"]);
+    let all = gamewire(&["ticks", d, "--props", "health", "--humans-only"]);
     assert!(all.status.success());
     let all = lines(&all.stdout);
     assert_eq!(all.len(), 186);
@@ -491,7 +530,7 @@ fn ticks_players_keeps_those_players_rows() {
     assert!(none.status.success());
     assert_eq!(
         lines(&none.stdout),
-        vec!["health,tick,steamid,name".to_string()]
+        vec!["tick,slot,steamid,name,health".to_string()]
     );
     let bad = gamewire(&["ticks", d, "--props", "health", "--players", "me"]);
     assert_eq!(bad.status.code(), Some(2));
@@ -602,7 +641,7 @@ fn a_cut_compressed_demo_keeps_its_start_and_names_both_cuts() {
     let gz = std::fs::read(&copies[0]).unwrap();
     let cut = dir.join("cut.dem.gz");
     std::fs::write(&cut, &gz[..gz.len() / 2]).unwrap();
-    let out = gamewire(&["events", cut.to_str().unwrap()]);
+    let out = gamewire(&["events", cut.to_str().unwrap(), "--format", "jsonl"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     // The gzip stream's end, then the demo's own cut at a frame and tick.
@@ -612,10 +651,10 @@ fn a_cut_compressed_demo_keeps_its_start_and_names_both_cuts() {
         "{stderr}"
     );
     assert!(stderr.contains("the demo is truncated"), "{stderr}");
-    let full = gamewire(&["events", demo.to_str().unwrap()]);
-    let kept = String::from_utf8(out.stdout).unwrap();
-    let all = String::from_utf8(full.stdout).unwrap();
-    assert!(kept.lines().count() > 10 && kept.lines().count() < all.lines().count());
+    let full = gamewire(&["events", demo.to_str().unwrap(), "--format", "jsonl"]);
+    let kept = event_ticks(&out.stdout);
+    let all = event_ticks(&full.stdout);
+    assert!(kept.len() > 10 && kept.len() < all.len());
     assert!(
         all.starts_with(&kept),
         "the kept events are the demo's first events"

@@ -4,14 +4,16 @@
 //! `chat`, `grenades`, `rounds`, `kills`, `damages`, `purchases`,
 //! `user_commands`, `item_drops`, `skins`, awpy's `shots`, `bomb`,
 //! `smokes`, `infernos`, `flashes`, `footsteps`, Dota 2's `combat_log`,
-//! and `updated_fields`, the props the demo sends) and their options;
+//! `updated_fields`, the props the demo sends, and `header`, one row per
+//! demo) and their options;
 //! [`Query::run`] computes all of them in one pass over a demo, asking the
 //! parser to decode only what those tables need ([`Query::interests`]), with
 //! the [`RunOptions`] of the query (shared send tables, keeping the tables
 //! of a demo cut short). The [`input`] stage turns a path (a file, compressed
 //! too, standard input, a broadcast directory) into the demo's bytes.
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
-//! or Parquet ([`write`](mod@write)).
+//! or Parquet ([`write`](mod@write)); every table's columns, types and units
+//! are listed in [`reference`] (and `docs/tables.md`, generated from it).
 //!
 //! Beside the tables, the views of a demo the command line prints: the
 //! entities at a tick ([`entities`]), the user messages decoded to JSON
@@ -30,9 +32,10 @@
 
 // The modules, bottom up: each uses only modules listed before it, so
 // their imports form no circle.
-// - the table model and its writers: `error`, `input`, `table` (Cell, Rows,
+// - the table model and its writers: `error`, `tick_set`, `input`, `table` (Cell, Rows,
 //   Column, Table), `raw_events` (the game events as sent, `gamewire
 //   events`), `write` (CSV, JSON Lines, Parquet);
+// - the reference of every table's columns: `reference` (uses `table`);
 // - names: `coords`, `item_names`, `classes`, `prop_paths` (dotted names to
 //   field paths), `friendly_props` (demoparser2's names), `world`
 //   (game-wide and team props), `players`, `player_props` (reading them),
@@ -43,7 +46,8 @@
 //   `updated_fields`;
 // - views of a demo for the command line: `entities` (a snapshot at a
 //   tick), `messages` (user messages as JSON), `summary` (`info`),
-//   `schema` (the serializer tree; uses `prop_checks`);
+//   `schema` (the serializer tree; uses `prop_checks`), `props` (the props
+//   a demo offers; uses `prop_checks`, `schema`, `run`);
 // - Teeworlds 0.7 recordings as tables: `teeworlds` (uses `table`);
 // - this file: the query, the visitor that fans a pass out to the
 //   collectors (`Collectors`), and the runs.
@@ -66,12 +70,15 @@ pub mod player_props;
 pub mod players;
 pub mod prop_checks;
 pub mod prop_paths;
+pub mod props;
 pub mod raw_events;
+pub mod reference;
 pub mod run;
 pub mod schema;
 pub mod summary;
 pub mod table;
 pub mod teeworlds;
+pub mod tick_set;
 pub mod ticks;
 pub mod updated_fields;
 pub mod world;
@@ -87,10 +94,11 @@ pub use gamewire_source2::{
     DemoError, DemoState, Game, Interests, NoVisitor, SendTableCache, Visitor,
 };
 
-pub use error::QueryError;
+pub use error::{ErrorCategory, QueryError};
 pub use input::{DemoInput, InputCut, InputError};
 pub use run::{Cut, ParseFailure, Parsed, RunOptions};
 pub use table::{Cell, Column, Kind, Rows, Table};
+pub use tick_set::TickSet;
 
 use actions::{ActionKinds, ActionTables};
 use collect::{
@@ -99,6 +107,7 @@ use collect::{
 use events::{EventsCollector, ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS};
 use grenades::GrenadesCollector;
 use matches::MatchTables;
+use summary::HeaderCollector;
 use ticks::TicksCollector;
 use updated_fields::UpdatedFieldsCollector;
 use world::{player_source, PlayerSource};
@@ -147,11 +156,13 @@ pub enum TableKind {
     CombatLog,
     /// The props the demo sends, by name (`list_updated_fields`).
     UpdatedFields,
+    /// One row per demo: map, tick rate, build, length, players.
+    Header,
 }
 
 impl TableKind {
     /// Every table, in output order.
-    pub const ALL: [TableKind; 20] = [
+    pub const ALL: [TableKind; 21] = [
         TableKind::Events,
         TableKind::Ticks,
         TableKind::Players,
@@ -172,6 +183,7 @@ impl TableKind {
         TableKind::Skins,
         TableKind::CombatLog,
         TableKind::UpdatedFields,
+        TableKind::Header,
     ];
 
     /// The table's name.
@@ -197,7 +209,13 @@ impl TableKind {
             TableKind::Skins => "skins",
             TableKind::CombatLog => "combat_log",
             TableKind::UpdatedFields => "updated_fields",
+            TableKind::Header => "header",
         }
+    }
+
+    /// The table's columns, types, units and meanings ([`reference`]).
+    pub fn spec(self) -> &'static reference::TableSpec {
+        reference::spec(self.name()).unwrap_or(&reference::HEADER)
     }
 
     /// Parses a comma-separated list of table names.
@@ -247,10 +265,15 @@ pub struct Query {
     /// `grenades`: raw props of the projectile entity, one column each
     /// after the fixed ones (demoparser2's `parse_grenades(extra=...)`).
     pub grenade_props: Vec<String>,
-    /// `ticks`: only these ticks (all when `None`).
-    pub ticks: Option<Vec<i32>>,
+    /// `ticks`: only these ticks (all when `None`): ticks and inclusive
+    /// ranges ([`TickSet`]). After the run, a set whose every tick lies
+    /// beyond the demo's last tick is [`QueryError::TickOutOfRange`].
+    pub ticks: Option<TickSet>,
     /// `ticks`: only the rows of these steam ids (all when `None`).
     pub players: Option<Vec<u64>>,
+    /// `ticks`: only the rows of human players (bots, whose steam id is 0,
+    /// are left out).
+    pub humans_only: bool,
     /// Decode the entities of every class. By default, when every table
     /// asked for reads nothing but the players' controllers and pawns,
     /// their teams and the game rules ([`Query::reads_player_classes_only`]),
@@ -275,7 +298,15 @@ impl Query {
         self.tables.iter().all(|k| {
             matches!(
                 k,
-                Ticks | Players | Events | Chat | UserCommands | ItemDrops | Skins | CombatLog
+                Ticks
+                    | Players
+                    | Events
+                    | Chat
+                    | UserCommands
+                    | ItemDrops
+                    | Skins
+                    | CombatLog
+                    | Header
             )
         }) && self
             .player_props
@@ -302,6 +333,7 @@ impl Query {
                     | Skins
                     | CombatLog
                     | UpdatedFields
+                    | Header
             )
         });
         Interests {
@@ -311,7 +343,7 @@ impl Query {
                 .any(|k| {
                     !matches!(
                         k,
-                        Chat | Rounds | UserCommands | ItemDrops | Skins | CombatLog
+                        Chat | Rounds | UserCommands | ItemDrops | Skins | CombatLog | Header
                     )
                 }),
             game_events: events,
@@ -332,9 +364,70 @@ impl Query {
         }
     }
 
+    /// Checks that every option set is used by a table asked for: an
+    /// option no table of the query reads is
+    /// [`QueryError::OptionNotUsed`] (a `ticks` set with only the `kills`
+    /// table asked for is a mistake, not a filter silently ignored). An
+    /// option given as an empty list counts as not set. [`Query::run`] and
+    /// the other runs call it before they parse.
+    ///
+    /// | option | tables |
+    /// |---|---|
+    /// | `player_props` (`props`) | `events`, `ticks` |
+    /// | `other_props` (`other`) | `events` |
+    /// | `events` | `events` |
+    /// | `ticks` | `ticks` |
+    /// | `players` | `ticks` |
+    /// | `humans_only` | `ticks` |
+    /// | `grenade_props` | `grenades` |
+    pub fn validate(&self) -> Result<(), QueryError> {
+        use TableKind::*;
+        let set = [
+            ("props", !self.player_props.is_empty(), &[Events, Ticks][..]),
+            ("other", !self.other_props.is_empty(), &[Events][..]),
+            (
+                "events",
+                self.events.as_ref().is_some_and(|e| !e.is_empty()),
+                &[Events][..],
+            ),
+            ("ticks", self.ticks.is_some(), &[Ticks][..]),
+            (
+                "players",
+                self.players.as_ref().is_some_and(|p| !p.is_empty()),
+                &[Ticks][..],
+            ),
+            ("humans_only", self.humans_only, &[Ticks][..]),
+            (
+                "grenade_props",
+                !self.grenade_props.is_empty(),
+                &[Grenades][..],
+            ),
+        ];
+        for (option, is_set, users) in set {
+            if is_set && !users.iter().any(|k| self.wants(*k)) {
+                let tables: Vec<&str> = users.iter().map(|k| k.name()).collect();
+                return Err(QueryError::OptionNotUsed {
+                    option,
+                    tables: tables.join(", "),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// After a run: the error when the query's tick set asks only for
+    /// ticks beyond the demo's last tick `last`
+    /// ([`QueryError::TickOutOfRange`]).
+    pub fn check_ticks(&self, last: i32) -> Result<(), QueryError> {
+        match &self.ticks {
+            Some(set) if self.wants(TableKind::Ticks) => set.check_last_tick(last),
+            _ => Ok(()),
+        }
+    }
+
     /// Checks the names a query uses against what a demo declares (event
     /// names, prop names); the error lists the closest valid names.
-    pub fn validate(&self, state: &DemoState) -> Result<(), QueryError> {
+    pub fn check_names(&self, state: &DemoState) -> Result<(), QueryError> {
         if self.wants(TableKind::Events) {
             if let Some(names) = &self.events {
                 let declared: Vec<&str> = state
@@ -353,16 +446,12 @@ impl Query {
             }
         }
         if self.wants(TableKind::Events) || self.wants(TableKind::Ticks) {
-            for p in &self.player_props {
-                if !prop_checks::player_prop_known(state, p) {
-                    let names = prop_checks::player_prop_names();
-                    return Err(QueryError::UnknownProp {
-                        what: "player",
-                        name: p.clone(),
-                        valid: names.join(", "),
-                        closest: prop_checks::closest(p, &names).join(", "),
-                    });
-                }
+            if let Some(u) = prop_checks::unknown_player_prop(state, &self.player_props) {
+                return Err(QueryError::UnknownProp {
+                    what: "player",
+                    name: u.name,
+                    closest: prop_checks::closest_text(&u.closest),
+                });
             }
         }
         if self.wants(TableKind::Grenades) {
@@ -379,12 +468,14 @@ impl Query {
         }
         for p in &self.other_props {
             if !prop_checks::other_prop_known(state, p) {
-                let names = world::other_names();
+                let names: Vec<&str> = world::other_names()
+                    .into_iter()
+                    .filter(|n| prop_checks::other_prop_known(state, n))
+                    .collect();
                 return Err(QueryError::UnknownProp {
                     what: "game-wide",
                     name: p.clone(),
-                    valid: names.join(", "),
-                    closest: prop_checks::closest(p, &names).join(", "),
+                    closest: prop_checks::closest_text(&prop_checks::close_names(p, &names)),
                 });
             }
         }
@@ -409,6 +500,7 @@ pub struct Collectors {
     combat_log: Option<CombatLogCollector>,
     updated_fields: Option<UpdatedFieldsCollector>,
     grenades: Option<GrenadesCollector>,
+    header: Option<HeaderCollector>,
     matches: MatchTables,
     actions: ActionTables,
     /// [`ENTITIES_FIRST_EVENTS`] waiting for the packet's entities.
@@ -429,6 +521,7 @@ impl Collectors {
             ticks: q.wants(Ticks).then(|| {
                 TicksCollector::new(&q.player_props, q.ticks.clone())
                     .with_players(q.players.clone())
+                    .humans_only(q.humans_only)
             }),
             players: q.wants(Players).then(PlayersCollector::default),
             chat: q.wants(Chat).then(ChatCollector::default),
@@ -439,6 +532,7 @@ impl Collectors {
             grenades: q
                 .wants(Grenades)
                 .then(|| GrenadesCollector::with_props(&q.grenade_props)),
+            header: q.wants(Header).then(HeaderCollector::default),
             matches: MatchTables::new(
                 q.wants(Rounds),
                 q.wants(Kills),
@@ -514,6 +608,9 @@ impl Collectors {
         }
         out.extend(self.matches.finish());
         out.extend(self.actions.finish());
+        if let Some(c) = self.header {
+            out.push(c.finish(state));
+        }
         let mut ordered = Vec::with_capacity(out.len());
         for k in &self.order {
             if let Some(i) = out.iter().position(|t| t.name == k.name()) {
@@ -599,6 +696,9 @@ impl Visitor for Collectors {
         if table.name == "userinfo" {
             if let Some(p) = &mut self.players {
                 p.on_userinfo(state);
+            }
+            if let Some(h) = &mut self.header {
+                h.on_userinfo(state);
             }
         }
     }
