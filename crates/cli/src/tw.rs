@@ -463,7 +463,7 @@ fn pcap(file: &Path, options: &TableOptions) -> Result<(), CliError> {
     // line with their count and the first (`--dump` shows each in place).
     if let Some(first) = read.warnings.first() {
         eprintln!(
-            "warning: {}: {} oddities, decoded past; the first: {first}",
+            "warning: {}: {} warnings (decoding went on); the first: {first}",
             file.display(),
             read.warnings.len()
         );

@@ -200,6 +200,7 @@ impl DemoSummary {
 
 /// One step through a demo, its message decoded.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum DemoRecord {
     /// A new tick begins.
     Tick {
