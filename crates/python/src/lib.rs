@@ -30,9 +30,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use gamewire_query::input::{self, DemoInput};
+use gamewire_query::reference::{self, TableSpec};
 use gamewire_query::{
-    Column, Cut, DemoState, ErrorCategory, GameEvent, Interests, Query, QueryError, RunOptions,
-    SendTableCache, Table, TableKind, TickSet, Visitor,
+    Column, Cut, DemoState, ErrorCategory, GameEvent, Interests, Kind, Query, QueryError,
+    RunOptions, SendTableCache, Table, TableKind, TickSet, Visitor,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
@@ -354,26 +355,33 @@ where
     Buffer::Fixed { kind, data, mask }
 }
 
-/// The query crate types a column without any value as text; a steam id or
-/// tick column keeps its own type even then (an empty `ticks` table, the
-/// player columns of an event only bots triggered).
-fn typed_when_empty(name: &str, column: Column) -> Column {
-    match column {
-        Column::Str(v) if v.iter().all(Option::is_none) => {
-            if name == "steamid" || name.ends_with("_steamid") {
-                Column::U64(vec![None; v.len()])
-            } else if name == "tick" || name.ends_with("_tick") {
-                Column::I64(vec![None; v.len()])
-            } else {
-                Column::Str(v)
-            }
-        }
-        other => other,
+/// A column without any value has no type of its own (the query crate
+/// types it as text): it takes the type the table's reference declares for
+/// it ([`reference::spec`]), and a steam id or tick column not in the
+/// reference (an event's player columns, a prop) keeps its own type, so that
+/// a column's type never depends on the rows (an empty `ticks` table, the
+/// player columns of an event no row has).
+fn typed_when_empty(table: Option<&TableSpec>, name: &str, column: Column) -> Column {
+    if !column.is_all_null() {
+        return column;
     }
+    let declared = table.and_then(|t| t.column(name)).map(|c| c.kind);
+    let kind = match declared {
+        Some(kind) => kind,
+        None if name == "steamid" || name.ends_with("_steamid") => Kind::U64,
+        None if name == "tick" || name.ends_with("_tick") => Kind::I64,
+        None => return column,
+    };
+    if column.kind() == kind {
+        return column;
+    }
+    let mut typed = Column::new(kind);
+    typed.push_nulls(column.len());
+    typed
 }
 
-fn buffer(name: &str, column: Column) -> Buffer {
-    match typed_when_empty(name, column) {
+fn buffer(table: Option<&TableSpec>, name: &str, column: Column) -> Buffer {
+    match typed_when_empty(table, name, column) {
         Column::Bool(v) => fixed("bool", v, false, |b| [u8::from(b)]),
         Column::I64(v) => fixed("i64", v, 0, i64::to_le_bytes),
         Column::U64(v) => fixed("u64", v, 0, u64::to_le_bytes),
@@ -391,11 +399,12 @@ fn buffers(tables: Vec<Table>) -> Buffers {
     tables
         .into_iter()
         .map(|t| {
+            let spec = reference::spec(&t.name);
             let cols = t
                 .columns
                 .into_iter()
                 .map(|(name, col)| {
-                    let buf = buffer(&name, col);
+                    let buf = buffer(spec, &name, col);
                     (name, buf)
                 })
                 .collect();
@@ -767,6 +776,24 @@ fn run_many<'py>(
     PyTuple::new(py, [to_python(py, merged)?.into_any(), failed.into_any()])
 }
 
+/// The fixed columns of a table as the reference declares them (see
+/// `docs/tables.md`): `[(column, type)]`, the type as the reference names
+/// it (`int64`, `uint64`, `float32`, `bool`, `string`, `list<float32>`,
+/// ...). The columns a table adds by rule (props, event keys) are not in
+/// it. An unknown table raises `UnknownNameError`.
+#[pyfunction]
+fn schema(table: &str) -> PyResult<Vec<(&'static str, &'static str)>> {
+    let kind: TableKind = table.parse().map_err(|e| Failure::of_query(&e))?;
+    let spec = reference::spec(kind.name()).ok_or_else(|| {
+        UnknownNameError::new_err(format!("the table {table:?} has no reference"))
+    })?;
+    Ok(spec
+        .columns
+        .iter()
+        .map(|c| (c.name, reference::kind_name(c.kind)))
+        .collect())
+}
+
 /// The native module.
 #[pymodule]
 fn _gamewire(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -781,5 +808,6 @@ fn _gamewire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TABLES", PyTuple::new(py, tables)?)?;
     m.add_class::<NativeDemo>()?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
     Ok(())
 }

@@ -23,7 +23,7 @@ OPTIONS = ["name", "props", "other", "ticks", "players", "humans_only", "grenade
 TABLE_METHODS = {
     "tables": "names", "events": "name", "ticks": "props", "grenades": None,
     "props": "cls", "header_table": None,
-    **{t: None for t in gamewire.TABLES if t not in ("events", "ticks", "grenades")},
+    **{t: None for t in gamewire.TABLES if t not in ("events", "ticks", "grenades", "header")},
 }
 
 # Words of the native module's internals a message must never show.
@@ -203,6 +203,8 @@ def load(path, table: str, how: str, use_polars: bool):
         demo = gamewire.Demo(path)
         if table == "ticks":
             return demo.ticks(options["props"], polars=use_polars)
+        if table == "header":
+            return demo.header_table(polars=use_polars)
         return getattr(demo, table)(polars=use_polars)
     if how == "tables":
         return gamewire.Demo(path).tables([table], polars=use_polars, **options)[table]

@@ -12,6 +12,7 @@ import pytest
 
 import gamewire
 from conftest import DEMOS, corpus
+from gamewire import _gamewire
 
 TICK_PROPS = ["X", "Y", "Z", "health", "armor_value", "team_num", "pitch", "yaw"]
 
@@ -19,29 +20,13 @@ TICK_PROPS = ["X", "Y", "Z", "health", "armor_value", "team_num", "pitch", "yaw"
 # column holds nulls), float32, object.
 ALLOWED = {"Int64", "UInt64", "float32", "boolean", "object"}
 
-# Columns every fixed-schema table has (README "Analyst tables"); the query crate may add
-# more, so these are checked as a subset, in this order.
-SCHEMAS = {
-    "players": ["slot", "userid", "name", "steamid", "fake_player", "is_hltv", "first_tick",
-                "team_num", "score", "kills_total", "deaths_total", "assists_total",
-                "damage_total", "mvps", "ping", "rank"],
-    "chat": ["tick", "entity_index", "name", "steamid", "text", "all_chat", "kind"],
-    "grenades": ["grenade_id", "entity_index", "grenade_type", "thrower_name",
-                 "thrower_steamid", "start_tick", "end_tick", "tick", "x", "y", "z"],
-    "rounds": ["round", "start_tick", "freeze_end_tick", "end_tick", "official_end_tick",
-               "winner", "winner_side", "reason", "reason_name", "message"],
-    "kills": ["tick",
-              "attacker_name", "attacker_steamid", "attacker_team",
-              "victim_name", "victim_steamid", "victim_team",
-              "assister_name", "assister_steamid", "assister_team",
-              "weapon", "headshot", "penetrated", "wallbang", "assistedflash", "noscope",
-              "thrusmoke", "attackerblind", "attackerinair", "distance", "dmg_health",
-              "dmg_armor", "hitgroup"],
-    "damages": ["tick", "attacker_name", "attacker_steamid", "attacker_team",
-                "victim_name", "victim_steamid", "victim_team", "weapon", "dmg_health",
-                "dmg_armor", "health", "armor", "hitgroup"],
-    "purchases": ["tick", "name", "steamid", "team", "weapon", "loadout"],
-}
+# The pandas and polars dtypes of each type of the reference (docs/tables.md).
+PANDAS = {"int64": "Int64", "uint64": "UInt64", "float32": "float32", "bool": "boolean",
+          "string": "object", "list<float32>": "object", "list<string>": "object",
+          "list<uint64>": "object"}
+POLARS = {"int64": pl.Int64, "uint64": pl.UInt64, "float32": pl.Float32, "bool": pl.Boolean,
+          "string": pl.String, "list<float32>": pl.List(pl.Float32),
+          "list<string>": pl.List(pl.String), "list<uint64>": pl.List(pl.UInt64)}
 
 DEMO_IDS = [d[0] for d in DEMOS]
 
@@ -55,6 +40,8 @@ def demo_case(request):
 def table_of(demo: gamewire.Demo, name: str, **kw):
     if name == "ticks":
         return demo.ticks(TICK_PROPS, **kw)
+    if name == "header":  # `header()` is the dict; the table is `header_table()`
+        return demo.header_table(**kw)
     return getattr(demo, name)(**kw)
 
 
@@ -105,11 +92,14 @@ def test_every_table(demo_case, name):
     assert isinstance(frame, pd.DataFrame)
     check_dtypes(frame)
     assert frame.columns.is_unique
-    if name in SCHEMAS:
-        cols = list(frame.columns)
-        missing = [c for c in SCHEMAS[name] if c not in cols]
-        assert not missing, f"{name} lacks {missing}"
-        assert sorted(SCHEMAS[name], key=cols.index) == SCHEMAS[name], f"{name} order"
+    # The fixed columns of the reference, first, in order, with their declared types (the
+    # columns added by rule, props and event keys, come after them).
+    fixed = _gamewire.schema(name)
+    assert list(frame.columns[:len(fixed)]) == [c for c, _ in fixed], name
+    for col, kind in fixed:
+        if kind == "string" and col in ("input_history",):
+            continue  # JSON text given to Python as lists of dicts
+        assert str(frame[col].dtype) == PANDAS[kind], (name, col, kind, frame[col].dtype)
     if name == "ticks":
         assert list(frame.columns) == ["tick", "slot", "steamid", "name"] + TICK_PROPS
         assert str(frame["steamid"].dtype) == "UInt64"

@@ -89,6 +89,11 @@ class NativeDemo:
         message of a demo cut short (its tables hold everything before the cut), or None."""
     def __repr__(self) -> str: ...
 
+def schema(table: str) -> List[Tuple[str, str]]:
+    """The fixed columns of a table as the reference declares them (docs/tables.md):
+    `[(column, type)]`, the type as the reference names it (`int64`, `uint64`, `float32`,
+    `bool`, `string`, `list<float32>`, `list<string>`, `list<uint64>`)."""
+
 def run_many(
     paths: List[Union[str, "os.PathLike[str]"]],
     query: Query,
