@@ -12,7 +12,18 @@ import operator as _operator
 import os as _os
 import sys as _sys
 import warnings as _warnings
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple, Union, overload
+from typing import (
+    TYPE_CHECKING,
+    Dict,
+    Iterable,
+    List,
+    Optional,
+    SupportsIndex,
+    Tuple,
+    Union,
+    cast,
+    overload,
+)
 
 from ._gamewire import (
     TABLES,
@@ -28,8 +39,12 @@ from ._gamewire import (
 if TYPE_CHECKING:
     from typing import Literal
 
+    from types import FrameType
+
     import pandas
     import polars
+
+    from ._gamewire import Column, Query
 
     #: A table: pandas by default, polars with `polars=True` or after `set_polars(True)`.
     DataFrame = Union[pandas.DataFrame, polars.DataFrame]
@@ -76,7 +91,7 @@ def _caller_level() -> int:
     """The `stacklevel` of the first frame outside this package (warnings point at the
     user's line, not at gamewire's or gamewire.compat's)."""
     level = 1
-    frame = _sys._getframe(1)
+    frame: Optional[FrameType] = _sys._getframe(1)
     while frame is not None and _os.path.dirname(
             _os.path.abspath(frame.f_code.co_filename)) == _PACKAGE_DIR:
         frame = frame.f_back
@@ -140,12 +155,9 @@ _TICK_RANGE = range(-(1 << 31), 1 << 31)
 
 
 def _tick(where: str, item: object) -> int:
-    if not isinstance(item, bool):
-        try:
-            value = _operator.index(item)
-        except TypeError:
-            value = None
-        if value is not None and value in _TICK_RANGE:
+    if isinstance(item, SupportsIndex) and not isinstance(item, bool):
+        value = _operator.index(item)
+        if value in _TICK_RANGE:
             return value
     raise _bad(where, "ticks", _TICKS, item)
 
@@ -178,11 +190,8 @@ def _ticks(where: str, value: Ticks) -> Union[str, List[int], None]:
 def _steamid(where: str, item: object) -> int:
     if isinstance(item, str) and item.strip().isdigit():
         return int(item)
-    if not isinstance(item, (bool, str)):
-        try:
-            value = _operator.index(item)
-        except TypeError:
-            value = -1
+    if isinstance(item, SupportsIndex) and not isinstance(item, bool):
+        value = _operator.index(item)
         if 0 <= value < 1 << 64:
             return value
     raise _bad(where, "players", "steam ids (ints)", item)
@@ -220,7 +229,7 @@ def _query(
     players: SteamIds = None,
     humans_only: bool = False,
     grenade_props: Names = None,
-) -> dict:
+) -> "Query":
     """A query as the native module takes it; the option names are the command line's."""
     return {
         "tables": _names(where, *tables),
@@ -245,17 +254,19 @@ _NUMPY = {"i64": "<i8", "u64": "<u8", "f32": "<f4", "bool": "?"}
 _JSON_SUFFIX = "usercmd_input_history"
 
 
-def _json_values(name: str, kind: str, values: object) -> Optional[list]:
+def _json_values(name: str, kind: str, values: list) -> Optional[list]:
     if kind != "str" or not (name.endswith(_JSON_SUFFIX) or name == "input_history"):
         return None
     import json
 
-    return [json.loads(v) if v is not None else None for v in values]  # type: ignore[union-attr]
+    return [json.loads(v) if v is not None else None for v in values]
 
 
-def _input_history_dtype(pl: "polars") -> "polars.List":  # type: ignore[valid-type]
+def _input_history_dtype() -> "polars.List":
     """The polars type of an input history: a list of structs (floats as Float64, the
     Python floats pandas holds)."""
+    import polars as pl
+
     return pl.List(pl.Struct({
         "x": pl.Float64, "y": pl.Float64, "z": pl.Float64,
         "render_tick_count": pl.Int64, "render_tick_fraction": pl.Float64,
@@ -263,7 +274,7 @@ def _input_history_dtype(pl: "polars") -> "polars.List":  # type: ignore[valid-t
     }))
 
 
-def _pandas_frame(columns: list) -> "pandas.DataFrame":
+def _pandas_frame(columns: "List[Column]") -> "pandas.DataFrame":
     """Integers and booleans are pandas' nullable types (`Int64`, `UInt64`, `boolean`) in
     every column, null or not, so that a column's dtype never depends on the rows (one demo
     or many, one table or several)."""
@@ -272,14 +283,14 @@ def _pandas_frame(columns: list) -> "pandas.DataFrame":
 
     data = {}
     for name, kind, values, mask in columns:
-        decoded = _json_values(name, kind, values)
+        decoded = _json_values(name, kind, cast(list, values))
         if decoded is not None:
             data[name] = pd.Series(decoded, dtype=object)
             continue
         if kind in ("str", "f32list", "strlist", "u64list"):
             data[name] = pd.Series(values, dtype=object)
             continue
-        arr = np.frombuffer(values, dtype=_NUMPY[kind]).copy()
+        arr = np.frombuffer(cast(bytes, values), dtype=_NUMPY[kind]).copy()
         if kind == "f32":
             data[name] = pd.Series(arr)
             continue
@@ -294,23 +305,23 @@ def _pandas_frame(columns: list) -> "pandas.DataFrame":
     return pd.DataFrame(data)
 
 
-def _polars_frame(columns: list) -> "polars.DataFrame":
+def _polars_frame(columns: "List[Column]") -> "polars.DataFrame":
     import numpy as np
     import polars as pl
 
     kinds = {"i64": pl.Int64, "u64": pl.UInt64, "f32": pl.Float32, "bool": pl.Boolean}
-    lists = {"str": pl.String, "f32list": pl.List(pl.Float32), "strlist": pl.List(pl.String),
+    lists: dict = {"str": pl.String, "f32list": pl.List(pl.Float32), "strlist": pl.List(pl.String),
              "u64list": pl.List(pl.UInt64)}
     series = []
     for name, kind, values, mask in columns:
-        decoded = _json_values(name, kind, values)
+        decoded = _json_values(name, kind, cast(list, values))
         if decoded is not None:
-            series.append(pl.Series(name, decoded, dtype=_input_history_dtype(pl)))
+            series.append(pl.Series(name, decoded, dtype=_input_history_dtype()))
             continue
         if kind in lists:
             series.append(pl.Series(name, values, dtype=lists[kind]))
             continue
-        s = pl.Series(name, np.frombuffer(values, dtype=_NUMPY[kind]), dtype=kinds[kind])
+        s = pl.Series(name, np.frombuffer(cast(bytes, values), dtype=_NUMPY[kind]), dtype=kinds[kind])
         if mask is not None:
             nulls = np.flatnonzero(np.frombuffer(mask, dtype=np.bool_))
             s = s.scatter(nulls, None)
@@ -318,7 +329,7 @@ def _polars_frame(columns: list) -> "polars.DataFrame":
     return pl.DataFrame(series)
 
 
-def _frame(columns: list, use_polars: bool) -> "DataFrame":
+def _frame(columns: "List[Column]", use_polars: bool) -> "DataFrame":
     return _polars_frame(columns) if use_polars else _pandas_frame(columns)
 
 
@@ -442,7 +453,7 @@ class Demo:
 
     # -- tables ----------------------------------------------------------------------------
 
-    def _run(self, where: str, queries: List[dict],
+    def _run(self, where: str, queries: "List[Query]",
              use_polars: bool) -> List[Dict[str, "DataFrame"]]:
         """Several queries in one pass: per query, a dict from table name to DataFrame."""
         try:
@@ -457,7 +468,7 @@ class Demo:
         where = f"Demo.{table}"
         use_polars = _use_polars(where, polars)
         query = _query(where, ("table", table), **options)  # type: ignore[arg-type]
-        return self._run(where, [query], use_polars)[0][table]
+        return cast("Dict[str, pandas.DataFrame]", self._run(where, [query], use_polars)[0])[table]
 
     @overload
     def tables(self, names: Names = ..., *, name: Names = ..., props: Names = ...,
@@ -473,7 +484,8 @@ class Demo:
     def tables(self, names: Names = ..., *, name: Names = ..., props: Names = ...,
                other: Names = ..., ticks: Ticks = ..., players: SteamIds = ...,
                humans_only: bool = ..., grenade_props: Names = ...,
-               polars: None = ...) -> Dict[str, DataFrame]: ...
+               polars: None = ...) -> Union[Dict[str, pandas.DataFrame],
+                                            Dict[str, polars.DataFrame]]: ...
 
     def tables(
         self,
@@ -487,7 +499,7 @@ class Demo:
         humans_only: bool = False,
         grenade_props: Names = None,
         polars: Optional[bool] = None,
-    ) -> Dict[str, "DataFrame"]:
+    ) -> "Union[Dict[str, pandas.DataFrame], Dict[str, polars.DataFrame]]":
         """Several tables in one pass over the demo: a dict from table name to DataFrame, in
         the order of `TABLES`. `names` is a table name or a list of them (default: every
         table); the options are those of `events`, `ticks` and `grenades`, and each must be
@@ -496,7 +508,7 @@ class Demo:
         use_polars = _use_polars(where, polars)
         query = _query(where, ("names", names), name, props, other, ticks, players,
                        humans_only, grenade_props)
-        return self._run(where, [query], use_polars)[0]
+        return cast("Dict[str, pandas.DataFrame]", self._run(where, [query], use_polars)[0])
 
     @overload
     def events(self, name: Names = ..., *, props: Names = ..., other: Names = ...,
@@ -803,7 +815,8 @@ def parse_many(paths: Union[PathArg, Iterable[PathArg]], tables: Names = ..., *,
                name: Names = ..., props: Names = ..., other: Names = ..., ticks: Ticks = ...,
                players: SteamIds = ..., humans_only: bool = ..., grenade_props: Names = ...,
                jobs: Optional[int] = ..., on_error: str = ..., strict: bool = ...,
-               polars: None = ...) -> Dict[str, DataFrame]: ...
+               polars: None = ...) -> Union[Dict[str, pandas.DataFrame],
+                                            Dict[str, polars.DataFrame]]: ...
 
 
 def parse_many(
@@ -821,7 +834,7 @@ def parse_many(
     on_error: str = "raise",
     strict: bool = False,
     polars: Optional[bool] = None,
-) -> Dict[str, "DataFrame"]:
+) -> "Union[Dict[str, pandas.DataFrame], Dict[str, polars.DataFrame]]":
     """The same tables of many demos (`gamewire batch`), parsed in parallel on `jobs` worker
     threads (default: one per core) with the GIL released: a dict from table name to one
     DataFrame of every demo's rows, with a first column `demo` (the file's stem, `-2`, `-3`,
@@ -864,7 +877,7 @@ def parse_many(
     for table in query["tables"]:
         # Every demo skipped: an empty frame (a `demo` column only) per table asked for.
         out.setdefault(table, _frame([("demo", "str", [], None)], use_polars))
-    return out
+    return cast("Dict[str, pandas.DataFrame]", out)
 
 
 # The classes of this module are gamewire's: shown as `gamewire.Demo` in reprs and docs.

@@ -15,7 +15,7 @@ such as `"5, 100..200"`, a list of ints, or None), `players` (list of ints or No
 
 import os
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, TypedDict, Union
+from typing import Dict, List, Optional, Sequence, Tuple, TypedDict, Union
 
 __version__: str
 
@@ -95,7 +95,7 @@ def schema(table: str) -> List[Tuple[str, str]]:
     `bool`, `string`, `list<float32>`, `list<string>`, `list<uint64>`)."""
 
 def run_many(
-    paths: List[Union[str, "os.PathLike[str]"]],
+    paths: Sequence[Union[str, "os.PathLike[str]"]],
     query: Query,
     jobs: Optional[int] = None,
     strict: bool = False,
