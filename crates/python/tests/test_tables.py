@@ -308,3 +308,27 @@ def test_demo_attributes():
     assert gamewire.__version__
     # A str works as well as a pathlib.Path.
     assert gamewire.Demo(str(corpus("cs2/14065.dem"))).header()["map_name"] == "de_nuke"
+
+
+def test_header_table_is_one_row_agreeing_with_the_header(demo_case):
+    demo, rel, (map_name, _protocol, build, last_tick) = demo_case
+    table = demo.header_table()
+    assert len(table) == 1
+    row = table.iloc[0]
+    assert row["map"] == map_name == demo.header()["map_name"]
+    assert row["tick_rate"] == pytest.approx(demo.header()["tick_rate"], rel=1e-5)
+    assert demo.header_table(polars=True).to_dicts() == pandas_rows(table)
+    # The same row through `tables`, and by default with every table.
+    pd.testing.assert_frame_equal(demo.tables("header")["header"], table)
+
+
+def test_bots_have_rows_and_humans_only_drops_them():
+    # 14011 is a bot match: ten players, one of them human.
+    demo = gamewire.Demo(corpus("cs2/14011.dem"))
+    every = demo.ticks(["health"], ticks="100..101")
+    assert every["slot"].nunique() == 10
+    assert (every["steamid"] == 0).sum() > 0
+    humans = demo.ticks(["health"], ticks="100..101", humans_only=True)
+    assert len(humans) > 0 and (humans["steamid"] != 0).all()
+    pd.testing.assert_frame_equal(
+        humans, every[every["steamid"] != 0].reset_index(drop=True))
