@@ -436,31 +436,39 @@ fn listed<'py>(
 fn to_python<'py>(py: Python<'py>, tables: Buffers) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
     for (name, cols) in tables {
-        let pycols = PyList::empty(py);
-        for (col, buf) in cols {
-            let item = match buf {
-                Buffer::Fixed { kind, data, mask } => {
-                    let mask = mask.map(|m| PyBytes::new(py, &m));
-                    PyTuple::new(
-                        py,
-                        [
-                            col.into_pyobject(py)?.into_any(),
-                            kind.into_pyobject(py)?.into_any(),
-                            PyBytes::new(py, &data).into_any(),
-                            mask.into_pyobject(py)?.into_any(),
-                        ],
-                    )?
-                }
-                Buffer::Str(values) => listed(py, col, "str", PyList::new(py, values)?)?,
-                Buffer::F32List(values) => listed(py, col, "f32list", PyList::new(py, values)?)?,
-                Buffer::StrList(values) => listed(py, col, "strlist", PyList::new(py, values)?)?,
-                Buffer::U64List(values) => listed(py, col, "u64list", PyList::new(py, values)?)?,
-            };
-            pycols.append(item)?;
-        }
-        out.append((name, pycols))?;
+        out.append((name, columns_to_python(py, cols)?))?;
     }
     Ok(out)
+}
+
+/// `[(column, kind, data, mask), ...]`: one table's columns.
+fn columns_to_python<'py>(
+    py: Python<'py>,
+    cols: Vec<(String, Buffer)>,
+) -> PyResult<Bound<'py, PyList>> {
+    let pycols = PyList::empty(py);
+    for (col, buf) in cols {
+        let item = match buf {
+            Buffer::Fixed { kind, data, mask } => {
+                let mask = mask.map(|m| PyBytes::new(py, &m));
+                PyTuple::new(
+                    py,
+                    [
+                        col.into_pyobject(py)?.into_any(),
+                        kind.into_pyobject(py)?.into_any(),
+                        PyBytes::new(py, &data).into_any(),
+                        mask.into_pyobject(py)?.into_any(),
+                    ],
+                )?
+            }
+            Buffer::Str(values) => listed(py, col, "str", PyList::new(py, values)?)?,
+            Buffer::F32List(values) => listed(py, col, "f32list", PyList::new(py, values)?)?,
+            Buffer::StrList(values) => listed(py, col, "strlist", PyList::new(py, values)?)?,
+            Buffer::U64List(values) => listed(py, col, "u64list", PyList::new(py, values)?)?,
+        };
+        pycols.append(item)?;
+    }
+    Ok(pycols)
 }
 
 /// The visitor of `event_names`: game events only, no entities.
