@@ -259,3 +259,14 @@ def test_demo_from_bytes():
     cut = gamewire.Demo.from_bytes(data[:280_000], name="cut.dem")
     with pytest.warns(gamewire.DemoTruncatedWarning, match=r"^cut\.dem: the demo is truncated"):
         assert cut.header()["last_tick"] == 100
+
+
+@pytest.mark.parametrize("rel,asked", [("deadlock/hltv_10423.dem", ["hero_id", "zzz"]),
+                                       ("dota2/auto-20240102-2233-start.dem", ["zzz"])])
+def test_unknown_props_are_errors_in_every_game(rel, asked):
+    demo = gamewire.Demo(corpus(rel))
+    with pytest.raises(gamewire.UnknownNameError) as e:
+        demo.ticks(asked)
+    assert 'prop "zzz"' in str(e.value) and len(str(e.value)) < 600, str(e.value)
+    with pytest.raises(gamewire.UnknownNameError, match='"zzz"'):
+        demo.events(props="zzz")
