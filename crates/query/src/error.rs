@@ -26,16 +26,24 @@ pub enum QueryError {
         /// The closest valid names.
         closest: String,
     },
-    /// An unknown prop name.
-    #[error("unknown {what} prop {name:?}; closest: {closest} (friendly names: {valid}; raw names such as CCSPlayerPawn.m_iHealth or CCSGameRulesProxy.m_pGameRules.m_bBombPlanted are accepted when the demo has them)")]
+    /// A prop name the demo does not have (in any game: a friendly name of
+    /// another game, a raw path its classes lack).
+    #[error("unknown {what} prop {name:?}; closest: {closest} (every prop of a demo: gamewire props DEMO, or Demo.props() in Python)")]
     UnknownProp {
         /// `player` or `game-wide`.
         what: &'static str,
         /// The name asked for.
         name: String,
-        /// Every friendly name, comma-separated.
-        valid: String,
-        /// The closest valid names.
+        /// The closest names the demo has, comma-separated (`none near`
+        /// when no name is near).
+        closest: String,
+    },
+    /// A class name the demo does not have.
+    #[error("the demo has no class {name:?}; closest: {closest}")]
+    UnknownClass {
+        /// The name asked for.
+        name: String,
+        /// The closest class names, comma-separated.
         closest: String,
     },
     /// A `grenades` prop that no projectile class of the demo has.
@@ -141,6 +149,7 @@ impl QueryError {
             },
             QueryError::UnknownTable { .. }
             | QueryError::UnknownProp { .. }
+            | QueryError::UnknownClass { .. }
             | QueryError::UnknownGrenadeProp { .. }
             | QueryError::UnknownEvent { .. }
             | QueryError::UnknownFormat(_) => ErrorCategory::UnknownName,

@@ -5,6 +5,7 @@
 
 use crate::friendly_props::PropSource;
 use crate::player_props::{read_player_prop, team_number};
+use crate::players::player_classes;
 use crate::prop_paths::PropCache;
 use crate::table::Cell;
 use crate::world::{other_prop_in, PlayerSource, World};
@@ -56,9 +57,11 @@ pub fn handle_index(raw: u64) -> Option<i32> {
     (index != HANDLE_INDEX_MASK).then_some(index as i32)
 }
 
-/// The pawn of a controller (`m_hPlayerPawn`).
+/// The pawn of a controller: CS2's `m_hPlayerPawn`, Deadlock's
+/// `m_hHeroPawn`, Dota 2's `m_hAssignedHero`.
 pub fn pawn_of<'s>(state: &'s DemoState, paths: &mut PropCache, c: &Entity) -> Option<&'s Entity> {
-    let raw = paths.value(state, c, "m_hPlayerPawn")?.as_u64()?;
+    let handle = player_classes(state.game).pawn_handle;
+    let raw = paths.value(state, c, handle)?.as_u64()?;
     let index = raw & HANDLE_INDEX_MASK;
     if index == HANDLE_INDEX_MASK {
         return None;
@@ -92,10 +95,11 @@ pub fn player_by_pawn<'s>(state: &'s DemoState, paths: &mut PropCache, raw: i64)
         return PlayerEnts::default();
     }
     let pawn = state.entities.get(index as i32);
+    let handle = player_classes(state.game).pawn_handle;
     let controller = state.entities.iter().find(|e| {
         state.class_name(e).ends_with("PlayerController")
             && paths
-                .value(state, e, "m_hPlayerPawn")
+                .value(state, e, handle)
                 .and_then(Value::as_u64)
                 .map(|h| h & HANDLE_INDEX_MASK)
                 == Some(index)

@@ -656,7 +656,8 @@ pub const AIRBORNE_GROUND_HANDLE: u64 = 0xFF_FFFF;
 /// ([`PLAYER_CLASS_PREFIXES`]: `CCSPlayerPawn.`, `CCSPlayerController.`,
 /// Deadlock's and Dota 2's), and a `Weapon.` or `Grenade.`
 /// prefix (demoparser2's spelling, as its `list_updated_fields` gives the
-/// props of weapon and grenade classes) reads the active weapon.
+/// props of weapon and grenade classes) reads the active weapon. Dota 2's
+/// hero classes are prefixes too (`CDOTA_Unit_Hero_Axe.m_iHealth`).
 pub fn prop_source(name: &str) -> PropSource {
     if let Some((_, spec)) = FRIENDLY_PROPS.iter().find(|(n, _)| *n == name) {
         return parse_spec(spec);
@@ -670,6 +671,13 @@ pub fn prop_source(name: &str) -> PropSource {
     for (class, owner) in PLAYER_CLASS_PREFIXES {
         if let Some(rest) = name.strip_prefix(class) {
             return PropSource::Raw(owner, rest.to_string());
+        }
+    }
+    // Dota 2's heroes: `CDOTA_BaseNPC_Hero.<path>` or
+    // `CDOTA_Unit_Hero_<name>.<path>`, read on the player's hero.
+    if let Some((class, rest)) = name.split_once('.') {
+        if class == "CDOTA_BaseNPC_Hero" || class.starts_with("CDOTA_Unit_Hero_") {
+            return PropSource::Raw(Owner::Pawn, rest.to_string());
         }
     }
     PropSource::Raw(Owner::Pawn, name.to_string())

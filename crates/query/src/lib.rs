@@ -32,7 +32,7 @@
 
 // The modules, bottom up: each uses only modules listed before it, so
 // their imports form no circle.
-// - the table model and its writers: `error`, `input`, `table` (Cell, Rows,
+// - the table model and its writers: `error`, `tick_set`, `input`, `table` (Cell, Rows,
 //   Column, Table), `raw_events` (the game events as sent, `gamewire
 //   events`), `write` (CSV, JSON Lines, Parquet);
 // - the reference of every table's columns: `reference` (uses `table`);
@@ -46,7 +46,8 @@
 //   `updated_fields`;
 // - views of a demo for the command line: `entities` (a snapshot at a
 //   tick), `messages` (user messages as JSON), `summary` (`info`),
-//   `schema` (the serializer tree; uses `prop_checks`);
+//   `schema` (the serializer tree; uses `prop_checks`), `props` (the props
+//   a demo offers; uses `prop_checks`, `schema`, `run`);
 // - this file: the query, the visitor that fans a pass out to the
 //   collectors (`Collectors`), and the runs.
 pub mod actions;
@@ -68,6 +69,7 @@ pub mod player_props;
 pub mod players;
 pub mod prop_checks;
 pub mod prop_paths;
+pub mod props;
 pub mod raw_events;
 pub mod reference;
 pub mod run;
@@ -442,16 +444,12 @@ impl Query {
             }
         }
         if self.wants(TableKind::Events) || self.wants(TableKind::Ticks) {
-            for p in &self.player_props {
-                if !prop_checks::player_prop_known(state, p) {
-                    let names = prop_checks::player_prop_names();
-                    return Err(QueryError::UnknownProp {
-                        what: "player",
-                        name: p.clone(),
-                        valid: names.join(", "),
-                        closest: prop_checks::closest(p, &names).join(", "),
-                    });
-                }
+            if let Some(u) = prop_checks::unknown_player_prop(state, &self.player_props) {
+                return Err(QueryError::UnknownProp {
+                    what: "player",
+                    name: u.name,
+                    closest: prop_checks::closest_text(&u.closest),
+                });
             }
         }
         if self.wants(TableKind::Grenades) {
@@ -468,12 +466,14 @@ impl Query {
         }
         for p in &self.other_props {
             if !prop_checks::other_prop_known(state, p) {
-                let names = world::other_names();
+                let names: Vec<&str> = world::other_names()
+                    .into_iter()
+                    .filter(|n| prop_checks::other_prop_known(state, n))
+                    .collect();
                 return Err(QueryError::UnknownProp {
                     what: "game-wide",
                     name: p.clone(),
-                    valid: names.join(", "),
-                    closest: prop_checks::closest(p, &names).join(", "),
+                    closest: prop_checks::closest_text(&prop_checks::close_names(p, &names)),
                 });
             }
         }

@@ -1,6 +1,13 @@
-//! The players of a demo as demoparser2 sees them (LaihoE/demoparser): a
-//! controller with a pawn (CS2), hero pawn (Deadlock) or hero (Dota 2), a
-//! steam id and a team other than spectator.
+//! The players of a demo: a controller with a pawn (CS2), hero pawn
+//! (Deadlock) or hero (Dota 2) and a team other than spectator, bots
+//! included. A player is keyed by its slot (the controller's entity index
+//! minus 1), not by its steam id: every bot has steam id 0. The `ticks`
+//! table has one row per player of every tick; `humans_only` keeps the
+//! players whose steam id is not 0 and whose `userinfo` entry is not a
+//! fake player.
+//!
+//! demoparser2 (LaihoE/demoparser) keeps only players with a steam id,
+//! which leaves out every bot.
 
 use crate::prop_paths::{PropCache, PropId};
 use gamewire_source2::{DemoState, Game, Value};
@@ -8,22 +15,28 @@ use gamewire_source2::{DemoState, Game, Value};
 /// Entity handle index mask demoparser2 applies to `m_hPlayerPawn`.
 pub const PAWN_HANDLE_MASK: u32 = 0x7FF;
 
-/// A player as demoparser2 sees one: a controller with a pawn, a steam id
-/// and a team other than spectator.
+/// A player: a controller with a pawn and a team other than spectator.
 #[derive(Debug, Clone)]
 pub struct PlayerRef {
+    /// The player slot: the controller's entity index minus 1 (the
+    /// `userinfo` entry of the player).
+    pub slot: i32,
     /// Controller entity index.
     pub controller: i32,
     /// Pawn entity index.
     pub pawn: i32,
     /// Name from the controller.
     pub name: String,
-    /// Steam id from the controller.
+    /// Steam id from the controller (0 for bots).
     pub steamid: u64,
+    /// Whether the player is a bot: steam id 0, or a fake player in
+    /// `userinfo`.
+    pub is_bot: bool,
 }
 
-/// The players of the current state (demoparser2's rules: pawn handle valid,
-/// steam id non-zero, team not spectator). For a call per tick, a
+/// The players of the current state, in slot order: a controller whose pawn
+/// handle is valid and whose team is not spectator, bots included. For a
+/// call per tick, a
 /// [`PlayerFinder`] does the same without searching the classes and every
 /// entity each time.
 pub fn players(state: &DemoState, cache: &mut PropCache) -> Vec<PlayerRef> {
@@ -65,14 +78,14 @@ impl PlayerFinder {
 /// hero) and the index bits of that handle (demoparser2 masks CS2's pawn
 /// handle with `0x7FF`).
 #[derive(Debug, Clone, Copy)]
-struct PlayerClasses {
-    controller: &'static str,
-    pawn_handle: &'static str,
-    handle_mask: u32,
+pub(crate) struct PlayerClasses {
+    pub(crate) controller: &'static str,
+    pub(crate) pawn_handle: &'static str,
+    pub(crate) handle_mask: u32,
 }
 
 /// The [`PlayerClasses`] of a game (CS2's for an unknown game).
-fn player_classes(game: Game) -> PlayerClasses {
+pub(crate) fn player_classes(game: Game) -> PlayerClasses {
     match game {
         Game::Deadlock => PlayerClasses {
             controller: "CCitadelPlayerController",
@@ -168,6 +181,7 @@ pub(crate) fn players_into(
                 .filter(|e| e.class_id == class)
                 .map(|e| e.index),
         );
+        ids.controllers.sort_unstable();
         ids.controllers_generation = Some(key);
     }
     let mut found = 0;
@@ -185,36 +199,47 @@ pub(crate) fn players_into(
         if pawn == mask {
             continue;
         }
-        let steamid = cache
-            .get(state, e, ids.steamid)
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
         let team = cache
             .get(state, e, ids.team)
             .and_then(Value::as_i64)
             .unwrap_or(0);
-        if steamid == 0 || team == 1 {
+        if team == 1 {
             continue;
         }
+        let slot = e.index - 1;
+        let info = usize::try_from(slot)
+            .ok()
+            .and_then(|s| state.players.get(&s));
+        let steamid = cache
+            .get(state, e, ids.steamid)
+            .and_then(Value::as_u64)
+            .or(info.map(|i| i.steamid))
+            .unwrap_or(0);
+        let is_bot = steamid == 0 || info.is_some_and(|i| i.fake_player);
         let name = cache
             .get(state, e, ids.name)
             .and_then(Value::as_str)
+            .or(info.map(|i| i.name.as_str()))
             .unwrap_or("");
         // Entries of the previous call are overwritten in place (their
         // name buffers reused), then the rest is cut.
         match out.get_mut(found) {
             Some(p) => {
+                p.slot = slot;
                 p.controller = e.index;
                 p.pawn = pawn as i32;
                 p.steamid = steamid;
+                p.is_bot = is_bot;
                 p.name.clear();
                 p.name.push_str(name);
             }
             None => out.push(PlayerRef {
+                slot,
                 controller: e.index,
                 pawn: pawn as i32,
                 name: name.to_string(),
                 steamid,
+                is_bot,
             }),
         }
         found += 1;

@@ -1,8 +1,12 @@
 //! `ticks`: one row per player after every `PacketEntities` message outside
-//! full packets, demoparser2's `parse_ticks` (LaihoE/demoparser). The rows
-//! are gathered as cells ([`TicksCollector::rows`], which `gamewire ticks`
-//! streams out as they come) and typed at the end ([`TicksCollector::finish`],
-//! the `ticks` table).
+//! full packets, as demoparser2's `parse_ticks` (LaihoE/demoparser) reads
+//! them. The columns are `tick`, `slot`, `steamid`, `name`, then the props
+//! in the order asked for. Every player has rows, bots included (keyed by
+//! their slot: every bot's steam id is 0; [`crate::players`]); `humans_only`
+//! leaves the bots out. The rows are gathered as cells
+//! ([`TicksCollector::rows`], which `gamewire ticks` streams out as they
+//! come) and typed at the end ([`TicksCollector::finish`], the `ticks`
+//! table).
 
 use crate::classes::is_player_row_class;
 use crate::kinds::player_kind;
@@ -18,18 +22,21 @@ use gamewire_source2::{DemoState, Interests, Visitor};
 
 /// What a [`TicksCollector`] keeps for velocity props: the interned cell and
 /// offset props per axis, and each player's position on their previous row
-/// (by steam id).
+/// (by slot).
 type Velocities = (
     [(PropId, PropId); 3],
-    rustc_hash::FxHashMap<u64, Option<[f32; 3]>>,
+    rustc_hash::FxHashMap<i32, Option<[f32; 3]>>,
 );
 
+/// The columns every `ticks` row starts with, before the props.
+pub const KEY_COLUMNS: [&str; 4] = ["tick", "slot", "steamid", "name"];
+
 /// Collects one row per player after every `PacketEntities` message outside
-/// full packets (demoparser2's `parse_ticks`): the props asked for, then
-/// `tick`, `steamid`, `name`. A player is a controller with a steam id, not
-/// a spectator, whose pawn exists: CS2's `CCSPlayerController` and its
-/// `m_hPlayerPawn`, Deadlock's `CCitadelPlayerController` and its hero pawn,
-/// Dota 2's `CDOTAPlayerController` and its hero.
+/// full packets (demoparser2's `parse_ticks`): `tick`, `slot`, `steamid`,
+/// `name`, then the props asked for. A player is a controller, not a
+/// spectator, whose pawn exists, bots included: CS2's `CCSPlayerController`
+/// and its `m_hPlayerPawn`, Deadlock's `CCitadelPlayerController` and its
+/// hero pawn, Dota 2's `CDOTAPlayerController` and its hero.
 #[derive(Debug)]
 pub struct TicksCollector {
     props: Vec<SourceIds>,
@@ -38,7 +45,7 @@ pub struct TicksCollector {
     player_ids: PlayerIds,
     players: Vec<PlayerRef>,
     /// With a velocity prop: the position props, and each player's
-    /// position on their previous row (by steam id).
+    /// position on their previous row (by slot).
     velocity: Option<Velocities>,
     /// The paths of the team props ([`SourceIds::Team`]).
     team_paths: Vec<String>,
@@ -57,8 +64,8 @@ pub struct TicksCollector {
     /// The prop names asked for, each with where it is read (the column
     /// types of [`TicksCollector::finish`]).
     sources: Vec<(String, PlayerSource)>,
-    /// The rows collected and not taken yet: the props asked for, then
-    /// `tick`, `steamid`, `name`.
+    /// The rows collected and not taken yet: `tick`, `slot`, `steamid`,
+    /// `name`, then the props asked for.
     pub rows: Rows,
 }
 
@@ -66,8 +73,8 @@ impl TicksCollector {
     /// A collector for these props, optionally only at these ticks.
     pub fn new(props: &[String], ticks: Option<TickSet>) -> Self {
         let names = props;
-        let mut columns: Vec<String> = props.to_vec();
-        columns.extend(["tick", "steamid", "name"].map(String::from));
+        let mut columns: Vec<String> = KEY_COLUMNS.map(String::from).to_vec();
+        columns.extend(props.iter().cloned());
         let mut cache = PropCache::default();
         let (mut team_paths, mut world_sources) = (Vec::new(), Vec::new());
         let mut user_commands = false;
@@ -128,8 +135,9 @@ impl TicksCollector {
         self
     }
 
-    /// Keeps only the rows of human players (`true`) or every player,
-    /// bots included (`false`, the default).
+    /// Keeps only the rows of human players (`true`: not a bot, see
+    /// [`crate::players::PlayerRef::is_bot`]) or every player, bots
+    /// included (`false`, the default).
     #[must_use]
     pub fn humans_only(mut self, humans_only: bool) -> Self {
         self.humans_only = humans_only;
@@ -155,14 +163,17 @@ impl TicksCollector {
     /// The `ticks` table: the rows not taken yet, with the column types the
     /// demo declares for each prop ([`crate::kinds`]).
     pub fn finish(self, state: &DemoState) -> Table {
-        let mut schema: Vec<(String, Option<Kind>)> = self
-            .sources
-            .iter()
-            .map(|(n, s)| (n.clone(), player_kind(state, s)))
-            .collect();
-        schema.push(("tick".into(), Some(Kind::I64)));
-        schema.push(("steamid".into(), Some(Kind::U64)));
-        schema.push(("name".into(), Some(Kind::Str)));
+        let mut schema: Vec<(String, Option<Kind>)> = vec![
+            ("tick".into(), Some(Kind::I64)),
+            ("slot".into(), Some(Kind::I64)),
+            ("steamid".into(), Some(Kind::U64)),
+            ("name".into(), Some(Kind::Str)),
+        ];
+        schema.extend(
+            self.sources
+                .iter()
+                .map(|(n, s)| (n.clone(), player_kind(state, s))),
+        );
         Table::from_cells_typed("ticks", &schema, &self.rows.rows)
     }
 }
@@ -203,8 +214,8 @@ impl Visitor for TicksCollector {
         } else {
             World::of(state, &mut self.cache)
         };
-        for p in players.drain(..) {
-            if self.humans_only && p.steamid == 0 {
+        for mut p in players.drain(..) {
+            if self.humans_only && p.is_bot {
                 continue;
             }
             if let Some(only) = &self.only_players {
@@ -212,14 +223,18 @@ impl Visitor for TicksCollector {
                     continue;
                 }
             }
-            let mut row = Vec::with_capacity(self.props.len() + 3);
+            let mut row = Vec::with_capacity(self.props.len() + KEY_COLUMNS.len());
+            row.push(Cell::Int(i64::from(state.tick)));
+            row.push(Cell::Int(i64::from(p.slot)));
+            row.push(Cell::UInt(p.steamid));
+            row.push(Cell::Str(std::mem::take(&mut p.name)));
             let (position, previous) = match &mut self.velocity {
                 Some((ids, last)) => {
                     let pos = state
                         .entities
                         .get(p.pawn)
                         .and_then(|pawn| position_with_ids(state, &mut self.cache, pawn, ids));
-                    (pos, last.insert(p.steamid, pos).flatten())
+                    (pos, last.insert(p.slot, pos).flatten())
                 }
                 None => (None, None),
             };
@@ -247,9 +262,6 @@ impl Visitor for TicksCollector {
                     _ => read_prop(state, &mut self.cache, &p, src),
                 });
             }
-            row.push(Cell::Int(i64::from(state.tick)));
-            row.push(Cell::UInt(p.steamid));
-            row.push(Cell::Str(p.name));
             self.rows.rows.push(row);
         }
         self.players = players;

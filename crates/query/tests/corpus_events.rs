@@ -200,7 +200,14 @@ fn match_stats_resolve_on_14011() {
     let ticks = &tables[1];
     assert_eq!(
         ticks.column_names(),
-        ["kills_total", "damage_total", "tick", "steamid", "name"]
+        [
+            "tick",
+            "slot",
+            "steamid",
+            "name",
+            "kills_total",
+            "damage_total"
+        ]
     );
     assert!(ticks.rows() > 0);
     let Some(Column::I64(dmg)) = ticks.column("damage_total") else {
@@ -234,8 +241,14 @@ fn event_player_props_read_what_ticks_read() {
     let data = std::fs::read(corpus().join("cs2/14065.dem")).unwrap();
     let (tables, state) = run_with_state(&q, &data).unwrap();
     let ticks = &tables[0];
-    let last = ticks.row(ticks.rows() - 1);
-    assert_eq!(last[props.len()], Cell::Int(i64::from(state.tick)));
+    // The row of slot 0 at the last tick (rows start `tick`, `slot`,
+    // `steamid`, `name`, then the props).
+    let last = (0..ticks.rows())
+        .map(|r| ticks.row(r))
+        .rfind(|r| r[1] == Cell::Int(0))
+        .unwrap();
+    assert_eq!(last[0], Cell::Int(i64::from(state.tick)));
+    let last = &last[4..];
     let mut paths = PropCache::default();
     let p = player_by_slot(&state, &mut paths, 0);
     for (i, name) in props.iter().enumerate() {
@@ -243,7 +256,7 @@ fn event_player_props_read_what_ticks_read() {
         let cell = player_prop(&state, &mut paths, &p, &src);
         assert_ne!(cell, Cell::Null, "{name}");
         // Ticks columns are typed: compare through the same column type.
-        let mut col = Column::new(ticks.columns[i].1.kind());
+        let mut col = Column::new(ticks.columns[i + 4].1.kind());
         col.push(&cell);
         assert_eq!(col.cell(0), last[i], "{name}");
     }

@@ -11,12 +11,14 @@ use gamewire_query::{Column, Query, TableKind};
 #[test]
 fn ticks_match_demoparser2_on_14065() {
     // demoparser2 0.42.0 parse_ticks(["X", "Y", "health", "balance"]) on
-    // this demo: 185 rows (ticks 1..=185, one human player); at tick 1
-    // X -1874.0, Y -1076.0, health 100, balance 800, steamid
-    // 76561197966986733, name "Partridge".
+    // this demo: 185 rows (ticks 1..=185, the one human player: demoparser2
+    // leaves the bots out, as `humans_only` does); at tick 1 X -1874.0,
+    // Y -1076.0, health 100, balance 800, steamid 76561197966986733, name
+    // "Partridge".
     let q = Query {
         tables: vec![TableKind::Ticks],
         player_props: vec!["X".into(), "Y".into(), "health".into(), "balance".into()],
+        humans_only: true,
         ..Query::default()
     };
     let t = run_file(&q, &corpus().join("cs2/14065.dem"))
@@ -24,19 +26,20 @@ fn ticks_match_demoparser2_on_14065() {
         .remove(0);
     assert_eq!(
         t.column_names(),
-        ["X", "Y", "health", "balance", "tick", "steamid", "name"]
+        ["tick", "slot", "steamid", "name", "X", "Y", "health", "balance"]
     );
     assert_eq!(t.rows(), 185);
     assert_eq!(
         t.row(0),
         vec![
+            Cell::Int(1),
+            Cell::Int(0),
+            Cell::UInt(76561197966986733),
+            Cell::Str("Partridge".into()),
             Cell::Float(-1874.0),
             Cell::Float(-1076.0),
             Cell::Int(100),
             Cell::Int(800),
-            Cell::Int(1),
-            Cell::UInt(76561197966986733),
-            Cell::Str("Partridge".into())
         ]
     );
     let Some(Column::I64(ticks)) = t.column("tick") else {
@@ -67,12 +70,13 @@ fn team_and_game_wide_props_on_the_corpus() {
                 "game_phase".into(),
             ],
             ticks: Some(gamewire_query::TickSet::from_ticks(vec![100])),
+            humans_only: true,
             ..Query::default()
         };
         let t = run_file(&q, &corpus().join(demo)).unwrap().remove(0);
         assert_eq!(t.rows(), 1, "{demo}");
         assert_eq!(
-            t.row(0)[..7],
+            t.row(0)[4..11],
             [
                 Cell::Int(team),
                 Cell::Str(team_name.into()),
@@ -132,7 +136,7 @@ fn team_and_game_wide_props_on_the_corpus() {
     for demo in cs2_demos() {
         let (_, state) = run_with_state(
             &Query {
-                tables: vec![TableKind::Chat],
+                tables: vec![TableKind::Events],
                 // Naming a prop makes the parser build the send tables.
                 other_props: vec!["total_rounds_played".into()],
                 ..Query::default()
@@ -171,6 +175,8 @@ fn user_commands_table_agrees_with_the_usercmd_props() {
         let q = Query {
             tables: vec![TableKind::UserCommands, TableKind::Ticks],
             player_props: vec!["usercmd_viewangle_y".into(), "usercmd_mouse_dx".into()],
+            // Bots send no user commands.
+            humans_only: true,
             ..Query::default()
         };
         let tables = run_file(&q, &corpus().join(format!("cs2/{name}.dem"))).unwrap();

@@ -20,6 +20,13 @@ mod analyst {
     pub use gamewire_query::ticks::TicksCollector;
 }
 
+/// The cells of a `ticks` row after its key columns (`tick`, `slot`,
+/// `steamid`, `name`): the props, in the order asked for.
+fn props_of(row: &[analyst::Cell]) -> &[analyst::Cell] {
+    row.get(gamewire_query::ticks::KEY_COLUMNS.len()..)
+        .unwrap_or_default()
+}
+
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
 }
@@ -54,22 +61,23 @@ fn cs2_player_positions_and_health_are_sane() {
         parser.run(&mut collector).unwrap();
         let rows = &collector.rows.rows;
         assert!(!rows.is_empty(), "{}: no player rows", path.display());
-        let mut last: Option<(u64, f32, f32)> = None;
-        for row in rows {
+        let mut last: Option<(i64, f32, f32)> = None;
+        for whole in rows {
+            let row = props_of(whole);
             let (Cell::Float(x), Cell::Float(y), Cell::Float(z)) = (&row[0], &row[1], &row[2])
             else {
-                panic!("{}: missing position in {row:?}", path.display());
+                panic!("{}: missing position in {whole:?}", path.display());
             };
             assert!(x.abs() < 16384.0 && y.abs() < 16384.0 && z.abs() < 16384.0);
             let Cell::Int(h) = row[3] else {
-                panic!("health {row:?}")
+                panic!("health {whole:?}")
             };
             assert!((0..=100).contains(&h));
-            let Cell::UInt(steamid) = row[6] else {
-                panic!("steamid {row:?}")
+            let Cell::Int(slot) = whole[1] else {
+                panic!("slot {whole:?}")
             };
             if let Some((s, px, py)) = last {
-                if s == steamid {
+                if s == slot {
                     assert!(
                         (px - x).abs() < 64.0 && (py - y).abs() < 64.0,
                         "{}: jump",
@@ -77,7 +85,7 @@ fn cs2_player_positions_and_health_are_sane() {
                     );
                 }
             }
-            last = Some((steamid, *x, *y));
+            last = Some((slot, *x, *y));
         }
     }
 }
@@ -253,16 +261,16 @@ fn tick_rows_follow_entity_creates_and_deletes() {
             if state.in_full_packet {
                 return;
             }
-            let got: Vec<u64> = self.collector.rows.rows[before..]
+            let got: Vec<i64> = self.collector.rows.rows[before..]
                 .iter()
-                .map(|row| match row[row.len() - 2] {
-                    Cell::UInt(s) => s,
-                    ref other => panic!("steamid cell {other:?}"),
+                .map(|row| match row[1] {
+                    Cell::Int(s) => s,
+                    ref other => panic!("slot cell {other:?}"),
                 })
                 .collect();
-            let want: Vec<u64> = players(state, &mut self.fresh)
+            let want: Vec<i64> = players(state, &mut self.fresh)
                 .iter()
-                .map(|p| p.steamid)
+                .map(|p| i64::from(p.slot))
                 .collect();
             assert_eq!(got, want, "tick {}", state.tick);
             self.ticks += usize::from(!want.is_empty());
@@ -410,20 +418,24 @@ fn deadlock_and_dota_ticks_are_the_heroes() {
         assert!(err.is_none(), "{path}");
         let rows = &tc.rows.rows;
         assert!(rows.len() >= 50, "{path}: {} rows", rows.len());
-        let mut last: std::collections::HashMap<u64, (i64, f32, f32)> = Default::default();
+        let mut last: std::collections::HashMap<i64, (i64, f32, f32)> = Default::default();
         let mut moves = 0;
-        for r in rows {
+        for whole in rows {
+            let r = props_of(whole);
             let f = |i: usize| match &r[i] {
                 Cell::Float(x) => *x,
-                other => panic!("{path}: {other:?} in {r:?}"),
+                other => panic!("{path}: {other:?} in {whole:?}"),
             };
             let (x, y) = (f(0), f(1));
-            assert!(x.abs() <= bound && y.abs() <= bound, "{path}: {r:?}");
-            assert!(matches!(r[3], Cell::Int(h) if h > 0), "{path}: {r:?}");
-            assert!(matches!(r[4], Cell::Int(2 | 3)), "{path}: {r:?}");
-            let Cell::Int(tick) = r[5] else { panic!() };
-            let Cell::UInt(steamid) = r[6] else { panic!() };
-            let Cell::Str(name) = &r[7] else { panic!() };
+            assert!(x.abs() <= bound && y.abs() <= bound, "{path}: {whole:?}");
+            assert!(matches!(r[3], Cell::Int(h) if h > 0), "{path}: {whole:?}");
+            assert!(matches!(r[4], Cell::Int(2 | 3)), "{path}: {whole:?}");
+            let Cell::Int(tick) = whole[0] else { panic!() };
+            let Cell::Int(slot) = whole[1] else { panic!() };
+            let Cell::UInt(steamid) = whole[2] else {
+                panic!()
+            };
+            let Cell::Str(name) = &whole[3] else { panic!() };
             assert!(
                 state
                     .players
@@ -431,11 +443,11 @@ fn deadlock_and_dota_ticks_are_the_heroes() {
                     .any(|p| p.steamid == steamid && &p.name == name),
                 "{path}: {name} {steamid} is not in userinfo"
             );
-            if let Some((t, px, py)) = last.insert(steamid, (tick, x, y)) {
+            if let Some((t, px, py)) = last.insert(slot, (tick, x, y)) {
                 if tick - t <= 16 {
                     assert!(
                         ((x - px).powi(2) + (y - py).powi(2)).sqrt() < 300.0,
-                        "{path}: {r:?}"
+                        "{path}: {whole:?}"
                     );
                     moves += 1;
                 }
@@ -525,7 +537,8 @@ fn user_commands_drive_their_pawns() {
         let props: Vec<String> = ["pitch", "yaw", "usercmd_viewangle_x", "usercmd_viewangle_y"]
             .map(String::from)
             .to_vec();
-        let mut ticks = TicksCollector::new(&props, None);
+        // Bots send no commands.
+        let mut ticks = TicksCollector::new(&props, None).humans_only(true);
         DemoParser::new(&data).unwrap().run(&mut ticks).unwrap();
         // CS2 networks the eye angles at full precision; Deadlock's are
         // quantized (steps of about 0.02 degrees).
@@ -533,7 +546,7 @@ fn user_commands_drive_their_pawns() {
         let mut compared = 0;
         for row in &ticks.rows.rows {
             if let [Cell::Float(pitch), Cell::Float(yaw), Cell::Float(cx), Cell::Float(cy), ..] =
-                row.as_slice()
+                props_of(row)
             {
                 assert!(
                     (pitch - cx).abs() < tolerance && (yaw - cy).abs() < tolerance,
@@ -624,7 +637,7 @@ fn spotted_by_lists_one_player_per_mask_bit() {
         assert!(!ticks.rows.rows.is_empty());
         for row in &ticks.rows.rows {
             assert!(
-                matches!(&row[0], Cell::Str(s) if s.starts_with("customplayer_")),
+                matches!(&props_of(row)[0], Cell::Str(s) if s.starts_with("customplayer_")),
                 "{name}: {row:?}"
             );
         }
@@ -652,12 +665,12 @@ fn round_stats_read_the_current_rounds_entry() {
             DemoParser::new(&data).unwrap().run(&mut t).unwrap();
             t.rows.rows
         };
-        let round = match rounds.first().map(|r| &r[0]) {
+        let round = match rounds.first().map(|r| &props_of(r)[0]) {
             Some(Cell::Int(r)) => *r,
             other => panic!("{name}: total_rounds_played {other:?}"),
         };
         assert!(
-            rounds.iter().all(|r| r[0] == Cell::Int(round)),
+            rounds.iter().all(|r| props_of(r)[0] == Cell::Int(round)),
             "{name}: the clip spans one round"
         );
         let mut props: Vec<String> = stats.iter().map(|(n, _)| n.to_string()).collect();
@@ -667,7 +680,8 @@ fn round_stats_read_the_current_rounds_entry() {
         let mut t = TicksCollector::new(&props, None);
         DemoParser::new(&data).unwrap().run(&mut t).unwrap();
         assert!(!t.rows.rows.is_empty(), "{name}");
-        for row in &t.rows.rows {
+        for whole in &t.rows.rows {
+            let row = props_of(whole);
             for k in 0..stats.len() {
                 assert!(matches!(row[k], Cell::Int(_)), "{name}: {row:?}");
                 assert_eq!(row[k], row[k + stats.len()], "{name}: {}", stats[k].0);
@@ -675,10 +689,10 @@ fn round_stats_read_the_current_rounds_entry() {
         }
         if name == "14065" {
             let col = |n: &str| stats.iter().position(|(s, _)| *s == n).unwrap();
-            let tick_col = props.len();
-            for row in &t.rows.rows {
-                let Cell::Int(tick) = row[tick_col] else {
-                    panic!("{row:?}")
+            for whole in &t.rows.rows {
+                let row = props_of(whole);
+                let Cell::Int(tick) = whole[0] else {
+                    panic!("{whole:?}")
                 };
                 let (equipment, saved) = if tick >= 142 { (200, 800) } else { (0, 0) };
                 assert_eq!(row[col("equipment_value_this_round")], Cell::Int(equipment));
@@ -773,13 +787,17 @@ fn broadcast_ticks_keep_the_heroes_inside_the_map() {
         assert!(rows.len() > 4000, "{name}: {} rows", rows.len());
         let mut players = std::collections::BTreeSet::new();
         let mut places = std::collections::BTreeSet::new();
-        for r in rows {
+        for whole in rows {
+            let r = props_of(whole);
             let (Cell::Float(x), Cell::Float(y)) = (&r[0], &r[1]) else {
-                panic!("{name}: {r:?}")
+                panic!("{name}: {whole:?}")
             };
-            assert!(x.abs() <= 10752.0 && y.abs() <= 10752.0, "{name}: {r:?}");
+            assert!(
+                x.abs() <= 10752.0 && y.abs() <= 10752.0,
+                "{name}: {whole:?}"
+            );
             places.insert((*x as i32 / 100, *y as i32 / 100));
-            if let Cell::UInt(s) = r[4] {
+            if let Cell::UInt(s) = whole[2] {
                 players.insert(s);
             }
         }

@@ -132,17 +132,17 @@ fn options_no_table_uses_are_errors() {
 /// A range keeps every tick from its start to its end, both included.
 #[test]
 fn tick_ranges_select_rows() {
-    let ticks = tick_column(&ticks_query("1000..1010"), "cs2/14065.dem");
+    let ticks = tick_column(&ticks_query("100..110"), "cs2/14065.dem");
     assert!(!ticks.is_empty());
-    assert!(ticks.iter().all(|t| (1000..=1010).contains(t)), "{ticks:?}");
-    assert!(ticks.contains(&1000) && ticks.contains(&1010), "{ticks:?}");
+    assert!(ticks.iter().all(|t| (100..=110).contains(t)), "{ticks:?}");
+    assert!(ticks.contains(&100) && ticks.contains(&110), "{ticks:?}");
     // A list of a tick and a range, with spaces.
-    let mixed = tick_column(&ticks_query(" 500 , 1000 .. 1010"), "cs2/14065.dem");
+    let mixed = tick_column(&ticks_query(" 50 , 100 .. 110"), "cs2/14065.dem");
     assert_eq!(
-        mixed.iter().filter(|t| **t == 500).count() + ticks.len(),
+        mixed.iter().filter(|t| **t == 50).count() + ticks.len(),
         mixed.len()
     );
-    assert!(mixed.contains(&500));
+    assert!(mixed.contains(&50));
 }
 
 /// A tick set beyond the demo's last tick is an error naming that tick,
