@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use gamewire_query::input::{self, DemoInput};
+use gamewire_query::props;
 use gamewire_query::reference::{self, TableSpec};
 use gamewire_query::{
     Column, Cut, DemoState, ErrorCategory, GameEvent, Interests, Kind, Query, QueryError,
@@ -662,6 +663,27 @@ impl NativeDemo {
     fn event_names(&self, py: Python<'_>) -> PyResult<(Vec<String>, Option<String>)> {
         let (names, _, cut) = self.parse(py, EventNames::default())?;
         Ok((names.0.into_iter().collect(), cut))
+    }
+
+    /// The props the demo offers (`gamewire props`): the columns of the
+    /// `props` table (`name`, `source`, `class`, `path`, `type`), of one
+    /// class with `cls`. Parses only up to the send tables, the GIL
+    /// released.
+    #[pyo3(signature = (cls=None))]
+    fn props<'py>(&self, py: Python<'py>, cls: Option<String>) -> PyResult<Bound<'py, PyList>> {
+        let data = self.input.bytes.as_slice();
+        let listed = py.detach(|| props::list_demo(data, cls.as_deref()));
+        let table = listed.map_err(|e| demo_error(&self.input.name, &e))?;
+        let spec = reference::spec(&table.name);
+        let columns = table
+            .columns
+            .into_iter()
+            .map(|(name, col)| {
+                let buf = buffer(spec, &name, col);
+                (name, buf)
+            })
+            .collect();
+        columns_to_python(py, columns)
     }
 
     /// Runs queries in one pass: per query, a list of `(table, columns)`;

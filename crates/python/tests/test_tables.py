@@ -15,6 +15,16 @@ from conftest import DEMOS, corpus
 from gamewire import _gamewire
 
 TICK_PROPS = ["X", "Y", "Z", "health", "armor_value", "team_num", "pitch", "yaw"]
+# The friendly props each game has (`Demo.props()`): an unknown one is an error.
+GAME_PROPS = {
+    "cs2": TICK_PROPS,
+    "deadlock": ["X", "Y", "Z", "health", "team_num", "pitch", "yaw"],
+    "dota2": ["X", "Y", "Z", "health", "team_num"],
+}
+
+
+def props_of(demo: gamewire.Demo) -> list:
+    return GAME_PROPS[demo.path.split("/")[-2] if "/broadcast/" not in demo.path else "deadlock"]
 
 # The dtypes a column may have: pandas' nullable Int64 / UInt64 / boolean (whether or not the
 # column holds nulls), float32, object.
@@ -39,7 +49,7 @@ def demo_case(request):
 
 def table_of(demo: gamewire.Demo, name: str, **kw):
     if name == "ticks":
-        return demo.ticks(TICK_PROPS, **kw)
+        return demo.ticks(props_of(demo), **kw)
     if name == "header":  # `header()` is the dict; the table is `header_table()`
         return demo.header_table(**kw)
     return getattr(demo, name)(**kw)
@@ -101,11 +111,11 @@ def test_every_table(demo_case, name):
             continue  # JSON text given to Python as lists of dicts
         assert str(frame[col].dtype) == PANDAS[kind], (name, col, kind, frame[col].dtype)
     if name == "ticks":
-        assert list(frame.columns) == ["tick", "slot", "steamid", "name"] + TICK_PROPS
+        assert list(frame.columns) == ["tick", "slot", "steamid", "name"] + props_of(demo)
         assert str(frame["steamid"].dtype) == "UInt64"
-        if len(frame):  # no player rows (Deadlock, Dota 2): no values to type the props by
-            for c in ("X", "Y", "Z", "pitch", "yaw"):
-                assert frame[c].dtype == np.float32
+        for c in ("X", "Y", "Z", "pitch", "yaw"):
+            if c in frame.columns:
+                assert frame[c].dtype == np.float32, c
         if rel.startswith("cs2"):
             assert frame["tick"].is_monotonic_increasing
             assert frame["yaw"].dropna().between(-180, 180).all()
@@ -119,12 +129,12 @@ def test_every_table(demo_case, name):
 
 def test_tables_in_one_pass_equal_single_calls(demo_case):
     demo, _, _ = demo_case
-    everything = demo.tables(props=TICK_PROPS)
+    everything = demo.tables(props=props_of(demo))
     assert list(everything) == list(gamewire.TABLES)
     for name in gamewire.TABLES:
         single = table_of(demo, name)
         if name == "events":
-            single = demo.events(props=TICK_PROPS)
+            single = demo.events(props=props_of(demo))
         pd.testing.assert_frame_equal(everything[name], single, obj=name)
 
 
@@ -232,9 +242,10 @@ def test_names_take_one_name_a_list_or_the_command_lines_text():
 
 
 def test_vectors_angles_and_inventories_are_lists():
+    # The human player of 14065 (the bots' rows are there without humans_only).
     demo = gamewire.Demo(corpus("cs2/14065.dem"))
     props = ["CCSPlayerPawn.m_angEyeAngles", "aim_punch_angle", "pitch", "yaw"]
-    frame = demo.ticks(props)
+    frame = demo.ticks(props, humans_only=True)
     assert len(frame) == 185
     assert str(frame["aim_punch_angle"].dtype) == "object"
     for angles, pitch, yaw in zip(frame["CCSPlayerPawn.m_angEyeAngles"], frame["pitch"],
@@ -242,23 +253,24 @@ def test_vectors_angles_and_inventories_are_lists():
         assert isinstance(angles, list) and len(angles) == 3
         assert angles[:2] == [pytest.approx(pitch), pytest.approx(yaw)]
     assert all(v == [0.0, 0.0, 0.0] for v in frame["aim_punch_angle"])
-    inventory = demo.ticks(["inventory"])["inventory"]
+    inventory = demo.ticks(["inventory"], humans_only=True)["inventory"]
     assert all(v == ["knife_t", "Glock-18", "C4 Explosive"] for v in inventory)
-    assert demo.ticks(["inventory"], polars=True).schema["inventory"] == pl.List(pl.String)
-    ids = demo.ticks(["inventory_as_ids"])["inventory_as_ids"]
+    assert demo.ticks(["inventory"], humans_only=True, polars=True).schema["inventory"] == pl.List(pl.String)
+    ids = demo.ticks(["inventory_as_ids"], humans_only=True)["inventory_as_ids"]
     assert all(v == [59, 4, 49] for v in ids)
-    assert demo.ticks(["inventory_as_ids"], polars=True).schema["inventory_as_ids"] == \
+    assert demo.ticks(["inventory_as_ids"], humans_only=True, polars=True).schema["inventory_as_ids"] == \
         pl.List(pl.UInt64)
-    plf = demo.ticks(props, polars=True)
+    plf = demo.ticks(props, humans_only=True, polars=True)
     assert plf.schema["aim_punch_angle"] == pl.List(pl.Float32)
     assert plf["CCSPlayerPawn.m_angEyeAngles"].to_list() == [
         pytest.approx(v) for v in frame["CCSPlayerPawn.m_angEyeAngles"]]
 
 
 def test_user_command_input_history_is_a_list_of_dicts():
-    # 14150_ag2 (which demoparser2 cannot read) carries one command per tick for its player.
+    # 14150_ag2 (which demoparser2 cannot read) carries one command per tick for its human
+    # player.
     demo = gamewire.Demo(corpus("cs2/14150_ag2.dem"))
-    frame = demo.ticks(["usercmd_input_history", "usercmd_viewangle_y", "yaw"])
+    frame = demo.ticks(["usercmd_input_history", "usercmd_viewangle_y", "yaw"], humans_only=True)
     history = frame["usercmd_input_history"]
     assert history.iloc[0] is None  # no command before the first row
     entries = [e for h in history.iloc[1:] for e in h]
@@ -270,7 +282,7 @@ def test_user_command_input_history_is_a_list_of_dicts():
     assert ticks == sorted(ticks) and ticks[-1] > ticks[0]
     for h, yaw in zip(history.iloc[1:], frame["usercmd_viewangle_y"].iloc[1:]):
         assert h[-1]["y"] == pytest.approx(yaw, abs=1e-3)
-    plf = demo.ticks(["usercmd_input_history"], polars=True)
+    plf = demo.ticks(["usercmd_input_history"], humans_only=True, polars=True)
     assert isinstance(plf.schema["usercmd_input_history"], pl.List)
     assert plf["usercmd_input_history"].to_list()[1:] == list(history.iloc[1:])
 

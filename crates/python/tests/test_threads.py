@@ -11,7 +11,7 @@ import pandas as pd
 import gamewire
 from conftest import DEMOS, corpus
 
-PROPS = ["X", "Y", "Z", "health", "yaw"]
+PROPS = ["X", "Y", "Z", "health", "team_num"]  # friendly names every game has
 
 
 def work(demo: gamewire.Demo):
