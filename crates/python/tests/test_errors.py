@@ -233,6 +233,10 @@ def test_cut_compressed_demo_warns_with_the_stream_and_keeps_its_start(tmp_path)
     assert any(f"gzip stream: " in m and f"of {len(packed) * 9 // 10} compressed bytes" in m
                for m in messages), messages
     assert header["map_name"] == "de_nuke" and 0 < header["last_tick"] < 185
+    # With strict=True, the cut stream is an error.
+    strict = gamewire.Demo.from_bytes(path.read_bytes(), name="cut.dem.gz", strict=True)
+    with pytest.raises(gamewire.DemoTruncatedError, match=r"^cut\.dem\.gz: gzip stream: "):
+        strict.kills()
     bad = tmp_path / "bad.dem.gz"
     bad.write_bytes(packed[:10] + bytes(200))
     with pytest.raises(gamewire.DemoError, match="gzip stream: "):

@@ -300,7 +300,12 @@ def test_events_with_player_and_game_props():
                 "dmg_health", "hitgroup", "total_rounds_played", "game_time"):
         assert col in hurt.columns, col
     assert str(hurt["user_steamid"].dtype) == "UInt64"
-    assert hurt["user_name"].notna().all() and hurt["attacker_name"].notna().all()
+    for col in ("user_name", "user_slot", "user_X", "user_health", "attacker_name",
+                "attacker_slot", "attacker_X", "attacker_health"):
+        assert hurt[col].notna().all(), col
+    assert (hurt["user_steamid"] == 0).all()  # bots
+    # The props at the event's tick: the victim's health before the hit.
+    assert (hurt["user_health"] - hurt["dmg_health"] == hurt["health"]).all()
     assert hurt["hitgroup"].tolist() == ["chest", "chest", "chest"]
     assert hurt["game_time"].dtype == np.float32
     check_dtypes(hurt)
