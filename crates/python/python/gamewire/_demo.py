@@ -329,7 +329,11 @@ def _polars_frame(columns: "List[Column]") -> "polars.DataFrame":
     return pl.DataFrame(series)
 
 
-def _frame(columns: "List[Column]", use_polars: bool) -> "DataFrame":
+def _frame(columns: "List[Column]", use_polars: Optional[bool]) -> "DataFrame":
+    """A DataFrame of the native columns: polars or pandas (None: `set_polars`'s choice).
+    Used by the other modules of the package (`gamewire.teeworlds`) too."""
+    if use_polars is None:
+        use_polars = _POLARS_DEFAULT
     return _polars_frame(columns) if use_polars else _pandas_frame(columns)
 
 
