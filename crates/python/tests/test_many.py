@@ -172,3 +172,20 @@ def test_strict_fails_a_cut_demo(tmp_path):
     with pytest.warns(RuntimeWarning, match=f"skipped: {cut}: the demo is truncated"):
         many = gamewire.parse_many([cut, good], "players", strict=True, on_error="skip")
     assert set(many["players"]["demo"]) == {"14155"}
+
+
+def test_every_demos_rows_keep_the_declared_types():
+    """Rows of CS2, Deadlock and Dota 2 demos in one frame: each fixed column keeps the type
+    the table's reference declares (docs/tables.md), as in one demo's frame."""
+    from gamewire import _gamewire
+    from test_tables import PANDAS
+
+    paths = [corpus(rel) for rel, *_ in DEMOS]
+    tables = [t for t in gamewire.TABLES if t not in ("events", "ticks")]
+    many = gamewire.parse_many(paths, tables, jobs=2)
+    for table in tables:
+        frame = many[table]
+        for col, kind in _gamewire.schema(table):
+            if col == "input_history":
+                continue  # JSON text given to Python as lists of dicts
+            assert str(frame[col].dtype) == PANDAS[kind], (table, col, kind, frame[col].dtype)
