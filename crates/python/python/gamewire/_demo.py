@@ -469,7 +469,7 @@ class Demo:
                 for tables in per_query]
 
     def _table(self, table: str, polars: Optional[bool], **options: object) -> "DataFrame":
-        where = f"Demo.{table}"
+        where = "Demo.header_table" if table == "header" else f"Demo.{table}"
         use_polars = _use_polars(where, polars)
         query = _query(where, ("table", table), **options)  # type: ignore[arg-type]
         return cast("Dict[str, pandas.DataFrame]", self._run(where, [query], use_polars)[0])[table]
