@@ -140,6 +140,8 @@ WRONG_CALLS = [
      "Demo.ticks: humans_only takes True or False, not 'yes'"),
     (lambda d: d.kills(polars="yes"), gamewire.BadArgumentError,
      "Demo.kills: polars takes True or False, not 'yes'"),
+    (lambda d: d.header_table(polars="yes"), gamewire.BadArgumentError,
+     "Demo.header_table: polars takes True or False, not 'yes'"),
     (lambda d: d.events(5), gamewire.BadArgumentError,
      "Demo.events: name takes a name or a list of names, not 5"),
     (lambda d: d.props(5), gamewire.BadArgumentError,
