@@ -17,8 +17,13 @@
 //!
 //! Beside the tables, the views of a demo the command line prints: the
 //! entities at a tick ([`entities`]), the user messages decoded to JSON
-//! ([`messages`]), the demo's summary ([`summary`]) and its send tables as
-//! a tree ([`schema`]).
+//! ([`messages`]), the demo's summary ([`summary`]), its send tables as
+//! a tree ([`schema`]) and the props it offers ([`props`]).
+//!
+//! A query is checked before the parse ([`Query::validate`]: an option no
+//! table asked for uses is an error) and after it (names the demo does not
+//! have, a [`TickSet`] beyond the demo's last tick); every error says what
+//! kind of failure it is ([`QueryError::category`]).
 //!
 //! ```no_run
 //! use gamewire_query::{input, Query, TableKind};
