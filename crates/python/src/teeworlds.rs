@@ -14,11 +14,31 @@ use pyo3::types::PyTuple;
 
 use crate::{buffers, to_python, Failure};
 
+/// The exception of a recording that did not read: not a capture or a
+/// demo at all (`NotADemoError`), a demo cut inside its header
+/// (`DemoTruncatedError`), anything else (`DemoError`); `{path}: {error}`
+/// as `gamewire tw` prints it.
+fn failure(path: &std::path::Path, e: &gamewire_teeworlds::Error) -> Failure {
+    use gamewire_teeworlds::demo::DemoFileError;
+    use gamewire_teeworlds::Error;
+    let message = format!("{}: {e}", path.display());
+    match e {
+        Error::Pcap(_)
+        | Error::DemoFile(
+            DemoFileError::BadMagic { .. }
+            | DemoFileError::UnsupportedVersion(_)
+            | DemoFileError::UnsupportedNetVersion(_),
+        ) => Failure::NotADemo(message),
+        Error::DemoFile(d) if d.is_truncation() => Failure::Truncated(message),
+        _ => Failure::Corrupt(message),
+    }
+}
+
 /// Reads a Teeworlds 0.7 recording: `kind` is `"pcap"`, `"demo"` or
 /// `"auto"` (by the file's first bytes); `tables` names the tables (`None`:
 /// every fixed table, and the object tables that have rows). Returns
-/// `([(table, columns)], cut, warnings, errors)`: `cut` is the message of a
-/// demo cut short (its tables hold everything before the cut), `warnings`
+/// `([(table, columns)], cut, warnings, errors)`: `cut` names the cut of a
+/// demo cut short (its tables hold everything before it), `warnings`
 /// and `errors` the sentences of a capture's odd or failed datagrams.
 #[pyfunction]
 #[pyo3(signature = (path, kind="auto", tables=None))]
@@ -28,17 +48,16 @@ pub fn read_teeworlds<'py>(
     kind: &str,
     tables: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let fail = |e: &dyn std::fmt::Display| Failure::Demo(format!("{}: {e}", path.display()));
     let wanted: Vec<TeeworldsTable> = match &tables {
         Some(names) => names
             .iter()
             .map(|n| n.parse::<TeeworldsTable>())
             .collect::<Result<_, _>>()
-            .map_err(|e| Failure::Demo(e.to_string()))?,
+            .map_err(|e| Failure::UnknownName(e.to_string()))?,
         None => TeeworldsTable::all(),
     };
     if !matches!(kind, "auto" | "pcap" | "demo") {
-        return Err(Failure::Demo(format!(
+        return Err(Failure::Usage(format!(
             "unknown kind {kind:?}; valid kinds: auto, pcap, demo"
         ))
         .into());
@@ -68,7 +87,7 @@ pub fn read_teeworlds<'py>(
         warnings,
         errors,
         cut,
-    } = read.map_err(|e| fail(&e))?;
+    } = read.map_err(|e| failure(&path, &e))?;
     if tables.is_none() {
         // Every fixed table; of the object tables, those with rows.
         out.retain(|t| {
@@ -79,12 +98,7 @@ pub fn read_teeworlds<'py>(
                 )
         });
     }
-    let cut = cut.map(|c| {
-        format!(
-            "{}: {c}; the result holds everything before the cut",
-            path.display()
-        )
-    });
+    let cut = cut.map(|c| format!("{}: {c}", path.display()));
     let columns = to_python(py, buffers(out))?;
     PyTuple::new(
         py,

@@ -15,6 +15,7 @@ use crate::grenades::entity_grenade_type;
 use crate::kinds::{event_key_kind, other_kind, player_kind, widen};
 use crate::matches::hitgroup_name;
 use crate::prop_paths::PropCache;
+use crate::reference::EVENTS;
 use crate::table::{Cell, Kind, Table};
 use crate::world::{other_columns, other_prop_in, player_source, OtherSource, PlayerSource, World};
 
@@ -74,7 +75,7 @@ fn is_grenade_event(name: &str, keys: &[&str]) -> bool {
 /// asked for (a team prop as `t_<name>` and `ct_<name>`). `hitgroup` is a
 /// name (`chest`), as in demoparser2. Column types are declared
 /// ([`crate::kinds`]); the reference is
-/// [`reference::EVENTS`](crate::reference::EVENTS).
+/// [`EVENTS`].
 #[derive(Debug)]
 pub struct EventsCollector {
     names: Option<Vec<String>>,
@@ -115,7 +116,11 @@ impl EventsCollector {
             other_props,
             needs_world,
             paths: PropCache::default(),
-            columns: vec!["event_name".into(), "tick".into()],
+            columns: EVENTS
+                .column_names()
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
             rows: Vec::new(),
             seen: Vec::new(),
         }
@@ -288,10 +293,12 @@ impl EventsCollector {
                 key_kinds.insert(k.as_str(), merged);
             }
         }
-        let mut schema: Vec<(String, Option<Kind>)> = vec![
-            ("event_name".into(), Some(Kind::Str)),
-            ("tick".into(), Some(Kind::I64)),
-        ];
+        // `event_name` and `tick` (the reference's fixed columns).
+        let mut schema: Vec<(String, Option<Kind>)> = EVENTS
+            .columns
+            .iter()
+            .map(|c| (c.name.to_string(), Some(c.kind)))
+            .collect();
         let push = |schema: &mut Vec<(String, Option<Kind>)>, name: String, kind: Option<Kind>| {
             if !schema.iter().any(|(n, _)| *n == name) {
                 schema.push((name, kind));

@@ -278,7 +278,7 @@ impl GrenadeTracker {
     }
 
     /// [`GrenadeTracker::finish`], with extra columns after the fixed ones
-    /// ([`GRENADES`](crate::reference::GRENADES))
+    /// ([`crate::reference::GRENADES`])
     /// for the values each point carries.
     pub fn finish_with(mut self, extra: &[(&str, Kind)]) -> Table {
         self.done

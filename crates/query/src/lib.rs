@@ -13,12 +13,17 @@
 //! too, standard input, a broadcast directory) into the demo's bytes.
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
 //! or Parquet ([`write`](mod@write)); every table's columns, types and units
-//! are listed in [`reference`] (and `docs/tables.md`, generated from it).
+//! are listed in [`reference`](mod@reference) (and `docs/tables.md`, generated from it).
 //!
 //! Beside the tables, the views of a demo the command line prints: the
 //! entities at a tick ([`entities`]), the user messages decoded to JSON
-//! ([`messages`]), the demo's summary ([`summary`]) and its send tables as
-//! a tree ([`schema`]).
+//! ([`messages`]), the demo's summary ([`summary`]), its send tables as
+//! a tree ([`schema`]) and the props it offers ([`props`]).
+//!
+//! A query is checked before the parse ([`Query::validate`]: an option no
+//! table asked for uses is an error) and after it (names the demo does not
+//! have, a [`TickSet`] beyond the demo's last tick); every error says what
+//! kind of failure it is ([`QueryError::category`]).
 //!
 //! ```no_run
 //! use gamewire_query::{input, Query, TableKind};
@@ -213,9 +218,11 @@ impl TableKind {
         }
     }
 
-    /// The table's columns, types, units and meanings ([`reference`]).
-    pub fn spec(self) -> &'static reference::TableSpec {
-        reference::spec(self.name()).unwrap_or(&reference::HEADER)
+    /// The table's columns, types, units and meanings
+    /// ([`reference`](mod@reference)); every table has one (a test holds
+    /// the two lists together).
+    pub fn spec(self) -> Option<&'static reference::TableSpec> {
+        reference::spec(self.name())
     }
 
     /// Parses a comma-separated list of table names.
@@ -637,8 +644,11 @@ impl Visitor for Collectors {
         false
     }
 
-    fn on_tick_end(&mut self, state: &DemoState, _tick: i32) {
+    fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
         self.flush(state);
+        if let Some(h) = &mut self.header {
+            h.on_tick(tick);
+        }
         if let Some(p) = &mut self.players {
             p.on_tick(state);
         }

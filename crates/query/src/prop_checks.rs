@@ -213,7 +213,9 @@ fn friendly_known(state: &DemoState, source: &PropSource) -> bool {
 }
 
 /// Whether a player prop name is known in this demo: a friendly name the
-/// game has ([`friendly_known`]), a team or game-wide name whose class the
+/// game has (in CS2 every one; in Deadlock and Dota 2 those whose field the
+/// game's player classes have, not the props computed from CS2 fields such
+/// as the inventory), a team or game-wide name whose class the
 /// demo has, or a raw path that resolves on the game's player classes
 /// ([`PlayerClasses`]; with a class prefix, on that class, which the demo
 /// must have). A demo without send tables accepts every name.
@@ -417,7 +419,8 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// Up to five of `names` near enough to `want` to be the name meant: by
-/// edit distance of the whole names, or of their keys ([`name_key`]:
+/// edit distance of the whole names, or of their keys (the last dotted
+/// part, lowercase, without `m_`, its type letters and underscores:
 /// `hero_id` is near `m_nHeroID`; a key that begins with the one asked
 /// for counts as one edit), at most a quarter of the name's length plus
 /// one; the nearest first. Empty when no name is that near (`zzz`).

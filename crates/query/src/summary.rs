@@ -5,7 +5,7 @@
 //!
 //! The `header` table ([`HeaderCollector`]) is the part of it an analyst
 //! joins on: one row per demo with its map, tick rate, build, length and
-//! player count ([`reference::HEADER`](crate::reference::HEADER)).
+//! player count ([`crate::reference::HEADER`]).
 
 use std::collections::BTreeSet;
 
@@ -94,13 +94,17 @@ pub fn game_name(game: Game) -> &'static str {
 }
 
 /// `header`: one row per demo, from the file header, the file info (at
-/// the end of the file; a demo cut short has none, and its `ticks` and
-/// `duration_seconds` come from the last tick read), the server's tick
-/// interval and the players seen in `userinfo`.
+/// the end of the file; a demo cut short or a broadcast has none, and its
+/// `ticks` and `duration_seconds` come from the first and last ticks read:
+/// `last − first + 1`, which for a demo file, whose first tick is 1, is
+/// its last tick, as `playback_ticks` is), the server's tick interval and
+/// the players seen in `userinfo`.
 #[derive(Debug, Default)]
 pub struct HeaderCollector {
     /// The players seen: a human by steam id, a bot (steam id 0) by name.
     seen: BTreeSet<(u64, String)>,
+    /// The first tick after the signon (tick 0).
+    first_tick: Option<i32>,
 }
 
 impl HeaderCollector {
@@ -117,6 +121,13 @@ impl HeaderCollector {
         }
     }
 
+    /// Records the first tick (called at the end of every tick).
+    pub fn on_tick(&mut self, tick: i32) {
+        if self.first_tick.is_none() && tick > 0 {
+            self.first_tick = Some(tick);
+        }
+    }
+
     /// The table (one row).
     pub fn finish(mut self, state: &DemoState) -> Table {
         self.on_userinfo(state);
@@ -129,10 +140,11 @@ impl HeaderCollector {
         let tick_rate = (state.tick_interval > 0.0)
             .then(|| ((1000.0 / f64::from(state.tick_interval)).round() / 1000.0) as f32);
         let last_tick = (state.tick >= 0).then_some(i64::from(state.tick));
+        let first_tick = self.first_tick.map(i64::from);
         let ticks = fi
             .and_then(|f| f.playback_ticks)
             .map(i64::from)
-            .or(last_tick);
+            .or_else(|| Some(last_tick? - first_tick.unwrap_or(1) + 1));
         let duration = fi.and_then(|f| f.playback_time).or_else(|| {
             let (t, r) = (ticks?, tick_rate?);
             Some(t as f32 / r)
@@ -167,6 +179,7 @@ impl HeaderCollector {
             int(ticks),
             int(fi.and_then(|f| f.playback_frames).map(i64::from)),
             duration.map_or(Cell::Null, Cell::Float),
+            int(first_tick),
             int(last_tick),
             Cell::Bool(state.reached_stop),
             Cell::Int(self.seen.len() as i64),

@@ -44,6 +44,7 @@ fn cs2_header() {
     assert_eq!(get(&t, "build"), Cell::Int(10231));
     assert_eq!(get(&t, "network_protocol"), Cell::Int(14065));
     assert_eq!(get(&t, "ticks"), Cell::Int(185));
+    assert_eq!(get(&t, "first_tick"), Cell::Int(1));
     assert_eq!(get(&t, "last_tick"), Cell::Int(185));
     assert_eq!(get(&t, "frames"), Cell::Int(185));
     assert_eq!(get(&t, "server_name"), Cell::Str("Partridge".into()));
@@ -113,7 +114,104 @@ fn a_cut_demo_header() {
         panic!()
     };
     assert!(last > 0 && last < 391, "{last}");
+    assert_eq!(get(&t, "first_tick"), Cell::Int(1));
     assert_eq!(get(&t, "ticks"), Cell::Int(last));
     assert!((float(&t, "duration_seconds") - last as f32 / 64.0).abs() < 1e-3);
     assert_eq!(get(&t, "map"), Cell::Str("cs_italy".into()));
+}
+
+/// A broadcast has no file header and no file info: the game comes from
+/// the classes, the map from the server info, the length from the first
+/// and last ticks (a broadcast starts mid-game).
+#[test]
+fn broadcast_header() {
+    for (name, map, rate, first, last) in [
+        ("street_test_60tps", "street_test", 60.0, 7244, 8861),
+        ("dl_midtown_2025-02-27", "dl_midtown", 64.0, 14623, 15772),
+    ] {
+        // The first tick is that of the first packet after the signon
+        // (street_test's is its sync.json tick; dl_midtown's sync.json
+        // names a tick its fragments do not hold): six 3-second
+        // fragments of 64 ticks, 1150 ticks.
+        let dir = gamewire_corpus::path("deadlock/broadcast").join(name);
+        let input = gamewire_query::input::open(&dir).unwrap();
+        let t = Query {
+            tables: vec![TableKind::Header],
+            ..Query::default()
+        }
+        .run_input(&input)
+        .unwrap()
+        .tables
+        .remove(0);
+        assert_eq!(get(&t, "game"), Cell::Str("deadlock".into()), "{name}");
+        assert_eq!(get(&t, "map"), Cell::Str(map.into()), "{name}");
+        assert_eq!(float(&t, "tick_rate"), rate, "{name}");
+        assert_eq!(get(&t, "last_tick"), Cell::Int(last), "{name}");
+        assert_eq!(get(&t, "first_tick"), Cell::Int(first), "{name}");
+        assert_eq!(get(&t, "ticks"), Cell::Int(last - first + 1), "{name}");
+        assert_eq!(get(&t, "build"), Cell::Null, "{name}");
+        assert_eq!(get(&t, "frames"), Cell::Null, "{name}");
+        assert!(
+            (float(&t, "duration_seconds") - (last - first + 1) as f32 / rate).abs() < 1e-2,
+            "{name}"
+        );
+    }
+}
+
+/// On every corpus demo the header agrees with `gamewire info`'s summary.
+#[test]
+fn header_agrees_with_the_summary() {
+    for demo in demos() {
+        let data = std::fs::read(&demo).unwrap();
+        let q = Query {
+            tables: vec![TableKind::Header],
+            ..Query::default()
+        };
+        let (mut tables, state) = run_with_state(&q, &data).unwrap();
+        let t = tables.remove(0);
+        let s = gamewire_query::summary::summary_json(&state, None);
+        let what = demo.display();
+        let text = |c: Cell| match c {
+            Cell::Str(s) => serde_json::Value::from(s),
+            Cell::Null => serde_json::Value::Null,
+            other => panic!("{what}: {other:?}"),
+        };
+        let int = |c: Cell| match c {
+            Cell::Int(i) => serde_json::Value::from(i),
+            Cell::Null => serde_json::Value::Null,
+            other => panic!("{what}: {other:?}"),
+        };
+        assert_eq!(text(get(&t, "map")), s["map_name"], "{what}");
+        assert_eq!(text(get(&t, "server_name")), s["server_name"], "{what}");
+        assert_eq!(text(get(&t, "client_name")), s["client_name"], "{what}");
+        assert_eq!(
+            text(get(&t, "game_directory")),
+            s["game_directory"],
+            "{what}"
+        );
+        assert_eq!(int(get(&t, "build")), s["build_num"], "{what}");
+        assert_eq!(
+            int(get(&t, "network_protocol")),
+            s["network_protocol"],
+            "{what}"
+        );
+        assert_eq!(int(get(&t, "ticks")), s["playback_ticks"], "{what}");
+        assert_eq!(int(get(&t, "frames")), s["playback_frames"], "{what}");
+        assert_eq!(int(get(&t, "last_tick")), s["last_tick"], "{what}");
+        assert_eq!(
+            get(&t, "complete"),
+            Cell::Bool(s["reached_stop"] == true),
+            "{what}"
+        );
+        let time = s["playback_time"].as_f64().unwrap();
+        assert!(
+            (f64::from(float(&t, "duration_seconds")) - time).abs() < 1e-6,
+            "{what}"
+        );
+        let interval = s["tick_interval"].as_f64().unwrap();
+        assert!(
+            (f64::from(float(&t, "tick_rate")) * interval - 1.0).abs() < 1e-4,
+            "{what}"
+        );
+    }
 }

@@ -116,13 +116,20 @@ fn ticks_of_every_game_start_with_the_player_keys() {
     }
 }
 
+/// The player a `player_hurt` names by `userid`, and its attacker's name.
+struct HurtRow {
+    name: Option<String>,
+    steamid: Option<u64>,
+    pawn_found: bool,
+    attacker_name: Option<String>,
+}
+
 /// Collects, for every `player_hurt`, the name, steam id and pawn of the
 /// player its `userid` and `attacker` keys name.
 #[derive(Default)]
 struct Hurt {
     cache: PropCache,
-    /// (user name, user steam id, user pawn found, attacker name).
-    rows: Vec<(Option<String>, Option<u64>, bool, Option<String>)>,
+    rows: Vec<HurtRow>,
 }
 
 impl Visitor for Hurt {
@@ -142,8 +149,12 @@ impl Visitor for Hurt {
         let (name, steamid) = identity(state, &mut self.cache, &user);
         let attacker = event_player(state, &mut self.cache, ev, "attacker").unwrap_or_default();
         let (attacker_name, _) = identity(state, &mut self.cache, &attacker);
-        self.rows
-            .push((name, steamid, user.pawn.is_some(), attacker_name));
+        self.rows.push(HurtRow {
+            name,
+            steamid,
+            pawn_found: user.pawn.is_some(),
+            attacker_name,
+        });
     }
 }
 
@@ -158,13 +169,14 @@ fn event_players_resolve_bots() {
         .parse_keeping_cut(&data, &mut hurt)
         .unwrap();
     assert!(!hurt.rows.is_empty());
-    for (name, steamid, pawn, _) in &hurt.rows {
+    for r in &hurt.rows {
+        let name = &r.name;
         assert!(name.as_deref().is_some_and(|n| !n.is_empty()), "{name:?}");
-        assert!(steamid.is_some() && *pawn, "{name:?}");
+        assert!(r.steamid.is_some() && r.pawn_found, "{name:?}");
     }
-    let bots = hurt.rows.iter().filter(|r| r.1 == Some(0)).count();
+    let bots = hurt.rows.iter().filter(|r| r.steamid == Some(0)).count();
     assert!(bots > 0, "no bot hurt");
-    assert!(hurt.rows.iter().any(|r| r.3.is_some()));
+    assert!(hurt.rows.iter().any(|r| r.attacker_name.is_some()));
 }
 
 /// Deadlock's controllers name their hero pawn by `m_hHeroPawn`: a slot
@@ -294,7 +306,9 @@ fn find<'a>(rows: &'a [[String; 5]], name: &str) -> Option<&'a [String; 5]> {
 /// accepted as a prop of that demo.
 #[test]
 fn props_list_what_each_demo_accepts() {
-    let cases: [(&str, &[[&str; 5]], &[&str]); 3] = [
+    // The demo, rows the list has, names it has not.
+    type Case<'a> = (&'a str, &'a [[&'a str; 5]], &'a [&'a str]);
+    let cases: [Case<'_>; 3] = [
         (
             "cs2/14065.dem",
             &[
