@@ -7,8 +7,9 @@
 use std::path::PathBuf;
 
 use gamewire_query::teeworlds::{
-    demo_tables, is_demo, pcap_tables, TeeworldsTable, TeeworldsTables,
+    demo_tables, error_category, is_demo, pcap_tables, TeeworldsTable, TeeworldsTables,
 };
+use gamewire_query::ErrorCategory;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -18,18 +19,11 @@ use crate::{buffers, to_python, Failure};
 /// demo at all (`NotADemoError`), a demo cut inside its header
 /// (`DemoTruncatedError`), anything else (`DemoError`); `{path}: {error}`
 /// as `gamewire tw` prints it.
-fn failure(path: &std::path::Path, e: &gamewire_teeworlds::Error) -> Failure {
-    use gamewire_teeworlds::demo::DemoFileError;
-    use gamewire_teeworlds::Error;
+fn failure(path: &std::path::Path, category: ErrorCategory, e: &dyn std::fmt::Display) -> Failure {
     let message = format!("{}: {e}", path.display());
-    match e {
-        Error::Pcap(_)
-        | Error::DemoFile(
-            DemoFileError::BadMagic { .. }
-            | DemoFileError::UnsupportedVersion(_)
-            | DemoFileError::UnsupportedNetVersion(_),
-        ) => Failure::NotADemo(message),
-        Error::DemoFile(d) if d.is_truncation() => Failure::Truncated(message),
+    match category {
+        ErrorCategory::NotADemo => Failure::NotADemo(message),
+        ErrorCategory::Truncated => Failure::Truncated(message),
         _ => Failure::Corrupt(message),
     }
 }
@@ -87,7 +81,7 @@ pub fn read_teeworlds<'py>(
         warnings,
         errors,
         cut,
-    } = read.map_err(|e| failure(&path, &e))?;
+    } = read.map_err(|e| failure(&path, error_category(&e), &e))?;
     if tables.is_none() {
         // Every fixed table; of the object tables, those with rows.
         out.retain(|t| {

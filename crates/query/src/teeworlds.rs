@@ -772,6 +772,25 @@ impl Builder {
     }
 }
 
+/// What kind of failure a recording's error is, as for the Source 2 demos
+/// ([`crate::ErrorCategory`]): not a capture or a 0.7 demo at all
+/// (`NotADemo`: a pcap that does not read, a demo's magic, version or net
+/// version), a demo that ends early (`Truncated`), anything else
+/// (`Corrupt`).
+pub fn error_category(e: &gamewire_teeworlds::Error) -> crate::ErrorCategory {
+    use gamewire_teeworlds::Error;
+    match e {
+        Error::Pcap(_)
+        | Error::DemoFile(
+            DemoFileError::BadMagic { .. }
+            | DemoFileError::UnsupportedVersion(_)
+            | DemoFileError::UnsupportedNetVersion(_),
+        ) => crate::ErrorCategory::NotADemo,
+        Error::DemoFile(d) if d.is_truncation() => crate::ErrorCategory::Truncated,
+        _ => crate::ErrorCategory::Corrupt,
+    }
+}
+
 /// True when `data` starts as a Teeworlds demo does (`TWDEMO\0`); a
 /// capture starts otherwise.
 pub fn is_demo(data: &[u8]) -> bool {
@@ -1070,6 +1089,14 @@ mod tests {
         assert_eq!(players.row(0)[1], Cell::Str("nameless tee".into()));
         assert_eq!(read.tables[2].row(0)[4], Cell::Str("nameless tee".into()));
         assert_eq!(read.tables[3].row(0)[2], Cell::Str("dm1".into()));
+
+        // Not a demo; a demo cut inside its header.
+        let e = demo_tables(b"TWDEMX", &wanted).unwrap_err();
+        assert_eq!(error_category(&e), crate::ErrorCategory::NotADemo);
+        let e = demo_tables(&file[..100], &wanted).unwrap_err();
+        assert_eq!(error_category(&e), crate::ErrorCategory::Truncated);
+        let e = pcap_tables(b"not a capture", &wanted).unwrap_err();
+        assert_eq!(error_category(&e), crate::ErrorCategory::NotADemo);
 
         // Cut inside the second snapshot: the first is kept.
         let read = demo_tables(&file[..file.len() - 2], &wanted).unwrap();
