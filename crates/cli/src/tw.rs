@@ -473,12 +473,10 @@ fn pcap(file: &Path, options: &TableOptions) -> Result<(), CliError> {
     }
     if !read.errors.is_empty() {
         print_errors(file, &read.errors);
-        let total = gamewire_teeworlds::recording::PcapSummary::of(&data)
-            .map(|s| s.datagrams as usize)
-            .unwrap_or(0);
+        let s = read.capture.unwrap_or_default();
         return Err(CliError::DatagramsFailed {
-            failed: read.errors.len(),
-            total,
+            failed: s.datagrams_with_errors as usize,
+            total: s.datagrams as usize,
         });
     }
     Ok(())

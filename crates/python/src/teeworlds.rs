@@ -81,6 +81,7 @@ pub fn read_teeworlds<'py>(
         warnings,
         errors,
         cut,
+        ..
     } = read.map_err(|e| failure(&path, error_category(&e), &e))?;
     if tables.is_none() {
         // Every fixed table; of the object tables, those with rows.

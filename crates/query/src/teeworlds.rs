@@ -72,7 +72,9 @@ use gamewire_teeworlds::demo::DemoFileError;
 use gamewire_teeworlds::msg::{
     ints_to_str, FieldKind, GameMessage, Message, SnapObject, SystemMessage,
 };
-use gamewire_teeworlds::recording::{direction_name, CaptureReader, DemoRecord, DemoRecords};
+use gamewire_teeworlds::recording::{
+    direction_name, CaptureReader, DemoRecord, DemoRecords, PcapSummary,
+};
 use gamewire_teeworlds::snapshot::Snapshot;
 
 use crate::error::QueryError;
@@ -206,6 +208,8 @@ pub struct TeeworldsTables {
     pub errors: Vec<String>,
     /// A demo that ended inside a chunk: the tables hold everything before.
     pub cut: Option<DemoFileError>,
+    /// A capture's counts (`None` for a demo).
+    pub capture: Option<PcapSummary>,
 }
 
 /// Where a row comes from: a capture's flow and time, or a demo.
@@ -905,6 +909,7 @@ pub fn pcap_tables(
         warnings,
         errors,
         cut: None,
+        capture: Some(s),
     })
 }
 
@@ -984,6 +989,7 @@ pub fn demo_tables(
         warnings: Vec::new(),
         errors: Vec::new(),
         cut,
+        capture: None,
     })
 }
 
