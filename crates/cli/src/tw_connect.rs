@@ -3,6 +3,7 @@
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
+use std::io::Write;
 use std::net::{ToSocketAddrs, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -122,23 +123,39 @@ fn cache_path(dir: &Path, info: &MapInfo) -> PathBuf {
     dir.join(format!("{safe}_{}.map", hex(&info.sha256)))
 }
 
-/// Printer for the connect events.
+/// Printer for the connect events: one line each on the locked standard
+/// output, flushed at once. The first failed write (a closed pipe too) is
+/// kept, and nothing more is printed; the session then ends cleanly and
+/// `connect` returns it.
 struct Out {
     jsonl: bool,
     start: Instant,
+    failed: std::cell::RefCell<Option<std::io::Error>>,
 }
 
 impl Out {
     fn emit(&self, kind: &str, text: String, value: serde_json::Value) {
-        if self.jsonl {
+        if self.failed.borrow().is_some() {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        let written = if self.jsonl {
             let mut v = json!({"t": self.start.elapsed().as_secs_f64(), "event": kind});
             if let (Some(o), serde_json::Value::Object(extra)) = (v.as_object_mut(), value) {
                 o.extend(extra);
             }
-            println!("{v}");
+            writeln!(out, "{v}")
         } else {
-            println!("[{:7.3}] {text}", self.start.elapsed().as_secs_f64());
+            writeln!(out, "[{:7.3}] {text}", self.start.elapsed().as_secs_f64())
+        };
+        if let Err(e) = written.and_then(|()| out.flush()) {
+            *self.failed.borrow_mut() = Some(e);
         }
+    }
+
+    /// True once a write failed.
+    fn failed(&self) -> bool {
+        self.failed.borrow().is_some()
     }
 }
 
@@ -187,6 +204,7 @@ pub(crate) fn connect(o: &ConnectOptions) -> Result<(), CliError> {
     let out = Out {
         jsonl: o.jsonl,
         start: Instant::now(),
+        failed: std::cell::RefCell::new(None),
     };
     let identity = Identity {
         name: o.name.clone(),
@@ -398,7 +416,7 @@ pub(crate) fn connect(o: &ConnectOptions) -> Result<(), CliError> {
                 json!({"tick": tick, "players": players, "snapshots": snapshots, "snapshots_crc_ok": crc_ok}),
             );
         }
-        if closed.is_some() || now >= deadline {
+        if closed.is_some() || now >= deadline || out.failed() {
             break;
         }
     }
@@ -423,6 +441,9 @@ pub(crate) fn connect(o: &ConnectOptions) -> Result<(), CliError> {
             json!({"demo": path.display().to_string(), "bytes": file.len(), "snapshots": rec.snapshots}),
         );
     }
+    if let Some(e) = out.failed.borrow_mut().take() {
+        return Err(crate::tw::stdout_error(e));
+    }
     let entered = entered_at.is_some();
     out.emit(
         "done",
@@ -433,6 +454,9 @@ pub(crate) fn connect(o: &ConnectOptions) -> Result<(), CliError> {
         ),
         json!({"entered": entered, "snapshots": snapshots, "snapshots_crc_ok": crc_ok, "errors": client.errors, "chat_echo": echo, "closed": closed, "send_error": send_error}),
     );
+    if let Some(e) = out.failed.borrow_mut().take() {
+        return Err(crate::tw::stdout_error(e));
+    }
     if !entered {
         return Err(CliError::NotEntered { addr, closed });
     }

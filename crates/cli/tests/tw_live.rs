@@ -272,7 +272,7 @@ fn gamewire_json(args: &[&str]) -> Vec<Value> {
         .collect()
 }
 
-/// (tick, crc, items) of each snapshot line of `tw demo --format jsonl`.
+/// (tick, crc, items) of each snapshot line of `tw demo --dump jsonl`.
 fn snapshots_of(lines: &[Value]) -> Vec<(i64, i64, u64)> {
     lines
         .iter()
@@ -323,7 +323,7 @@ fn the_vanilla_server_records_a_demo_we_read_and_write_back() {
     let path = file.to_str().unwrap();
 
     // Read: the header, the snapshots, our chat line among the messages.
-    let read = gamewire_json(&["tw", "demo", path, "--format", "jsonl"]);
+    let read = gamewire_json(&["tw", "demo", path, "--dump", "jsonl"]);
     let header = &read[0]["header"];
     assert_eq!(header["version"], 4, "{header}");
     assert_eq!(header["net_version"], "0.7 802f1be60a05665f");
@@ -348,6 +348,13 @@ fn the_vanilla_server_records_a_demo_we_read_and_write_back() {
             && v["message"]["fields"]["message"] == say.as_str()),
         "our chat line is not in the demo"
     );
+    // The same chat line in the chat table, with its sender's name.
+    let chat = gamewire_json(&["tw", "demo", path, "--table", "chat", "--format", "jsonl"]);
+    assert!(
+        chat.iter()
+            .any(|v| v["message"] == say.as_str() && v["name"] == "gamewire-rec"),
+        "our chat line is not in the chat table: {chat:?}"
+    );
     // 0.7.5 leaves De_ClientLeave's client id unset (stack garbage), so
     // that message may fail its range check; every other message decodes.
     for v in read.iter().filter(|v| v["message_error"].is_string()) {
@@ -359,7 +366,7 @@ fn the_vanilla_server_records_a_demo_we_read_and_write_back() {
     }
     // Our player is in the snapshots: a client info object with our name
     // is not sent in 0.7 snapshots, but the character and player info are.
-    let with_objects = gamewire_json(&["tw", "demo", path, "--objects", "--format", "jsonl"]);
+    let with_objects = gamewire_json(&["tw", "demo", path, "--objects", "--dump", "jsonl"]);
     assert!(
         with_objects.iter().any(|v| v["snapshot"]["objects"]
             .as_array()
@@ -382,7 +389,7 @@ fn the_vanilla_server_records_a_demo_we_read_and_write_back() {
         "demo",
         copy.to_str().unwrap(),
         "--objects",
-        "--format",
+        "--dump",
         "jsonl",
     ]);
     assert!(
@@ -403,7 +410,7 @@ fn the_vanilla_server_records_a_demo_we_read_and_write_back() {
     gamewire_ok(&[
         "tw", "cut", path, "--from", &from_arg, "--to", &to_arg, "-o", part_arg,
     ]);
-    let cut = gamewire_json(&["tw", "demo", part.to_str().unwrap(), "--format", "jsonl"]);
+    let cut = gamewire_json(&["tw", "demo", part.to_str().unwrap(), "--dump", "jsonl"]);
     let snaps = snapshots_of(&cut);
     assert!(!snaps.is_empty());
     // The first line after the header: a full snapshot at the first kept tick.
@@ -431,7 +438,7 @@ fn the_vanilla_server_records_a_demo_we_read_and_write_back() {
     // player info and chat line among the messages, every message decoded.
     let client_path = client_demo.to_str().unwrap();
     let done = lines.iter().find(|v| v["event"] == "done").unwrap();
-    let mine = gamewire_json(&["tw", "demo", client_path, "--objects", "--format", "jsonl"]);
+    let mine = gamewire_json(&["tw", "demo", client_path, "--objects", "--dump", "jsonl"]);
     assert_eq!(mine[0]["header"]["kind"], "client", "{}", mine[0]);
     assert_eq!(mine[0]["header"]["map_name"], "dm1");
     let mine_summary = &mine.last().unwrap()["summary"];

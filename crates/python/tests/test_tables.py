@@ -1,5 +1,5 @@
 """Every table and the header on every corpus demo, with their dtypes; pandas and polars agree;
-the one-pass `tables()` agrees with the single-table methods; the demoparser2-named aliases."""
+the one-pass `tables()` agrees with the single-table methods."""
 
 from __future__ import annotations
 
@@ -12,36 +12,31 @@ import pytest
 
 import gamewire
 from conftest import DEMOS, corpus
+from gamewire import _gamewire
 
 TICK_PROPS = ["X", "Y", "Z", "health", "armor_value", "team_num", "pitch", "yaw"]
-
-# The dtypes a column may have: int64 / uint64 / float32 / bool / object, and the nullable
-# Int64 / UInt64 / boolean when a column holds nulls.
-ALLOWED = {"int64", "Int64", "uint64", "UInt64", "float32", "bool", "boolean", "object"}
-
-# Columns every fixed-schema table has (README "Analyst tables"); the query crate may add
-# more, so these are checked as a subset, in this order.
-SCHEMAS = {
-    "players": ["slot", "userid", "name", "steamid", "fake_player", "is_hltv", "first_tick",
-                "team_num", "score", "kills_total", "deaths_total", "assists_total",
-                "damage_total", "mvps", "ping", "rank"],
-    "chat": ["tick", "entity_index", "name", "steamid", "text", "all_chat", "kind"],
-    "grenades": ["grenade_id", "entity_index", "grenade_type", "thrower_name",
-                 "thrower_steamid", "start_tick", "end_tick", "tick", "x", "y", "z"],
-    "rounds": ["round", "start_tick", "freeze_end_tick", "end_tick", "official_end_tick",
-               "winner", "winner_side", "reason", "reason_name", "message"],
-    "kills": ["tick",
-              "attacker_name", "attacker_steamid", "attacker_team",
-              "victim_name", "victim_steamid", "victim_team",
-              "assister_name", "assister_steamid", "assister_team",
-              "weapon", "headshot", "penetrated", "wallbang", "assistedflash", "noscope",
-              "thrusmoke", "attackerblind", "attackerinair", "distance", "dmg_health",
-              "dmg_armor", "hitgroup"],
-    "damages": ["tick", "attacker_name", "attacker_steamid", "attacker_team",
-                "victim_name", "victim_steamid", "victim_team", "weapon", "dmg_health",
-                "dmg_armor", "health", "armor", "hitgroup"],
-    "purchases": ["tick", "name", "steamid", "team", "weapon", "loadout"],
+# The friendly props each game has (`Demo.props()`): an unknown one is an error.
+GAME_PROPS = {
+    "cs2": TICK_PROPS,
+    "deadlock": ["X", "Y", "Z", "health", "team_num", "pitch", "yaw"],
+    "dota2": ["X", "Y", "Z", "health", "team_num"],
 }
+
+
+def props_of(demo: gamewire.Demo) -> list:
+    return GAME_PROPS[demo.path.split("/")[-2] if "/broadcast/" not in demo.path else "deadlock"]
+
+# The dtypes a column may have: pandas' nullable Int64 / UInt64 / boolean (whether or not the
+# column holds nulls), float32, object.
+ALLOWED = {"Int64", "UInt64", "float32", "boolean", "object"}
+
+# The pandas and polars dtypes of each type of the reference (docs/tables.md).
+PANDAS = {"int64": "Int64", "uint64": "UInt64", "float32": "float32", "bool": "boolean",
+          "string": "object", "list<float32>": "object", "list<string>": "object",
+          "list<uint64>": "object"}
+POLARS = {"int64": pl.Int64, "uint64": pl.UInt64, "float32": pl.Float32, "bool": pl.Boolean,
+          "string": pl.String, "list<float32>": pl.List(pl.Float32),
+          "list<string>": pl.List(pl.String), "list<uint64>": pl.List(pl.UInt64)}
 
 DEMO_IDS = [d[0] for d in DEMOS]
 
@@ -54,7 +49,9 @@ def demo_case(request):
 
 def table_of(demo: gamewire.Demo, name: str, **kw):
     if name == "ticks":
-        return demo.ticks(TICK_PROPS, **kw)
+        return demo.ticks(props_of(demo), **kw)
+    if name == "header":  # `header()` is the dict; the table is `header_table()`
+        return demo.header_table(**kw)
     return getattr(demo, name)(**kw)
 
 
@@ -69,8 +66,6 @@ def check_dtypes(frame: pd.DataFrame) -> None:
                    and not (isinstance(v, list)
                             and all(isinstance(x, item) for x in v))]
             assert not bad, f"object column {col} holds non-strings {bad[:3]}"
-        if str(dtype) in ("int64", "uint64", "bool"):
-            assert not frame[col].isna().any()
 
 
 def test_header(demo_case):
@@ -86,7 +81,6 @@ def test_header(demo_case):
     assert h["tick_rate"] == (30.0 if rel.startswith("dota2") else 64.0)
     assert math.isclose(h["tick_interval"] * h["tick_rate"], 1.0, rel_tol=1e-6)
     assert isinstance(h["server_name"], str) and isinstance(h["demo_version_name"], str)
-    assert demo.parse_header() == h
 
 
 # Rows of `gamewire table user_commands` (CSV lines without the header) on the CS2 clips.
@@ -108,38 +102,39 @@ def test_every_table(demo_case, name):
     assert isinstance(frame, pd.DataFrame)
     check_dtypes(frame)
     assert frame.columns.is_unique
-    if name in SCHEMAS:
-        cols = list(frame.columns)
-        missing = [c for c in SCHEMAS[name] if c not in cols]
-        assert not missing, f"{name} lacks {missing}"
-        assert sorted(SCHEMAS[name], key=cols.index) == SCHEMAS[name], f"{name} order"
+    # The fixed columns of the reference, first, in order, with their declared types (the
+    # columns added by rule, props and event keys, come after them).
+    fixed = _gamewire.schema(name)
+    assert list(frame.columns[:len(fixed)]) == [c for c, _ in fixed], name
+    for col, kind in fixed:
+        if kind == "string" and col in ("input_history",):
+            continue  # JSON text given to Python as lists of dicts
+        assert str(frame[col].dtype) == PANDAS[kind], (name, col, kind, frame[col].dtype)
     if name == "ticks":
-        assert list(frame.columns) == TICK_PROPS + ["tick", "steamid", "name"]
-        assert frame["steamid"].dtype == np.uint64
-        if len(frame):  # no player rows (Deadlock, Dota 2): no values to type the props by
-            for c in ("X", "Y", "Z", "pitch", "yaw"):
-                assert frame[c].dtype == np.float32
+        assert list(frame.columns) == ["tick", "slot", "steamid", "name"] + props_of(demo)
+        assert str(frame["steamid"].dtype) == "UInt64"
+        for c in ("X", "Y", "Z", "pitch", "yaw"):
+            if c in frame.columns:
+                assert frame[c].dtype == np.float32, c
         if rel.startswith("cs2"):
-            # One human on every CS2 clip, one row per tick from tick 1 to the last.
-            assert len(frame) == demo.header()["last_tick"]
             assert frame["tick"].is_monotonic_increasing
-            assert frame["yaw"].between(-180, 180).all()
+            assert frame["yaw"].dropna().between(-180, 180).all()
     if name == "events":
         assert list(frame.columns[:2]) == ["event_name", "tick"]
-        assert sorted(set(frame["event_name"])) == demo.list_game_events()
+        assert sorted(set(frame["event_name"])) == demo.event_names()
     if name == "players":
         assert len(frame) > 0
-        assert frame["steamid"].dtype == np.uint64
+        assert str(frame["steamid"].dtype) == "UInt64"
 
 
 def test_tables_in_one_pass_equal_single_calls(demo_case):
     demo, _, _ = demo_case
-    everything = demo.tables(player=TICK_PROPS)
+    everything = demo.tables(props=props_of(demo))
     assert list(everything) == list(gamewire.TABLES)
     for name in gamewire.TABLES:
         single = table_of(demo, name)
         if name == "events":
-            single = demo.events(player=TICK_PROPS)
+            single = demo.events(props=props_of(demo))
         pd.testing.assert_frame_equal(everything[name], single, obj=name)
 
 
@@ -168,9 +163,8 @@ def test_polars_equals_pandas(demo_case, name):
     plf = table_of(demo, name, polars=True)
     assert isinstance(plf, pl.DataFrame)
     assert plf.columns == list(pdf.columns)
-    kinds = {"int64": pl.Int64, "Int64": pl.Int64, "uint64": pl.UInt64, "UInt64": pl.UInt64,
-             "float32": pl.Float32, "bool": pl.Boolean, "boolean": pl.Boolean,
-             "object": pl.String}
+    kinds = {"Int64": pl.Int64, "UInt64": pl.UInt64, "float32": pl.Float32,
+             "boolean": pl.Boolean, "object": pl.String}
     for col, dtype in pdf.dtypes.items():
         if isinstance(plf.schema[col], pl.List):  # vectors, inventories: lists in an object column
             assert str(dtype) == "object", col
@@ -206,21 +200,52 @@ def test_ticks_filters():
     demo = gamewire.Demo(corpus("cs2/14155.dem"))
     full = demo.ticks(["X", "health"])
     some = demo.ticks(["X", "health"], ticks=[10, 20, 99999])
-    assert some["tick"].tolist() == [10, 20]
+    assert sorted(set(some["tick"])) == [10, 20]
     pd.testing.assert_frame_equal(
         some, full[full["tick"].isin([10, 20])].reset_index(drop=True))
-    steamid = int(full["steamid"].iloc[0])
-    assert len(demo.ticks(["X"], players=[steamid])) == len(full)
-    assert len(demo.ticks(["X"], players=[str(steamid)])) == len(full)
+    steamid = int(full["steamid"].dropna().iloc[0])
+    mine = full[full["steamid"] == steamid].reset_index(drop=True)
+    pd.testing.assert_frame_equal(demo.ticks(["X", "health"], players=[steamid]), mine)
+    pd.testing.assert_frame_equal(demo.ticks(["X", "health"], players=str(steamid)), mine)
     assert len(demo.ticks(["X"], players=[1])) == 0
-    assert demo.ticks("health", ticks=5)["tick"].tolist() == [5]
-    pd.testing.assert_frame_equal(demo.parse_ticks(["X", "health"], ticks=[10, 20]), some)
+    assert set(demo.ticks("health", ticks=5)["tick"]) == {5}
+
+
+def test_ticks_take_ints_lists_ranges_and_the_command_lines_text():
+    demo = gamewire.Demo(corpus("cs2/14155.dem"))
+    full = demo.ticks(["health"])
+
+    def rows(ticks):
+        return full[full["tick"].isin(ticks)].reset_index(drop=True)
+
+    for ticks, want in [
+        (7, [7]),
+        ([7, 9], [7, 9]),
+        (range(100, 110), list(range(100, 110))),
+        (range(100, 110, 3), [100, 103, 106, 109]),
+        ("100..109", list(range(100, 110))),
+        ("5, 100..102", [5, 100, 101, 102]),
+        (" 5 ,100..102 ", [5, 100, 101, 102]),
+        ([5, "100..102"], [5, 100, 101, 102]),
+        (np.int64(7), [7]),
+        (np.array([7, 9]), [7, 9]),
+    ]:
+        pd.testing.assert_frame_equal(demo.ticks(["health"], ticks=ticks), rows(want),
+                                      obj=repr(ticks))
+
+
+def test_names_take_one_name_a_list_or_the_command_lines_text():
+    demo = gamewire.Demo(corpus("cs2/14155.dem"))
+    want = demo.ticks(["X", "health"], ticks=5)
+    for props in ("X,health", " X , health ", ["X", "health"], ("X", "health"), ["X, health"]):
+        pd.testing.assert_frame_equal(demo.ticks(props, ticks=5), want, obj=repr(props))
 
 
 def test_vectors_angles_and_inventories_are_lists():
+    # The human player of 14065 (the bots' rows are there without humans_only).
     demo = gamewire.Demo(corpus("cs2/14065.dem"))
     props = ["CCSPlayerPawn.m_angEyeAngles", "aim_punch_angle", "pitch", "yaw"]
-    frame = demo.ticks(props)
+    frame = demo.ticks(props, humans_only=True)
     assert len(frame) == 185
     assert str(frame["aim_punch_angle"].dtype) == "object"
     for angles, pitch, yaw in zip(frame["CCSPlayerPawn.m_angEyeAngles"], frame["pitch"],
@@ -228,23 +253,24 @@ def test_vectors_angles_and_inventories_are_lists():
         assert isinstance(angles, list) and len(angles) == 3
         assert angles[:2] == [pytest.approx(pitch), pytest.approx(yaw)]
     assert all(v == [0.0, 0.0, 0.0] for v in frame["aim_punch_angle"])
-    inventory = demo.ticks(["inventory"])["inventory"]
+    inventory = demo.ticks(["inventory"], humans_only=True)["inventory"]
     assert all(v == ["knife_t", "Glock-18", "C4 Explosive"] for v in inventory)
-    assert demo.ticks(["inventory"], polars=True).schema["inventory"] == pl.List(pl.String)
-    ids = demo.ticks(["inventory_as_ids"])["inventory_as_ids"]
+    assert demo.ticks(["inventory"], humans_only=True, polars=True).schema["inventory"] == pl.List(pl.String)
+    ids = demo.ticks(["inventory_as_ids"], humans_only=True)["inventory_as_ids"]
     assert all(v == [59, 4, 49] for v in ids)
-    assert demo.ticks(["inventory_as_ids"], polars=True).schema["inventory_as_ids"] == \
+    assert demo.ticks(["inventory_as_ids"], humans_only=True, polars=True).schema["inventory_as_ids"] == \
         pl.List(pl.UInt64)
-    plf = demo.ticks(props, polars=True)
+    plf = demo.ticks(props, humans_only=True, polars=True)
     assert plf.schema["aim_punch_angle"] == pl.List(pl.Float32)
     assert plf["CCSPlayerPawn.m_angEyeAngles"].to_list() == [
         pytest.approx(v) for v in frame["CCSPlayerPawn.m_angEyeAngles"]]
 
 
 def test_user_command_input_history_is_a_list_of_dicts():
-    # 14150_ag2 (which demoparser2 cannot read) carries one command per tick for its player.
+    # 14150_ag2 (which demoparser2 cannot read) carries one command per tick for its human
+    # player.
     demo = gamewire.Demo(corpus("cs2/14150_ag2.dem"))
-    frame = demo.ticks(["usercmd_input_history", "usercmd_viewangle_y", "yaw"])
+    frame = demo.ticks(["usercmd_input_history", "usercmd_viewangle_y", "yaw"], humans_only=True)
     history = frame["usercmd_input_history"]
     assert history.iloc[0] is None  # no command before the first row
     entries = [e for h in history.iloc[1:] for e in h]
@@ -256,56 +282,70 @@ def test_user_command_input_history_is_a_list_of_dicts():
     assert ticks == sorted(ticks) and ticks[-1] > ticks[0]
     for h, yaw in zip(history.iloc[1:], frame["usercmd_viewangle_y"].iloc[1:]):
         assert h[-1]["y"] == pytest.approx(yaw, abs=1e-3)
-    plf = demo.ticks(["usercmd_input_history"], polars=True)
+    plf = demo.ticks(["usercmd_input_history"], humans_only=True, polars=True)
     assert isinstance(plf.schema["usercmd_input_history"], pl.List)
     assert plf["usercmd_input_history"].to_list()[1:] == list(history.iloc[1:])
 
 
 def test_events_with_player_and_game_props():
-    # 14011 (deathmatch) has 3 real player_hurt events; bots on both sides, so the player
-    # columns are there and null (bots have steam id 0: null, as in demoparser2).
+    # 14011 (a bot match) has 3 player_hurt events, between bots: the player columns are
+    # filled for bots too (steam id 0).
     demo = gamewire.Demo(corpus("cs2/14011.dem"))
-    hurt = demo.events("player_hurt", player=["X", "health"], other=["total_rounds_played", "game_time"])
+    hurt = demo.events("player_hurt", props=["X", "health"],
+                       other=["total_rounds_played", "game_time"])
     assert len(hurt) == 3
     assert set(hurt["event_name"]) == {"player_hurt"}
-    for col in ("attacker_name", "attacker_steamid", "attacker_X", "attacker_health",
-                "user_name", "user_steamid", "user_X", "user_health",
+    for col in ("userid", "attacker", "attacker_name", "attacker_steamid", "attacker_X",
+                "attacker_health", "user_name", "user_steamid", "user_X", "user_health",
                 "dmg_health", "hitgroup", "total_rounds_played", "game_time"):
         assert col in hurt.columns, col
-    assert str(hurt["user_steamid"].dtype) in ("uint64", "UInt64")
-    assert hurt["user_steamid"].isna().all() and hurt["attacker_name"].isna().all()
+    assert str(hurt["user_steamid"].dtype) == "UInt64"
+    for col in ("user_name", "user_slot", "user_X", "user_health", "attacker_name",
+                "attacker_slot", "attacker_X", "attacker_health"):
+        assert hurt[col].notna().all(), col
+    assert (hurt["user_steamid"] == 0).all()  # bots
+    # The props at the event's tick: the victim's health before the hit.
+    assert (hurt["user_health"] - hurt["dmg_health"] == hurt["health"]).all()
     assert hurt["hitgroup"].tolist() == ["chest", "chest", "chest"]
     assert hurt["game_time"].dtype == np.float32
     check_dtypes(hurt)
     # Same rows as the damages table.
     assert hurt["tick"].tolist() == demo.damages()["tick"].tolist()
-    # A list of names, and parse_event without the event_name column.
+    # A list of names.
     two = demo.events(["player_hurt", "player_footstep"])
     assert set(two["event_name"]) <= {"player_hurt", "player_footstep"}
-    pe = demo.parse_event("player_hurt", player=["X", "health"], other=["total_rounds_played", "game_time"])
-    pd.testing.assert_frame_equal(pe, hurt.drop(columns=["event_name"]))
+    pd.testing.assert_frame_equal(demo.events("player_hurt, player_footstep"), two)
 
 
-def test_parse_events():
-    demo = gamewire.Demo(corpus("cs2/14150_ag2.dem"))
-    names = demo.list_game_events()
-    pairs = demo.parse_events(["all"], player=["health"])
-    assert [n for n, _ in pairs] == names
-    for name, frame in pairs:
-        pd.testing.assert_frame_equal(frame, demo.parse_event(name, player=["health"]), obj=name)
-        assert "event_name" not in frame.columns
-    subset = demo.parse_events(["player_hurt", "server_cvar"], polars=True)
-    assert [n for n, _ in subset] == ["player_hurt", "server_cvar"]
-    assert all(isinstance(f, pl.DataFrame) for _, f in subset)
-
-
-def test_aliases():
+def test_demo_attributes():
     demo = gamewire.Demo(corpus("cs2/14065.dem"))
-    pd.testing.assert_frame_equal(demo.parse_player_info(), demo.players())
-    pd.testing.assert_frame_equal(demo.parse_grenades(), demo.grenades())
     assert demo.path.endswith("14065.dem")
     assert demo.size == corpus("cs2/14065.dem").stat().st_size
     assert "14065.dem" in repr(demo)
     assert gamewire.__version__
-    # A pathlib.Path works as well as a str.
-    assert gamewire.Demo(corpus("cs2/14065.dem")).header()["map_name"] == "de_nuke"
+    # A str works as well as a pathlib.Path.
+    assert gamewire.Demo(str(corpus("cs2/14065.dem"))).header()["map_name"] == "de_nuke"
+
+
+def test_header_table_is_one_row_agreeing_with_the_header(demo_case):
+    demo, rel, (map_name, _protocol, build, last_tick) = demo_case
+    table = demo.header_table()
+    assert len(table) == 1
+    row = table.iloc[0]
+    assert row["map"] == map_name == demo.header()["map_name"]
+    assert row["tick_rate"] == pytest.approx(demo.header()["tick_rate"], rel=1e-5)
+    assert demo.header_table(polars=True).to_dicts() == pandas_rows(table)
+    # The same row through `tables`, and by default with every table.
+    pd.testing.assert_frame_equal(demo.tables("header")["header"], table)
+
+
+def test_bots_have_rows_and_humans_only_drops_them():
+    # 14011 is a bot match: ten players, one of them human.
+    demo = gamewire.Demo(corpus("cs2/14011.dem"))
+    every = demo.ticks(["health"], ticks="100..101")
+    assert every["slot"].nunique() == 10
+    assert (every["steamid"] == 0).sum() > 0
+    humans = demo.ticks(["health"], ticks="100..101", humans_only=True)
+    assert len(humans) > 0 and (humans["steamid"] != 0).all()
+    pd.testing.assert_frame_equal(
+        humans, every[every["steamid"] != 0].reset_index(drop=True))

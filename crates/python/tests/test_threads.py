@@ -11,13 +11,13 @@ import pandas as pd
 import gamewire
 from conftest import DEMOS, corpus
 
-PROPS = ["X", "Y", "Z", "health", "yaw"]
+PROPS = ["X", "Y", "Z", "health", "team_num"]  # friendly names every game has
 
 
 def work(demo: gamewire.Demo):
     return {
         "ticks": demo.ticks(PROPS),
-        "events": demo.events(player=["health"]),
+        "events": demo.events(props=["health"]),
         "header": demo.header(),
     }
 

@@ -53,6 +53,7 @@
 //   tick), `messages` (user messages as JSON), `summary` (`info`),
 //   `schema` (the serializer tree; uses `prop_checks`), `props` (the props
 //   a demo offers; uses `prop_checks`, `schema`, `run`);
+// - Teeworlds 0.7 recordings as tables: `teeworlds` (uses `table`);
 // - this file: the query, the visitor that fans a pass out to the
 //   collectors (`Collectors`), and the runs.
 pub mod actions;
@@ -81,6 +82,7 @@ pub mod run;
 pub mod schema;
 pub mod summary;
 pub mod table;
+pub mod teeworlds;
 pub mod tick_set;
 pub mod ticks;
 pub mod updated_fields;

@@ -72,8 +72,9 @@ pub enum DecodeError {
 
 /// A non-fatal oddity found while decoding a datagram: decoding went on.
 ///
-/// [`Display`](fmt::Display) says it in a sentence;
-/// [`DecodeWarning::compact`] is the short form of the `tw` commands' output.
+/// [`Display`](fmt::Display) says it in a sentence (what the `tw` commands
+/// print and [`Report`] serializes); [`DecodeWarning::compact`] is a short
+/// form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DecodeWarning {
@@ -102,8 +103,7 @@ pub enum DecodeWarning {
 }
 
 impl DecodeWarning {
-    /// The short form that `gamewire tw decode` and `tw pcap` print and that
-    /// [`Report`] serializes: the kind and its fields in Rust notation, e.g.
+    /// A short form for logs: the kind and its fields in Rust notation, e.g.
     /// `TrailingChunkData { len: 3 }` or
     /// `chunk 1: OverlongInt { field: "tick", offset: 2 }`; an invalid object
     /// reads as its sentence.
@@ -215,8 +215,7 @@ pub struct Report {
     /// Errors (as sentences).
     #[serde(serialize_with = "errors_as_strings")]
     pub errors: Vec<DecodeError>,
-    /// Non-fatal oddities (each in its [compact](DecodeWarning::compact)
-    /// form).
+    /// Non-fatal oddities (each as its sentence).
     #[serde(serialize_with = "warnings_as_strings")]
     pub warnings: Vec<DecodeWarning>,
 }
@@ -226,7 +225,7 @@ fn errors_as_strings<S: serde::Serializer>(e: &[DecodeError], s: S) -> Result<S:
 }
 
 fn warnings_as_strings<S: serde::Serializer>(w: &[DecodeWarning], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(w.iter().map(DecodeWarning::compact))
+    s.collect_seq(w.iter().map(DecodeWarning::to_string))
 }
 
 /// Per-flow decoding state.
@@ -439,7 +438,7 @@ mod tests {
     }
 
     #[test]
-    fn a_datagram_with_trailing_bytes_warns_and_serializes_the_compact_form() {
+    fn a_datagram_with_trailing_bytes_warns_and_serializes_the_sentence() {
         // A chunk packet with no chunks and one byte after the header.
         let mut datagram = vec![0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78];
         datagram.push(0xaa);
@@ -452,6 +451,9 @@ mod tests {
             })]
         );
         let json = serde_json::to_value(&r).unwrap_or_default();
-        assert_eq!(json["warnings"][0], "TrailingChunkData { len: 1 }");
+        assert_eq!(
+            json["warnings"][0],
+            "1 bytes follow the last announced chunk"
+        );
     }
 }

@@ -13,6 +13,7 @@
 //! * [`client`]: the join sequence of a game client on top of [`conn`].
 //! * [`pcap`]: Teeworlds datagrams out of a pcap capture.
 //! * [`demo`]: demo files (`.demo`), read and written.
+//! * [`recording`]: a whole capture or demo in one pass, with its summary.
 //!
 //! Nothing here opens sockets or reads clocks.
 //!
@@ -33,6 +34,7 @@ pub mod map;
 pub mod msg;
 pub mod packet;
 pub mod pcap;
+pub mod recording;
 pub mod snapshot;
 
 pub use error::Error;

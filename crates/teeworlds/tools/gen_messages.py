@@ -253,6 +253,15 @@ class Gen:
             return 'int::check_range("%s", %s, %s, %s)?;' % (field, expr, r[0], r[1])
         return ""
 
+    def flat_fields(self, t, name):
+        """The flat (name, kind) of each int of a member, in `to_ints` order."""
+        if t["kind"] == "array":
+            out = []
+            for i in range(t["count"]):
+                out += self.flat_fields(t["member_type"], "%s_%d" % (name, i))
+            return out
+        return [(name, "Bool" if t["kind"] == "boolean" else "Int")]
+
     def gen_object(self, o):
         name = camel(o["name"])
         members = self.object_members(o)
@@ -272,6 +281,13 @@ class Gen:
         self.w("    pub const SIZE: usize = %d;" % size)
         self.w("    /// Name in the protocol list.")
         self.w('    pub const NAME: &\'static str = "%s";' % "_".join(o["name"]))
+        self.w("    /// Its ints as flat fields, in the order of `to_ints` (an array's")
+        self.w("    /// elements as `name_0`, `name_1`, ...).")
+        flat = []
+        for m in members:
+            flat += self.flat_fields(m["type"], "_".join(m["name"]))
+        self.w("    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[%s];"
+               % ", ".join('("%s", FieldKind::%s)' % f for f in flat))
         self.w()
         self.w("    /// Reads the object from its ints; `None` if the size is wrong.")
         self.w("    pub fn from_ints(d: &[i32]) -> Option<Self> {")
@@ -450,6 +466,26 @@ class Gen:
         self.w("        }")
         self.w("    }")
         self.w()
+        self.w("    /// The object's ints, as a snapshot holds them.")
+        self.w("    pub fn to_ints(&self) -> Vec<i32> {")
+        self.w("        let mut v = Vec::new();")
+        self.w("        match self {")
+        for o in objs:
+            self.w("            SnapObject::%s(o) => o.to_ints(&mut v)," % camel(o["name"]))
+        self.w("        }")
+        self.w("        v")
+        self.w("    }")
+        self.w()
+        self.w("    /// The protocol name and the flat fields ([`FieldKind`]) of the")
+        self.w("    /// objects of `type_id`; `None` for a type this protocol does not have.")
+        self.w("    pub fn layout(type_id: u16) -> Option<(&'static str, &'static [(&'static str, FieldKind)])> {")
+        self.w("        Some(match type_id {")
+        for o in objs:
+            self.w("            %d => (%s::NAME, %s::FIELDS)," % (o["id"], camel(o["name"]), camel(o["name"])))
+        self.w("            _ => return None,")
+        self.w("        })")
+        self.w("    }")
+        self.w()
         self.w("    /// Checks value ranges like `ValidateObj`.")
         self.w("    pub fn validate(&self) -> Result<(), UnpackError> {")
         self.w("        match self {")
@@ -506,6 +542,16 @@ class Gen:
             self.w("}")
             self.w()
         self.w("// ---- snapshot objects ----")
+        self.w("/// How one int of a snapshot object reads (each object's `FIELDS`).")
+        self.w("#[derive(Debug, Clone, Copy, PartialEq, Eq)]")
+        self.w("pub enum FieldKind {")
+        self.w("    /// An integer: a number, an enum value, a tick, flags, a tuning")
+        self.w("    /// parameter (fixed point, value x 100).")
+        self.w("    Int,")
+        self.w("    /// A boolean (0 or 1).")
+        self.w("    Bool,")
+        self.w("}")
+        self.w()
         for o in self.spec["snapshot_objects"]:
             self.gen_object(o)
         self.gen_obj_enum()

@@ -372,6 +372,16 @@ pub mod raceflag {
 }
 
 // ---- snapshot objects ----
+/// How one int of a snapshot object reads (each object's `FIELDS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// An integer: a number, an enum value, a tick, flags, a tuning
+    /// parameter (fixed point, value x 100).
+    Int,
+    /// A boolean (0 or 1).
+    Bool,
+}
+
 /// Snapshot object `player_input` (type id 1, 10 ints).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct PlayerInput {
@@ -404,6 +414,20 @@ impl PlayerInput {
     pub const SIZE: usize = 10;
     /// Name in the protocol list.
     pub const NAME: &'static str = "player_input";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("direction", FieldKind::Int),
+        ("target_x", FieldKind::Int),
+        ("target_y", FieldKind::Int),
+        ("jump", FieldKind::Bool),
+        ("fire", FieldKind::Int),
+        ("hook", FieldKind::Bool),
+        ("player_flags", FieldKind::Int),
+        ("wanted_weapon", FieldKind::Int),
+        ("next_weapon", FieldKind::Int),
+        ("prev_weapon", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -489,6 +513,16 @@ impl Projectile {
     pub const SIZE: usize = 6;
     /// Name in the protocol list.
     pub const NAME: &'static str = "projectile";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("x", FieldKind::Int),
+        ("y", FieldKind::Int),
+        ("vel_x", FieldKind::Int),
+        ("vel_y", FieldKind::Int),
+        ("type", FieldKind::Int),
+        ("start_tick", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -563,6 +597,15 @@ impl Laser {
     pub const SIZE: usize = 5;
     /// Name in the protocol list.
     pub const NAME: &'static str = "laser";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("x", FieldKind::Int),
+        ("y", FieldKind::Int),
+        ("from_x", FieldKind::Int),
+        ("from_y", FieldKind::Int),
+        ("start_tick", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -630,6 +673,13 @@ impl Pickup {
     pub const SIZE: usize = 3;
     /// Name in the protocol list.
     pub const NAME: &'static str = "pickup";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("x", FieldKind::Int),
+        ("y", FieldKind::Int),
+        ("type", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -693,6 +743,13 @@ impl Flag {
     pub const SIZE: usize = 3;
     /// Name in the protocol list.
     pub const NAME: &'static str = "flag";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("x", FieldKind::Int),
+        ("y", FieldKind::Int),
+        ("team", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -756,6 +813,13 @@ impl GameData {
     pub const SIZE: usize = 3;
     /// Name in the protocol list.
     pub const NAME: &'static str = "game_data";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("game_start_tick", FieldKind::Int),
+        ("game_state_flags", FieldKind::Int),
+        ("game_state_end_tick", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -819,6 +883,12 @@ impl GameDataTeam {
     pub const SIZE: usize = 2;
     /// Name in the protocol list.
     pub const NAME: &'static str = "game_data_team";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("teamscore_red", FieldKind::Int),
+        ("teamscore_blue", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -881,6 +951,14 @@ impl GameDataFlag {
     pub const SIZE: usize = 4;
     /// Name in the protocol list.
     pub const NAME: &'static str = "game_data_flag";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("flag_carrier_red", FieldKind::Int),
+        ("flag_carrier_blue", FieldKind::Int),
+        ("flag_drop_tick_red", FieldKind::Int),
+        ("flag_drop_tick_blue", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -973,6 +1051,25 @@ impl CharacterCore {
     pub const SIZE: usize = 15;
     /// Name in the protocol list.
     pub const NAME: &'static str = "character_core";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("tick", FieldKind::Int),
+        ("x", FieldKind::Int),
+        ("y", FieldKind::Int),
+        ("vel_x", FieldKind::Int),
+        ("vel_y", FieldKind::Int),
+        ("angle", FieldKind::Int),
+        ("direction", FieldKind::Int),
+        ("jumped", FieldKind::Int),
+        ("hooked_player", FieldKind::Int),
+        ("hook_state", FieldKind::Int),
+        ("hook_tick", FieldKind::Int),
+        ("hook_x", FieldKind::Int),
+        ("hook_y", FieldKind::Int),
+        ("hook_dx", FieldKind::Int),
+        ("hook_dy", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1103,6 +1200,32 @@ impl Character {
     pub const SIZE: usize = 22;
     /// Name in the protocol list.
     pub const NAME: &'static str = "character";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("tick", FieldKind::Int),
+        ("x", FieldKind::Int),
+        ("y", FieldKind::Int),
+        ("vel_x", FieldKind::Int),
+        ("vel_y", FieldKind::Int),
+        ("angle", FieldKind::Int),
+        ("direction", FieldKind::Int),
+        ("jumped", FieldKind::Int),
+        ("hooked_player", FieldKind::Int),
+        ("hook_state", FieldKind::Int),
+        ("hook_tick", FieldKind::Int),
+        ("hook_x", FieldKind::Int),
+        ("hook_y", FieldKind::Int),
+        ("hook_dx", FieldKind::Int),
+        ("hook_dy", FieldKind::Int),
+        ("health", FieldKind::Int),
+        ("armor", FieldKind::Int),
+        ("ammo_count", FieldKind::Int),
+        ("weapon", FieldKind::Int),
+        ("emote", FieldKind::Int),
+        ("attack_tick", FieldKind::Int),
+        ("triggered_events", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1215,6 +1338,13 @@ impl PlayerInfo {
     pub const SIZE: usize = 3;
     /// Name in the protocol list.
     pub const NAME: &'static str = "player_info";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("player_flags", FieldKind::Int),
+        ("score", FieldKind::Int),
+        ("latency", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1280,6 +1410,14 @@ impl SpectatorInfo {
     pub const SIZE: usize = 4;
     /// Name in the protocol list.
     pub const NAME: &'static str = "spectator_info";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("spec_mode", FieldKind::Int),
+        ("spectator_id", FieldKind::Int),
+        ("x", FieldKind::Int),
+        ("y", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1356,6 +1494,68 @@ impl DeClientInfo {
     pub const SIZE: usize = 58;
     /// Name in the protocol list.
     pub const NAME: &'static str = "de_client_info";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("local", FieldKind::Bool),
+        ("team", FieldKind::Int),
+        ("name_0", FieldKind::Int),
+        ("name_1", FieldKind::Int),
+        ("name_2", FieldKind::Int),
+        ("name_3", FieldKind::Int),
+        ("clan_0", FieldKind::Int),
+        ("clan_1", FieldKind::Int),
+        ("clan_2", FieldKind::Int),
+        ("country", FieldKind::Int),
+        ("skin_part_names_0_0", FieldKind::Int),
+        ("skin_part_names_0_1", FieldKind::Int),
+        ("skin_part_names_0_2", FieldKind::Int),
+        ("skin_part_names_0_3", FieldKind::Int),
+        ("skin_part_names_0_4", FieldKind::Int),
+        ("skin_part_names_0_5", FieldKind::Int),
+        ("skin_part_names_1_0", FieldKind::Int),
+        ("skin_part_names_1_1", FieldKind::Int),
+        ("skin_part_names_1_2", FieldKind::Int),
+        ("skin_part_names_1_3", FieldKind::Int),
+        ("skin_part_names_1_4", FieldKind::Int),
+        ("skin_part_names_1_5", FieldKind::Int),
+        ("skin_part_names_2_0", FieldKind::Int),
+        ("skin_part_names_2_1", FieldKind::Int),
+        ("skin_part_names_2_2", FieldKind::Int),
+        ("skin_part_names_2_3", FieldKind::Int),
+        ("skin_part_names_2_4", FieldKind::Int),
+        ("skin_part_names_2_5", FieldKind::Int),
+        ("skin_part_names_3_0", FieldKind::Int),
+        ("skin_part_names_3_1", FieldKind::Int),
+        ("skin_part_names_3_2", FieldKind::Int),
+        ("skin_part_names_3_3", FieldKind::Int),
+        ("skin_part_names_3_4", FieldKind::Int),
+        ("skin_part_names_3_5", FieldKind::Int),
+        ("skin_part_names_4_0", FieldKind::Int),
+        ("skin_part_names_4_1", FieldKind::Int),
+        ("skin_part_names_4_2", FieldKind::Int),
+        ("skin_part_names_4_3", FieldKind::Int),
+        ("skin_part_names_4_4", FieldKind::Int),
+        ("skin_part_names_4_5", FieldKind::Int),
+        ("skin_part_names_5_0", FieldKind::Int),
+        ("skin_part_names_5_1", FieldKind::Int),
+        ("skin_part_names_5_2", FieldKind::Int),
+        ("skin_part_names_5_3", FieldKind::Int),
+        ("skin_part_names_5_4", FieldKind::Int),
+        ("skin_part_names_5_5", FieldKind::Int),
+        ("use_custom_colors_0", FieldKind::Bool),
+        ("use_custom_colors_1", FieldKind::Bool),
+        ("use_custom_colors_2", FieldKind::Bool),
+        ("use_custom_colors_3", FieldKind::Bool),
+        ("use_custom_colors_4", FieldKind::Bool),
+        ("use_custom_colors_5", FieldKind::Bool),
+        ("skin_part_colors_0", FieldKind::Int),
+        ("skin_part_colors_1", FieldKind::Int),
+        ("skin_part_colors_2", FieldKind::Int),
+        ("skin_part_colors_3", FieldKind::Int),
+        ("skin_part_colors_4", FieldKind::Int),
+        ("skin_part_colors_5", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1459,6 +1659,15 @@ impl DeGameInfo {
     pub const SIZE: usize = 5;
     /// Name in the protocol list.
     pub const NAME: &'static str = "de_game_info";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("game_flags", FieldKind::Int),
+        ("score_limit", FieldKind::Int),
+        ("time_limit", FieldKind::Int),
+        ("match_num", FieldKind::Int),
+        ("match_current", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1526,6 +1735,42 @@ impl DeTuneParams {
     pub const SIZE: usize = 32;
     /// Name in the protocol list.
     pub const NAME: &'static str = "de_tune_params";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("tune_params_0", FieldKind::Int),
+        ("tune_params_1", FieldKind::Int),
+        ("tune_params_2", FieldKind::Int),
+        ("tune_params_3", FieldKind::Int),
+        ("tune_params_4", FieldKind::Int),
+        ("tune_params_5", FieldKind::Int),
+        ("tune_params_6", FieldKind::Int),
+        ("tune_params_7", FieldKind::Int),
+        ("tune_params_8", FieldKind::Int),
+        ("tune_params_9", FieldKind::Int),
+        ("tune_params_10", FieldKind::Int),
+        ("tune_params_11", FieldKind::Int),
+        ("tune_params_12", FieldKind::Int),
+        ("tune_params_13", FieldKind::Int),
+        ("tune_params_14", FieldKind::Int),
+        ("tune_params_15", FieldKind::Int),
+        ("tune_params_16", FieldKind::Int),
+        ("tune_params_17", FieldKind::Int),
+        ("tune_params_18", FieldKind::Int),
+        ("tune_params_19", FieldKind::Int),
+        ("tune_params_20", FieldKind::Int),
+        ("tune_params_21", FieldKind::Int),
+        ("tune_params_22", FieldKind::Int),
+        ("tune_params_23", FieldKind::Int),
+        ("tune_params_24", FieldKind::Int),
+        ("tune_params_25", FieldKind::Int),
+        ("tune_params_26", FieldKind::Int),
+        ("tune_params_27", FieldKind::Int),
+        ("tune_params_28", FieldKind::Int),
+        ("tune_params_29", FieldKind::Int),
+        ("tune_params_30", FieldKind::Int),
+        ("tune_params_31", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1588,6 +1833,10 @@ impl Common {
     pub const SIZE: usize = 2;
     /// Name in the protocol list.
     pub const NAME: &'static str = "common";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] =
+        &[("x", FieldKind::Int), ("y", FieldKind::Int)];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1643,6 +1892,10 @@ impl Explosion {
     pub const SIZE: usize = 2;
     /// Name in the protocol list.
     pub const NAME: &'static str = "explosion";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] =
+        &[("x", FieldKind::Int), ("y", FieldKind::Int)];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1698,6 +1951,10 @@ impl Spawn {
     pub const SIZE: usize = 2;
     /// Name in the protocol list.
     pub const NAME: &'static str = "spawn";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] =
+        &[("x", FieldKind::Int), ("y", FieldKind::Int)];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1753,6 +2010,10 @@ impl HammerHit {
     pub const SIZE: usize = 2;
     /// Name in the protocol list.
     pub const NAME: &'static str = "hammer_hit";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] =
+        &[("x", FieldKind::Int), ("y", FieldKind::Int)];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1810,6 +2071,13 @@ impl Death {
     pub const SIZE: usize = 3;
     /// Name in the protocol list.
     pub const NAME: &'static str = "death";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("x", FieldKind::Int),
+        ("y", FieldKind::Int),
+        ("client_id", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1873,6 +2141,13 @@ impl SoundWorld {
     pub const SIZE: usize = 3;
     /// Name in the protocol list.
     pub const NAME: &'static str = "sound_world";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("x", FieldKind::Int),
+        ("y", FieldKind::Int),
+        ("sound_id", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -1944,6 +2219,17 @@ impl Damage {
     pub const SIZE: usize = 7;
     /// Name in the protocol list.
     pub const NAME: &'static str = "damage";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("x", FieldKind::Int),
+        ("y", FieldKind::Int),
+        ("client_id", FieldKind::Int),
+        ("angle", FieldKind::Int),
+        ("health_amount", FieldKind::Int),
+        ("armor_amount", FieldKind::Int),
+        ("self", FieldKind::Bool),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -2013,6 +2299,9 @@ impl PlayerInfoRace {
     pub const SIZE: usize = 1;
     /// Name in the protocol list.
     pub const NAME: &'static str = "player_info_race";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[("race_start_tick", FieldKind::Int)];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -2072,6 +2361,13 @@ impl GameDataRace {
     pub const SIZE: usize = 3;
     /// Name in the protocol list.
     pub const NAME: &'static str = "game_data_race";
+    /// Its ints as flat fields, in the order of `to_ints` (an array's
+    /// elements as `name_0`, `name_1`, ...).
+    pub const FIELDS: &'static [(&'static str, FieldKind)] = &[
+        ("best_time", FieldKind::Int),
+        ("precision", FieldKind::Int),
+        ("race_flags", FieldKind::Int),
+    ];
 
     /// Reads the object from its ints; `None` if the size is wrong.
     pub fn from_ints(d: &[i32]) -> Option<Self> {
@@ -2235,6 +2531,70 @@ impl SnapObject {
             SnapObject::PlayerInfoRace(_) => PlayerInfoRace::NAME,
             SnapObject::GameDataRace(_) => GameDataRace::NAME,
         }
+    }
+
+    /// The object's ints, as a snapshot holds them.
+    pub fn to_ints(&self) -> Vec<i32> {
+        let mut v = Vec::new();
+        match self {
+            SnapObject::PlayerInput(o) => o.to_ints(&mut v),
+            SnapObject::Projectile(o) => o.to_ints(&mut v),
+            SnapObject::Laser(o) => o.to_ints(&mut v),
+            SnapObject::Pickup(o) => o.to_ints(&mut v),
+            SnapObject::Flag(o) => o.to_ints(&mut v),
+            SnapObject::GameData(o) => o.to_ints(&mut v),
+            SnapObject::GameDataTeam(o) => o.to_ints(&mut v),
+            SnapObject::GameDataFlag(o) => o.to_ints(&mut v),
+            SnapObject::CharacterCore(o) => o.to_ints(&mut v),
+            SnapObject::Character(o) => o.to_ints(&mut v),
+            SnapObject::PlayerInfo(o) => o.to_ints(&mut v),
+            SnapObject::SpectatorInfo(o) => o.to_ints(&mut v),
+            SnapObject::DeClientInfo(o) => o.to_ints(&mut v),
+            SnapObject::DeGameInfo(o) => o.to_ints(&mut v),
+            SnapObject::DeTuneParams(o) => o.to_ints(&mut v),
+            SnapObject::Common(o) => o.to_ints(&mut v),
+            SnapObject::Explosion(o) => o.to_ints(&mut v),
+            SnapObject::Spawn(o) => o.to_ints(&mut v),
+            SnapObject::HammerHit(o) => o.to_ints(&mut v),
+            SnapObject::Death(o) => o.to_ints(&mut v),
+            SnapObject::SoundWorld(o) => o.to_ints(&mut v),
+            SnapObject::Damage(o) => o.to_ints(&mut v),
+            SnapObject::PlayerInfoRace(o) => o.to_ints(&mut v),
+            SnapObject::GameDataRace(o) => o.to_ints(&mut v),
+        }
+        v
+    }
+
+    /// The protocol name and the flat fields ([`FieldKind`]) of the
+    /// objects of `type_id`; `None` for a type this protocol does not have.
+    pub fn layout(type_id: u16) -> Option<(&'static str, &'static [(&'static str, FieldKind)])> {
+        Some(match type_id {
+            1 => (PlayerInput::NAME, PlayerInput::FIELDS),
+            2 => (Projectile::NAME, Projectile::FIELDS),
+            3 => (Laser::NAME, Laser::FIELDS),
+            4 => (Pickup::NAME, Pickup::FIELDS),
+            5 => (Flag::NAME, Flag::FIELDS),
+            6 => (GameData::NAME, GameData::FIELDS),
+            7 => (GameDataTeam::NAME, GameDataTeam::FIELDS),
+            8 => (GameDataFlag::NAME, GameDataFlag::FIELDS),
+            9 => (CharacterCore::NAME, CharacterCore::FIELDS),
+            10 => (Character::NAME, Character::FIELDS),
+            11 => (PlayerInfo::NAME, PlayerInfo::FIELDS),
+            12 => (SpectatorInfo::NAME, SpectatorInfo::FIELDS),
+            13 => (DeClientInfo::NAME, DeClientInfo::FIELDS),
+            14 => (DeGameInfo::NAME, DeGameInfo::FIELDS),
+            15 => (DeTuneParams::NAME, DeTuneParams::FIELDS),
+            16 => (Common::NAME, Common::FIELDS),
+            17 => (Explosion::NAME, Explosion::FIELDS),
+            18 => (Spawn::NAME, Spawn::FIELDS),
+            19 => (HammerHit::NAME, HammerHit::FIELDS),
+            20 => (Death::NAME, Death::FIELDS),
+            21 => (SoundWorld::NAME, SoundWorld::FIELDS),
+            22 => (Damage::NAME, Damage::FIELDS),
+            23 => (PlayerInfoRace::NAME, PlayerInfoRace::FIELDS),
+            24 => (GameDataRace::NAME, GameDataRace::FIELDS),
+            _ => return None,
+        })
     }
 
     /// Checks value ranges like `ValidateObj`.
