@@ -24,7 +24,9 @@ PY (default: this interpreter) must import both `demoparser2` and `gamewire`, as
 `.ci/setup-python.sh start` does (target/py-venv/bin/python).
 
 Exit status: 0 when every pair demoparser2 runs is identical and the signature tests pass with
-gamewire wherever they pass with demoparser2; 1 otherwise; 2 on bad usage.
+gamewire on every demo; 1 otherwise; 2 on bad usage. (demoparser2 0.42.0 itself fails one
+signature test on these demos: `parse_event("player_death")` returns an empty list when the
+demo has no death.)
 """
 
 from __future__ import annotations
@@ -140,14 +142,12 @@ def check_signature_tests(peer: Path, demos: list[Path], python: str, timeout: f
             results[parser] = run(python, d / "signature_tests.py", d, timeout)
         t_rc, _, t_err = results["demoparser2"]
         o_rc, _, o_err = results["gamewire"]
-        summary = f"demoparser2 {last_line(t_err)}, gamewire {last_line(o_err)}"
-        if o_rc != 0 and t_rc == 0:
+        if o_rc != 0:
             ok = False
-            lines.append(f"  FAILS with gamewire  signature_tests on {demo.name}: {summary}")
+        lines.append(f"  {'passes' if o_rc == 0 else 'FAILS '} with gamewire on {demo.name}: "
+                     f"{last_line(o_err)} (demoparser2: {last_line(t_err)})")
+        if o_rc != 0:
             lines.append(indent(o_err, 60))
-        else:
-            lines.append(f"  {'passes' if o_rc == 0 else 'fails on both'}  signature_tests on "
-                         f"{demo.name}: {summary}")
     return ok, lines
 
 

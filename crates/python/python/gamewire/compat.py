@@ -29,7 +29,8 @@ demoparser2's shapes that are kept, because code written for it relies on them:
 * `parse_ticks`: the props in demoparser2's order (game rules, controller, pawn, team, then
   computed props such as `X`, `is_alive`, `pitch`: not the order asked), then `tick`, `steamid`,
   `name`; its dtypes per prop (`int32`, `uint32`, `uint64`, `float32`, `bool`, strings); no row
-  gives an empty DataFrame without columns.
+  gives an empty DataFrame without columns; the rows are the human players' (bots have none,
+  as in demoparser2).
 * `parse_player_info`, `parse_skins`, `parse_item_drops`: pyarrow-backed dtypes.
 * `parse_header`: every key demoparser2 gives (`patch_version` is the network protocol), values as
   strings.
@@ -47,7 +48,6 @@ Where it differs from demoparser2 0.42 (each also in the README):
   (`team_num`) against a Python int, gamewire does.
 * A missing file raises `FileNotFoundError` (demoparser2: its own `Exception` class); an unknown
   prop or event name raises `gamewire.UnknownNameError` (a `ValueError`) with the closest names.
-* Bots have rows in `parse_ticks` (steam id 0), as players do.
 """
 
 from __future__ import annotations
@@ -411,12 +411,20 @@ class DemoParser:
         occurring = set(self._demo.event_names())
         asked = [n for n in names if n in occurring or n not in _MADE_EVENTS]
         out: Dict[str, _pd.DataFrame] = {}
-        if asked:
+        if len(asked) == 1:
+            # One event: its columns are its declared keys, even when it has no row.
+            frame = self._demo.events(asked[0], props=props or None, other=other or None,
+                                      polars=False)
+            out[asked[0]] = _event_frame(frame)
+        elif asked:
+            # Several events in one pass: each keeps the columns its rows fill, as
+            # demoparser2 builds a frame from the keys its events carry.
             frame = self._demo.events(asked, props=props or None, other=other or None,
                                       polars=False)
             for name in asked:
                 rows = frame[frame["event_name"] == name]
-                out[name] = _event_frame(rows if len(rows) else frame.iloc[0:0])
+                keep = [c for c in rows.columns if c == "tick" or rows[c].notna().any()]
+                out[name] = _event_frame(rows[keep])
         made = [n for n in names if n in _MADE_EVENTS and n not in occurring]
         if made:
             out.update(self._made_events(made, other))
@@ -426,7 +434,7 @@ class DemoParser:
         """`round_start`, `round_end` and `player_first_connect` from the game state."""
         state_props = ["total_rounds_played", "round_win_reason", "team_num", "entity_id"]
         extra = [p for p in other if p not in state_props]
-        frame = self._demo.ticks(state_props + extra, polars=False)
+        frame = self._demo.ticks(state_props + extra, humans_only=True, polars=False)
         out: Dict[str, _pd.DataFrame] = {}
         per_tick = frame.drop_duplicates("tick", keep="first").sort_values("tick", kind="stable")
         rounds = per_tick[per_tick["total_rounds_played"].notna()]
@@ -490,7 +498,7 @@ class DemoParser:
                 return _pd.DataFrame()
         asked = list(dict.fromkeys(props + [p for p, _ in states]))
         frame = self._demo.ticks(asked, ticks=wanted_ticks or None, players=steamids or None,
-                                 polars=False)
+                                 humans_only=True, polars=False)
         for prop, state in states:
             frame = frame[(frame[prop] == state).fillna(False).astype(bool)]
         if len(frame) == 0:
@@ -527,9 +535,20 @@ class DemoParser:
         if not isinstance(grenades, bool):
             raise TypeError(f"parse_grenades: grenades must be a bool, not "
                             f"{type(grenades).__name__}")
-        frame = self._demo.grenades(grenade_props=props or None, polars=False)
+        # demoparser2 reads `extra` as game-wide props (`game_time`); gamewire's grenade props
+        # are the projectile's own, so those two kinds are asked for apart.
+        game_wide = [p for p in props if p in _GAME_WIDE or p.startswith("CCSGameRulesProxy.")]
+        raw = [p for p in props if p not in game_wide]
+        frame = self._demo.grenades(grenade_props=raw or None, polars=False)
         if len(frame) == 0:
             return _pd.DataFrame()
+        if game_wide:
+            ticks = sorted({int(t) for t in frame["tick"]})
+            state = self._demo.ticks(game_wide, ticks=ticks, polars=False)
+            state = state.drop_duplicates("tick").set_index("tick")
+            frame = frame.copy()
+            for prop in game_wide:
+                frame[prop] = frame["tick"].map(state[prop])
         columns = {"X": ("x", "float32"), "Y": ("y", "float32"), "Z": ("z", "float32"),
                    "tick": ("tick", "int32"), "thrower_steamid": ("thrower_steamid", "uint64"),
                    "name": ("thrower_name", "str"), "grenade_type": ("grenade_type", "str"),
@@ -603,8 +622,7 @@ def _made_frame(rows: List[Dict[str, _Any]], dtypes: Dict[str, str],
         elif series.isna().all():
             data[column] = series.astype("float64")
         else:
-            data[column] = _as_dp2(series.convert_dtypes(convert_string=False,
-                                                         convert_floating=False))
+            data[column] = _as_dp2(series.infer_objects())
     return _pd.DataFrame(data)
 
 
