@@ -89,8 +89,10 @@ impl QueryArgs {
             events: (!self.name.is_empty()).then(|| self.name.clone()),
             player_props: self.props.clone(),
             other_props: self.other.clone(),
-            ticks: (!self.ticks.is_empty()).then(|| self.ticks.clone()),
+            ticks: (!self.ticks.is_empty())
+                .then(|| gamewire_query::TickSet::from_ticks(self.ticks.clone())),
             players: None,
+            humans_only: false,
             grenade_props: self.grenade_props.clone(),
             decode_every_class: false,
             // A cut demo (a truncated file, a cut broadcast fragment) keeps

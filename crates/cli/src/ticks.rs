@@ -73,6 +73,7 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
         demo: Option<&str>,
         out: W,
     ) -> Self {
+        let ticks = ticks.map(gamewire_query::TickSet::from_ticks);
         StreamedTicks::with_collector(props, TicksCollector::new(props, ticks), format, demo, out)
     }
 
@@ -162,7 +163,7 @@ impl<W: Write> Visitor for StreamedTicks<'_, W> {
 
 /// The collector of `gamewire ticks`: its props, ticks and players.
 fn ticks_collector(args: &TicksArgs, ticks: Option<Vec<i32>>) -> TicksCollector {
-    TicksCollector::new(&args.props, ticks)
+    TicksCollector::new(&args.props, ticks.map(gamewire_query::TickSet::from_ticks))
         .with_players((!args.players.is_empty()).then(|| args.players.clone()))
 }
 

@@ -4,10 +4,10 @@
 //! `NativeDemo` holds a demo's bytes, read once when it is constructed, and
 //! answers with the GIL released: the header (the same fields as
 //! `gamewire info --format json`), the names of the game events that occur,
-//! and the analyst tables of `gamewire-query`, several queries in one pass
-//! over the demo. A table comes back as typed column buffers (little-endian
-//! values plus a null mask) that the Python half
-//! (`python/gamewire/__init__.py`) turns into pandas or polars DataFrames
+//! the props the demo offers, and the analyst tables of `gamewire-query`,
+//! several queries in one pass over the demo. A table comes back as typed
+//! column buffers (little-endian values plus a null mask) that the Python
+//! half (`python/gamewire/_demo.py`) turns into pandas or polars DataFrames
 //! without a Python object per value.
 //!
 //! `run_many` runs one query over many demos on a worker pool (the
@@ -15,10 +15,14 @@
 //! and returns one table per name with every demo's rows, the GIL released
 //! throughout.
 //!
-//! Errors carry the text the CLI prints: `gamewire.DemoError` (a
-//! `ValueError`) for a non-demo, a truncated or corrupt demo, or an unknown
-//! table, event or prop name (with the closest valid names), and
-//! `FileNotFoundError` / `OSError` when the file cannot be read.
+//! Errors carry the text the CLI prints, as one of the exception classes of
+//! the package, chosen by the error's [`ErrorCategory`]: `DemoError` (a
+//! `ValueError`; a corrupt demo) and its subclasses `NotADemoError`,
+//! `DemoTruncatedError`, `UnknownNameError` (an unknown table, event, prop or
+//! class, with the closest valid names) and `BadArgumentError` (also a
+//! `TypeError`: an option no table uses, ticks beyond the demo's end, a
+//! malformed tick set); `FileNotFoundError` / `OSError` when the file cannot
+//! be read.
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeSet;
@@ -27,25 +31,77 @@ use std::sync::{Arc, OnceLock};
 
 use gamewire_query::input::{self, DemoInput};
 use gamewire_query::{
-    Column, Cut, DemoState, GameEvent, Interests, Query, QueryError, RunOptions, SendTableCache,
-    Table, TableKind, Visitor,
+    Column, Cut, DemoState, ErrorCategory, GameEvent, Interests, Query, QueryError, RunOptions,
+    SendTableCache, Table, TableKind, TickSet, Visitor,
 };
 use pyo3::create_exception;
-use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 
 create_exception!(
     gamewire,
     DemoError,
     PyValueError,
-    "A demo that cannot be parsed (not a demo, truncated, corrupt) or a query \
-     naming an unknown table, event or prop; the message is the CLI's."
+    "A demo that cannot be parsed, or a query it cannot answer; the message is the CLI's. \
+     A corrupt demo raises this class itself; the other failures raise a subclass: \
+     NotADemoError, DemoTruncatedError, UnknownNameError, BadArgumentError."
+);
+create_exception!(
+    gamewire,
+    NotADemoError,
+    DemoError,
+    "The data is not a Source 2 demo (another format, a Source 1 demo, an empty file)."
+);
+create_exception!(
+    gamewire,
+    DemoTruncatedError,
+    DemoError,
+    "The demo ends early (a truncated file, a cut broadcast fragment or compressed stream); \
+     raised only with strict=True, else the result holds everything before the cut and a \
+     DemoTruncatedWarning names the cut."
+);
+create_exception!(
+    gamewire,
+    UnknownNameError,
+    DemoError,
+    "A table, event, prop or class name the demo does not have; the message lists the \
+     closest valid names. Not a KeyError: it is about the arguments, not a lookup."
 );
 
-/// `{path}: {error}`, as `gamewire table` prints it.
-fn demo_error(path: &Path, e: &dyn std::fmt::Display) -> PyErr {
-    Failure::Demo(format!("{}: {e}", path.display())).into()
+/// `BadArgumentError`: a `DemoError` and a `TypeError` (two bases, so made
+/// with `type()` the first time it is needed).
+fn bad_argument_type(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
+    static TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let ty = TYPE.get_or_try_init(py, || -> PyResult<Py<PyType>> {
+        let bases = PyTuple::new(
+            py,
+            [py.get_type::<DemoError>(), py.get_type::<PyTypeError>()],
+        )?;
+        let dict = PyDict::new(py);
+        dict.set_item("__module__", "gamewire")?;
+        dict.set_item(
+            "__doc__",
+            "A call gamewire cannot answer as asked: an option of the wrong type, an option no \
+             table asked for uses, a malformed tick set, ticks beyond the demo's last tick. A \
+             DemoError (so a ValueError) and a TypeError.",
+        )?;
+        let made = py
+            .get_type::<PyType>()
+            .call1(("BadArgumentError", bases, dict))?
+            .cast_into::<PyType>()?;
+        Ok(made.unbind())
+    })?;
+    Ok(ty.bind(py).clone())
+}
+
+/// A `BadArgumentError` with `message`.
+fn bad_argument(message: String) -> PyErr {
+    Python::attach(|py| match bad_argument_type(py) {
+        Ok(ty) => PyErr::from_type(ty, message),
+        Err(e) => e,
+    })
 }
 
 /// How reading or parsing a demo failed, or that it was cut short; each
@@ -56,23 +112,54 @@ enum Failure {
     Missing(String),
     /// The file could not be read (`OSError`; tag `"read"`).
     Read(String),
-    /// Not a demo, a corrupt demo, an unknown name: `{path}: {error}`, as
-    /// `gamewire table` prints it (`DemoError`; tag `"demo"`).
-    Demo(String),
+    /// Not a Source 2 demo (`NotADemoError`; tag `"not_a_demo"`).
+    NotADemo(String),
+    /// Cut short where that is an error (`DemoTruncatedError`; tag
+    /// `"truncated"`).
+    Truncated(String),
+    /// A corrupt demo (`DemoError`; tag `"corrupt"`).
+    Corrupt(String),
+    /// An unknown name (`UnknownNameError`; tag `"unknown_name"`).
+    UnknownName(String),
+    /// A query the demo cannot answer as asked (`BadArgumentError`; tag
+    /// `"usage"`).
+    Usage(String),
     /// A demo cut short: its rows before the cut are kept (a warning in
     /// Python; tag `"cut"`).
     Cut(String),
 }
 
 impl Failure {
-    /// How a demo of `path` failed.
+    /// How a demo of `path` failed: `{path}: {error}`, as `gamewire table`
+    /// prints it (a read error names its path itself).
     fn of(path: &Path, e: &QueryError) -> Failure {
+        let message = || format!("{}: {e}", path.display());
+        match e.category() {
+            ErrorCategory::Io => match e {
+                QueryError::Input(i @ input::InputError::Read { .. }) if i.is_not_found() => {
+                    Failure::Missing(e.to_string())
+                }
+                _ => Failure::Read(e.to_string()),
+            },
+            ErrorCategory::NotADemo => Failure::NotADemo(message()),
+            ErrorCategory::Truncated => Failure::Truncated(message()),
+            ErrorCategory::UnknownName => Failure::UnknownName(message()),
+            ErrorCategory::Usage => Failure::Usage(message()),
+            _ => Failure::Corrupt(message()),
+        }
+    }
+
+    /// A query that cannot be built or run whatever the demo (an unknown
+    /// table, an option no table uses, a malformed tick set): the message
+    /// names no demo, and the options by their Python names.
+    fn of_query(e: &QueryError) -> Failure {
         match e {
-            QueryError::Input(i @ input::InputError::Read { .. }) if i.is_not_found() => {
-                Failure::Missing(e.to_string())
-            }
-            QueryError::Input(input::InputError::Read { .. }) => Failure::Read(e.to_string()),
-            _ => Failure::Demo(format!("{}: {e}", path.display())),
+            QueryError::OptionNotUsed { option, tables } => Failure::Usage(format!(
+                "the option {} is not used by the tables asked for (it is used by: {tables})",
+                python_option(option)
+            )),
+            _ if e.category() == ErrorCategory::UnknownName => Failure::UnknownName(e.to_string()),
+            _ => Failure::Usage(e.to_string()),
         }
     }
 
@@ -81,14 +168,25 @@ impl Failure {
         match self {
             Failure::Missing(_) => "missing",
             Failure::Read(_) => "read",
-            Failure::Demo(_) => "demo",
+            Failure::NotADemo(_) => "not_a_demo",
+            Failure::Truncated(_) => "truncated",
+            Failure::Corrupt(_) => "corrupt",
+            Failure::UnknownName(_) => "unknown_name",
+            Failure::Usage(_) => "usage",
             Failure::Cut(_) => "cut",
         }
     }
 
     fn into_message(self) -> String {
         match self {
-            Failure::Missing(m) | Failure::Read(m) | Failure::Demo(m) | Failure::Cut(m) => m,
+            Failure::Missing(m)
+            | Failure::Read(m)
+            | Failure::NotADemo(m)
+            | Failure::Truncated(m)
+            | Failure::Corrupt(m)
+            | Failure::UnknownName(m)
+            | Failure::Usage(m)
+            | Failure::Cut(m) => m,
         }
     }
 }
@@ -98,12 +196,38 @@ impl From<Failure> for PyErr {
         match f {
             Failure::Missing(m) => PyFileNotFoundError::new_err(m),
             Failure::Read(m) => PyOSError::new_err(m),
-            Failure::Demo(m) | Failure::Cut(m) => DemoError::new_err(m),
+            Failure::NotADemo(m) => NotADemoError::new_err(m),
+            Failure::Truncated(m) | Failure::Cut(m) => DemoTruncatedError::new_err(m),
+            Failure::Corrupt(m) => DemoError::new_err(m),
+            Failure::UnknownName(m) => UnknownNameError::new_err(m),
+            Failure::Usage(m) => bad_argument(m),
         }
     }
 }
 
-/// A query as the Python half passes it (a dict).
+/// `{path}: {error}` as the exception of its category.
+fn demo_error(path: &Path, e: &QueryError) -> PyErr {
+    Failure::of(path, e).into()
+}
+
+/// The Python (and command-line) name of a [`Query`] option.
+fn python_option(field: &str) -> &str {
+    match field {
+        "events" => "name",
+        other => other,
+    }
+}
+
+/// A tick set as the Python half passes it: the command line's text
+/// (`"5, 100..200"`) or a list of ticks.
+#[derive(Debug, FromPyObject)]
+enum TicksSpec {
+    Text(String),
+    List(Vec<i32>),
+}
+
+/// A query as the Python half passes it (a dict whose keys are the
+/// command line's option names; `_demo._query` checks their types).
 #[derive(Debug, FromPyObject)]
 struct QuerySpec {
     /// Table names (`events`, `ticks`, ...).
@@ -111,44 +235,60 @@ struct QuerySpec {
     tables: Vec<String>,
     /// `events`: only these event names (all when `None`).
     #[pyo3(item)]
-    events: Option<Vec<String>>,
+    name: Option<Vec<String>>,
     /// Player props (`events`, `ticks`).
     #[pyo3(item)]
-    player: Vec<String>,
+    props: Vec<String>,
     /// Game-wide props (`events`).
     #[pyo3(item)]
     other: Vec<String>,
     /// `ticks`: only these ticks.
     #[pyo3(item)]
-    ticks: Option<Vec<i32>>,
+    ticks: Option<TicksSpec>,
     /// `ticks`: only these steam ids.
     #[pyo3(item)]
     players: Option<Vec<u64>>,
+    /// `ticks`: leave the bots out.
+    #[pyo3(item)]
+    humans_only: bool,
     /// `grenades`: raw props of the projectile.
     #[pyo3(item)]
-    grenade: Vec<String>,
+    grenade_props: Vec<String>,
 }
 
 impl QuerySpec {
-    fn query(&self) -> Result<Query, QueryError> {
-        let mut tables = Vec::with_capacity(self.tables.len());
-        for name in &self.tables {
-            let kind: TableKind = name.parse()?;
-            if !tables.contains(&kind) {
-                tables.push(kind);
+    /// The query, checked ([`Query::validate`]): an unknown table, a
+    /// malformed tick set or an option no table uses fails here, before any
+    /// demo is parsed.
+    fn query(&self) -> Result<Query, Failure> {
+        let build = || -> Result<Query, QueryError> {
+            let mut tables = Vec::with_capacity(self.tables.len());
+            for name in &self.tables {
+                let kind: TableKind = name.parse()?;
+                if !tables.contains(&kind) {
+                    tables.push(kind);
+                }
             }
-        }
-        Ok(Query {
-            tables,
-            events: self.events.clone(),
-            player_props: self.player.clone(),
-            other_props: self.other.clone(),
-            ticks: self.ticks.clone(),
-            players: self.players.clone(),
-            grenade_props: self.grenade.clone(),
-            decode_every_class: false,
-            options: RunOptions::default(),
-        })
+            let ticks = match &self.ticks {
+                None => None,
+                Some(TicksSpec::Text(text)) => Some(TickSet::parse(text)?),
+                Some(TicksSpec::List(list)) => Some(TickSet::from_ticks(list.clone())),
+            };
+            let query = Query {
+                tables,
+                events: self.name.clone(),
+                player_props: self.props.clone(),
+                other_props: self.other.clone(),
+                ticks,
+                players: self.players.clone(),
+                humans_only: self.humans_only,
+                grenade_props: self.grenade_props.clone(),
+                ..Query::default()
+            };
+            query.validate()?;
+            Ok(query)
+        };
+        build().map_err(|e| Failure::of_query(&e))
     }
 }
 
@@ -171,12 +311,10 @@ fn run_options() -> RunOptions {
     }
 }
 
-/// The message of a demo cut short, given to Python's `DemoTruncatedWarning`.
+/// The message of a demo cut short, given to Python's `DemoTruncatedWarning`
+/// (or `DemoTruncatedError` with `strict=True`).
 fn cut_message(path: &Path, cut: &Cut) -> String {
-    format!(
-        "{}: {cut}; the result holds everything before the cut",
-        path.display()
-    )
+    format!("{}: {cut}", path.display())
 }
 
 /// A column ready for Python: fixed-width little-endian values (nulls as 0,
@@ -316,7 +454,7 @@ fn to_python<'py>(py: Python<'py>, tables: Buffers) -> PyResult<Bound<'py, PyLis
     Ok(out)
 }
 
-/// The visitor of `list_game_events`: game events only, no entities.
+/// The visitor of `event_names`: game events only, no entities.
 #[derive(Default)]
 struct EventNames(BTreeSet<String>);
 
@@ -471,7 +609,7 @@ impl NativeDemo {
     ) -> PyResult<Self> {
         let bytes = data.to_vec();
         let unpacked = py.detach(|| input::from_bytes(name.clone(), bytes));
-        let input = unpacked.map_err(|e| demo_error(&name, &e))?;
+        let input = unpacked.map_err(|e| demo_error(&name, &e.into()))?;
         NativeDemo::checked(input)
     }
 
@@ -504,7 +642,7 @@ impl NativeDemo {
 
     /// The names of the game events that occur in the demo, sorted, and the
     /// cut of a demo cut short.
-    fn list_game_events(&self, py: Python<'_>) -> PyResult<(Vec<String>, Option<String>)> {
+    fn event_names(&self, py: Python<'_>) -> PyResult<(Vec<String>, Option<String>)> {
         let (names, _, cut) = self.parse(py, EventNames::default())?;
         Ok((names.0.into_iter().collect(), cut))
     }
@@ -518,7 +656,7 @@ impl NativeDemo {
     ) -> PyResult<(Bound<'py, PyList>, Option<String>)> {
         let mut built = Vec::with_capacity(queries.len());
         for q in &queries {
-            built.push(q.query().map_err(|e| Failure::Demo(e.to_string()))?);
+            built.push(q.query()?);
         }
         let input = &self.input;
         let result = py.detach(move || {
@@ -552,23 +690,26 @@ impl NativeDemo {
 /// ([`input::dataset_names`]; the columns are the union over the demos, see
 /// [`Table::append`]). Returns `(tables, failures)`: `[(table, columns)]` and,
 /// in the order given, `[(path, kind, message)]` for the demos that failed,
-/// `kind` `"missing"` or `"read"` (the file could not be read) or `"demo"`,
-/// with the CLI's message, and for the demos cut short, `kind` `"cut"`
-/// (their rows before the cut are in the tables). Send tables and event descriptors are shared
+/// `kind` the tag of a [`Failure`] (`"missing"`, `"read"`, `"not_a_demo"`,
+/// `"corrupt"`, `"unknown_name"`, `"usage"`, `"truncated"`) with the CLI's
+/// message, and for the demos cut short, `kind` `"cut"` (their rows before
+/// the cut are in the tables; with `strict`, a cut demo fails as
+/// `"truncated"` instead). Send tables and event descriptors are shared
 /// between the demos (see `SendTableCache`).
 #[pyfunction]
-#[pyo3(signature = (paths, query, jobs=None))]
+#[pyo3(signature = (paths, query, jobs=None, strict=false))]
 fn run_many<'py>(
     py: Python<'py>,
     paths: Vec<PathBuf>,
     query: QuerySpec,
     jobs: Option<usize>,
+    strict: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
     use rayon::prelude::*;
     // Directories stand for the demos found in them, as in the CLI.
     let paths = input::find_demos(&paths).map_err(|e| Failure::of(Path::new(""), &e.into()))?;
     let names = input::dataset_names(&paths);
-    let built = query.query().map_err(|e| Failure::Demo(e.to_string()))?;
+    let built = query.query()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()
@@ -584,8 +725,12 @@ fn run_many<'py>(
         for t in &mut tables {
             t.prepend_constant("demo", name);
         }
-        let cut = parsed.cut.map(|c| Failure::Cut(cut_message(path, &c)));
-        Ok((tables, cut))
+        let cut = parsed.cut.map(|c| cut_message(path, &c));
+        match cut {
+            // With `strict`, a cut demo fails: none of its rows are kept.
+            Some(message) if strict => Err(Failure::Truncated(message)),
+            cut => Ok((tables, cut.map(Failure::Cut))),
+        }
     };
     let (merged, failures) = py.detach(|| {
         let results: Vec<_> = pool.install(|| {
@@ -626,7 +771,14 @@ fn run_many<'py>(
 #[pymodule]
 fn _gamewire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("DemoError", m.py().get_type::<DemoError>())?;
+    let py = m.py();
+    m.add("DemoError", py.get_type::<DemoError>())?;
+    m.add("NotADemoError", py.get_type::<NotADemoError>())?;
+    m.add("DemoTruncatedError", py.get_type::<DemoTruncatedError>())?;
+    m.add("UnknownNameError", py.get_type::<UnknownNameError>())?;
+    m.add("BadArgumentError", bad_argument_type(py)?)?;
+    let tables: Vec<&str> = TableKind::ALL.iter().map(|k| k.name()).collect();
+    m.add("TABLES", PyTuple::new(py, tables)?)?;
     m.add_class::<NativeDemo>()?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     Ok(())

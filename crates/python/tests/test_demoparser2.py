@@ -1,5 +1,7 @@
-"""gamewire's Python API against demoparser2 0.42.0 on the CS2 corpus demos it can read
-(14065, 14132, 14155; it fails on 14011 and 14150_ag2, see ../shared/corpus/SOURCES.md).
+"""The values of `gamewire.Demo`'s tables against demoparser2 0.42.0 on the CS2 corpus demos it
+can read (14065, 14132, 14155; it fails on 14011 and 14150_ag2, see ../shared/corpus/SOURCES.md).
+`gamewire.compat` (tests in test_compat*.py) answers with demoparser2's names and shapes; here
+`Demo`'s own calls are checked to hold the same values, row by row on the keys both have.
 
 The semantics are those of scripts/compare_demoparser2.py (the CLI-level comparison), whose
 helpers are imported here: values equal when both are null, ints exactly, floats within 1e-3;
@@ -66,40 +68,52 @@ def compare_rows(ours: list[dict], theirs: list[dict], columns, what: str) -> in
     return n
 
 
-def test_parse_ticks_equal_row_by_row(pair):
-    ours_df, dp, rel = pair
-    ours = records(ours_df.parse_ticks(TICK_PROPS))
+def keyed(rows: list[dict], keys=("tick", "steamid")) -> dict:
+    return {tuple(r[k] for k in keys): r for r in rows}
+
+
+def compare_ticks(ours_rows: list[dict], theirs_rows: list[dict], columns, what: str) -> int:
+    """demoparser2's rows, each against ours of the same (tick, steam id): ours may hold more
+    rows (gamewire's have a row per player slot, bots included)."""
+    ours = keyed(ours_rows)
+    missing = [k for k in keyed(theirs_rows) if k not in ours]
+    assert not missing, f"{what}: rows of demoparser2 not in gamewire's: {missing[:5]}"
+    matched = [ours[(r["tick"], r["steamid"])] for r in theirs_rows]
+    return compare_rows(matched, theirs_rows, columns, what)
+
+
+def test_ticks_equal_row_by_row(pair):
+    demo, dp, rel = pair
+    ours = records(demo.ticks(TICK_PROPS))
     theirs = records(dp.parse_ticks(TICK_PROPS))
-    assert ours, f"{rel}: no tick rows"
-    # Same rows in the same order: (tick, steamid) row by row.
-    assert [(r["tick"], r["steamid"]) for r in ours] == [(r["tick"], r["steamid"]) for r in theirs]
-    n = compare_rows(ours, theirs, TICK_PROPS + ["tick", "steamid", "name"], f"{rel} ticks")
-    COUNTS["tick rows"] += len(ours)
+    assert ours and theirs, f"{rel}: no tick rows"
+    n = compare_ticks(ours, theirs, TICK_PROPS + ["tick", "steamid", "name"], f"{rel} ticks")
+    COUNTS["tick rows"] += len(theirs)
     COUNTS["tick values"] += n
 
 
-def test_parse_ticks_with_filters_equal(pair):
-    ours_df, dp, rel = pair
+def test_ticks_with_filters_equal(pair):
+    demo, dp, rel = pair
     ticks = [1, 2, 50, 100, 120]
-    ours = records(ours_df.parse_ticks(TICK_PROPS, ticks=ticks))
+    ours = records(demo.ticks(TICK_PROPS, ticks=ticks))
     theirs = records(dp.parse_ticks(TICK_PROPS, ticks=ticks))
     assert ours
-    compare_rows(ours, theirs, TICK_PROPS + ["tick", "steamid", "name"], f"{rel} ticks filtered")
-    steamid = ours[0]["steamid"]
-    ours = records(ours_df.parse_ticks(["health"], players=[steamid]))
+    compare_ticks(ours, theirs, TICK_PROPS + ["tick", "steamid", "name"], f"{rel} ticks filtered")
+    steamid = theirs[0]["steamid"]
+    ours = records(demo.ticks(["health"], players=[steamid]))
     theirs = records(dp.parse_ticks(["health"], players=[steamid]))
     compare_rows(ours, theirs, ["health", "tick", "steamid"], f"{rel} ticks of one player")
 
 
-def test_list_game_events_equal(pair):
-    ours_df, dp, rel = pair
-    ours = ours_df.list_game_events()
+def test_event_names_equal(pair):
+    demo, dp, rel = pair
+    ours = demo.event_names()
     assert ours == sorted(set(dp.list_game_events())), rel
     COUNTS["event names"] += len(ours)
 
 
-def test_parse_event_equal_for_every_listed_event(pair):
-    ours_df, dp, rel = pair
+def test_events_equal_for_every_listed_event(pair):
+    demo, dp, rel = pair
     for ev in dp.list_game_events():
         for other in ([], OTHER_PROPS):
             theirs = records(dp.parse_event(ev, other=other) if other else dp.parse_event(ev))
@@ -107,50 +121,30 @@ def test_parse_event_equal_for_every_listed_event(pair):
                 fixed = cmp.detriangulate(theirs)
                 assert fixed is not None, f"{rel} server_cvar: not demoparser2 0.42.0's shape"
                 theirs = fixed
-            ours = records(ours_df.parse_event(ev, other=other))
+            ours = records(demo.events(ev, other=other))
             what = f"{rel} {ev}" + (" with other props" if other else "")
             assert len(ours) == len(theirs), f"{what}: {len(ours)} vs {len(theirs)} rows"
             ours_cols = set().union(*(r.keys() for r in ours)) if ours else set()
             their_cols = set().union(*(r.keys() for r in theirs)) if theirs else set()
-            only_theirs = their_cols - ours_cols
-            assert not (ours and only_theirs), f"{what}: columns only in demoparser2: {only_theirs}"
-            # Ours only: the event's keys demoparser2 drops never appear here (the query drops
-            # them too); round_time, which demoparser2 silently leaves out, may.
-            assert not (ours_cols - their_cols) & cmp.DP2_DROPPED_KEYS, what
             assert [r["tick"] for r in ours] == [r["tick"] for r in theirs], f"{what}: ticks differ"
-            n = compare_rows(ours, theirs, sorted(ours_cols & their_cols), what)
+            # The values of the columns both have (the event's keys, the game-wide props, the
+            # player names and steam ids).
+            common = sorted(ours_cols & their_cols)
+            assert not theirs or "tick" in common
+            n = compare_rows(ours, theirs, common, what)
             if not other:
                 COUNTS["event rows"] += len(ours)
             COUNTS["event values"] += n
 
 
-def test_parse_events_all_equal(pair):
-    ours_df, dp, rel = pair
-    ours = dict(ours_df.parse_events(["all"]))
-    # demoparser2's "all" adds events it synthesizes from entity state (round_start,
-    # round_end, player_first_connect) that its own list_game_events does not list; the
-    # comparison covers the game events both list.
-    listed = set(dp.list_game_events())
-    theirs = {k: v for k, v in dp.parse_events(["all"]) if k in listed}
-    assert set(ours) == listed, rel
-    for ev, frame in theirs.items():
-        t = records(frame)
-        if ev == "server_cvar":
-            t = cmp.detriangulate(t)
-        o = records(ours[ev])
-        common = sorted(set(o[0]) & set(t[0])) if o and t else []
-        compare_rows(o, t, common, f"{rel} parse_events {ev}")
-
-
-def test_list_updated_fields_equal(pair):
-    """`list_updated_fields()` against demoparser2's: the same names, but for the differences
-    scripts/compare_demoparser2.py explains (how demoparser2 tells weapon classes by their
-    text), checked against the classes of `updated_fields()`."""
-    ours_df, dp, rel = pair
-    names = ours_df.list_updated_fields()
+def test_updated_field_names_equal(pair):
+    """The names of `updated_fields()` against demoparser2's `list_updated_fields`: the same
+    names, but for the differences scripts/compare_demoparser2.py explains (how demoparser2
+    tells weapon classes by their text), checked against the classes of `updated_fields()`."""
+    demo, dp, rel = pair
+    frame = demo.updated_fields()
+    names = list(frame["name"])
     assert names == sorted(names) and len(names) > 500, rel
-    frame = ours_df.updated_fields()
-    assert list(frame["name"]) == names
     ours = dict(zip(frame["name"], frame["classes"]))
     theirs = set(dp.list_updated_fields())
     explained, unexplained = cmp.updated_fields_differences(ours, theirs)
@@ -162,15 +156,15 @@ def test_list_updated_fields_equal(pair):
 def test_every_demoparser2_player_prop_equal(pair):
     """Every demoparser2 player prop name gamewire reads (scripts/compare_demoparser2.py's
     EVERY_TICK_PROP, the exceptions and their reasons in its NOT_COMPARED and
-    PEER_EMPTY_FIRST_ROWS) through `parse_ticks`, in one call on each side: the same rows, every
-    value equal, and null where demoparser2 has no column (a field this game build lacks)."""
-    ours_df, dp, rel = pair
+    PEER_EMPTY_FIRST_ROWS) through `ticks`, in one call on each side: every value equal on the
+    rows both have, and null where demoparser2 has no column (a field this game build lacks)."""
+    demo, dp, rel = pair
     props = [p for p in cmp.EVERY_TICK_PROP if p not in cmp.NOT_COMPARED]
     assert len(props) > 200
-    ours = records(ours_df.parse_ticks(props))
+    ours_all = keyed(records(demo.ticks(props)))
     theirs_df = dp.parse_ticks(props)
     theirs = records(theirs_df)
-    assert [(r["tick"], r["steamid"]) for r in ours] == [(r["tick"], r["steamid"]) for r in theirs]
+    ours = [ours_all[(r["tick"], r["steamid"])] for r in theirs]
     bad, n = [], 0
     for p in props:
         for i, (o, t) in enumerate(zip(ours, theirs)):
@@ -189,49 +183,3 @@ def test_every_demoparser2_player_prop_equal(pair):
                            f"demoparser2 {cmp.show(t.get(p)) if p in theirs_df.columns else '-'}")
     assert not bad, f"{rel}: {len(bad)} values differ; first: {bad[:10]}"
     COUNTS["every-prop values"] = COUNTS.get("every-prop values", 0) + n
-
-
-@pytest.mark.parametrize("states", [{"is_alive": True}, {"health": 100},
-                                    {"is_alive": True, "health": 100}, {"health": 50}])
-def test_parse_ticks_prop_states_equal(pair, states):
-    """`prop_states` keeps the rows where every prop has its value, as demoparser2 does.
-    (demoparser2 0.42.0 also compares the value's type: `team_num`, an unsigned field, never
-    equals a Python int there, so it keeps no row; and with two states, one of them also a
-    wanted prop, it gives that prop's column as null: the props asked for here are not states.
-    gamewire compares values, see test_parse_ticks_prop_states_compare_values.)"""
-    ours_df, dp, rel = pair
-    props = ["X", "yaw"]
-    ours = records(ours_df.parse_ticks(
-        props, prop_states=[gamewire.WantedPropState(k, v) for k, v in states.items()]))
-    theirs = records(dp.parse_ticks(
-        props, prop_states=[demoparser2.WantedPropState(k, v) for k, v in states.items()]))
-    # A dict and (prop, value) pairs say the same.
-    assert records(ours_df.parse_ticks(props, prop_states=states)) == ours
-    assert records(ours_df.parse_ticks(props, prop_states=list(states.items()))) == ours
-    compare_rows(ours, theirs, props + ["tick", "steamid", "name"], f"{rel} {states}")
-    assert all(set(r) == set(props + ["tick", "steamid", "name"]) for r in ours)
-    every = records(ours_df.parse_ticks(props))
-    if states == {"is_alive": True}:
-        assert len(ours) == len(every)
-    if states == {"health": 50}:
-        assert ours == []
-    polars = ours_df.parse_ticks(props, prop_states=states, polars=True)
-    assert polars.columns == props + ["tick", "steamid", "name"]
-    assert len(polars) == len(ours)
-
-
-def test_parse_ticks_prop_states_compare_values():
-    demo = gamewire.Demo(str(corpus("cs2/14065.dem")))
-    every = demo.parse_ticks(["X", "team_num"])
-    assert set(every["team_num"]) == {2}
-    team = demo.parse_ticks(["X"], prop_states={"team_num": 2})
-    assert list(team.columns) == ["X", "tick", "steamid", "name"]
-    assert len(team) == len(every)
-    # A state prop that is also asked for stays a column, with its values.
-    both = demo.parse_ticks(["X", "team_num"], prop_states={"team_num": 2, "is_alive": True})
-    assert both.equals(every)
-    assert len(demo.parse_ticks(["X"], prop_states={"team_num": 3})) == 0
-    # A null never equals a value: a raw prop the pawn lacks keeps no row.
-    assert len(demo.parse_ticks(["X"], prop_states={"stamina": 0.0})) == 0
-    with pytest.raises(TypeError, match="WantedPropState"):
-        demo.parse_ticks(["X"], prop_states=["team_num"])

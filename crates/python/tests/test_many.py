@@ -17,7 +17,7 @@ def one_by_one(paths, names, tables, **options):
     out = {}
     for path, name in zip(paths, names):
         for table, frame in gamewire.Demo(path).tables(tables, **options).items():
-            frame.insert(0, "demo", name)
+            frame.insert(0, "demo", pd.Series([name] * len(frame), dtype=object))
             out.setdefault(table, []).append(frame)
     return {t: pd.concat(parts, ignore_index=True) for t, parts in out.items()}
 
@@ -25,12 +25,12 @@ def one_by_one(paths, names, tables, **options):
 def test_equals_the_demos_one_by_one():
     paths = [corpus(rel) for rel, *_ in DEMOS]
     tables = ["ticks", "players", "chat", "rounds"]
-    many = gamewire.parse_many(paths, tables, player=PROPS, jobs=2)
+    many = gamewire.parse_many(paths, tables, props=PROPS, jobs=2)
     names = [p.stem for p in paths]
-    want = one_by_one(paths, names, tables, player=PROPS)
+    want = one_by_one(paths, names, tables, props=PROPS)
     assert set(many) == set(tables)
     for t in tables:
-        pd.testing.assert_frame_equal(many[t], want[t], check_dtype=False)
+        pd.testing.assert_frame_equal(many[t], want[t])
     assert list(many["ticks"].columns[:1]) == ["demo"]
     # Every CS2 clip gives tick rows, tagged with its name.
     cs2 = {p.stem for p in paths if p.parent.name == "cs2"}
@@ -39,22 +39,21 @@ def test_equals_the_demos_one_by_one():
 
 
 def test_grenade_props_and_updated_fields():
-    """`grenade` (the extra projectile props) and `updated_fields` through parse_many."""
+    """`grenade_props` (the extra projectile props) and `updated_fields` through parse_many."""
     paths = [corpus("cs2/14011.dem"), corpus("cs2/14065.dem")]
     many = gamewire.parse_many(paths, ["grenades", "updated_fields"],
-                               grenade=["m_nBounces"], jobs=2)
+                               grenade_props=["m_nBounces"], jobs=2)
     assert list(many["grenades"].columns[:1]) == ["demo"]
     assert list(many["grenades"].columns[-1:]) == ["m_nBounces"]
     want = one_by_one(paths, [p.stem for p in paths], ["updated_fields"])
-    pd.testing.assert_frame_equal(many["updated_fields"], want["updated_fields"],
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(many["updated_fields"], want["updated_fields"])
     assert set(many["updated_fields"]["demo"]) == {"14011", "14065"}
 
 
 def test_thread_count_does_not_change_the_result():
     paths = [corpus("cs2/14065.dem"), corpus("cs2/14132.dem"), corpus("cs2/14155.dem")]
-    a = gamewire.parse_many(paths, ["ticks", "events"], player=PROPS, jobs=1)
-    b = gamewire.parse_many(paths, ["ticks", "events"], player=PROPS, jobs=3)
+    a = gamewire.parse_many(paths, ["ticks", "events"], props=PROPS, jobs=1)
+    b = gamewire.parse_many(paths, ["ticks", "events"], props=PROPS, jobs=3)
     for t in a:
         pd.testing.assert_frame_equal(a[t], b[t])
 
@@ -70,11 +69,11 @@ def test_repeated_stems_get_numbered_names():
 def test_polars():
     pl = pytest.importorskip("polars")
     paths = [corpus("cs2/14065.dem"), corpus("cs2/14155.dem")]
-    many = gamewire.parse_many(paths, ["ticks"], player=PROPS, polars=True)
+    many = gamewire.parse_many(paths, ["ticks"], props=PROPS, polars=True)
     frame = many["ticks"]
     assert isinstance(frame, pl.DataFrame)
     assert frame.columns[0] == "demo"
-    pandas = gamewire.parse_many(paths, ["ticks"], player=PROPS)["ticks"]
+    pandas = gamewire.parse_many(paths, ["ticks"], props=PROPS)["ticks"]
     assert frame.height == len(pandas)
     assert frame["demo"].to_list() == list(pandas["demo"])
 
@@ -116,7 +115,7 @@ def test_a_cut_demo_keeps_its_rows_with_a_warning(tmp_path):
     cut = tmp_path / "cut.dem"
     cut.write_bytes(good.read_bytes()[:150_000])
     with pytest.warns(gamewire.DemoTruncatedWarning) as record:
-        many = gamewire.parse_many([cut, good], ["players", "ticks"], player=["health"])
+        many = gamewire.parse_many([cut, good], ["players", "ticks"], props=["health"])
     messages = [str(w.message) for w in record]
     assert len(messages) == 1 and messages[0].startswith(f"{cut}: the demo is truncated")
     ticks = many["ticks"]
@@ -147,7 +146,29 @@ def test_a_directory_stands_for_its_demos():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="on_error"):
+    with pytest.raises(gamewire.BadArgumentError, match="^parse_many: on_error takes"):
         gamewire.parse_many([], "players", on_error="ignore")
-    with pytest.raises(gamewire.DemoError, match="closest"):
-        gamewire.parse_many([corpus("cs2/14155.dem")], "kils")
+    with pytest.raises(gamewire.BadArgumentError, match="^parse_many: jobs takes"):
+        gamewire.parse_many([], "players", jobs=0)
+    with pytest.raises(gamewire.BadArgumentError, match="^parse_many: paths takes"):
+        gamewire.parse_many(5, "players")
+    # A mistake in the query raises whatever on_error says, before any demo is parsed.
+    for on_error in ("raise", "skip"):
+        with pytest.raises(gamewire.UnknownNameError, match="closest"):
+            gamewire.parse_many([corpus("cs2/14155.dem")], "kils", on_error=on_error)
+        with pytest.raises(gamewire.BadArgumentError, match="the option ticks is not used"):
+            gamewire.parse_many([corpus("cs2/14155.dem")], "kills", ticks=5, on_error=on_error)
+    # An unknown prop is found on the demo; it raises with "skip" too.
+    with pytest.raises(gamewire.UnknownNameError, match='"helth"'):
+        gamewire.parse_many([corpus("cs2/14155.dem")], "ticks", props="helth", on_error="skip")
+
+
+def test_strict_fails_a_cut_demo(tmp_path):
+    good = corpus("cs2/14155.dem")
+    cut = tmp_path / "cut.dem"
+    cut.write_bytes(good.read_bytes()[:150_000])
+    with pytest.raises(gamewire.DemoTruncatedError, match=f"^{cut}: the demo is truncated"):
+        gamewire.parse_many([cut, good], "players", strict=True)
+    with pytest.warns(RuntimeWarning, match=f"skipped: {cut}: the demo is truncated"):
+        many = gamewire.parse_many([cut, good], "players", strict=True, on_error="skip")
+    assert set(many["players"]["demo"]) == {"14155"}

@@ -17,7 +17,7 @@ PROPS = ["X", "Y", "Z", "health", "yaw"]
 def work(demo: gamewire.Demo):
     return {
         "ticks": demo.ticks(PROPS),
-        "events": demo.events(player=["health"]),
+        "events": demo.events(props=["health"]),
         "header": demo.header(),
     }
 

@@ -73,4 +73,91 @@ pub enum QueryError {
         /// The writer's message.
         message: String,
     },
+    /// A tick set that does not parse ([`crate::TickSet::parse`]).
+    #[error("bad ticks {text:?}: {reason}; write ticks and inclusive ranges, comma-separated: 5, 100..200")]
+    BadTicks {
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Every tick asked for lies beyond the demo's last tick.
+    #[error("tick {asked} is beyond the demo's last tick, {last}")]
+    TickOutOfRange {
+        /// The first tick asked for.
+        asked: i32,
+        /// The demo's last tick.
+        last: i32,
+    },
+    /// An option that no table of the query uses ([`crate::Query::validate`]).
+    #[error("the option {option} is not used by the tables asked for (it is used by: {tables})")]
+    OptionNotUsed {
+        /// The option (the [`crate::Query`] field's name: `props`, `other`,
+        /// `events`, `ticks`, `players`, `humans_only`, `grenade_props`).
+        option: &'static str,
+        /// The tables that use it, comma-separated.
+        tables: String,
+    },
+}
+
+/// What kind of failure a [`QueryError`] is: the command line's exit code
+/// and the Python exception class follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCategory {
+    /// The data is not a Source 2 demo (its magic; a Source 1 demo).
+    NotADemo,
+    /// The demo or its input ends early (a truncated file, a cut
+    /// compressed stream or broadcast fragment).
+    Truncated,
+    /// The query is malformed: an option no table uses, a tick set that does
+    /// not parse, ticks beyond the demo's end.
+    Usage,
+    /// The query names something that does not exist: a table, a prop, an
+    /// event, a class, a grenade prop, an output format.
+    UnknownName,
+    /// Reading the input or writing the output failed.
+    Io,
+    /// The demo (or its input) is damaged: a parse error that is not a cut.
+    Corrupt,
+}
+
+impl QueryError {
+    /// What kind of failure this is.
+    pub fn category(&self) -> ErrorCategory {
+        use gamewire_source2::error::ErrorKind;
+        match self {
+            QueryError::Input(e) => match e {
+                InputError::Read { .. }
+                | InputError::BroadcastFile { .. }
+                | InputError::BroadcastList { .. } => ErrorCategory::Io,
+                InputError::Cut(_) => ErrorCategory::Truncated,
+                _ => ErrorCategory::Corrupt,
+            },
+            QueryError::Demo(e) => match e.kind {
+                ErrorKind::BadMagic { .. } | ErrorKind::Source1Demo => ErrorCategory::NotADemo,
+                _ if e.is_truncation() => ErrorCategory::Truncated,
+                _ => ErrorCategory::Corrupt,
+            },
+            QueryError::UnknownTable { .. }
+            | QueryError::UnknownProp { .. }
+            | QueryError::UnknownGrenadeProp { .. }
+            | QueryError::UnknownEvent { .. }
+            | QueryError::UnknownFormat(_) => ErrorCategory::UnknownName,
+            QueryError::BadTicks { .. }
+            | QueryError::TickOutOfRange { .. }
+            | QueryError::OptionNotUsed { .. } => ErrorCategory::Usage,
+            QueryError::Write { .. } | QueryError::Parquet { .. } => ErrorCategory::Io,
+        }
+    }
+
+    /// Whether the query itself is wrong (an unknown name, an option no
+    /// table uses, a malformed tick set, ticks beyond the demo's end), not
+    /// the demo or the system: the command line exits 2.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self.category(),
+            ErrorCategory::Usage | ErrorCategory::UnknownName
+        )
+    }
 }

@@ -70,6 +70,7 @@ pub mod run;
 pub mod schema;
 pub mod summary;
 pub mod table;
+pub mod tick_set;
 pub mod ticks;
 pub mod updated_fields;
 pub mod world;
@@ -85,10 +86,11 @@ pub use gamewire_source2::{
     DemoError, DemoState, Game, Interests, NoVisitor, SendTableCache, Visitor,
 };
 
-pub use error::QueryError;
+pub use error::{ErrorCategory, QueryError};
 pub use input::{DemoInput, InputCut, InputError};
 pub use run::{Cut, ParseFailure, Parsed, RunOptions};
 pub use table::{Cell, Column, Kind, Rows, Table};
+pub use tick_set::TickSet;
 
 use actions::{ActionKinds, ActionTables};
 use collect::{
@@ -245,10 +247,15 @@ pub struct Query {
     /// `grenades`: raw props of the projectile entity, one column each
     /// after the fixed ones (demoparser2's `parse_grenades(extra=...)`).
     pub grenade_props: Vec<String>,
-    /// `ticks`: only these ticks (all when `None`).
-    pub ticks: Option<Vec<i32>>,
+    /// `ticks`: only these ticks (all when `None`): ticks and inclusive
+    /// ranges ([`TickSet`]). After the run, a set whose every tick lies
+    /// beyond the demo's last tick is [`QueryError::TickOutOfRange`].
+    pub ticks: Option<TickSet>,
     /// `ticks`: only the rows of these steam ids (all when `None`).
     pub players: Option<Vec<u64>>,
+    /// `ticks`: only the rows of human players (bots, whose steam id is 0,
+    /// are left out).
+    pub humans_only: bool,
     /// Decode the entities of every class. By default, when every table
     /// asked for reads nothing but the players' controllers and pawns,
     /// their teams and the game rules ([`Query::reads_player_classes_only`]),
@@ -330,9 +337,70 @@ impl Query {
         }
     }
 
+    /// Checks that every option set is used by a table asked for: an
+    /// option no table of the query reads is
+    /// [`QueryError::OptionNotUsed`] (a `ticks` set with only the `kills`
+    /// table asked for is a mistake, not a filter silently ignored). An
+    /// option given as an empty list counts as not set. [`Query::run`] and
+    /// the other runs call it before they parse.
+    ///
+    /// | option | tables |
+    /// |---|---|
+    /// | `player_props` (`props`) | `events`, `ticks` |
+    /// | `other_props` (`other`) | `events` |
+    /// | `events` | `events` |
+    /// | `ticks` | `ticks` |
+    /// | `players` | `ticks` |
+    /// | `humans_only` | `ticks` |
+    /// | `grenade_props` | `grenades` |
+    pub fn validate(&self) -> Result<(), QueryError> {
+        use TableKind::*;
+        let set = [
+            ("props", !self.player_props.is_empty(), &[Events, Ticks][..]),
+            ("other", !self.other_props.is_empty(), &[Events][..]),
+            (
+                "events",
+                self.events.as_ref().is_some_and(|e| !e.is_empty()),
+                &[Events][..],
+            ),
+            ("ticks", self.ticks.is_some(), &[Ticks][..]),
+            (
+                "players",
+                self.players.as_ref().is_some_and(|p| !p.is_empty()),
+                &[Ticks][..],
+            ),
+            ("humans_only", self.humans_only, &[Ticks][..]),
+            (
+                "grenade_props",
+                !self.grenade_props.is_empty(),
+                &[Grenades][..],
+            ),
+        ];
+        for (option, is_set, users) in set {
+            if is_set && !users.iter().any(|k| self.wants(*k)) {
+                let tables: Vec<&str> = users.iter().map(|k| k.name()).collect();
+                return Err(QueryError::OptionNotUsed {
+                    option,
+                    tables: tables.join(", "),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// After a run: the error when the query's tick set asks only for
+    /// ticks beyond the demo's last tick `last`
+    /// ([`QueryError::TickOutOfRange`]).
+    pub fn check_ticks(&self, last: i32) -> Result<(), QueryError> {
+        match &self.ticks {
+            Some(set) if self.wants(TableKind::Ticks) => set.check_last_tick(last),
+            _ => Ok(()),
+        }
+    }
+
     /// Checks the names a query uses against what a demo declares (event
     /// names, prop names); the error lists the closest valid names.
-    pub fn validate(&self, state: &DemoState) -> Result<(), QueryError> {
+    pub fn check_names(&self, state: &DemoState) -> Result<(), QueryError> {
         if self.wants(TableKind::Events) {
             if let Some(names) = &self.events {
                 let declared: Vec<&str> = state
@@ -427,6 +495,7 @@ impl Collectors {
             ticks: q.wants(Ticks).then(|| {
                 TicksCollector::new(&q.player_props, q.ticks.clone())
                     .with_players(q.players.clone())
+                    .humans_only(q.humans_only)
             }),
             players: q.wants(Players).then(PlayersCollector::default),
             chat: q.wants(Chat).then(ChatCollector::default),

@@ -155,7 +155,8 @@ impl Query {
     /// Computes the tables in one pass over a demo held in memory (not
     /// compressed: see [`crate::input`] for files). A parse error (not a
     /// demo, a corrupt demo, a truncated one unless the options keep it)
-    /// or an unknown event/prop name is an error.
+    /// an option no table uses ([`Query::validate`]), an unknown event/prop
+    /// name, or a tick set beyond the demo's last tick is an error.
     pub fn run(&self, data: &[u8]) -> Result<Parsed, QueryError> {
         let mut parsed = self.options.run_queries(std::slice::from_ref(self), data)?;
         Ok(Parsed {
@@ -217,9 +218,13 @@ impl RunOptions {
         mut visitor: V,
         finish: impl FnOnce(V, &DemoState) -> Vec<Vec<Table>>,
     ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
+        for q in queries {
+            q.validate()?;
+        }
         let (state, cut) = self.parse_keeping_cut(data, &mut visitor)?;
         for q in queries {
-            q.validate(&state)?;
+            q.check_names(&state)?;
+            q.check_ticks(state.tick)?;
         }
         if let (Some(cut), false) = (&cut, self.keep_cut) {
             return Err(QueryError::Demo(cut.clone()));

@@ -12,6 +12,7 @@ use crate::player_props::{
 use crate::players::{players_into, PlayerIds, PlayerRef};
 use crate::prop_paths::{PropCache, PropId};
 use crate::table::{Cell, Kind, Rows, Table};
+use crate::tick_set::TickSet;
 use crate::world::{other_prop_in, player_source, OtherSource, PlayerSource, World};
 use gamewire_source2::{DemoState, Interests, Visitor};
 
@@ -32,7 +33,7 @@ type Velocities = (
 #[derive(Debug)]
 pub struct TicksCollector {
     props: Vec<SourceIds>,
-    ticks: Option<Vec<i32>>,
+    ticks: Option<TickSet>,
     cache: PropCache,
     player_ids: PlayerIds,
     players: Vec<PlayerRef>,
@@ -45,6 +46,8 @@ pub struct TicksCollector {
     world_sources: Vec<OtherSource>,
     /// Only the rows of these steam ids ([`TicksCollector::with_players`]).
     only_players: Option<Vec<u64>>,
+    /// Only the rows of human players ([`TicksCollector::humans_only`]).
+    humans_only: bool,
     /// Whether a prop reads the user commands.
     user_commands: bool,
     /// Whether only the player row classes are decoded
@@ -61,7 +64,7 @@ pub struct TicksCollector {
 
 impl TicksCollector {
     /// A collector for these props, optionally only at these ticks.
-    pub fn new(props: &[String], ticks: Option<Vec<i32>>) -> Self {
+    pub fn new(props: &[String], ticks: Option<TickSet>) -> Self {
         let names = props;
         let mut columns: Vec<String> = props.to_vec();
         columns.extend(["tick", "steamid", "name"].map(String::from));
@@ -98,6 +101,7 @@ impl TicksCollector {
             team_paths,
             world_sources,
             only_players: None,
+            humans_only: false,
             user_commands,
             only_player_classes,
             ticks,
@@ -121,6 +125,14 @@ impl TicksCollector {
     #[must_use]
     pub fn with_players(mut self, players: Option<Vec<u64>>) -> Self {
         self.only_players = players;
+        self
+    }
+
+    /// Keeps only the rows of human players (`true`) or every player,
+    /// bots included (`false`, the default).
+    #[must_use]
+    pub fn humans_only(mut self, humans_only: bool) -> Self {
+        self.humans_only = humans_only;
         self
     }
 
@@ -179,7 +191,7 @@ impl Visitor for TicksCollector {
             return;
         }
         if let Some(t) = &self.ticks {
-            if !t.contains(&state.tick) {
+            if !t.contains(state.tick) {
                 return;
             }
         }
@@ -192,6 +204,9 @@ impl Visitor for TicksCollector {
             World::of(state, &mut self.cache)
         };
         for p in players.drain(..) {
+            if self.humans_only && p.steamid == 0 {
+                continue;
+            }
             if let Some(only) = &self.only_players {
                 if !only.contains(&p.steamid) {
                     continue;

@@ -167,7 +167,7 @@ fn match_stats_resolve_on_14011() {
     let q = Query {
         tables: vec![TableKind::Players, TableKind::Ticks],
         player_props: vec!["kills_total".into(), "damage_total".into()],
-        ticks: Some(vec![300]),
+        ticks: Some(gamewire_query::TickSet::from_ticks(vec![300])),
         ..Query::default()
     };
     let tables = run_file(&q, &corpus().join("cs2/14011.dem")).unwrap();

@@ -66,7 +66,7 @@ fn team_and_game_wide_props_on_the_corpus() {
                 "is_warmup_period".into(),
                 "game_phase".into(),
             ],
-            ticks: Some(vec![100]),
+            ticks: Some(gamewire_query::TickSet::from_ticks(vec![100])),
             ..Query::default()
         };
         let t = run_file(&q, &corpus().join(demo)).unwrap().remove(0);

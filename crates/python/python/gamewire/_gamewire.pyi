@@ -6,61 +6,99 @@ one byte per row (1 = null) or None; `"str"` with `values` a list of `str | None
 `"f32list"` (vectors and angles) with `values` a list of `list[float] | None`; `"strlist"`
 (an inventory) with `values` a list of `list[str] | None`; or `"u64list"` (item indices, steam
 ids) with `values` a list of `list[int] | None`.
+
+A query is a dict with the command line's option names: `tables` (list of str), `name` (list of
+str or None), `props`, `other`, `grenade_props` (lists of str), `ticks` (the command line's text
+such as `"5, 100..200"`, a list of ints, or None), `players` (list of ints or None) and
+`humans_only` (bool).
 """
 
 import os
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Dict, List, Optional, Tuple, TypedDict, Union
 
 __version__: str
 
-Column = tuple[
+#: The table names, in the order a query returns them.
+TABLES: Tuple[str, ...]
+
+Column = Tuple[
     str,
     str,
     Union[
         bytes,
-        list[Optional[str]],
-        list[Optional[list[float]]],
-        list[Optional[list[str]]],
-        list[Optional[list[int]]],
+        List[Optional[str]],
+        List[Optional[List[float]]],
+        List[Optional[List[str]]],
+        List[Optional[List[int]]],
     ],
     Optional[bytes],
 ]
 
+class Query(TypedDict):
+    tables: List[str]
+    name: Optional[List[str]]
+    props: List[str]
+    other: List[str]
+    ticks: Union[str, List[int], None]
+    players: Optional[List[int]]
+    humans_only: bool
+    grenade_props: List[str]
+
 class DemoError(ValueError):
-    """The demo is not a Source 2 demo, is truncated or corrupt, or a name is unknown; the
-    message is the one the `gamewire` CLI prints."""
+    """A demo that cannot be parsed, or a query it cannot answer; the message is the CLI's.
+    A corrupt demo raises this class itself; the other failures raise a subclass."""
+
+class NotADemoError(DemoError):
+    """The data is not a Source 2 demo."""
+
+class DemoTruncatedError(DemoError):
+    """The demo ends early; raised only with `strict=True`."""
+
+class UnknownNameError(DemoError):
+    """A table, event, prop or class name the demo does not have (the closest names in the
+    message)."""
+
+class BadArgumentError(DemoError, TypeError):
+    """An option of the wrong type, an option no table asked for uses, a malformed tick set,
+    ticks beyond the demo's last tick."""
+
+HeaderValue = Union[str, int, float, bool, None]
 
 class NativeDemo:
     """A demo file held in memory."""
 
-    def __new__(cls, path: Union[str, os.PathLike[str]]) -> "NativeDemo": ...
+    def __new__(cls, path: Union[str, "os.PathLike[str]"]) -> "NativeDemo": ...
     @staticmethod
-    def from_bytes(data: Union[bytes, bytearray], name: Union[str, os.PathLike[str]]) -> "NativeDemo":
+    def from_bytes(data: bytes, name: Union[str, "os.PathLike[str]"]) -> "NativeDemo":
         """A demo already in memory (gzip, bzip2 or zstd compressed too), named `name`."""
     @property
-    def path(self) -> Union[Path, str]: ...
+    def path(self) -> Path: ...
     @property
     def size(self) -> int: ...
-    def header(self) -> tuple[dict[str, Any], Optional[str]]:
+    def header(self) -> Tuple[Dict[str, HeaderValue], Optional[str]]:
         """The header dict, and the cut message of a demo cut short (or None)."""
-    def list_game_events(self) -> tuple[list[str], Optional[str]]:
+    def event_names(self) -> Tuple[List[str], Optional[str]]:
         """The event names, and the cut message of a demo cut short (or None)."""
+    def props(self, cls: Optional[str] = None) -> List[Column]:
+        """The `props` table's columns: `name`, `source`, `class`, `path`, `type`."""
     def run(
-        self, queries: list[dict[str, Any]]
-    ) -> tuple[list[list[tuple[str, list[Column]]]], Optional[str]]:
-        """Runs queries (dicts with `tables`, `events`, `player`, `other`, `ticks`, `players`)
-        in one pass: per query, a list of `(table name, columns)`; and the cut message of a
-        demo cut short (its tables hold everything before the cut), or None."""
+        self, queries: List[Query]
+    ) -> Tuple[List[List[Tuple[str, List[Column]]]], Optional[str]]:
+        """Runs queries in one pass: per query, a list of `(table name, columns)`; and the cut
+        message of a demo cut short (its tables hold everything before the cut), or None."""
     def __repr__(self) -> str: ...
 
 def run_many(
-    paths: list[Union[str, os.PathLike[str]]],
-    query: dict[str, Any],
+    paths: List[Union[str, "os.PathLike[str]"]],
+    query: Query,
     jobs: Optional[int] = None,
-) -> tuple[list[tuple[str, list[Column]]], list[tuple[Union[Path, str], str, str]]]:
+    strict: bool = False,
+) -> Tuple[List[Tuple[str, List[Column]]], List[Tuple[Path, str, str]]]:
     """Runs one query over many demos on `jobs` worker threads (default: one per core), the GIL
     released: `(tables, failures)`, one table per name with every demo's rows and a first column
     `demo` (the file's stem, `-2`, `-3`, ... for repeats, as `gamewire batch` names its files),
-    and per failed demo `(path, kind, message)` with `kind` `"missing"`, `"read"` or `"demo"`;
-    a demo cut short is there too with `kind` `"cut"`, its rows before the cut in the tables."""
+    and per failed demo `(path, kind, message)` with `kind` `"missing"`, `"read"`,
+    `"not_a_demo"`, `"corrupt"`, `"unknown_name"`, `"usage"` or `"truncated"`; a demo cut short
+    is there too with `kind` `"cut"`, its rows before the cut in the tables (unless `strict`:
+    then it is `"truncated"`)."""
