@@ -2,7 +2,7 @@
 
     >>> from gamewire.compat import DemoParser          # was: from demoparser2 import DemoParser
     >>> parser = DemoParser("match.dem")
-    >>> deaths = parser.parse_event("player_death", player=["X", "Y"], other=["total_rounds_played"])
+    >>> deaths = parser.parse_event("player_death", player=["X"], other=["total_rounds_played"])
     >>> ticks = parser.parse_ticks(["X", "Y", "health"], ticks=deaths["tick"].to_list())
 
 `DemoParser` and `WantedPropState` take the arguments demoparser2 0.42 takes, in the same order
@@ -21,10 +21,11 @@ demoparser2's shapes that are kept, because code written for it relies on them:
   column has nulls), floats `float32`, text the pandas string dtype. A prop of `other` that is a
   player prop (`team_num`) is left out, as demoparser2 does.
 * `round_start`, `round_end` and `player_first_connect` also exist on a demo whose server sent no
-  such event: they are made from the game state as demoparser2 makes them (`round_end`: at each
-  change of the rounds played, `round`, `reason` and `winner`; `round_start`: `round` = rounds
-  played + 1; `player_first_connect`: each player's first tick, with `name`, `steamid`, `team` and
-  `player_entity_id`). `parse_events(["all"])` includes them.
+  such event: they are made from the game state as demoparser2 makes them (`round_end`: when the
+  rounds played are first known and each time they grow by one, with `round` (the rounds played),
+  `reason` (`t_killed`, `bomb_defused`, ...) and `winner` (`T` or `CT`); `round_start`: `round` =
+  rounds played + 1; `player_first_connect`: each player's first tick, with `name`, `steamid`,
+  `team` and `player_entity_id`). `parse_events(["all"])` includes them.
 * `parse_events` leaves out the events that have no row.
 * `parse_ticks`: the props in demoparser2's order (game rules, controller, pawn, team, then
   computed props such as `X`, `is_alive`, `pitch`: not the order asked), then `tick`, `steamid`,
@@ -44,6 +45,8 @@ Where it differs from demoparser2 0.42 (each also in the README):
   `allow_clientside_particles` and `demo_version_guid` are empty strings: gamewire does not read
   those header fields.
 * `parse_voice` returns an empty list: gamewire does not decode voice data.
+* `round_end`'s `reason` and `winner` after a round was played could not be compared with
+  demoparser2: the corpus demos it reads end before their first round does.
 * `prop_states` compares values, not types: demoparser2 0.42 never matches an unsigned field
   (`team_num`) against a Python int, gamewire does.
 * A missing file raises `FileNotFoundError` (demoparser2: its own `Exception` class); an unknown
@@ -53,10 +56,14 @@ Where it differs from demoparser2 0.42 (each also in the README):
 from __future__ import annotations
 
 import math as _math
-from typing import Any as _Any
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+import typing as _typing
+from collections.abc import Sequence as _Sequence
 
 import pandas as _pd
+
+if _typing.TYPE_CHECKING:
+    from typing import Any as _Any
+    from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from . import Demo as _Demo
 
@@ -224,7 +231,7 @@ def _str_list(method: str, option: str, value: object, optional: bool = True) ->
     """A sequence of str (a list or a tuple; a str is refused, as demoparser2 refuses it)."""
     if value is None and optional:
         return []
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+    if isinstance(value, (str, bytes)) or not isinstance(value, _Sequence):
         raise TypeError(f"{method}: {option} must be a list of str, not "
                         f"{type(value).__name__}")
     out = []
@@ -404,7 +411,8 @@ class DemoParser:
         frames = self._events(names, props, others)
         return [(name, frames[name]) for name in names if len(frames[name]) > 0]
 
-    def _events(self, names: List[str], props: List[str], other: List[str]) -> Dict[str, _pd.DataFrame]:
+    def _events(self, names: List[str], props: List[str],
+                other: List[str]) -> Dict[str, _pd.DataFrame]:
         """Each event of `names` as demoparser2 shapes it."""
         # demoparser2 reads `other` as game-wide props and leaves a player prop out.
         other = [p for p in other if p in _GAME_WIDE or p not in _RANK]
@@ -440,12 +448,17 @@ class DemoParser:
         rounds = per_tick[per_tick["total_rounds_played"].notna()]
         changed = rounds["total_rounds_played"].ne(rounds["total_rounds_played"].shift())
         changes = rounds[changed]
-        first = True
+        previous = None
         end_rows, start_rows = [], []
         for _, row in changes.iterrows():
             played = int(row["total_rounds_played"])
+            if previous is not None and played != previous + 1:
+                # A restart (the count set back): no round ended.
+                previous = played
+                continue
+            first = previous is None
+            previous = played
             reason, winner = (None, None) if first else _round_end_reason(row["round_win_reason"])
-            first = False
             others = {p: row[p] for p in other}
             end_rows.append({"round": played, "reason": reason, "winner": winner,
                              "tick": int(row["tick"]), **others})
@@ -503,7 +516,8 @@ class DemoParser:
             frame = frame[(frame[prop] == state).fillna(False).astype(bool)]
         if len(frame) == 0:
             return _pd.DataFrame()
-        ordered = [p for _, p in sorted((_prop_rank(p, i), p) for i, p in enumerate(dict.fromkeys(props)))]
+        unique = list(dict.fromkeys(props))
+        ordered = [p for _, p in sorted((_prop_rank(p, i), p) for i, p in enumerate(unique))]
         data = {}
         for prop in ordered:
             data[prop] = _as_dp2(frame[prop], _prop_dtype(prop)).to_numpy()
