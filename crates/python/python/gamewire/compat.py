@@ -446,8 +446,8 @@ class DemoParser:
         out: Dict[str, _pd.DataFrame] = {}
         per_tick = frame.drop_duplicates("tick", keep="first").sort_values("tick", kind="stable")
         rounds = per_tick[per_tick["total_rounds_played"].notna()]
-        changed = rounds["total_rounds_played"].ne(rounds["total_rounds_played"].shift())
-        changes = rounds[changed]
+        counts = [int(v) for v in rounds["total_rounds_played"]]
+        changes = rounds[[i == 0 or counts[i] != counts[i - 1] for i in range(len(counts))]]
         previous = None
         end_rows, start_rows = [], []
         for _, row in changes.iterrows():
