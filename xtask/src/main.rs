@@ -23,6 +23,11 @@
 //! `cargo test --workspace` alone stays the quick loop: the tests that need
 //! a peer or a server skip with a message when it is not set up (and fail
 //! when `CI` is set).
+//!
+//! `cargo xtask tables-doc` writes `docs/tables.md`, the reference of every
+//! table's columns, from the code (`gamewire_query::reference`), by running
+//! the test that otherwise checks the file is current with
+//! `GAMEWIRE_WRITE_TABLES_DOC` set.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -40,6 +45,8 @@ tasks:
                       setup scripts are not run and CI is left as it is (the tests that need
                       them skip, or fail under CI=true).
 The corpus is GAMEWIRE_CORPUS, by default ../shared/corpus beside the workspace.
+  tables-doc          writes docs/tables.md (every table's columns, types, units and
+                      meanings) from the code; `cargo test` fails while it is out of date
   help                this text
 ";
 
@@ -60,6 +67,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        "tables-doc" if rest.is_empty() => tables_doc(),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             ExitCode::SUCCESS
@@ -194,6 +202,38 @@ fn verdict(result: &Result<(), Failure>) -> String {
 
 fn seconds(d: Duration) -> String {
     format!("{:.1} s", d.as_secs_f64())
+}
+
+/// The step of `cargo xtask tables-doc`: the reference test of
+/// gamewire-query, told to write `docs/tables.md` instead of comparing.
+fn tables_doc_step() -> Step {
+    Step::cargo(
+        "write docs/tables.md",
+        &[
+            "test",
+            "--locked",
+            "-p",
+            "gamewire-query",
+            "--test",
+            "reference",
+            "tables_doc_is_current",
+        ],
+    )
+    .env(TABLES_DOC_ENV, "1")
+}
+
+/// Set, the reference test writes `docs/tables.md` instead of comparing.
+const TABLES_DOC_ENV: &str = "GAMEWIRE_WRITE_TABLES_DOC";
+
+/// `cargo xtask tables-doc`.
+fn tables_doc() -> ExitCode {
+    match Runner::default().run(tables_doc_step()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((title, failure)) => {
+            eprintln!("error: {title}: {failure}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// `.ci/setup-*.sh`, in name order.
@@ -364,5 +404,23 @@ mod tests {
             .command
             .get_envs()
             .any(|(k, v)| k == "CI" && v == Some("true".as_ref())));
+    }
+
+    #[test]
+    fn tables_doc_runs_the_reference_test_in_write_mode() {
+        let step = tables_doc_step();
+        let args: Vec<&std::ffi::OsStr> = step.command.get_args().collect();
+        assert!(args
+            .windows(2)
+            .any(|w| w[0] == "--test" && w[1] == "reference"));
+        assert!(step
+            .command
+            .get_envs()
+            .any(|(k, v)| k == TABLES_DOC_ENV && v == Some("1".as_ref())));
+        // The test it runs exists under that name.
+        let test = workspace_root().join("crates/query/tests/reference.rs");
+        let text = std::fs::read_to_string(test).unwrap_or_default();
+        assert!(text.contains("fn tables_doc_is_current()"));
+        assert!(text.contains(TABLES_DOC_ENV));
     }
 }

@@ -4,9 +4,9 @@
 //! to its end event, paired by the grenade's `entityid`), `flashes`
 //! (`player_blind`) and `footsteps` (`player_footstep`).
 //!
-//! A player's name, steam id and team come from the controller the event's
-//! key names, as in the match tables (bots keep their names, with steam id
-//! 0); the position and view
+//! A player's name, steam id, slot and team come from the controller the
+//! event's key names, as in the match tables (bots keep their names, with
+//! steam id 0); the position and view
 //! angles are those of the player's pawn when the event is read, before the
 //! entities of the same packet are applied (as the `events` table's player
 //! props).
@@ -16,77 +16,11 @@ use rustc_hash::FxHashMap;
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::DemoState;
 
-use crate::matches::{boolean, float, int, text, who_and_pawn};
+use crate::matches::{boolean, float, int, weapon_cells, who_and_pawn};
 use crate::player_props::entity_position;
 use crate::prop_paths::PropCache;
-use crate::table::Cell;
-use crate::table::{Kind, Table};
-
-/// Columns of `shots` (one row per `weapon_fire`).
-pub const SHOTS: &[(&str, Kind)] = &[
-    ("tick", Kind::I64),
-    ("name", Kind::Str),
-    ("steamid", Kind::U64),
-    ("team", Kind::I64),
-    ("weapon", Kind::Str),
-    ("silenced", Kind::Bool),
-    ("X", Kind::F32),
-    ("Y", Kind::F32),
-    ("Z", Kind::F32),
-    ("pitch", Kind::F32),
-    ("yaw", Kind::F32),
-];
-
-/// Columns of `bomb` (one row per bomb event).
-pub const BOMB: &[(&str, Kind)] = &[
-    ("tick", Kind::I64),
-    ("action", Kind::Str),
-    ("name", Kind::Str),
-    ("steamid", Kind::U64),
-    ("team", Kind::I64),
-    ("site", Kind::I64),
-    ("haskit", Kind::Bool),
-    ("X", Kind::F32),
-    ("Y", Kind::F32),
-    ("Z", Kind::F32),
-];
-
-/// Columns of `smokes` and `infernos` (one row per grenade effect).
-pub const EFFECTS: &[(&str, Kind)] = &[
-    ("entity_id", Kind::I64),
-    ("start_tick", Kind::I64),
-    ("end_tick", Kind::I64),
-    ("thrower_name", Kind::Str),
-    ("thrower_steamid", Kind::U64),
-    ("thrower_team", Kind::I64),
-    ("X", Kind::F32),
-    ("Y", Kind::F32),
-    ("Z", Kind::F32),
-];
-
-/// Columns of `flashes` (one row per `player_blind`).
-pub const FLASHES: &[(&str, Kind)] = &[
-    ("tick", Kind::I64),
-    ("attacker_name", Kind::Str),
-    ("attacker_steamid", Kind::U64),
-    ("attacker_team", Kind::I64),
-    ("victim_name", Kind::Str),
-    ("victim_steamid", Kind::U64),
-    ("victim_team", Kind::I64),
-    ("blind_duration", Kind::F32),
-    ("entity_id", Kind::I64),
-];
-
-/// Columns of `footsteps` (one row per `player_footstep`).
-pub const FOOTSTEPS: &[(&str, Kind)] = &[
-    ("tick", Kind::I64),
-    ("name", Kind::Str),
-    ("steamid", Kind::U64),
-    ("team", Kind::I64),
-    ("X", Kind::F32),
-    ("Y", Kind::F32),
-    ("Z", Kind::F32),
-];
+use crate::reference::{self, TableSpec};
+use crate::table::{Cell, Table};
 
 /// The bomb events and the `action` they give.
 const BOMB_EVENTS: &[(&str, &str)] = &[
@@ -137,7 +71,7 @@ fn view(
 struct Effect {
     /// `None` for an end whose start the demo does not hold.
     start_tick: Option<i32>,
-    thrower: [Cell; 3],
+    thrower: [Cell; 4],
     position: [Cell; 3],
 }
 
@@ -152,9 +86,9 @@ struct Effects {
 }
 
 impl Effects {
-    fn new(name: &str, events: (&'static str, &'static str)) -> Self {
+    fn new(spec: &TableSpec, events: (&'static str, &'static str)) -> Self {
         Effects {
-            table: Table::with_schema(name, EFFECTS),
+            table: spec.empty_table(),
             events,
             open: FxHashMap::default(),
             ended: Vec::new(),
@@ -204,19 +138,10 @@ impl Effects {
         self.ended.sort_by_key(|(id, e, _)| (e.start_tick, *id));
         let tick = |t: Option<i32>| t.map(|t| Cell::Int(i64::from(t))).unwrap_or(Cell::Null);
         for (id, e, end) in self.ended {
-            let [tn, ts, tt] = e.thrower;
-            let [x, y, z] = e.position;
-            self.table.push_row(&[
-                Cell::Int(id),
-                tick(e.start_tick),
-                tick(end),
-                tn,
-                ts,
-                tt,
-                x,
-                y,
-                z,
-            ]);
+            let mut row = vec![Cell::Int(id), tick(e.start_tick), tick(end)];
+            row.extend(e.thrower);
+            row.extend(e.position);
+            self.table.push_row(&row);
         }
         self.table
     }
@@ -255,18 +180,16 @@ impl ActionTables {
     /// Collects the tables asked for.
     pub fn new(kinds: ActionKinds) -> Self {
         ActionTables {
-            shots: kinds.shots.then(|| Table::with_schema("shots", SHOTS)),
-            bomb: kinds.bomb.then(|| Table::with_schema("bomb", BOMB)),
-            smokes: kinds.smokes.then(|| Effects::new("smokes", SMOKE_EVENTS)),
+            shots: kinds.shots.then(|| reference::SHOTS.empty_table()),
+            bomb: kinds.bomb.then(|| reference::BOMB.empty_table()),
+            smokes: kinds
+                .smokes
+                .then(|| Effects::new(&reference::SMOKES, SMOKE_EVENTS)),
             infernos: kinds
                 .infernos
-                .then(|| Effects::new("infernos", INFERNO_EVENTS)),
-            flashes: kinds
-                .flashes
-                .then(|| Table::with_schema("flashes", FLASHES)),
-            footsteps: kinds
-                .footsteps
-                .then(|| Table::with_schema("footsteps", FOOTSTEPS)),
+                .then(|| Effects::new(&reference::INFERNOS, INFERNO_EVENTS)),
+            flashes: kinds.flashes.then(|| reference::FLASHES.empty_table()),
+            footsteps: kinds.footsteps.then(|| reference::FOOTSTEPS.empty_table()),
             paths: PropCache::default(),
         }
     }
@@ -288,62 +211,42 @@ impl ActionTables {
         match ev.name.as_str() {
             "weapon_fire" => {
                 let Some(t) = &mut self.shots else { return };
-                let ([n, s, team], pawn) = who_and_pawn(state, paths, ev, "userid");
-                let [x, y, z] = position(state, paths, pawn);
-                let [pitch, yaw] = view(state, paths, pawn);
-                t.push_row(&[
-                    tick,
-                    n,
-                    s,
-                    team,
-                    text(ev, "weapon"),
-                    boolean(ev, "silenced"),
-                    x,
-                    y,
-                    z,
-                    pitch,
-                    yaw,
-                ]);
+                let (player, pawn) = who_and_pawn(state, paths, ev, "userid");
+                let mut row = vec![tick];
+                row.extend(player);
+                row.extend(weapon_cells(ev));
+                row.push(boolean(ev, "silenced"));
+                row.extend(position(state, paths, pawn));
+                row.extend(view(state, paths, pawn));
+                t.push_row(&row);
             }
             "player_blind" => {
                 let Some(t) = &mut self.flashes else { return };
-                let ([an, asid, at], _) = who_and_pawn(state, paths, ev, "attacker");
-                let ([vn, vsid, vt], _) = who_and_pawn(state, paths, ev, "userid");
-                t.push_row(&[
-                    tick,
-                    an,
-                    asid,
-                    at,
-                    vn,
-                    vsid,
-                    vt,
-                    float(ev, "blind_duration"),
-                    int(ev, "entityid"),
-                ]);
+                let (attacker, _) = who_and_pawn(state, paths, ev, "attacker");
+                let (victim, _) = who_and_pawn(state, paths, ev, "userid");
+                let mut row = vec![tick];
+                row.extend(attacker);
+                row.extend(victim);
+                row.extend([float(ev, "blind_duration"), int(ev, "entityid")]);
+                t.push_row(&row);
             }
             "player_footstep" => {
                 let Some(t) = &mut self.footsteps else { return };
-                let ([n, s, team], pawn) = who_and_pawn(state, paths, ev, "userid");
-                let [x, y, z] = position(state, paths, pawn);
-                t.push_row(&[tick, n, s, team, x, y, z]);
+                let (player, pawn) = who_and_pawn(state, paths, ev, "userid");
+                let mut row = vec![tick];
+                row.extend(player);
+                row.extend(position(state, paths, pawn));
+                t.push_row(&row);
             }
             name => {
                 if let Some((_, action)) = BOMB_EVENTS.iter().find(|(e, _)| *e == name) {
                     let Some(t) = &mut self.bomb else { return };
-                    let ([n, s, team], pawn) = who_and_pawn(state, paths, ev, "userid");
-                    let [x, y, z] = position(state, paths, pawn);
-                    t.push_row(&[
-                        tick,
-                        Cell::Str((*action).to_string()),
-                        n,
-                        s,
-                        team,
-                        int(ev, "site"),
-                        boolean(ev, "haskit"),
-                        x,
-                        y,
-                        z,
-                    ]);
+                    let (player, pawn) = who_and_pawn(state, paths, ev, "userid");
+                    let mut row = vec![tick, Cell::Str((*action).to_string())];
+                    row.extend(player);
+                    row.extend([int(ev, "site"), boolean(ev, "haskit")]);
+                    row.extend(position(state, paths, pawn));
+                    t.push_row(&row);
                     return;
                 }
                 for effects in [&mut self.smokes, &mut self.infernos].into_iter().flatten() {
@@ -456,7 +359,7 @@ mod tests {
             panic!()
         };
         assert_eq!(end, &[Some(5), Some(1100), None]);
-        let Some(Column::F32(x)) = smokes.column("X") else {
+        let Some(Column::F32(x)) = smokes.column("x") else {
             panic!()
         };
         assert_eq!(x, &[Some(9.0), Some(1.0), Some(4.0)]);
@@ -506,17 +409,23 @@ mod tests {
         let bomb = &tables[1];
         assert_eq!(bomb.rows(), 2);
         assert_eq!(bomb.row(0)[1], Cell::Str("planted".into()));
-        assert_eq!(bomb.row(0)[5], Cell::Int(412));
-        assert_eq!(bomb.row(1)[6], Cell::Bool(true));
+        let cell = |t: &Table, row: usize, name: &str| t.column(name).unwrap().cell(row);
+        assert_eq!(cell(bomb, 0, "site"), Cell::Int(412));
+        assert_eq!(cell(bomb, 1, "haskit"), Cell::Bool(true));
         // No entities: the player and position columns are null.
-        assert_eq!(bomb.row(0)[2], Cell::Null);
-        assert_eq!(bomb.row(0)[7], Cell::Null);
+        assert_eq!(cell(bomb, 0, "name"), Cell::Null);
+        assert_eq!(cell(bomb, 0, "slot"), Cell::Null);
+        assert_eq!(cell(bomb, 0, "x"), Cell::Null);
         let flashes = &tables[4];
-        assert_eq!(flashes.row(0)[7], Cell::Float(2.5));
-        assert_eq!(flashes.row(0)[8], Cell::Int(300));
+        assert_eq!(cell(flashes, 0, "blind_duration"), Cell::Float(2.5));
+        assert_eq!(cell(flashes, 0, "entity_id"), Cell::Int(300));
         let shots = &tables[0];
-        assert_eq!(shots.row(0)[4], Cell::Str("weapon_ak47".into()));
-        assert_eq!(shots.row(0)[5], Cell::Bool(false));
+        assert_eq!(cell(shots, 0, "weapon"), Cell::Str("ak47".into()));
+        assert_eq!(
+            cell(shots, 0, "weapon_class"),
+            Cell::Str("weapon_ak47".into())
+        );
+        assert_eq!(cell(shots, 0, "silenced"), Cell::Bool(false));
         assert_eq!(tables[5].rows(), 1);
     }
 }

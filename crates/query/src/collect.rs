@@ -13,27 +13,8 @@ use crate::event_players::{identity, player_by_slot};
 use crate::friendly_props::UserCommandField;
 use crate::item_names::item_name;
 use crate::prop_paths::PropCache;
-use crate::table::{Cell, Kind, Table};
-
-/// Columns of `players`.
-pub const PLAYERS: &[(&str, Kind)] = &[
-    ("slot", Kind::I64),
-    ("userid", Kind::I64),
-    ("name", Kind::Str),
-    ("steamid", Kind::U64),
-    ("fake_player", Kind::Bool),
-    ("is_hltv", Kind::Bool),
-    ("first_tick", Kind::I64),
-    ("team_num", Kind::I64),
-    ("score", Kind::I64),
-    ("kills_total", Kind::I64),
-    ("deaths_total", Kind::I64),
-    ("assists_total", Kind::I64),
-    ("damage_total", Kind::I64),
-    ("mvps", Kind::I64),
-    ("ping", Kind::I64),
-    ("rank", Kind::I64),
-];
+use crate::reference;
+use crate::table::{Cell, Table};
 
 const PLAYER_CONTROLLER_PROPS: &[&str] = &[
     "m_iTeamNum",
@@ -107,7 +88,7 @@ impl PlayersCollector {
     pub fn finish(mut self, state: &DemoState) -> Table {
         self.on_userinfo(state);
         self.on_tick(state);
-        let mut t = Table::with_schema("players", PLAYERS);
+        let mut t = reference::PLAYERS.empty_table();
         for s in self.seen.values() {
             let mut row = vec![
                 Cell::Int(s.info.slot as i64),
@@ -125,17 +106,6 @@ impl PlayersCollector {
     }
 }
 
-/// Columns of `chat`.
-pub const CHAT: &[(&str, Kind)] = &[
-    ("tick", Kind::I64),
-    ("entity_index", Kind::I64),
-    ("name", Kind::Str),
-    ("steamid", Kind::U64),
-    ("text", Kind::Str),
-    ("all_chat", Kind::Bool),
-    ("kind", Kind::Str),
-];
-
 /// `chat`: `SayText2`/`SayText` user messages.
 #[derive(Debug)]
 pub struct ChatCollector {
@@ -147,7 +117,7 @@ pub struct ChatCollector {
 impl Default for ChatCollector {
     fn default() -> Self {
         ChatCollector {
-            table: Table::with_schema("chat", CHAT),
+            table: reference::CHAT.empty_table(),
             paths: PropCache::default(),
         }
     }
@@ -157,15 +127,15 @@ impl ChatCollector {
     /// Takes one user message.
     pub fn on_message(&mut self, state: &DemoState, msg: &UserMessage<'_>) {
         let Some(chat) = msg.chat() else { return };
-        let p = player_by_slot(state, &mut self.paths, i64::from(chat.entity_index) - 1);
-        let steamid = if chat.entity_index > 0 {
+        // The sender's controller entity; 0 is the server.
+        let slot = (chat.entity_index > 0).then(|| i64::from(chat.entity_index) - 1);
+        let steamid = slot.and_then(|slot| {
+            let p = player_by_slot(state, &mut self.paths, slot);
             identity(state, &mut self.paths, &p).1
-        } else {
-            None
-        };
+        });
         self.table.push_row(&[
             Cell::Int(i64::from(state.tick)),
-            Cell::Int(i64::from(chat.entity_index)),
+            slot.map(Cell::Int).unwrap_or(Cell::Null),
             Cell::Str(chat.name),
             steamid.map(Cell::UInt).unwrap_or(Cell::Null),
             Cell::Str(chat.text),
@@ -180,50 +150,8 @@ fn num<T: Into<i64>>(v: Option<T>) -> Cell {
     v.map(|x| Cell::Int(x.into())).unwrap_or(Cell::Null)
 }
 
-/// The item columns `item_drops` and `skins` share.
-pub const ITEM_COLUMNS: [(&str, Kind); 10] = [
-    ("item_id", Kind::U64),
-    ("def_index", Kind::I64),
-    ("item_name", Kind::Str),
-    ("paint_index", Kind::I64),
-    ("paint_seed", Kind::I64),
-    ("paint_wear", Kind::I64),
-    ("wear", Kind::F32),
-    ("rarity", Kind::I64),
-    ("quality", Kind::I64),
-    ("custom_name", Kind::Str),
-];
-
-/// Columns of `item_drops` (one row per item dropped at the end of a
-/// match): `tick`, `steamid`, `account_id`, `dropreason`, `inventory`, then
-/// [`ITEM_COLUMNS`].
-pub fn item_drops_schema() -> Vec<(&'static str, Kind)> {
-    let mut s = vec![
-        ("tick", Kind::I64),
-        ("steamid", Kind::U64),
-        ("account_id", Kind::I64),
-        ("dropreason", Kind::I64),
-        ("inventory", Kind::I64),
-    ];
-    s.extend(ITEM_COLUMNS);
-    s
-}
-
-/// Columns of `skins` (one row per item a player had equipped, from the
-/// end-of-match summary): `tick`, `steamid`, `name`, `team`, then
-/// [`ITEM_COLUMNS`].
-pub fn skins_schema() -> Vec<(&'static str, Kind)> {
-    let mut s = vec![
-        ("tick", Kind::I64),
-        ("steamid", Kind::U64),
-        ("name", Kind::Str),
-        ("team", Kind::I64),
-    ];
-    s.extend(ITEM_COLUMNS);
-    s
-}
-
-/// The [`ITEM_COLUMNS`] cells of an item.
+/// The cells of an item that `item_drops` and `skins` share, from
+/// `item_id` to `custom_name`.
 fn item_cells(item: &EconItem) -> [Cell; 10] {
     let int = num::<u32>;
     [
@@ -260,8 +188,8 @@ impl EconCollector {
     /// Collects the tables asked for.
     pub fn new(drops: bool, skins: bool) -> Self {
         EconCollector {
-            drops: drops.then(|| Table::with_schema("item_drops", &item_drops_schema())),
-            skins: skins.then(|| Table::with_schema("skins", &skins_schema())),
+            drops: drops.then(|| reference::ITEM_DROPS.empty_table()),
+            skins: skins.then(|| reference::SKINS.empty_table()),
         }
     }
 
@@ -313,34 +241,6 @@ impl EconCollector {
     }
 }
 
-/// Columns of `combat_log` (one row per Dota 2 combat log entry).
-pub const COMBAT_LOG: &[(&str, Kind)] = &[
-    ("tick", Kind::I64),
-    ("timestamp", Kind::F32),
-    ("type", Kind::Str),
-    ("attacker_name", Kind::Str),
-    ("target_name", Kind::Str),
-    ("target_source_name", Kind::Str),
-    ("damage_source_name", Kind::Str),
-    ("inflictor_name", Kind::Str),
-    ("is_attacker_hero", Kind::Bool),
-    ("is_attacker_illusion", Kind::Bool),
-    ("is_target_hero", Kind::Bool),
-    ("is_target_illusion", Kind::Bool),
-    ("attacker_team", Kind::I64),
-    ("target_team", Kind::I64),
-    ("value", Kind::I64),
-    ("health", Kind::I64),
-    ("stun_duration", Kind::F32),
-    ("slow_duration", Kind::F32),
-    ("modifier_duration", Kind::F32),
-    ("ability_level", Kind::I64),
-    ("gold_reason", Kind::I64),
-    ("xp_reason", Kind::I64),
-    ("location_x", Kind::F32),
-    ("location_y", Kind::F32),
-];
-
 /// `combat_log`: Dota 2's combat log, names resolved through the
 /// `CombatLogNames` string table ([`gamewire_source2::dota`]).
 #[derive(Debug)]
@@ -352,7 +252,7 @@ pub struct CombatLogCollector {
 impl Default for CombatLogCollector {
     fn default() -> Self {
         CombatLogCollector {
-            table: Table::with_schema("combat_log", COMBAT_LOG),
+            table: reference::COMBAT_LOG.empty_table(),
         }
     }
 }
@@ -398,34 +298,6 @@ impl CombatLogCollector {
     }
 }
 
-/// Columns of `user_commands` (one row per user command).
-pub const USER_COMMANDS: &[(&str, Kind)] = &[
-    ("tick", Kind::I64),
-    ("steamid", Kind::U64),
-    ("name", Kind::Str),
-    ("player_slot", Kind::I64),
-    ("entity_index", Kind::I64),
-    ("cmd_number", Kind::I64),
-    ("server_tick_executed", Kind::I64),
-    ("client_tick", Kind::I64),
-    ("viewangle_x", Kind::F32),
-    ("viewangle_y", Kind::F32),
-    ("viewangle_z", Kind::F32),
-    ("forward_move", Kind::F32),
-    ("left_move", Kind::F32),
-    ("up_move", Kind::F32),
-    ("buttonstate_1", Kind::U64),
-    ("buttonstate_2", Kind::U64),
-    ("buttonstate_3", Kind::U64),
-    ("impulse", Kind::I64),
-    ("weapon_select", Kind::I64),
-    ("mouse_dx", Kind::I64),
-    ("mouse_dy", Kind::I64),
-    ("consumed_server_angle_changes", Kind::I64),
-    ("left_hand_desired", Kind::Bool),
-    ("input_history", Kind::Str),
-];
-
 /// `user_commands`: every user command, with the player of its slot
 /// (name and steam id from the controller, else `userinfo`). View angles
 /// and buttons a command does not send are the previous command's
@@ -441,7 +313,7 @@ pub struct UserCommandsCollector {
 impl Default for UserCommandsCollector {
     fn default() -> Self {
         UserCommandsCollector {
-            table: Table::with_schema("user_commands", USER_COMMANDS),
+            table: reference::USER_COMMANDS.empty_table(),
             paths: PropCache::default(),
         }
     }
@@ -461,8 +333,8 @@ impl UserCommandsCollector {
         };
         let mut row = vec![
             Cell::Int(i64::from(cmd.tick)),
-            steamid.map(Cell::UInt).unwrap_or(Cell::Null),
             name.map(Cell::Str).unwrap_or(Cell::Null),
+            steamid.map(Cell::UInt).unwrap_or(Cell::Null),
             num(slot),
             num(cmd.pawn.map(|h| h.index)),
             num(cmd.cmd_number),
@@ -505,6 +377,7 @@ impl UserCommandsCollector {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use crate::table::Kind;
     use gamewire_source2::Game;
     use prost::Message;
     use source2_demo_protobufs as pb;
@@ -572,7 +445,7 @@ mod tests {
         assert_eq!(skin[3], Cell::Int(2));
         assert_eq!(skin[6], Cell::Str("AWP".into()));
         let kinds: Vec<Kind> = tables[1].columns.iter().map(|(_, c)| c.kind()).collect();
-        let want: Vec<Kind> = skins_schema().into_iter().map(|(_, k)| k).collect();
+        let want: Vec<Kind> = reference::SKINS.columns.iter().map(|c| c.kind).collect();
         assert_eq!(kinds, want);
     }
 }

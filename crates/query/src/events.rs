@@ -1,18 +1,21 @@
-//! `events`: demoparser2's `parse_event` rows (LaihoE/demoparser): every
-//! game event asked for with its keys, the players its keys name with the
-//! player props asked for, and the game-wide props asked for; which events
+//! `events`: one row per game event, the one events table of the command
+//! line and Python: every game event asked for with all its keys as the game
+//! sends them, the players its keys name (name, steam id, slot, and the
+//! player props asked for, as demoparser2's `parse_event` reads them,
+//! LaihoE/demoparser), and the game-wide props asked for; which events
 //! wait for their packet's entities, and the events gamewire adds.
 
 use gamewire_source2::{DemoState, EventValue, GameEvent};
 use rustc_hash::FxHashMap;
 
 use crate::event_players::{
-    event_has_player, event_player, identity, player_value, PlayerEnts, INTERNAL_KEYS, PLAYER_KEYS,
+    event_has_player, event_player, identity, player_value, PlayerEnts, PLAYER_KEYS,
 };
 use crate::grenades::entity_grenade_type;
 use crate::kinds::{event_key_kind, other_kind, player_kind, widen};
 use crate::matches::hitgroup_name;
 use crate::prop_paths::PropCache;
+use crate::reference::EVENTS;
 use crate::table::{Cell, Kind, Table};
 use crate::world::{other_columns, other_prop_in, player_source, OtherSource, PlayerSource, World};
 
@@ -63,13 +66,16 @@ fn is_grenade_event(name: &str, keys: &[&str]) -> bool {
     GRENADE_EVENTS.iter().any(|(n, _)| *n == name) && keys.contains(&"entityid")
 }
 
-/// `events`: demoparser2's `parse_event` rows. `event_name`, `tick`, the
-/// event's keys (without the player keys), `grenade_type` for grenade
-/// events, then for each player key (`attacker`, `userid` → `user`,
-/// `assister`, `victim`) `<p>_name`, `<p>_steamid` and `<p>_<prop>` for
-/// each player prop asked for, then the game-wide props asked for (a team
-/// prop as `t_<name>` and `ct_<name>`). `hitgroup` is a name, as in
-/// demoparser2. Column types are declared ([`crate::kinds`]).
+/// `events`: `event_name`, `tick`, every key of the event as the game
+/// sends it (the player keys `userid`, `attacker`, ... and their `_pawn`
+/// handles included), `grenade_type` for grenade events, then for each
+/// player key (`attacker`, `userid` → `user`, `assister`, `victim`: the key
+/// without `id`) `<p>_name`, `<p>_steamid` (0 for bots), `<p>_slot` and
+/// `<p>_<prop>` for each player prop asked for, then the game-wide props
+/// asked for (a team prop as `t_<name>` and `ct_<name>`). `hitgroup` is a
+/// name (`chest`), as in demoparser2. Column types are declared
+/// ([`crate::kinds`]); the reference is
+/// [`EVENTS`].
 #[derive(Debug)]
 pub struct EventsCollector {
     names: Option<Vec<String>>,
@@ -110,7 +116,11 @@ impl EventsCollector {
             other_props,
             needs_world,
             paths: PropCache::default(),
-            columns: vec!["event_name".into(), "tick".into()],
+            columns: EVENTS
+                .column_names()
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
             rows: Vec::new(),
             seen: Vec::new(),
         }
@@ -152,9 +162,6 @@ impl EventsCollector {
             (1, Cell::Int(i64::from(ev.tick))),
         ];
         for (k, _, v) in &ev.keys {
-            if INTERNAL_KEYS.contains(&k.as_str()) {
-                continue;
-            }
             let cell = match (k.as_str(), v.as_i64()) {
                 ("hitgroup", Some(h)) => Cell::Str(
                     hitgroup_name(h)
@@ -193,25 +200,27 @@ impl EventsCollector {
             }
             let p: PlayerEnts<'_> =
                 event_player(state, &mut self.paths, ev, key).unwrap_or_default();
+            // Bots are players too: steam id 0, their name, slot and props.
             let resolved = p.controller.is_some() || p.slot.is_some();
             let (name, steamid) = if resolved {
                 identity(state, &mut self.paths, &p)
             } else {
                 (None, None)
             };
-            // demoparser2 knows players by steam id: bots (steam id 0) and
-            // unresolved players get null columns, props included.
-            let steamid = steamid.filter(|&s| s != 0);
-            let name = name.filter(|_| steamid.is_some());
-            let p = if steamid.is_some() {
-                p
-            } else {
-                PlayerEnts::default()
-            };
+            // A slot nobody holds is no player.
+            let known = p.controller.is_some() || name.is_some() || steamid.is_some();
+            let slot = p.slot.filter(|_| known);
             let i = self.col(&format!("{prefix}_name"));
             row.push((i, name.map(Cell::Str).unwrap_or(Cell::Null)));
             let i = self.col(&format!("{prefix}_steamid"));
             row.push((i, steamid.map(Cell::UInt).unwrap_or(Cell::Null)));
+            let i = self.col(&format!("{prefix}_slot"));
+            row.push((
+                i,
+                slot.and_then(|s| i64::try_from(s).ok())
+                    .map(Cell::Int)
+                    .unwrap_or(Cell::Null),
+            ));
             for pi in 0..self.player_props.len() {
                 let Some((pname, src)) = self.player_props.get(pi).cloned() else {
                     continue;
@@ -284,10 +293,12 @@ impl EventsCollector {
                 key_kinds.insert(k.as_str(), merged);
             }
         }
-        let mut schema: Vec<(String, Option<Kind>)> = vec![
-            ("event_name".into(), Some(Kind::Str)),
-            ("tick".into(), Some(Kind::I64)),
-        ];
+        // `event_name` and `tick` (the reference's fixed columns).
+        let mut schema: Vec<(String, Option<Kind>)> = EVENTS
+            .columns
+            .iter()
+            .map(|c| (c.name.to_string(), Some(c.kind)))
+            .collect();
         let push = |schema: &mut Vec<(String, Option<Kind>)>, name: String, kind: Option<Kind>| {
             if !schema.iter().any(|(n, _)| *n == name) {
                 schema.push((name, kind));
@@ -295,9 +306,7 @@ impl EventsCollector {
         };
         for (_, keys) in &scope {
             for (k, _) in keys {
-                if !INTERNAL_KEYS.contains(&k.as_str()) {
-                    push(&mut schema, k.clone(), key_kinds.get(k.as_str()).copied());
-                }
+                push(&mut schema, k.clone(), key_kinds.get(k.as_str()).copied());
             }
         }
         let key_names: Vec<(&str, Vec<&str>)> = scope
@@ -316,6 +325,7 @@ impl EventsCollector {
             }
             push(&mut schema, format!("{prefix}_name"), Some(Kind::Str));
             push(&mut schema, format!("{prefix}_steamid"), Some(Kind::U64));
+            push(&mut schema, format!("{prefix}_slot"), Some(Kind::I64));
             for (pname, src) in &self.player_props {
                 push(
                     &mut schema,

@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 use gamewire_source2::{DemoState, Entity, EventValue, GameEvent, Value};
 
 use crate::classes::grenade_type;
-use crate::event_players::{event_player, handle_index, identity, player_by_handle};
+use crate::event_players::{event_player, handle_index, identity, player_by_handle, team_of};
 use crate::kinds::grenade_kind;
 use crate::player_props::entity_position;
 use crate::prop_paths::PropCache;
+use crate::reference::GRENADES;
 use crate::table::{infer_kind, Cell, Kind, Table};
 
 /// The grenade type of an entity: projectile classes ([`grenade_type`];
@@ -42,25 +43,6 @@ pub fn entity_grenade_type(
     }
 }
 
-/// Columns of `grenades` (one row per grenade per tick it moved).
-pub const GRENADES: &[(&str, Kind)] = &[
-    ("grenade_id", Kind::I64),
-    ("entity_index", Kind::I64),
-    ("grenade_type", Kind::Str),
-    ("thrower_name", Kind::Str),
-    ("thrower_steamid", Kind::U64),
-    ("start_tick", Kind::I64),
-    ("end_tick", Kind::I64),
-    ("detonate_tick", Kind::I64),
-    ("detonate_x", Kind::F32),
-    ("detonate_y", Kind::F32),
-    ("detonate_z", Kind::F32),
-    ("tick", Kind::I64),
-    ("x", Kind::F32),
-    ("y", Kind::F32),
-    ("z", Kind::F32),
-];
-
 /// Detonation events linked to a projectile by their `entityid`, and the
 /// grenade type the projectile must have. A decoy's detonation is
 /// `decoy_started` (it lands and starts firing).
@@ -84,13 +66,43 @@ pub const FIRE_AFTER_DELETE_TICKS: i32 = 16;
 /// A point of a flight: tick, position, the extra props' values.
 type Point = (i32, [f32; 3], Vec<Cell>);
 
+/// Who threw a grenade: name, steam id (0 for bots), player slot, team
+/// number; each `None` when unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Thrower {
+    /// The thrower's name.
+    pub name: Option<String>,
+    /// The thrower's steam id.
+    pub steamid: Option<u64>,
+    /// The thrower's player slot.
+    pub slot: Option<i64>,
+    /// The thrower's team number.
+    pub team: Option<i64>,
+}
+
+impl Thrower {
+    fn is_unknown(&self) -> bool {
+        self.name.is_none() && self.steamid.is_none()
+    }
+}
+
+/// A thrower known by name and steam id only.
+impl From<(Option<String>, Option<u64>)> for Thrower {
+    fn from((name, steamid): (Option<String>, Option<u64>)) -> Self {
+        Thrower {
+            name,
+            steamid,
+            ..Thrower::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Flight {
     id: i64,
     entity: i32,
     kind: String,
-    thrower_name: Option<String>,
-    thrower_steamid: Option<u64>,
+    thrower: Thrower,
     thrower_pawn: Option<i32>,
     start: i32,
     end: Option<i32>,
@@ -111,13 +123,7 @@ pub struct GrenadeTracker {
 
 impl GrenadeTracker {
     /// A projectile entity was created.
-    pub fn spawn(
-        &mut self,
-        entity: i32,
-        tick: i32,
-        kind: &str,
-        thrower: (Option<String>, Option<u64>),
-    ) {
+    pub fn spawn(&mut self, entity: i32, tick: i32, kind: &str, thrower: impl Into<Thrower>) {
         if let Some(old) = self.live.remove(&entity) {
             self.done.push(old);
         }
@@ -128,8 +134,7 @@ impl GrenadeTracker {
                 id: self.next_id,
                 entity,
                 kind: kind.to_string(),
-                thrower_name: thrower.0,
-                thrower_steamid: thrower.1,
+                thrower: thrower.into(),
                 thrower_pawn: None,
                 start: tick,
                 end: None,
@@ -140,11 +145,10 @@ impl GrenadeTracker {
     }
 
     /// Sets the thrower when it becomes known after the spawn.
-    pub fn thrower(&mut self, entity: i32, thrower: (Option<String>, Option<u64>)) {
+    pub fn thrower(&mut self, entity: i32, thrower: impl Into<Thrower>) {
         if let Some(f) = self.live.get_mut(&entity) {
-            if f.thrower_name.is_none() && f.thrower_steamid.is_none() {
-                f.thrower_name = thrower.0;
-                f.thrower_steamid = thrower.1;
+            if f.thrower.is_unknown() {
+                f.thrower = thrower.into();
             }
         }
     }
@@ -171,7 +175,7 @@ impl GrenadeTracker {
     pub fn needs_thrower(&self, entity: i32) -> bool {
         self.live
             .get(&entity)
-            .is_some_and(|f| f.thrower_name.is_none() && f.thrower_steamid.is_none())
+            .is_some_and(|f| f.thrower.is_unknown())
     }
 
     /// A live projectile is at `pos` at `tick`.
@@ -273,13 +277,18 @@ impl GrenadeTracker {
         self.finish_with(&[])
     }
 
-    /// [`GrenadeTracker::finish`], with extra columns after [`GRENADES`]
+    /// [`GrenadeTracker::finish`], with extra columns after the fixed ones
+    /// ([`crate::reference::GRENADES`])
     /// for the values each point carries.
     pub fn finish_with(mut self, extra: &[(&str, Kind)]) -> Table {
         self.done
             .extend(std::mem::take(&mut self.live).into_values());
         self.done.sort_by_key(|f| f.id);
-        let schema: Vec<(&str, Kind)> = GRENADES.iter().chain(extra).copied().collect();
+        let schema: Vec<(&str, Kind)> = GRENADES
+            .schema()
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
         let mut t = Table::with_schema("grenades", &schema);
         let int = |v: Option<i32>| v.map_or(Cell::Null, |v| Cell::Int(i64::from(v)));
         for f in &self.done {
@@ -293,8 +302,10 @@ impl GrenadeTracker {
                     Cell::Int(f.id),
                     Cell::Int(i64::from(f.entity)),
                     Cell::Str(f.kind.clone()),
-                    f.thrower_name.clone().map(Cell::Str).unwrap_or(Cell::Null),
-                    f.thrower_steamid.map(Cell::UInt).unwrap_or(Cell::Null),
+                    f.thrower.name.clone().map(Cell::Str).unwrap_or(Cell::Null),
+                    f.thrower.steamid.map(Cell::UInt).unwrap_or(Cell::Null),
+                    f.thrower.slot.map(Cell::Int).unwrap_or(Cell::Null),
+                    f.thrower.team.map(Cell::Int).unwrap_or(Cell::Null),
                     Cell::Int(i64::from(f.start)),
                     int(f.end),
                     int(f.detonation.map(|(t, _)| t)),
@@ -362,19 +373,25 @@ impl GrenadesCollector {
         self.tracker.finish_with(&extra)
     }
 
-    fn thrower(&mut self, state: &DemoState, e: &Entity) -> (Option<String>, Option<u64>) {
+    fn thrower(&mut self, state: &DemoState, e: &Entity) -> Thrower {
         let Some(raw) = self
             .paths
             .value(state, e, "m_hThrower")
             .and_then(Value::as_u64)
         else {
-            return (None, None);
+            return Thrower::default();
         };
         let p = player_by_handle(state, &mut self.paths, raw);
         if p.controller.is_none() {
-            return (None, None);
+            return Thrower::default();
         }
-        identity(state, &mut self.paths, &p)
+        let (name, steamid) = identity(state, &mut self.paths, &p);
+        Thrower {
+            name,
+            steamid,
+            slot: p.slot.and_then(|s| i64::try_from(s).ok()),
+            team: team_of(state, &mut self.paths, &p),
+        }
     }
 
     /// Takes one entity change.

@@ -1,6 +1,7 @@
 //! CS2's item definition indices and their names (the names demoparser2
 //! gives, from CS2's `items_game.txt`): weapons, grenades, equipment,
-//! knives ([`ITEM_NAMES`]) and agents ([`AGENT_NAMES`]).
+//! knives ([`ITEM_NAMES`]) and agents ([`AGENT_NAMES`]); and the short
+//! name of a weapon as events send it ([`weapon_name`]).
 
 /// Item definition indices and their names (the names demoparser2 gives,
 /// from CS2's `items_game.txt`): weapons, grenades, equipment and knives.
@@ -246,6 +247,24 @@ pub fn agent_name(index: u64) -> Option<&'static str> {
         .map(|&(_, n)| n)
 }
 
+/// The short name of a weapon or item as a game event names it: without
+/// the `weapon_` or `item_` prefix (`weapon_ak47` → `ak47`, `item_kevlar`
+/// → `kevlar`), every knife as `knife` (`knife_t`, `weapon_knife_karambit`,
+/// `bayonet`); other names as they are (`galilar`, `inferno`, `world`).
+/// The tables give it as `weapon`, beside the name as sent
+/// (`weapon_class`).
+pub fn weapon_name(raw: &str) -> &str {
+    let short = raw
+        .strip_prefix("weapon_")
+        .or_else(|| raw.strip_prefix("item_"))
+        .unwrap_or(raw);
+    if short.starts_with("knife") || short == "bayonet" {
+        "knife"
+    } else {
+        short
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -261,5 +280,26 @@ mod tests {
         assert_eq!(item_name(49), Some("C4 Explosive"));
         assert_eq!(item_name(6), None);
         assert_eq!(item_name(u64::MAX), None);
+    }
+
+    #[test]
+    fn weapon_short_names() {
+        for (raw, short) in [
+            ("weapon_galilar", "galilar"),
+            ("galilar", "galilar"),
+            ("weapon_ak47", "ak47"),
+            ("item_kevlar", "kevlar"),
+            ("weapon_m4a1_silencer", "m4a1_silencer"),
+            ("knife_t", "knife"),
+            ("weapon_knife", "knife"),
+            ("weapon_knife_karambit", "knife"),
+            ("bayonet", "knife"),
+            ("weapon_bayonet", "knife"),
+            ("inferno", "inferno"),
+            ("world", "world"),
+            ("", ""),
+        ] {
+            assert_eq!(weapon_name(raw), short, "{raw}");
+        }
     }
 }

@@ -4,14 +4,16 @@
 //! `chat`, `grenades`, `rounds`, `kills`, `damages`, `purchases`,
 //! `user_commands`, `item_drops`, `skins`, awpy's `shots`, `bomb`,
 //! `smokes`, `infernos`, `flashes`, `footsteps`, Dota 2's `combat_log`,
-//! and `updated_fields`, the props the demo sends) and their options;
+//! `updated_fields`, the props the demo sends, and `header`, one row per
+//! demo) and their options;
 //! [`Query::run`] computes all of them in one pass over a demo, asking the
 //! parser to decode only what those tables need ([`Query::interests`]), with
 //! the [`RunOptions`] of the query (shared send tables, keeping the tables
 //! of a demo cut short). The [`input`] stage turns a path (a file, compressed
 //! too, standard input, a broadcast directory) into the demo's bytes.
 //! Tables are typed columns ([`Column`]) and are written as CSV, JSON Lines
-//! or Parquet ([`write`](mod@write)).
+//! or Parquet ([`write`](mod@write)); every table's columns, types and units
+//! are listed in [`reference`](mod@reference) (and `docs/tables.md`, generated from it).
 //!
 //! Beside the tables, the views of a demo the command line prints: the
 //! entities at a tick ([`entities`]), the user messages decoded to JSON
@@ -33,6 +35,7 @@
 // - the table model and its writers: `error`, `input`, `table` (Cell, Rows,
 //   Column, Table), `raw_events` (the game events as sent, `gamewire
 //   events`), `write` (CSV, JSON Lines, Parquet);
+// - the reference of every table's columns: `reference` (uses `table`);
 // - names: `coords`, `item_names`, `classes`, `prop_paths` (dotted names to
 //   field paths), `friendly_props` (demoparser2's names), `world`
 //   (game-wide and team props), `players`, `player_props` (reading them),
@@ -66,6 +69,7 @@ pub mod players;
 pub mod prop_checks;
 pub mod prop_paths;
 pub mod raw_events;
+pub mod reference;
 pub mod run;
 pub mod schema;
 pub mod summary;
@@ -99,6 +103,7 @@ use collect::{
 use events::{EventsCollector, ENTITIES_FIRST_EVENTS, SYNTHETIC_EVENTS};
 use grenades::GrenadesCollector;
 use matches::MatchTables;
+use summary::HeaderCollector;
 use ticks::TicksCollector;
 use updated_fields::UpdatedFieldsCollector;
 use world::{player_source, PlayerSource};
@@ -147,11 +152,13 @@ pub enum TableKind {
     CombatLog,
     /// The props the demo sends, by name (`list_updated_fields`).
     UpdatedFields,
+    /// One row per demo: map, tick rate, build, length, players.
+    Header,
 }
 
 impl TableKind {
     /// Every table, in output order.
-    pub const ALL: [TableKind; 20] = [
+    pub const ALL: [TableKind; 21] = [
         TableKind::Events,
         TableKind::Ticks,
         TableKind::Players,
@@ -172,6 +179,7 @@ impl TableKind {
         TableKind::Skins,
         TableKind::CombatLog,
         TableKind::UpdatedFields,
+        TableKind::Header,
     ];
 
     /// The table's name.
@@ -197,7 +205,13 @@ impl TableKind {
             TableKind::Skins => "skins",
             TableKind::CombatLog => "combat_log",
             TableKind::UpdatedFields => "updated_fields",
+            TableKind::Header => "header",
         }
+    }
+
+    /// The table's columns, types, units and meanings ([`reference`](mod@reference)).
+    pub fn spec(self) -> &'static reference::TableSpec {
+        reference::spec(self.name()).unwrap_or(&reference::HEADER)
     }
 
     /// Parses a comma-separated list of table names.
@@ -280,7 +294,15 @@ impl Query {
         self.tables.iter().all(|k| {
             matches!(
                 k,
-                Ticks | Players | Events | Chat | UserCommands | ItemDrops | Skins | CombatLog
+                Ticks
+                    | Players
+                    | Events
+                    | Chat
+                    | UserCommands
+                    | ItemDrops
+                    | Skins
+                    | CombatLog
+                    | Header
             )
         }) && self
             .player_props
@@ -307,6 +329,7 @@ impl Query {
                     | Skins
                     | CombatLog
                     | UpdatedFields
+                    | Header
             )
         });
         Interests {
@@ -316,7 +339,7 @@ impl Query {
                 .any(|k| {
                     !matches!(
                         k,
-                        Chat | Rounds | UserCommands | ItemDrops | Skins | CombatLog
+                        Chat | Rounds | UserCommands | ItemDrops | Skins | CombatLog | Header
                     )
                 }),
             game_events: events,
@@ -475,6 +498,7 @@ pub struct Collectors {
     combat_log: Option<CombatLogCollector>,
     updated_fields: Option<UpdatedFieldsCollector>,
     grenades: Option<GrenadesCollector>,
+    header: Option<HeaderCollector>,
     matches: MatchTables,
     actions: ActionTables,
     /// [`ENTITIES_FIRST_EVENTS`] waiting for the packet's entities.
@@ -506,6 +530,7 @@ impl Collectors {
             grenades: q
                 .wants(Grenades)
                 .then(|| GrenadesCollector::with_props(&q.grenade_props)),
+            header: q.wants(Header).then(HeaderCollector::default),
             matches: MatchTables::new(
                 q.wants(Rounds),
                 q.wants(Kills),
@@ -581,6 +606,9 @@ impl Collectors {
         }
         out.extend(self.matches.finish());
         out.extend(self.actions.finish());
+        if let Some(c) = self.header {
+            out.push(c.finish(state));
+        }
         let mut ordered = Vec::with_capacity(out.len());
         for k in &self.order {
             if let Some(i) = out.iter().position(|t| t.name == k.name()) {
@@ -666,6 +694,9 @@ impl Visitor for Collectors {
         if table.name == "userinfo" {
             if let Some(p) = &mut self.players {
                 p.on_userinfo(state);
+            }
+            if let Some(h) = &mut self.header {
+                h.on_userinfo(state);
             }
         }
     }

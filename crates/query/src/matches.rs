@@ -8,9 +8,10 @@ use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::DemoState;
 
 use crate::event_players::{event_player, identity, PlayerEnts};
+use crate::item_names::weapon_name;
 use crate::prop_paths::PropCache;
-use crate::table::Cell;
-use crate::table::{Kind, Table};
+use crate::reference;
+use crate::table::{Cell, Table};
 
 /// demoparser2's hit group names (`hitgroup` key of `player_hurt` and
 /// `player_death`).
@@ -81,13 +82,6 @@ pub(crate) fn boolean(ev: &GameEvent, key: &str) -> Cell {
         .unwrap_or(Cell::Null)
 }
 
-pub(crate) fn text(ev: &GameEvent, key: &str) -> Cell {
-    match ev.get(key) {
-        Some(EventValue::String(s)) => Cell::Str(s.clone()),
-        _ => Cell::Null,
-    }
-}
-
 pub(crate) fn float(ev: &GameEvent, key: &str) -> Cell {
     match ev.get(key) {
         Some(EventValue::Float(f)) => Cell::Float(*f),
@@ -103,9 +97,39 @@ fn opt_str(s: Option<&str>) -> Cell {
     s.map(|s| Cell::Str(s.to_string())).unwrap_or(Cell::Null)
 }
 
-/// Name, steam id and team of the player an event key names.
-fn who(state: &DemoState, paths: &mut PropCache, ev: &GameEvent, key: &str) -> [Cell; 3] {
+/// Name, steam id, slot and team of the player an event key names.
+fn who(state: &DemoState, paths: &mut PropCache, ev: &GameEvent, key: &str) -> [Cell; 4] {
     who_and_pawn(state, paths, ev, key).0
+}
+
+/// The player columns of a resolved player: name, steam id (0 for bots),
+/// slot and team (the controller's `m_iTeamNum`); all null when the player
+/// is not resolved (no controller, and a slot nobody holds).
+pub(crate) fn player_cells(
+    state: &DemoState,
+    paths: &mut PropCache,
+    p: &PlayerEnts<'_>,
+) -> [Cell; 4] {
+    if p.controller.is_none() && p.slot.is_none() {
+        return [Cell::Null, Cell::Null, Cell::Null, Cell::Null];
+    }
+    let (name, steamid) = identity(state, paths, p);
+    if p.controller.is_none() && name.is_none() && steamid.is_none() {
+        return [Cell::Null, Cell::Null, Cell::Null, Cell::Null];
+    }
+    let team = p
+        .controller
+        .and_then(|c| paths.value(state, c, "m_iTeamNum"))
+        .and_then(|v| v.as_i64());
+    [
+        name.map(Cell::Str).unwrap_or(Cell::Null),
+        steamid.map(Cell::UInt).unwrap_or(Cell::Null),
+        p.slot
+            .and_then(|s| i64::try_from(s).ok())
+            .map(Cell::Int)
+            .unwrap_or(Cell::Null),
+        team.map(Cell::Int).unwrap_or(Cell::Null),
+    ]
 }
 
 /// [`who`], and the player's pawn.
@@ -114,93 +138,21 @@ pub(crate) fn who_and_pawn<'s>(
     paths: &mut PropCache,
     ev: &GameEvent,
     key: &str,
-) -> ([Cell; 3], Option<&'s gamewire_source2::Entity>) {
+) -> ([Cell; 4], Option<&'s gamewire_source2::Entity>) {
     let p: PlayerEnts<'s> = event_player(state, paths, ev, key).unwrap_or_default();
-    if p.controller.is_none() && p.slot.is_none() {
-        return ([Cell::Null, Cell::Null, Cell::Null], None);
-    }
-    let (name, steamid) = identity(state, paths, &p);
-    let team = p
-        .controller
-        .and_then(|c| paths.value(state, c, "m_iTeamNum"))
-        .and_then(|v| v.as_i64());
-    (
-        [
-            name.map(Cell::Str).unwrap_or(Cell::Null),
-            steamid.map(Cell::UInt).unwrap_or(Cell::Null),
-            team.map(Cell::Int).unwrap_or(Cell::Null),
-        ],
-        p.pawn,
-    )
+    (player_cells(state, paths, &p), p.pawn)
 }
 
-/// Columns of `rounds`.
-pub const ROUNDS: &[(&str, Kind)] = &[
-    ("round", Kind::I64),
-    ("start_tick", Kind::I64),
-    ("freeze_end_tick", Kind::I64),
-    ("end_tick", Kind::I64),
-    ("official_end_tick", Kind::I64),
-    ("winner", Kind::I64),
-    ("winner_side", Kind::Str),
-    ("reason", Kind::I64),
-    ("reason_name", Kind::Str),
-    ("message", Kind::Str),
-];
-
-/// Columns of `kills`.
-pub const KILLS: &[(&str, Kind)] = &[
-    ("tick", Kind::I64),
-    ("attacker_name", Kind::Str),
-    ("attacker_steamid", Kind::U64),
-    ("attacker_team", Kind::I64),
-    ("victim_name", Kind::Str),
-    ("victim_steamid", Kind::U64),
-    ("victim_team", Kind::I64),
-    ("assister_name", Kind::Str),
-    ("assister_steamid", Kind::U64),
-    ("assister_team", Kind::I64),
-    ("weapon", Kind::Str),
-    ("headshot", Kind::Bool),
-    ("penetrated", Kind::I64),
-    ("wallbang", Kind::Bool),
-    ("assistedflash", Kind::Bool),
-    ("noscope", Kind::Bool),
-    ("thrusmoke", Kind::Bool),
-    ("attackerblind", Kind::Bool),
-    ("attackerinair", Kind::Bool),
-    ("distance", Kind::F32),
-    ("dmg_health", Kind::I64),
-    ("dmg_armor", Kind::I64),
-    ("hitgroup", Kind::Str),
-];
-
-/// Columns of `damages`.
-pub const DAMAGES: &[(&str, Kind)] = &[
-    ("tick", Kind::I64),
-    ("attacker_name", Kind::Str),
-    ("attacker_steamid", Kind::U64),
-    ("attacker_team", Kind::I64),
-    ("victim_name", Kind::Str),
-    ("victim_steamid", Kind::U64),
-    ("victim_team", Kind::I64),
-    ("weapon", Kind::Str),
-    ("dmg_health", Kind::I64),
-    ("dmg_armor", Kind::I64),
-    ("health", Kind::I64),
-    ("armor", Kind::I64),
-    ("hitgroup", Kind::Str),
-];
-
-/// Columns of `purchases`.
-pub const PURCHASES: &[(&str, Kind)] = &[
-    ("tick", Kind::I64),
-    ("name", Kind::Str),
-    ("steamid", Kind::U64),
-    ("team", Kind::I64),
-    ("weapon", Kind::Str),
-    ("loadout", Kind::I64),
-];
+/// The `weapon` (short name, [`weapon_name`]) and `weapon_class` (as
+/// sent) cells of an event's `weapon` key.
+pub(crate) fn weapon_cells(ev: &GameEvent) -> [Cell; 2] {
+    match ev.get("weapon") {
+        Some(EventValue::String(s)) => {
+            [Cell::Str(weapon_name(s).to_string()), Cell::Str(s.clone())]
+        }
+        _ => [Cell::Null, Cell::Null],
+    }
+}
 
 #[derive(Debug, Default, Clone)]
 struct Round {
@@ -233,10 +185,10 @@ impl MatchTables {
     /// Collects the tables whose flag is set.
     pub fn new(rounds: bool, kills: bool, damages: bool, purchases: bool) -> Self {
         MatchTables {
-            rounds: rounds.then(|| Table::with_schema("rounds", ROUNDS)),
-            kills: kills.then(|| Table::with_schema("kills", KILLS)),
-            damages: damages.then(|| Table::with_schema("damages", DAMAGES)),
-            purchases: purchases.then(|| Table::with_schema("purchases", PURCHASES)),
+            rounds: rounds.then(|| reference::ROUNDS.empty_table()),
+            kills: kills.then(|| reference::KILLS.empty_table()),
+            damages: damages.then(|| reference::DAMAGES.empty_table()),
+            purchases: purchases.then(|| reference::PURCHASES.empty_table()),
             open: None,
             done: Vec::new(),
             paths: PropCache::default(),
@@ -264,9 +216,9 @@ impl MatchTables {
                 if self.kills.is_none() {
                     return;
                 }
-                let [an, asid, at] = who(state, &mut self.paths, ev, "attacker");
-                let [vn, vsid, vt] = who(state, &mut self.paths, ev, "userid");
-                let [sn, ssid, st] = who(state, &mut self.paths, ev, "assister");
+                let attacker = who(state, &mut self.paths, ev, "attacker");
+                let victim = who(state, &mut self.paths, ev, "userid");
+                let assister = who(state, &mut self.paths, ev, "assister");
                 let pen = int(ev, "penetrated");
                 let wallbang = match pen {
                     Cell::Int(n) => Cell::Bool(n > 0),
@@ -277,18 +229,12 @@ impl MatchTables {
                     .and_then(EventValue::as_i64)
                     .map(|h| opt_str(hitgroup_name(h)))
                     .unwrap_or(Cell::Null);
-                let row = [
-                    tick,
-                    an,
-                    asid,
-                    at,
-                    vn,
-                    vsid,
-                    vt,
-                    sn,
-                    ssid,
-                    st,
-                    text(ev, "weapon"),
+                let mut row = vec![tick];
+                row.extend(attacker);
+                row.extend(victim);
+                row.extend(assister);
+                row.extend(weapon_cells(ev));
+                row.extend([
                     boolean(ev, "headshot"),
                     pen,
                     wallbang,
@@ -301,7 +247,7 @@ impl MatchTables {
                     int(ev, "dmg_health"),
                     int(ev, "dmg_armor"),
                     hit,
-                ];
+                ]);
                 if let Some(t) = &mut self.kills {
                     t.push_row(&row);
                 }
@@ -310,28 +256,24 @@ impl MatchTables {
                 if self.damages.is_none() {
                     return;
                 }
-                let [an, asid, at] = who(state, &mut self.paths, ev, "attacker");
-                let [vn, vsid, vt] = who(state, &mut self.paths, ev, "userid");
+                let attacker = who(state, &mut self.paths, ev, "attacker");
+                let victim = who(state, &mut self.paths, ev, "userid");
                 let hit = ev
                     .get("hitgroup")
                     .and_then(EventValue::as_i64)
                     .map(|h| opt_str(hitgroup_name(h)))
                     .unwrap_or(Cell::Null);
-                let row = [
-                    tick,
-                    an,
-                    asid,
-                    at,
-                    vn,
-                    vsid,
-                    vt,
-                    text(ev, "weapon"),
+                let mut row = vec![tick];
+                row.extend(attacker);
+                row.extend(victim);
+                row.extend(weapon_cells(ev));
+                row.extend([
                     int(ev, "dmg_health"),
                     int(ev, "dmg_armor"),
                     int(ev, "health"),
                     int(ev, "armor"),
                     hit,
-                ];
+                ]);
                 if let Some(t) = &mut self.damages {
                     t.push_row(&row);
                 }
@@ -340,12 +282,14 @@ impl MatchTables {
                 if self.purchases.is_none() {
                     return;
                 }
-                let [n, sid, team_now] = who(state, &mut self.paths, ev, "userid");
+                let [n, sid, slot, team_now] = who(state, &mut self.paths, ev, "userid");
                 let team = match int(ev, "team") {
                     Cell::Null => team_now,
                     t => t,
                 };
-                let row = [tick, n, sid, team, text(ev, "weapon"), int(ev, "loadout")];
+                let mut row = vec![tick, n, sid, slot, team];
+                row.extend(weapon_cells(ev));
+                row.push(int(ev, "loadout"));
                 if let Some(t) = &mut self.purchases {
                     t.push_row(&row);
                 }

@@ -26,15 +26,8 @@ use rustc_hash::FxHashMap;
 
 use crate::classes::is_weapon_class;
 use crate::friendly_props::{Owner, GRENADE_PREFIX, PLAYER_CLASS_PREFIXES, WEAPON_PREFIX};
-use crate::table::{Cell, Kind, Table};
-
-/// Columns of `updated_fields`.
-pub const UPDATED_FIELDS: &[(&str, Kind)] = &[
-    ("name", Kind::Str),
-    ("entity", Kind::Str),
-    ("updates", Kind::U64),
-    ("classes", Kind::StrList),
-];
+use crate::reference;
+use crate::table::{Cell, Table};
 
 /// Which kind of entity a class's props are read from, and the prefix its
 /// names get (empty: none); `None` for classes a player row does not read.
@@ -165,13 +158,13 @@ impl UpdatedFieldsCollector {
     /// The table, sorted by name.
     pub fn finish(mut self) -> Table {
         self.names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut table = Table::with_schema("updated_fields", UPDATED_FIELDS);
+        let mut table = reference::UPDATED_FIELDS.empty_table();
         for (name, kind, updates, mut classes) in self.names {
             classes.sort_unstable();
             table.push_row(&[
                 Cell::Str(name),
                 Cell::Str(kind.to_string()),
-                Cell::UInt(updates),
+                Cell::Int(i64::try_from(updates).unwrap_or(i64::MAX)),
                 Cell::Strs(classes),
             ]);
         }

@@ -34,6 +34,18 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format a file name's extension names: `.csv`, `.jsonl` or
+    /// `.ndjson`, `.parquet` (in any case); `None` for any other or none.
+    pub fn from_path(path: &std::path::Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "csv" => Some(Format::Csv),
+            "jsonl" | "ndjson" => Some(Format::Jsonl),
+            "parquet" => Some(Format::Parquet),
+            _ => None,
+        }
+    }
+
     /// The file extension.
     pub fn extension(self) -> &'static str {
         match self {
@@ -384,4 +396,27 @@ pub fn write_raw_events_jsonl(
         writeln!(out)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn the_format_follows_the_extension() {
+        for (name, want) in [
+            ("kills.csv", Some(Format::Csv)),
+            ("out/kills.jsonl", Some(Format::Jsonl)),
+            ("kills.ndjson", Some(Format::Jsonl)),
+            ("KILLS.PARQUET", Some(Format::Parquet)),
+            ("kills.parquet", Some(Format::Parquet)),
+            ("kills.txt", None),
+            ("kills", None),
+            ("-", None),
+        ] {
+            assert_eq!(Format::from_path(Path::new(name)), want, "{name}");
+        }
+    }
 }

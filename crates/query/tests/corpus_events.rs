@@ -38,37 +38,47 @@ fn events_have_player_and_game_columns() {
     ] {
         assert!(names.contains(&c), "{c} missing from {names:?}");
     }
-    for internal in ["userid", "userid_pawn", "attacker_pawn"] {
-        assert!(!names.contains(&internal), "{internal} kept");
+    // Every key as sent, the player keys included.
+    for raw in ["userid", "attacker"] {
+        assert!(names.contains(&raw), "{raw} dropped");
     }
-    // Player columns agree with the parser's own event collector (name and
-    // steam id from the controller; bots have steam id 0), and the
-    // player's health is that of a living player.
+    // Player columns agree with the parser's own event collector where it
+    // names the player (humans), and are filled for bots too (steam id 0):
+    // the player's health is that of a living player.
     for (r, (_, tick, cols)) in ec.events.iter().enumerate() {
         assert_eq!(
             t.column("tick").unwrap().cell(r),
             Cell::Int(i64::from(*tick))
         );
         let get = |k: &str| cols.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
-        if let Some(name) = get("user_name") {
+        if let Some(name) = get("user_name").filter(|n| *n != Cell::Null) {
             assert_eq!(t.column("user_name").unwrap().cell(r), name);
             let sid = match get("user_steamid") {
                 Some(Cell::Str(s)) => Cell::UInt(s.parse().unwrap()),
                 _ => Cell::Null,
             };
             assert_eq!(t.column("user_steamid").unwrap().cell(r), sid);
-            match t.column("user_health").unwrap().cell(r) {
-                Cell::Int(h) => assert!((0..=100).contains(&h), "health {h}"),
-                other => assert_eq!(sid, Cell::Null, "health {other:?}"),
+        }
+        if get("userid").is_some() {
+            assert!(matches!(
+                t.column("user_name").unwrap().cell(r),
+                Cell::Str(_)
+            ));
+            assert!(matches!(
+                t.column("user_steamid").unwrap().cell(r),
+                Cell::UInt(_)
+            ));
+            if let Cell::Int(h) = t.column("user_health").unwrap().cell(r) {
+                assert!((0..=100).contains(&h), "health {h}");
             }
         }
     }
-    // Every event of this clip names a bot: null player columns, as in
-    // demoparser2 (player props on events are checked below against ticks).
-    let named = (0..t.rows())
-        .filter(|r| t.column("user_name").unwrap().cell(*r) != Cell::Null)
-        .count();
-    assert_eq!(named, 0);
+    // Every event of this clip that names a player names a bot: steam id 0.
+    let Some(Column::U64(steamids)) = t.column("user_steamid") else {
+        panic!("user_steamid")
+    };
+    assert!(steamids.iter().flatten().all(|s| *s == 0));
+    assert!(steamids.iter().flatten().count() > 0);
     // Game-wide props are read from the rules entity once it exists.
     let Some(Column::I64(rounds)) = t.column("total_rounds_played") else {
         panic!(
@@ -270,14 +280,14 @@ fn shots_and_footsteps_are_the_events_with_the_players_positions() {
         assert_eq!(steps.rows(), count("player_footstep"), "{name}");
         // No smoke in these clips: an empty, typed table.
         assert_eq!(smokes.rows(), 0);
-        assert_eq!(smokes.column("X").map(Column::kind), Some(Kind::F32));
+        assert_eq!(smokes.column("x").map(Column::kind), Some(Kind::F32));
         // Every shot has its shooter, on the map, looking somewhere sane;
         // the position and yaw are the events table's user props.
         let Some(Column::Str(names)) = shots.column("name") else {
             panic!("name")
         };
-        let Some(Column::F32(x)) = shots.column("X") else {
-            panic!("X")
+        let Some(Column::F32(x)) = shots.column("x") else {
+            panic!("x")
         };
         let Some(Column::F32(pitch)) = shots.column("pitch") else {
             panic!("pitch")
@@ -297,13 +307,11 @@ fn shots_and_footsteps_are_the_events_with_the_players_positions() {
         let fired: Vec<usize> = (0..events.rows())
             .filter(|&i| event_names[i].as_deref() == Some("weapon_fire"))
             .collect();
+        assert_eq!(fired.len(), shots.rows());
         for (row, &i) in fired.iter().enumerate() {
-            // The events table nulls bots' player props (steam id 0, as
-            // demoparser2); where it has them, they agree.
-            if let (Some(a), Some(b)) = (ev_x[i], x[row]) {
-                assert_eq!(a, b, "{name} shot {row}");
-                assert_eq!(ev_yaw[i], yaw[row], "{name} shot {row}");
-            }
+            // Bots included: the events table's user props are the shot's.
+            assert_eq!(ev_x[i], x[row], "{name} shot {row}");
+            assert_eq!(ev_yaw[i], yaw[row], "{name} shot {row}");
         }
     }
 }

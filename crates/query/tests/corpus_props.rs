@@ -249,7 +249,7 @@ fn updated_fields_are_ticks_props() {
         let mut names = Vec::new();
         for i in 0..t.rows() {
             let row = t.row(i);
-            let (Cell::Str(name), Cell::Str(entity), Cell::UInt(updates), Cell::Strs(classes)) =
+            let (Cell::Str(name), Cell::Str(entity), Cell::Int(updates), Cell::Strs(classes)) =
                 (&row[0], &row[1], &row[2], &row[3])
             else {
                 panic!("{demo}: {row:?}")
@@ -347,7 +347,7 @@ fn updated_fields_of_players_read_values() {
         let mut names = Vec::new();
         for i in 0..t.rows() {
             let row = t.row(i);
-            let (Cell::Str(name), Cell::Str(entity), Cell::UInt(updates), Cell::Strs(classes)) =
+            let (Cell::Str(name), Cell::Str(entity), Cell::Int(updates), Cell::Strs(classes)) =
                 (&row[0], &row[1], &row[2], &row[3])
             else {
                 panic!("{demo}: {row:?}")

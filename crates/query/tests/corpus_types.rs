@@ -23,15 +23,7 @@ fn chat_table_is_typed_on_every_cs2_demo() {
         let t = run_file(&q, &demo).unwrap().remove(0);
         assert_eq!(
             t.column_names(),
-            [
-                "tick",
-                "entity_index",
-                "name",
-                "steamid",
-                "text",
-                "all_chat",
-                "kind"
-            ]
+            ["tick", "slot", "name", "steamid", "text", "all_chat", "kind"]
         );
         // Every chat line has a tick and text.
         for r in 0..t.rows() {
@@ -178,7 +170,7 @@ fn jsonl_and_csv_keep_column_order() {
     assert_eq!(lines.next().unwrap(), t.column_names().join(","));
     assert_eq!(
         lines.next().unwrap(),
-        "305,Greymouth,0,2,Dashen,0,3,galilar,22,3,78,97,chest"
+        "305,Greymouth,0,2,2,Dashen,0,4,3,galilar,galilar,22,3,78,97,chest"
     );
 }
 
@@ -225,6 +217,7 @@ fn an_event_with_no_rows_has_typed_columns() {
         ("hitgroup", Kind::Str),
         ("attacker_name", Kind::Str),
         ("attacker_steamid", Kind::U64),
+        ("attacker_slot", Kind::I64),
         ("attacker_health", Kind::I64),
         ("attacker_X", Kind::F32),
         ("attacker_team_name", Kind::Str),
@@ -237,8 +230,9 @@ fn an_event_with_no_rows_has_typed_columns() {
     ] {
         assert_eq!(get(col), kind, "{col}");
     }
-    for internal in ["userid", "attacker_pawn", "assister"] {
-        assert!(t.column(internal).is_none(), "{internal}");
+    // The player keys as sent, too.
+    for raw in ["userid", "attacker", "assister"] {
+        assert_eq!(get(raw), Kind::I64, "{raw}");
     }
     // A player-less event with no rows: keys and game-wide props only.
     let q = Query {
@@ -306,7 +300,7 @@ fn column_types_do_not_depend_on_the_demo() {
             }
         }
     }
-    // 14011's player_hurt rows all name bots: null, but typed.
+    // 14011's player_hurt rows all name bots: filled, and typed.
     let q = Query {
         tables: vec![TableKind::Events],
         events: Some(vec!["player_hurt".into()]),
@@ -319,12 +313,12 @@ fn column_types_do_not_depend_on_the_demo() {
     assert_eq!(t.rows(), 3);
     assert_eq!(
         t.column("user_health"),
-        Some(&Column::I64(vec![None, None, None]))
+        Some(&Column::I64(vec![Some(100), Some(72), Some(55)]))
     );
-    assert_eq!(
-        t.column("attacker_X"),
-        Some(&Column::F32(vec![None, None, None]))
-    );
+    let Some(Column::F32(x)) = t.column("attacker_X") else {
+        panic!("attacker_X")
+    };
+    assert!(x.iter().all(Option::is_some), "{x:?}");
     // With no names asked for, a key whose type differs between events
     // (`weapon`: string in player_hurt, byte in other events the demo
     // declares) takes the wider type, so it does not depend on which
@@ -421,7 +415,7 @@ fn grenade_extra_props_are_typed_by_the_projectile_classes() {
         .map(|(n, c)| (n.as_str(), c.kind()))
         .collect();
     assert_eq!(
-        &kinds[15..],
+        &kinds[17..],
         [
             ("m_nBounces", Kind::I64),
             ("m_vInitialVelocity", Kind::F32List),

@@ -133,7 +133,9 @@ fn action_tables_from_events() {
                 i(10),
                 s("alice"),
                 u(alice),
+                i(0),
                 N,
+                s("ak47"),
                 s("weapon_ak47"),
                 b(false),
                 N,
@@ -146,7 +148,9 @@ fn action_tables_from_events() {
                 i(1201),
                 s("carol"),
                 u(carol),
+                i(2),
                 N,
+                s(""),
                 s(""),
                 b(true),
                 N,
@@ -164,8 +168,8 @@ fn action_tables_from_events() {
                 r[0].clone(),
                 r[1].clone(),
                 r[2].clone(),
-                r[5].clone(),
                 r[6].clone(),
+                r[7].clone(),
             )
         })
         .collect();
@@ -191,6 +195,7 @@ fn action_tables_from_events() {
             i(1170),
             s("alice"),
             u(alice),
+            i(0),
             N,
             f(100.0),
             f(-5.0),
@@ -202,8 +207,8 @@ fn action_tables_from_events() {
     assert_eq!(
         rows(&t[3]),
         vec![
-            vec![i(402), i(30), i(470), N, N, N, f(200.0), f(-5.0), f(1.5)],
-            vec![i(404), i(500), N, N, N, N, f(300.0), f(-5.0), f(1.5)],
+            vec![i(402), i(30), i(470), N, N, N, N, f(200.0), f(-5.0), f(1.5)],
+            vec![i(404), i(500), N, N, N, N, N, f(300.0), f(-5.0), f(1.5)],
         ]
     );
     assert_eq!(
@@ -212,9 +217,11 @@ fn action_tables_from_events() {
             i(31),
             s("carol"),
             u(carol),
+            i(2),
             N,
             s("bob"),
             u(bob),
+            i(1),
             N,
             f(3.25),
             i(403)
@@ -222,19 +229,19 @@ fn action_tables_from_events() {
     );
     assert_eq!(
         rows(&t[5]),
-        vec![vec![i(11), s("carol"), u(carol), N, N, N, N]]
+        vec![vec![i(11), s("carol"), u(carol), i(2), N, N, N, N]]
     );
     // Every column has its declared type.
-    use gamewire_query::actions::{BOMB, EFFECTS, FLASHES, FOOTSTEPS, SHOTS};
-    for (table, schema) in t
+    use gamewire_query::reference::{BOMB, FLASHES, FOOTSTEPS, INFERNOS, SHOTS, SMOKES};
+    for (table, spec) in t
         .iter()
-        .zip([SHOTS, BOMB, EFFECTS, EFFECTS, FLASHES, FOOTSTEPS])
+        .zip([SHOTS, BOMB, SMOKES, INFERNOS, FLASHES, FOOTSTEPS])
     {
         let got: Vec<(&str, Kind)> = table
             .columns
             .iter()
             .map(|(n, c)| (n.as_str(), c.kind()))
             .collect();
-        assert_eq!(got, schema.to_vec(), "{}", table.name);
+        assert_eq!(got, spec.schema(), "{}", table.name);
     }
 }

@@ -39,10 +39,12 @@ fn grenade_trajectories() {
         t.column_names(),
         [
             "grenade_id",
-            "entity_index",
+            "entity_id",
             "grenade_type",
             "thrower_name",
             "thrower_steamid",
+            "thrower_slot",
+            "thrower_team",
             "start_tick",
             "end_tick",
             "detonate_tick",
@@ -65,6 +67,8 @@ fn grenade_trajectories() {
                 s("smoke"),
                 s("alice"),
                 u(1),
+                N,
+                N,
                 i(10),
                 i(40),
                 N,
@@ -82,6 +86,8 @@ fn grenade_trajectories() {
                 s("smoke"),
                 s("alice"),
                 u(1),
+                N,
+                N,
                 i(10),
                 i(40),
                 N,
@@ -99,6 +105,8 @@ fn grenade_trajectories() {
                 s("smoke"),
                 s("alice"),
                 u(1),
+                N,
+                N,
                 i(10),
                 i(40),
                 N,
@@ -116,6 +124,8 @@ fn grenade_trajectories() {
                 s("flashbang"),
                 s("bob"),
                 u(2),
+                N,
+                N,
                 i(11),
                 N,
                 N,
@@ -225,6 +235,8 @@ fn detonations_link_to_projectiles_by_entityid() {
             s(kind),
             s(who.0),
             u(who.1),
+            N,
+            N,
             i(life.0),
             life.1,
             det[0].clone(),
@@ -342,9 +354,9 @@ fn fires_link_to_molotovs_by_thrower_and_position() {
             vec![
                 r[0].clone(),
                 r[2].clone(),
-                r[7].clone(),
-                r[8].clone(),
                 r[9].clone(),
+                r[10].clone(),
+                r[11].clone(),
             ]
         })
         .collect();
@@ -408,13 +420,16 @@ fn grenade_events_get_type_and_owner_columns() {
         [
             "event_name",
             "tick",
+            "userid",
+            "userid_pawn",
             "entityid",
             "x",
             "y",
             "z",
             "grenade_type",
             "user_name",
-            "user_steamid"
+            "user_steamid",
+            "user_slot"
         ]
     );
     let f = Cell::Float;
@@ -424,21 +439,27 @@ fn grenade_events_get_type_and_owner_columns() {
             vec![
                 s("smokegrenade_detonate"),
                 i(170),
+                i(0),
+                i(0),
                 i(300),
                 f(1.0),
                 f(2.0),
                 f(3.0),
                 s("smoke"),
                 s("alice"),
-                u(76561198000000001)
+                u(76561198000000001),
+                i(0)
             ],
             vec![
                 s("inferno_startburn"),
                 i(200),
+                N,
+                N,
                 i(400),
                 f(4.0),
                 f(5.0),
                 f(6.0),
+                N,
                 N,
                 N,
                 N
@@ -452,12 +473,15 @@ fn grenade_events_get_type_and_owner_columns() {
             Kind::Str,
             Kind::I64,
             Kind::I64,
+            Kind::I64,
+            Kind::I64,
             Kind::F32,
             Kind::F32,
             Kind::F32,
             Kind::Str,
             Kind::Str,
-            Kind::U64
+            Kind::U64,
+            Kind::I64
         ]
     );
 }
@@ -541,8 +565,8 @@ fn grenade_points_carry_the_extra_props() {
     g.point(300, 102, [3.0, 0.0, 0.0]);
     let t = g.finish_with(&[("m_nBounces", Kind::I64), ("m_bDidSmokeEffect", Kind::Bool)]);
     let names = t.column_names();
-    assert_eq!(names.len(), 17);
-    assert_eq!(&names[15..], ["m_nBounces", "m_bDidSmokeEffect"]);
+    assert_eq!(names.len(), 19);
+    assert_eq!(&names[17..], ["m_nBounces", "m_bDidSmokeEffect"]);
     assert_eq!(t.rows(), 3);
     let col =
         |i: usize, name: &str| t.row(i)[names.iter().position(|n| *n == name).unwrap()].clone();
@@ -552,5 +576,5 @@ fn grenade_points_carry_the_extra_props() {
     assert_eq!(col(1, "x"), Cell::Float(2.0));
     assert_eq!(col(2, "m_nBounces"), Cell::Null);
     // Without extra props the table is the fixed columns.
-    assert_eq!(GrenadeTracker::default().finish().column_names().len(), 15);
+    assert_eq!(GrenadeTracker::default().finish().column_names().len(), 17);
 }
