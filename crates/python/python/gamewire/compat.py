@@ -41,9 +41,6 @@ Where it differs from demoparser2 0.42 (each also in the README):
 * `parse_event` of an event that does not occur returns an empty DataFrame with the event's
   columns (demoparser2 returns an empty list).
 * `list_game_events` is sorted (demoparser2's order is that of a hash set).
-* `parse_header`'s `addons`, `fullpackets_version`, `allow_clientside_entities`,
-  `allow_clientside_particles` and `demo_version_guid` are empty strings: gamewire does not read
-  those header fields.
 * `parse_voice` returns an empty list: gamewire does not decode voice data.
 * `round_end`'s `reason` and `winner` after a round was played could not be compared with
   demoparser2: the corpus demos it reads end before their first round does.
@@ -59,6 +56,7 @@ import math as _math
 import typing as _typing
 from collections.abc import Sequence as _Sequence
 
+import numpy as _np
 import pandas as _pd
 
 if _typing.TYPE_CHECKING:
@@ -74,12 +72,12 @@ _PLAYER_KEYS = ("userid", "attacker", "assister", "victim", "userid_pawn", "atta
                 "assister_pawn", "victim_pawn")
 _PLAYER_PREFIXES = ("user", "attacker", "assister", "victim")
 
-# parse_header's keys, with gamewire's header key where it has another name.
+# parse_header's keys, with the column of gamewire's `header` table that holds each.
 _HEADER_KEYS = {
-    "demo_file_stamp": None,
+    "demo_file_stamp": "demo_file_stamp",
     "patch_version": "network_protocol",
     "server_name": "server_name",
-    "map_name": "map_name",
+    "map_name": "map",
     "client_name": "client_name",
     "game_directory": "game_directory",
     "demo_version_name": "demo_version_name",
@@ -341,21 +339,21 @@ class DemoParser:
     # -- what the demo holds -------------------------------------------------------------------
 
     def parse_header(self) -> Dict[str, str]:
-        """The demo's header as a dict of strings, with demoparser2's keys."""
-        header = self._demo.header()
+        """The demo's file header as a dict of strings, with demoparser2's keys (booleans
+        `true`/`false`; a field the demo lacks is an empty string)."""
+        row = self._demo.header_table(polars=False).iloc[0]
         out = {}
         for key, ours in _HEADER_KEYS.items():
-            if ours is None:
-                # Every demo gamewire reads starts with the Source 2 stamp.
-                out[key] = "PBDEMS2\x00"
-                continue
-            value = header.get(ours)
-            if value is None:
+            value = row[ours] if ours in row.index else None
+            if value is None or _pd.isna(value):
                 out[key] = ""
-            elif isinstance(value, bool):
+            elif isinstance(value, (bool, _np.bool_)):
                 out[key] = "true" if value else "false"
             else:
                 out[key] = str(value)
+        # demoparser2 gives the stamp's eight bytes, the NUL that ends it included.
+        if out["demo_file_stamp"] and not out["demo_file_stamp"].endswith("\x00"):
+            out["demo_file_stamp"] += "\x00"
         return out
 
     def list_game_events(self) -> List[str]:
