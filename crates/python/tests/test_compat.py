@@ -120,11 +120,13 @@ def test_list_game_events_and_updated_fields(pair):
 def test_parse_event_every_event(pair):
     ours, theirs, rel = pair
     names = list(theirs.list_game_events()) + ["round_start", "round_end", "player_first_connect"]
+    asks = [([], []), ([], ["game_time", "total_rounds_played"]),
+            (["X", "last_place_name"], ["is_bomb_planted"])]
     for name in names:
-        for other in ([], ["game_time", "total_rounds_played"]):
-            mine = ours.parse_event(name, other=other)
-            peer = theirs.parse_event(name, other=other)
-            what = f"{rel} {name} other={other}"
+        for player, other in asks:
+            mine = ours.parse_event(name, player=player, other=other)
+            peer = theirs.parse_event(name, player=player, other=other)
+            what = f"{rel} {name} player={player} other={other}"
             if name == "server_cvar":
                 # demoparser2 0.42.0 repeats each message's convars; the columns and dtypes agree.
                 assert list(mine.columns) == list(peer.columns), what

@@ -42,6 +42,10 @@ Where it differs from demoparser2 0.42 (each also in the README):
   columns (demoparser2 returns an empty list).
 * `list_game_events` is sorted (demoparser2's order is that of a hash set).
 * `parse_voice` returns an empty list: gamewire does not decode voice data.
+* `parse_ticks`: a prop that the demo's game build lacks is a column of nulls (demoparser2
+  leaves the column out). The column order is demoparser2's as measured on CS2 builds 10231 to
+  10772; demoparser2 follows each build's send tables, so on other builds a few props may sit
+  elsewhere in its frames.
 * `round_end`'s `reason` and `winner` after a round was played could not be compared with
   demoparser2: the corpus demos it reads end before their first round does.
 * `prop_states` compares values, not types: demoparser2 0.42 never matches an unsigned field
@@ -268,12 +272,15 @@ def _is_text(series: _pd.Series) -> bool:
     return len(values) == 0 or all(isinstance(v, str) for v in values)
 
 
-def _as_dp2(series: _pd.Series, int_dtype: str = "int32") -> _pd.Series:
+def _as_dp2(series: _pd.Series, int_dtype: str = "int32", event: bool = False) -> _pd.Series:
     """A column with demoparser2's dtype for its kind: integers `int_dtype` (`float64` with
     nulls), floats `float32`, booleans `bool` (`object` with nulls), text the pandas string
-    dtype, lists as they are."""
+    dtype, lists as they are; an event's column of nulls only is `float64`."""
     dtype = series.dtype
     has_null = bool(series.isna().any())
+    if event and has_null and bool(series.isna().all()):
+        # An event column with no value at all: demoparser2 gives it as float64 (NaN).
+        return series.astype(object).where(series.notna(), None).astype("float64")
     if _pd.api.types.is_bool_dtype(dtype):
         return series.astype(object if has_null else bool)
     if _pd.api.types.is_integer_dtype(dtype):
@@ -433,10 +440,11 @@ class DemoParser:
                 out[name] = _event_frame(rows[keep])
         made = [n for n in names if n in _MADE_EVENTS and n not in occurring]
         if made:
-            out.update(self._made_events(made, other))
+            out.update(self._made_events(made, props, other))
         return out
 
-    def _made_events(self, names: List[str], other: List[str]) -> Dict[str, _pd.DataFrame]:
+    def _made_events(self, names: List[str], props: List[str],
+                     other: List[str]) -> Dict[str, _pd.DataFrame]:
         """`round_start`, `round_end` and `player_first_connect` from the game state."""
         state_props = ["total_rounds_played", "round_win_reason", "team_num", "entity_id"]
         extra = [p for p in other if p not in state_props]
@@ -479,9 +487,12 @@ class DemoParser:
                     "tick": int(row["tick"]),
                     **{p: row[p] for p in other},
                 })
+            # demoparser2 gives the player props asked for as `user_<prop>` columns it leaves
+            # empty.
+            empty = [f"user_{p}" for p in props]
             out["player_first_connect"] = _made_frame(
                 connects, {"player_entity_id": "int32", "steamid": "uint64", "tick": "int32"},
-                ["name", "player_entity_id", "steamid", "team", "tick"] + other)
+                ["name", "player_entity_id", "steamid", "team", "tick"] + other + empty)
         return out
 
     # -- ticks -------------------------------------------------------------------------------
@@ -619,7 +630,7 @@ def _event_frame(frame: _pd.DataFrame) -> _pd.DataFrame:
             data[column] = _pd.Series([None if _pd.isna(v) else str(int(v)) for v in series],
                                       dtype="str", index=series.index)
         else:
-            data[column] = _as_dp2(series)
+            data[column] = _as_dp2(series, event=True)
     return _pd.DataFrame(data).reset_index(drop=True)
 
 
@@ -634,7 +645,7 @@ def _made_frame(rows: List[Dict[str, _Any]], dtypes: Dict[str, str],
         elif series.isna().all():
             data[column] = series.astype("float64")
         else:
-            data[column] = _as_dp2(series.infer_objects())
+            data[column] = _as_dp2(series.infer_objects(), event=True)
     return _pd.DataFrame(data)
 
 
