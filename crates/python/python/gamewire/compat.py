@@ -364,9 +364,9 @@ class DemoParser:
         return out
 
     def list_game_events(self) -> List[str]:
-        """The names of the game events in the demo (sorted), with the events demoparser2 makes
-        from the game state when the demo has them (`round_start`, `round_end`,
-        `player_first_connect`) left out, as demoparser2 leaves them out."""
+        """The names of the game events the demo holds, sorted (`server_cvar` included). The
+        events made from the game state (`round_start`, `round_end`, `player_first_connect`)
+        are listed only when the server sent them, as demoparser2 lists them."""
         return list(self._demo.event_names())
 
     def list_updated_fields(self) -> List[str]:
@@ -404,9 +404,10 @@ class DemoParser:
         player: Optional[Sequence[str]] = None,
         other: Optional[Sequence[str]] = None,
     ) -> List[Tuple[str, _pd.DataFrame]]:
-        """Several events in one pass: a list of `(event name, DataFrame)`, each as
-        `parse_event` gives it, for the events that have rows. `["all"]` asks for every event
-        of the demo."""
+        """Several events at once: a list of `(event name, DataFrame)` in the order asked, each
+        as `parse_event` gives it, for the events that have rows. `["all"]` asks for every
+        event of the demo, the made ones included. The game events are read in one pass (the
+        made events in a second one)."""
         names = _str_list("parse_events", "event_name", event_name, optional=False)
         props = _str_list("parse_events", "player", player)
         others = _str_list("parse_events", "other", other)
