@@ -42,6 +42,8 @@ Where it differs from demoparser2 0.42 (each also in the README):
   columns (demoparser2 returns an empty list).
 * `list_game_events` is sorted (demoparser2's order is that of a hash set).
 * `parse_voice` returns an empty list: gamewire does not decode voice data.
+* In events, the player columns of a bot are filled (`user_name`, `user_steamid` "0", the props
+  asked for); demoparser2 0.42 leaves them empty.
 * `parse_ticks`: a prop that the demo's game build lacks is a column of nulls (demoparser2
   leaves the column out). The column order is demoparser2's as measured on CS2 builds 10231 to
   10772; demoparser2 follows each build's send tables, so on other builds a few props may sit
@@ -621,7 +623,10 @@ class DemoParser:
 
 def _event_frame(frame: _pd.DataFrame) -> _pd.DataFrame:
     """gamewire's events rows of one event, shaped as demoparser2's `parse_event`."""
-    drop = {"event_name", *_PLAYER_KEYS, *(f"{p}_slot" for p in _PLAYER_PREFIXES)}
+    # gamewire's additions: the event's name, the raw player keys, the players' slots and the
+    # type of a grenade event's grenade.
+    drop = {"event_name", "grenade_type", *_PLAYER_KEYS,
+            *(f"{p}_slot" for p in _PLAYER_PREFIXES)}
     data = {}
     for column in sorted(c for c in frame.columns if c not in drop):
         series = frame[column]
