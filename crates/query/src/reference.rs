@@ -130,7 +130,7 @@ pub const HEADER: TableSpec = TableSpec {
     games: "CS2, Deadlock, Dota 2",
     row: "One row per demo: its file header (`CDemoFileHeader`), file info (`CDemoFileInfo`), tick rate and players.",
     columns: &[
-        c("game", Str, "", "The game: `cs2`, `deadlock`, `dota2` (from the game directory), or `unknown`."),
+        c("game", Str, "", "The game: `cs2`, `deadlock`, `dota2` (from the game directory, or the classes of a broadcast), or `unknown`."),
         c("map", Str, "", "The map's name (`de_nuke`)."),
         c("server_name", Str, "", "The server's name as the header gives it."),
         c("client_name", Str, "", "The recording client's name (`SourceTV Demo`)."),
