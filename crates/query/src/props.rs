@@ -160,6 +160,10 @@ fn default_classes(state: &DemoState, tables: &SendTables, classes: &PlayerClass
 
 /// The rows of every value of a class: name `<class>.<path>`.
 fn raw_rows(tables: &SendTables, ser: SerializerId, class: &str, rows: &mut Vec<Row>) {
+    // A path can come twice: a polymorphic field's serializers (one per
+    // type the field can hold) share field names. The listing names each
+    // path once, with the first serializer's type.
+    let mut seen = std::collections::HashSet::new();
     for (path, model) in value_fields(tables, ser) {
         let (path, kind) = match model {
             FieldModel::Value(d) => (path, Some(decoder_kind(d))),
@@ -168,6 +172,9 @@ fn raw_rows(tables: &SendTables, ser: SerializerId, class: &str, rows: &mut Vec<
             }
             _ => (path, None),
         };
+        if !seen.insert(path.clone()) {
+            continue;
+        }
         rows.push(Row {
             name: format!("{class}.{path}"),
             source: "raw",

@@ -386,6 +386,12 @@ fn props_list_what_each_demo_accepts() {
             assert!(find(&rows, name).is_none(), "{demo}: {name} listed");
         }
         assert!(rows.iter().any(|r| r[1] == "raw") && rows.iter().any(|r| r[1] == "friendly"));
+        // Each name once (a polymorphic field's serializers share names).
+        let mut names: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before, "{demo}: a name listed twice");
         // Every name listed (an index filled in) is a prop this demo accepts.
         let state = Query {
             tables: vec![TableKind::Ticks],
