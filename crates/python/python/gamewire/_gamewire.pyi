@@ -107,3 +107,13 @@ def run_many(
     `"not_a_demo"`, `"corrupt"`, `"unknown_name"`, `"usage"` or `"truncated"`; a demo cut short
     is there too with `kind` `"cut"`, its rows before the cut in the tables (unless `strict`:
     then it is `"truncated"`)."""
+
+def read_teeworlds(
+    path: Union[str, "os.PathLike[str]"],
+    kind: str = "auto",
+    tables: Optional[Sequence[str]] = None,
+) -> Tuple[List[Tuple[str, List[Column]]], Optional[str], List[str], List[str]]:
+    """Reads a Teeworlds 0.7 recording, `kind` `"pcap"`, `"demo"` or `"auto"` (by its first
+    bytes), into tables (`None`: every fixed table and the object tables that have rows):
+    `(tables, cut, warnings, errors)`, `cut` naming the cut of a demo cut short, `warnings` and
+    `errors` the sentences of a capture's odd or failed datagrams."""
