@@ -25,7 +25,7 @@ running one command, or one script, on one demo costs. (The interpreter's start 
 are printed for reference.)
 Also, when the example binary `target/release/examples/ticks_events` exists (build it with
 `cargo build --release -p gamewire-query --example ticks_events`), the same two passes
-in-process in Rust (DemoParser + TicksCollector, DemoParser + RawEventsCollector: the library work of
+in-process in Rust (a `Query` of the ticks table, a `Query` of the events table: the library work of
 the two commands without process start and output writing), best of the repetitions, against
 demoparser2's in-process best from the same run: what a tool embedding the library sees.
 Last, one command over many demos, as an analyst runs it on a folder of matches: both gamewire

@@ -1,5 +1,5 @@
-//! In-process timing of the two passes `gamewire ticks` and `gamewire
-//! events` make (parse + collect, no process start, no output writing), for
+//! In-process timing of the two queries `gamewire ticks` and `gamewire
+//! events` run (parse + tables, no process start, no output writing), for
 //! `scripts/bench_vs_demoparser2.py`:
 //! `cargo run --release -p gamewire-query --example ticks_events -- FILE [REPS]`.
 //! Prints one line: `best_ticks_s best_events_s rows events`.
@@ -7,9 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use gamewire_query::raw_events::RawEventsCollector;
-use gamewire_query::ticks::TicksCollector;
-use gamewire_source2::DemoParser;
+use gamewire_query::{Query, TableKind};
 
 const PROPS: [&str; 8] = [
     "X",
@@ -30,18 +28,25 @@ fn main() {
     let props: Vec<String> = PROPS.iter().map(|p| p.to_string()).collect();
     let (mut best_ticks, mut best_events) = (Duration::MAX, Duration::MAX);
     let (mut rows, mut events) = (0, 0);
+    let ticks_query = Query {
+        tables: vec![TableKind::Ticks],
+        player_props: props,
+        ..Query::default()
+    };
+    let events_query = Query {
+        tables: vec![TableKind::Events],
+        ..Query::default()
+    };
     for _ in 0..reps {
         let t0 = Instant::now();
-        let mut ticks = TicksCollector::new(&props, None);
-        DemoParser::new(&data).unwrap().run(&mut ticks).unwrap();
+        let ticks = ticks_query.run(&data).unwrap();
         let t1 = Instant::now();
-        let mut evs = RawEventsCollector::new(None);
-        DemoParser::new(&data).unwrap().run(&mut evs).unwrap();
+        let evs = events_query.run(&data).unwrap();
         let t2 = Instant::now();
         best_ticks = best_ticks.min(t1 - t0);
         best_events = best_events.min(t2 - t1);
-        rows = ticks.rows.rows.len();
-        events = evs.events.len();
+        rows = ticks.tables[0].rows();
+        events = evs.tables[0].rows();
     }
     println!(
         "{:.6} {:.6} {rows} {events}",

@@ -249,7 +249,8 @@ impl Tally {
             }
         }
         for n in ours.column_names() {
-            if !names.contains(&n) && !extra_ok.contains(&n) && !n.ends_with("_slot") && n != "slot" {
+            if !names.contains(&n) && !extra_ok.contains(&n) && !n.ends_with("_slot") && n != "slot"
+            {
                 self.mismatches
                     .push(format!("{what}: column {n} only in ours"));
             }
