@@ -37,17 +37,6 @@ impl TableFormat {
     }
 }
 
-/// The format a file name asks for by its extension, if it names one.
-pub(crate) fn format_of_path(path: &Path) -> Option<Format> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "csv" => Some(Format::Csv),
-        "jsonl" | "ndjson" => Some(Format::Jsonl),
-        "parquet" => Some(Format::Parquet),
-        _ => None,
-    }
-}
-
 /// The format of a command: `--format`, else `-o`'s extension, else CSV.
 /// An `-o` file whose extension names no format needs `--format`.
 pub(crate) fn resolve_format(
@@ -60,7 +49,7 @@ pub(crate) fn resolve_format(
     match output {
         None => Ok(Format::Csv),
         Some(path) => {
-            format_of_path(path).ok_or_else(|| CliError::FormatOfPath(path.to_path_buf()))
+            Format::from_path(path).ok_or_else(|| CliError::FormatOfPath(path.to_path_buf()))
         }
     }
 }
