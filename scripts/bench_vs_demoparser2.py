@@ -11,9 +11,10 @@ Defaults (relative to the repository root): GAMEWIRE = target/release/gamewire (
 
 What is timed, per demo, per repetition:
   * gamewire: two whole processes, wall clock, output discarded to /dev/null:
-        gamewire ticks DEMO --props X,Y,Z,health,armor_value,team_num,pitch,yaw --format jsonl
+        gamewire ticks DEMO --props X,Y,Z,health,armor_value,team_num,pitch,yaw --humans-only --format jsonl
         gamewire events DEMO --format jsonl
-    (process start, reading the file, the full parse and writing JSON Lines are all included.)
+    (process start, reading the file, the full parse and writing JSON Lines are all included;
+    `--humans-only`: demoparser2's rows are those of the players with a steam id.)
   * demoparser2: IN-PROCESS in this Python interpreter (no interpreter start-up, no import),
     the DemoParser constructor plus
         parse_ticks(["X","Y","Z","health","armor_value","team_num","pitch","yaw"])
@@ -80,7 +81,7 @@ def time_ours(gamewire: str, demo: Path) -> tuple[float, float]:
     out = []
     c0 = children_cpu()
     for args in (
-        ["ticks", str(demo), "--props", ",".join(PROPS), "--format", "jsonl"],
+        ["ticks", str(demo), "--props", ",".join(PROPS), "--humans-only", "--format", "jsonl"],
         ["events", str(demo), "--format", "jsonl"],
     ):
         t0 = time.perf_counter()
@@ -137,7 +138,7 @@ def time_ours_many(gamewire: str, demos: list[Path], jobs: int | None) -> tuple[
     c0 = children_cpu()
     t0 = time.perf_counter()
     for args in (
-        ["ticks", *paths, "--props", ",".join(PROPS), "--format", "jsonl", *j],
+        ["ticks", *paths, "--props", ",".join(PROPS), "--humans-only", "--format", "jsonl", *j],
         ["events", *paths, "--format", "jsonl", *j],
     ):
         p = subprocess.run([gamewire, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

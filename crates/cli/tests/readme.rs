@@ -2,9 +2,10 @@
 //!
 //! Every `$ gamewire ...` line of the README's `console` blocks runs in a
 //! scratch directory where `match.dem` is the corpus demo the README's
-//! output shows (CS2 14065, de_nuke) and `demos/` is the corpus' CS2
-//! folder. Each must exit 0 and print the output lines the README shows
-//! under it, in order (`...` stands for lines the README leaves out).
+//! output shows (CS2 14065, de_nuke), `demos/` is the corpus' CS2 folder
+//! and `capture.pcap` a corpus Teeworlds capture. Each must exit 0 and
+//! print the output lines the README shows under it, in order (`...`
+//! stands for lines the README leaves out).
 //! Lines that install or build (`cargo`, `pip`, `maturin`, `cd`) are not run
 //! here: CI runs them in its own steps.
 
@@ -68,6 +69,12 @@ fn scratch() -> PathBuf {
     };
     link(&gamewire_corpus::path("cs2/14065.dem"), "match.dem");
     link(&gamewire_corpus::path("cs2"), "demos");
+    link(
+        &gamewire_corpus::path(
+            "teeworlds/pcap/075_tw_dm1_join_chat_walk_disconnect/075_tw_dm1_join_chat_walk_disconnect.pcap",
+        ),
+        "capture.pcap",
+    );
     dir
 }
 

@@ -31,6 +31,8 @@ fn main() {
     let ticks_query = Query {
         tables: vec![TableKind::Ticks],
         player_props: props,
+        // demoparser2's rows: the players with a steam id.
+        humans_only: true,
         ..Query::default()
     };
     let events_query = Query {
