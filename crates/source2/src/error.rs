@@ -95,6 +95,15 @@ pub enum ErrorKind {
     /// Entity data could not be decoded.
     #[error("{0}")]
     Entity(Box<EntityError>),
+    /// Something could not be written (the demo writer): a value its
+    /// encoding cannot hold, or the output failed.
+    #[error("cannot write {what}: {reason}")]
+    Unwritable {
+        /// What was being written.
+        what: &'static str,
+        /// Why not.
+        reason: String,
+    },
 }
 
 /// Entity data that could not be decoded ([`ErrorKind::Entity`]): which

@@ -29,6 +29,7 @@
 pub mod broadcast;
 pub mod cache;
 pub mod container;
+pub mod container_writer;
 pub mod dota;
 pub mod econ;
 pub mod entity;
@@ -40,6 +41,7 @@ pub mod gameevent;
 mod helper;
 pub mod messages;
 mod messages_generated;
+pub mod packet_writer;
 pub mod parser;
 pub mod serializer;
 pub mod state;

@@ -1,0 +1,421 @@
+//! Writing the demo container: the file header, frames and `CDemoFileInfo`
+//! (the inverse of [`crate::container`]).
+//!
+//! The layout is the one described in `docs/formats/source2-demo.md` ("File
+//! layout" and "Frames"):
+//!
+//! ```text
+//! "PBDEMS2\0"                 8 bytes of magic
+//! u32 little-endian           byte offset of the DEM_FileInfo frame
+//! u32 little-endian           byte offset of the DEM_SpawnGroups frame
+//! frames                      from byte 16 to the end of the file
+//! ```
+//!
+//! and each frame is three protobuf varints and a payload:
+//!
+//! ```text
+//! varint command   EDemoCommands, plus 64 (DEM_IsCompressed) when snappy-compressed
+//! varint tick      2^32-1 for the signon (tick -1)
+//! varint size      payload bytes as stored
+//! payload          a demo.proto message; one raw snappy block when compressed
+//! ```
+//!
+//! [`DemoWriter`] writes the magic and room for the two offsets, then frames
+//! one after the other; it remembers where it wrote the last `DEM_FileInfo`
+//! and `DEM_SpawnGroups` frames and fills the two offsets in when it is
+//! finished (zero for a frame that was not written, as in a broadcast turned
+//! into a demo). A frame is given with its payload decompressed and a flag
+//! saying whether to compress it ([`DemoWriter::write_frame`]), or as the bytes
+//! to store ([`DemoWriter::write_raw_frame`]).
+//!
+//! Snappy is deterministic but not unique: the block this writer stores for
+//! a compressed frame decompresses to the same payload as the original, and
+//! is usually, not always, the same bytes as the game's own encoder wrote.
+//!
+//! ```
+//! use gamewire_source2::container::{DemoCommand, FrameReader};
+//! use gamewire_source2::container_writer::DemoWriter;
+//!
+//! let mut writer = DemoWriter::new(std::io::Cursor::new(Vec::new()))?;
+//! writer.write_frame(DemoCommand::SyncTick, -1, false, &[])?;
+//! writer.write_frame(DemoCommand::Packet, 1, true, b"some packet bytes, some packet bytes")?;
+//! writer.write_frame(DemoCommand::Stop, 1, false, &[])?;
+//! let demo = writer.finish()?.into_inner();
+//!
+//! let mut reader = FrameReader::new(&demo)?;
+//! let sync = reader.next_frame()?.expect("a frame");
+//! assert_eq!((sync.command, sync.tick), (DemoCommand::SyncTick, -1));
+//! let packet = reader.next_frame()?.expect("a frame");
+//! assert!(packet.compressed);
+//! assert_eq!(&*packet.payload, b"some packet bytes, some packet bytes");
+//! # Ok::<(), gamewire_source2::DemoError>(())
+//! ```
+
+use std::io::{Seek, SeekFrom, Write};
+
+use prost::Message;
+use source2_demo_protobufs as pb;
+
+use crate::container::{DemoCommand, DEM_IS_COMPRESSED, HEADER_LEN, MAGIC_SOURCE2};
+use crate::error::{DemoError, ErrorKind, Location};
+
+impl DemoCommand {
+    /// The raw `EDemoCommands` value, without the compression flag (the
+    /// inverse of [`DemoCommand::from_raw`]).
+    pub fn to_raw(self) -> u32 {
+        use DemoCommand::*;
+        match self {
+            Stop => 0,
+            FileHeader => 1,
+            FileInfo => 2,
+            SyncTick => 3,
+            SendTables => 4,
+            ClassInfo => 5,
+            StringTables => 6,
+            Packet => 7,
+            SignonPacket => 8,
+            ConsoleCmd => 9,
+            CustomData => 10,
+            CustomDataCallbacks => 11,
+            UserCmd => 12,
+            FullPacket => 13,
+            SaveGame => 14,
+            SpawnGroups => 15,
+            AnimationData => 16,
+            AnimationHeader => 17,
+            Recovery => 18,
+            Unknown(n) => n,
+        }
+    }
+}
+
+/// Appends a protobuf-style varint (the inverse of the frame reader's
+/// varint).
+pub fn write_varint32(out: &mut Vec<u8>, mut value: u32) {
+    while value >= 0x80 {
+        out.push((value as u8 & 0x7f) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Appends a frame header: the command (with 64 added when `compressed`),
+/// the tick (`-1` is written as 2^32-1) and the stored payload size.
+///
+/// Fails when the command already carries the compression flag (it would
+/// be read back as another command) or the size does not fit 32 bits.
+pub fn write_frame_header(
+    out: &mut Vec<u8>,
+    command: DemoCommand,
+    compressed: bool,
+    tick: i32,
+    size: usize,
+) -> Result<(), ErrorKind> {
+    let raw = command.to_raw();
+    if raw & DEM_IS_COMPRESSED != 0 {
+        return Err(ErrorKind::Unwritable {
+            what: "frame command",
+            reason: format!("command {raw} has the compression bit (64) set"),
+        });
+    }
+    let size = u32::try_from(size).map_err(|_| ErrorKind::LimitExceeded {
+        what: "frame payload size",
+        value: size as u64,
+        limit: u64::from(u32::MAX),
+    })?;
+    let flag = if compressed { DEM_IS_COMPRESSED } else { 0 };
+    write_varint32(out, raw | flag);
+    write_varint32(out, tick as u32);
+    write_varint32(out, size);
+    Ok(())
+}
+
+/// Compresses a frame payload into one raw snappy block (the block format,
+/// as the reader expects; `out` is replaced).
+pub fn compress_payload(payload: &[u8], out: &mut Vec<u8>) -> Result<(), ErrorKind> {
+    let snappy = |e: snap::Error| ErrorKind::Snappy {
+        what: "frame payload (compressing)",
+        message: e.to_string(),
+    };
+    out.clear();
+    out.resize(snap::raw::max_compress_len(payload.len()), 0);
+    if out.is_empty() && !payload.is_empty() {
+        return Err(ErrorKind::LimitExceeded {
+            what: "frame payload size (snappy)",
+            value: payload.len() as u64,
+            limit: u64::from(u32::MAX),
+        });
+    }
+    let written = snap::raw::Encoder::new()
+        .compress(payload, out)
+        .map_err(snappy)?;
+    out.truncate(written);
+    Ok(())
+}
+
+/// The payload of a `DEM_FileInfo` frame: `CDemoFileInfo` in protobuf
+/// encoding.
+pub fn encode_file_info(info: &pb::CDemoFileInfo) -> Vec<u8> {
+    info.encode_to_vec()
+}
+
+/// The two offsets of the file header (bytes 8 to 15).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HeaderOffsets {
+    /// Byte offset of the `DEM_FileInfo` frame (0: none).
+    pub file_info: u32,
+    /// Byte offset of the `DEM_SpawnGroups` frame (0: none).
+    pub spawn_groups: u32,
+}
+
+impl HeaderOffsets {
+    /// The offsets stored in a demo's first sixteen bytes; `None` when
+    /// the data is shorter.
+    pub fn read(data: &[u8]) -> Option<HeaderOffsets> {
+        let word = |at: usize| -> Option<u32> {
+            let bytes: [u8; 4] = data.get(at..at + 4)?.try_into().ok()?;
+            Some(u32::from_le_bytes(bytes))
+        };
+        Some(HeaderOffsets {
+            file_info: word(8)?,
+            spawn_groups: word(12)?,
+        })
+    }
+
+    fn bytes(self) -> [u8; 8] {
+        let mut out = [0; 8];
+        out[..4].copy_from_slice(&self.file_info.to_le_bytes());
+        out[4..].copy_from_slice(&self.spawn_groups.to_le_bytes());
+        out
+    }
+}
+
+/// Writes a Source 2 demo, frame by frame, into any seekable output (a
+/// `File`, a `Cursor<Vec<u8>>`). See the module documentation.
+#[derive(Debug)]
+pub struct DemoWriter<W: Write + Seek> {
+    out: W,
+    /// Where the demo starts in `out`.
+    start: u64,
+    /// Bytes written since `start`.
+    pos: u64,
+    frames: u64,
+    last_tick: i32,
+    offsets: HeaderOffsets,
+    /// Offsets set by [`DemoWriter::set_header_offsets`], used instead of
+    /// the ones found.
+    forced: Option<HeaderOffsets>,
+    header: Vec<u8>,
+    compressed: Vec<u8>,
+}
+
+/// An output error as a [`ErrorKind::Unwritable`].
+fn io(what: &'static str, e: std::io::Error) -> ErrorKind {
+    ErrorKind::Unwritable {
+        what,
+        reason: e.to_string(),
+    }
+}
+
+impl<W: Write + Seek> DemoWriter<W> {
+    /// Starts a demo at the current position of `out`: writes the magic and
+    /// eight zero bytes for the offsets.
+    pub fn new(mut out: W) -> Result<Self, DemoError> {
+        let location = Location {
+            byte_offset: 0,
+            frame: 0,
+            tick: -1,
+        };
+        let start = out
+            .stream_position()
+            .map_err(|e| DemoError {
+                kind: io("demo output", e),
+                location,
+            })?;
+        let mut head = [0u8; HEADER_LEN];
+        head[..8].copy_from_slice(MAGIC_SOURCE2);
+        out.write_all(&head).map_err(|e| DemoError {
+            kind: io("file header", e),
+            location,
+        })?;
+        Ok(DemoWriter {
+            out,
+            start,
+            pos: HEADER_LEN as u64,
+            frames: 0,
+            last_tick: -1,
+            offsets: HeaderOffsets::default(),
+            forced: None,
+            header: Vec::with_capacity(16),
+            compressed: Vec::new(),
+        })
+    }
+
+    /// Byte offset (from the start of the demo) of the next frame.
+    pub fn offset(&self) -> u64 {
+        self.pos
+    }
+
+    /// Frames written so far.
+    pub fn frames_written(&self) -> u64 {
+        self.frames
+    }
+
+    /// Uses these header offsets instead of the positions of the last
+    /// `DEM_FileInfo` and `DEM_SpawnGroups` frames written.
+    pub fn set_header_offsets(&mut self, offsets: HeaderOffsets) {
+        self.forced = Some(offsets);
+    }
+
+    fn location(&self, tick: i32) -> Location {
+        Location {
+            byte_offset: self.pos,
+            frame: self.frames,
+            tick,
+        }
+    }
+
+    /// Writes a frame whose payload is given decompressed; it is stored
+    /// snappy-compressed when `compressed`.
+    pub fn write_frame(
+        &mut self,
+        command: DemoCommand,
+        tick: i32,
+        compressed: bool,
+        payload: &[u8],
+    ) -> Result<(), DemoError> {
+        if !compressed {
+            return self.write_raw_frame(command, tick, false, payload);
+        }
+        let mut stored = std::mem::take(&mut self.compressed);
+        let result = compress_payload(payload, &mut stored)
+            .map_err(|kind| DemoError {
+                kind,
+                location: self.location(tick),
+            })
+            .and_then(|()| self.write_raw_frame(command, tick, true, &stored));
+        self.compressed = stored;
+        result
+    }
+
+    /// Writes a frame whose payload is given as it is stored: `raw` must
+    /// already be a snappy block when `compressed` (a frame copied from
+    /// another demo keeps its exact bytes this way).
+    pub fn write_raw_frame(
+        &mut self,
+        command: DemoCommand,
+        tick: i32,
+        compressed: bool,
+        raw: &[u8],
+    ) -> Result<(), DemoError> {
+        let location = self.location(tick);
+        let err = |kind| DemoError { kind, location };
+        let offset = u32::try_from(self.pos).map_err(|_| {
+            err(ErrorKind::LimitExceeded {
+                what: "frame offset",
+                value: self.pos,
+                limit: u64::from(u32::MAX),
+            })
+        })?;
+        self.header.clear();
+        write_frame_header(&mut self.header, command, compressed, tick, raw.len()).map_err(err)?;
+        self.out
+            .write_all(&self.header)
+            .and_then(|()| self.out.write_all(raw))
+            .map_err(|e| err(io("frame", e)))?;
+        match command {
+            DemoCommand::FileInfo => self.offsets.file_info = offset,
+            DemoCommand::SpawnGroups => self.offsets.spawn_groups = offset,
+            _ => {}
+        }
+        self.pos += (self.header.len() + raw.len()) as u64;
+        self.frames += 1;
+        self.last_tick = tick;
+        Ok(())
+    }
+
+    /// Writes a `DEM_FileInfo` frame holding `info` (uncompressed, as the
+    /// games write it).
+    pub fn write_file_info(&mut self, tick: i32, info: &pb::CDemoFileInfo) -> Result<(), DemoError> {
+        self.write_frame(DemoCommand::FileInfo, tick, false, &encode_file_info(info))
+    }
+
+    /// The header offsets that [`DemoWriter::finish`] will write.
+    pub fn header_offsets(&self) -> HeaderOffsets {
+        self.forced.unwrap_or(self.offsets)
+    }
+
+    /// Fills in the two header offsets, flushes, and hands the output back,
+    /// positioned at the end of the demo.
+    pub fn finish(mut self) -> Result<W, DemoError> {
+        let location = self.location(self.last_tick);
+        let err = |e| DemoError {
+            kind: io("file header offsets", e),
+            location,
+        };
+        let bytes = self.header_offsets().bytes();
+        self.out
+            .seek(SeekFrom::Start(self.start + 8))
+            .and_then(|_| self.out.write_all(&bytes))
+            .and_then(|()| self.out.seek(SeekFrom::Start(self.start + self.pos)))
+            .and_then(|_| self.out.flush())
+            .map_err(err)?;
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::container::FrameReader;
+
+    #[test]
+    fn commands_round_trip() {
+        for raw in 0..40 {
+            assert_eq!(DemoCommand::from_raw(raw).to_raw(), raw);
+        }
+    }
+
+    #[test]
+    fn header_varints_match_the_documented_example() {
+        let mut out = Vec::new();
+        write_frame_header(&mut out, DemoCommand::FileHeader, false, -1, 203).unwrap();
+        assert_eq!(out, [0x01, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xcb, 0x01]);
+        out.clear();
+        write_frame_header(&mut out, DemoCommand::SignonPacket, true, -1, 10276).unwrap();
+        assert_eq!(out, [0x48, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xa4, 0x50]);
+        let bad = write_frame_header(&mut out, DemoCommand::Unknown(72), false, 0, 0);
+        assert!(matches!(bad, Err(ErrorKind::Unwritable { .. })));
+    }
+
+    #[test]
+    fn offsets_point_at_the_frames() {
+        let mut w = DemoWriter::new(std::io::Cursor::new(Vec::new())).unwrap();
+        w.write_frame(DemoCommand::SyncTick, -1, false, &[]).unwrap();
+        w.write_frame(DemoCommand::Stop, 3, false, &[]).unwrap();
+        let spawn = w.offset();
+        w.write_frame(DemoCommand::SpawnGroups, 3, true, b"groups groups groups")
+            .unwrap();
+        let info_at = w.offset();
+        let info = pb::CDemoFileInfo {
+            playback_ticks: Some(3),
+            playback_frames: Some(2),
+            ..Default::default()
+        };
+        w.write_file_info(3, &info).unwrap();
+        let data = w.finish().unwrap().into_inner();
+        let offsets = HeaderOffsets::read(&data).unwrap();
+        assert_eq!(u64::from(offsets.spawn_groups), spawn);
+        assert_eq!(u64::from(offsets.file_info), info_at);
+        let mut r = FrameReader::new(&data).unwrap();
+        let mut last = None;
+        while let Some(f) = r.next_frame().unwrap() {
+            if f.command == DemoCommand::FileInfo {
+                assert_eq!(f.offset, info_at);
+                last = Some(pb::CDemoFileInfo::decode(&*f.payload).unwrap());
+            }
+        }
+        assert_eq!(last, Some(info));
+    }
+}

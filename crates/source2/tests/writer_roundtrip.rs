@@ -1,0 +1,214 @@
+//! The container and packet writers on every corpus demo (CS2, Deadlock,
+//! Dota 2): each frame is decoded (payload decompressed; for packets, the
+//! `CDemoPacket` and every message of its bitstream), then written again
+//! with [`DemoWriter`] and [`PacketWriter`].
+//!
+//! What must hold:
+//! - every packet bitstream re-encodes to its original bytes, and every
+//!   `CDemoPacket` / `CDemoFullPacket` payload re-encodes to its original
+//!   bytes;
+//! - the written demo has the original's file header (magic and both
+//!   offsets), and every frame has the original's frame header (command with
+//!   its compression flag, tick; the size too when the snappy block is the
+//!   same) and decompresses to the original payload. The snappy blocks
+//!   themselves are compared and counted, not required equal: snappy allows
+//!   several encodings of one payload, and ours (the `snap` crate) need not
+//!   pick the game's. When every block is equal, the whole file is equal
+//!   byte for byte, and that is asserted;
+//! - the written demo parses to the same final state as the original: last
+//!   tick, frame count, entity count and an entity-state checksum, and every
+//!   string table, entry for entry.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+
+use gamewire_source2::container::{DemoCommand, FrameReader};
+use gamewire_source2::container_writer::{DemoWriter, HeaderOffsets};
+use gamewire_source2::packet_writer::{encode_demo_packet, PacketMessages, PacketWriter};
+use gamewire_source2::{parse_with, DemoState, NoVisitor, Value};
+use prost::Message;
+use source2_demo_protobufs as pb;
+
+fn demos() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["cs2", "deadlock", "dota2"] {
+        let folder = gamewire_corpus::path(dir);
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            panic!("corpus folder {dir} is missing: {}", folder.display());
+        };
+        for e in entries.flatten() {
+            if e.path().extension().is_some_and(|x| x == "dem") {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    assert!(
+        out.len() >= 7,
+        "expected the 7 corpus demos, found {}",
+        out.len()
+    );
+    out
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    frames: u64,
+    compressed: u64,
+    same_snappy: u64,
+    packets: u64,
+    messages: u64,
+    /// Packets whose padding bits are not all zero.
+    padded: u64,
+}
+
+/// Splits a packet bitstream into messages and writes them again; the
+/// result must be the original bitstream.
+fn rewrite_packet(data: &[u8], counts: &mut Counts, what: &str) -> Vec<u8> {
+    let mut messages = PacketMessages::new(data);
+    let mut w = PacketWriter::new();
+    for m in messages.by_ref() {
+        let m = m.unwrap_or_else(|e| panic!("{what}: {e}"));
+        w.push(m.id, &m.body).unwrap();
+    }
+    let (left, value) = messages.padding();
+    assert!(left < 8, "{what}: {left} bits after the messages");
+    counts.packets += 1;
+    counts.messages += w.len() as u64;
+    counts.padded += u64::from(value != 0);
+    let out = w.finish_with_padding(value as u8).unwrap();
+    assert_eq!(out, data, "{what}: packet bitstream differs");
+    out
+}
+
+/// A frame payload rebuilt from its decoded parts.
+fn rewrite_payload(command: DemoCommand, payload: &[u8], counts: &mut Counts, what: &str) -> Vec<u8> {
+    match command {
+        DemoCommand::Packet | DemoCommand::SignonPacket => {
+            let packet = pb::CDemoPacket::decode(payload).unwrap();
+            let data = rewrite_packet(packet.data.as_deref().unwrap_or(&[]), counts, what);
+            encode_demo_packet(data)
+        }
+        DemoCommand::FullPacket => {
+            let mut full = pb::CDemoFullPacket::decode(payload).unwrap();
+            if let Some(packet) = full.packet.as_mut() {
+                let data = rewrite_packet(packet.data.as_deref().unwrap_or(&[]), counts, what);
+                packet.data = Some(data);
+            }
+            full.encode_to_vec()
+        }
+        _ => payload.to_vec(),
+    }
+}
+
+/// An order-independent checksum of every entity's final state.
+fn state_checksum(state: &DemoState) -> u64 {
+    let mut sum = 0u64;
+    for e in state.entities.iter() {
+        for (k, v) in e.values() {
+            let text = match v {
+                Value::F32(f) => f.to_bits().to_string(),
+                other => other.to_string(),
+            };
+            let mut h = 0xcbf29ce484222325u64 ^ (k as u64) ^ ((k >> 64) as u64).rotate_left(17);
+            h ^= (e.index as u64).rotate_left(40);
+            for b in text.bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+            }
+            sum = sum.wrapping_add(h);
+        }
+    }
+    sum
+}
+
+fn summary(state: &DemoState) -> (i32, u64, usize, u64, Vec<(String, Vec<(String, Vec<u8>)>)>) {
+    let tables = state
+        .string_tables
+        .iter()
+        .map(|t| {
+            let entries = t
+                .entries
+                .iter()
+                .map(|e| (e.key.clone(), e.value.clone()))
+                .collect();
+            (t.name.clone(), entries)
+        })
+        .collect();
+    (
+        state.tick,
+        state.frames,
+        state.entities.len(),
+        state_checksum(state),
+        tables,
+    )
+}
+
+#[test]
+fn every_corpus_demo_is_written_again() {
+    for path in demos() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let original = std::fs::read(&path).unwrap();
+        let mut counts = Counts::default();
+        let mut writer = DemoWriter::new(std::io::Cursor::new(Vec::new())).unwrap();
+        let mut reader = FrameReader::new(&original).unwrap();
+        let mut frames = Vec::new();
+        while let Some(frame) = reader.next_frame().unwrap() {
+            let what = format!("{name} frame {} ({})", frame.index, frame.command.name());
+            let payload = rewrite_payload(frame.command, &frame.payload, &mut counts, &what);
+            assert_eq!(payload, *frame.payload, "{what}: payload differs");
+            writer
+                .write_frame(frame.command, frame.tick, frame.compressed, &payload)
+                .unwrap();
+            counts.frames += 1;
+            counts.compressed += u64::from(frame.compressed);
+            frames.push((frame.command, frame.tick, frame.compressed, payload));
+        }
+        let written = writer.finish().unwrap().into_inner();
+        assert_eq!(
+            HeaderOffsets::read(&written),
+            HeaderOffsets::read(&original),
+            "{name}: header offsets"
+        );
+
+        // Frame by frame: the same header and payload; the same snappy block
+        // or not.
+        let mut a = FrameReader::new(&original).unwrap();
+        let mut b = FrameReader::new(&written).unwrap();
+        for (command, tick, compressed, payload) in &frames {
+            let (fa, fb) = (a.next_frame().unwrap().unwrap(), b.next_frame().unwrap().unwrap());
+            assert_eq!((fb.command, fb.tick, fb.compressed), (*command, *tick, *compressed));
+            assert_eq!(*fb.payload, payload[..], "{name}: frame {}", fb.index);
+            let end = |r: &FrameReader<'_>| r.offset();
+            let raw_a = &original[fa.offset as usize..end(&a) as usize];
+            let raw_b = &written[fb.offset as usize..end(&b) as usize];
+            if raw_a == raw_b {
+                counts.same_snappy += u64::from(*compressed);
+            } else {
+                assert!(*compressed, "{name}: uncompressed frame {} differs", fb.index);
+            }
+        }
+        assert!(b.next_frame().unwrap().is_none());
+        if counts.same_snappy == counts.compressed {
+            assert_eq!(written, original, "{name}: every frame equal, file differs");
+        }
+        eprintln!(
+            "{name}: {} frames, {} packets ({} with non-zero padding), {} messages \
+             re-encoded byte for byte; {}/{} snappy blocks identical; file {}",
+            counts.frames,
+            counts.packets,
+            counts.padded,
+            counts.messages,
+            counts.same_snappy,
+            counts.compressed,
+            if written == original { "identical" } else { "differs in snappy blocks only" },
+        );
+
+        let (before, err) = parse_with(&original, &mut NoVisitor).unwrap();
+        assert!(err.is_none(), "{name}: {err:?}");
+        let (after, err) = parse_with(&written, &mut NoVisitor).unwrap();
+        assert!(err.is_none(), "{name}: written demo: {err:?}");
+        assert!(after.warnings.is_empty(), "{name}: {:?}", after.warnings);
+        assert_eq!(summary(&after), summary(&before), "{name}: final state");
+        assert!(after.entities.len() > 0 && after.tick > 0, "{name}");
+    }
+}
