@@ -226,12 +226,10 @@ impl<W: Write + Seek> DemoWriter<W> {
             frame: 0,
             tick: -1,
         };
-        let start = out
-            .stream_position()
-            .map_err(|e| DemoError {
-                kind: io("demo output", e),
-                location,
-            })?;
+        let start = out.stream_position().map_err(|e| DemoError {
+            kind: io("demo output", e),
+            location,
+        })?;
         let mut head = [0u8; HEADER_LEN];
         head[..8].copy_from_slice(MAGIC_SOURCE2);
         out.write_all(&head).map_err(|e| DemoError {
@@ -336,7 +334,11 @@ impl<W: Write + Seek> DemoWriter<W> {
 
     /// Writes a `DEM_FileInfo` frame holding `info` (uncompressed, as the
     /// games write it).
-    pub fn write_file_info(&mut self, tick: i32, info: &pb::CDemoFileInfo) -> Result<(), DemoError> {
+    pub fn write_file_info(
+        &mut self,
+        tick: i32,
+        info: &pb::CDemoFileInfo,
+    ) -> Result<(), DemoError> {
         self.write_frame(DemoCommand::FileInfo, tick, false, &encode_file_info(info))
     }
 
@@ -392,7 +394,8 @@ mod tests {
     #[test]
     fn offsets_point_at_the_frames() {
         let mut w = DemoWriter::new(std::io::Cursor::new(Vec::new())).unwrap();
-        w.write_frame(DemoCommand::SyncTick, -1, false, &[]).unwrap();
+        w.write_frame(DemoCommand::SyncTick, -1, false, &[])
+            .unwrap();
         w.write_frame(DemoCommand::Stop, 3, false, &[]).unwrap();
         let spawn = w.offset();
         w.write_frame(DemoCommand::SpawnGroups, 3, true, b"groups groups groups")

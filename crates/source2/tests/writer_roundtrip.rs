@@ -88,7 +88,12 @@ fn rewrite_packet(data: &[u8], counts: &mut Counts, what: &str) -> Vec<u8> {
 }
 
 /// A frame payload rebuilt from its decoded parts.
-fn rewrite_payload(command: DemoCommand, payload: &[u8], counts: &mut Counts, what: &str) -> Vec<u8> {
+fn rewrite_payload(
+    command: DemoCommand,
+    payload: &[u8],
+    counts: &mut Counts,
+    what: &str,
+) -> Vec<u8> {
     match command {
         DemoCommand::Packet | DemoCommand::SignonPacket => {
             let packet = pb::CDemoPacket::decode(payload).unwrap();
@@ -139,7 +144,12 @@ fn state_checksum(state: &DemoState) -> u64 {
     sum
 }
 
-fn summary(state: &DemoState) -> (i32, u64, usize, u64, Vec<(String, Vec<(String, Vec<u8>)>)>) {
+/// Every string table: its name and its entries (key, user data).
+type Tables = Vec<(String, Vec<(String, Vec<u8>)>)>;
+
+/// The final state compared: tick, frames, entity count, entity checksum,
+/// string tables.
+fn summary(state: &DemoState) -> (i32, u64, usize, u64, Tables) {
     let tables = state
         .string_tables
         .iter()
@@ -200,7 +210,11 @@ fn every_corpus_demo_is_written_again() {
         };
         let (info, groups) = pointed(&original);
         assert_eq!(info.map(|i| i.1), Some(DemoCommand::FileInfo), "{name}");
-        assert_eq!(groups.map(|g| g.1), Some(DemoCommand::SpawnGroups), "{name}");
+        assert_eq!(
+            groups.map(|g| g.1),
+            Some(DemoCommand::SpawnGroups),
+            "{name}"
+        );
         assert_eq!(pointed(&written), (info, groups), "{name}: header offsets");
 
         // Frame by frame: the same header and payload; the same snappy block
@@ -208,8 +222,14 @@ fn every_corpus_demo_is_written_again() {
         let mut a = FrameReader::new(&original).unwrap();
         let mut b = FrameReader::new(&written).unwrap();
         for (command, tick, compressed, payload) in &frames {
-            let (fa, fb) = (a.next_frame().unwrap().unwrap(), b.next_frame().unwrap().unwrap());
-            assert_eq!((fb.command, fb.tick, fb.compressed), (*command, *tick, *compressed));
+            let (fa, fb) = (
+                a.next_frame().unwrap().unwrap(),
+                b.next_frame().unwrap().unwrap(),
+            );
+            assert_eq!(
+                (fb.command, fb.tick, fb.compressed),
+                (*command, *tick, *compressed)
+            );
             assert_eq!(*fb.payload, payload[..], "{name}: frame {}", fb.index);
             let end = |r: &FrameReader<'_>| r.offset();
             let raw_a = &original[fa.offset as usize..end(&a) as usize];
@@ -221,7 +241,11 @@ fn every_corpus_demo_is_written_again() {
             if raw_a == raw_b {
                 counts.same_snappy += u64::from(*compressed);
             } else {
-                assert!(*compressed, "{name}: uncompressed frame {} differs", fb.index);
+                assert!(
+                    *compressed,
+                    "{name}: uncompressed frame {} differs",
+                    fb.index
+                );
             }
         }
         assert!(b.next_frame().unwrap().is_none());
@@ -252,7 +276,11 @@ fn every_corpus_demo_is_written_again() {
             counts.compressed,
             counts.snappy_bytes.0,
             counts.snappy_bytes.1,
-            if written == original { "identical" } else { "differs in snappy blocks only" },
+            if written == original {
+                "identical"
+            } else {
+                "differs in snappy blocks only"
+            },
         );
 
         let (before, err) = parse_with(&original, &mut NoVisitor).unwrap();
@@ -261,6 +289,6 @@ fn every_corpus_demo_is_written_again() {
         assert!(err.is_none(), "{name}: written demo: {err:?}");
         assert!(after.warnings.is_empty(), "{name}: {:?}", after.warnings);
         assert_eq!(summary(&after), summary(&before), "{name}: final state");
-        assert!(after.entities.len() > 0 && after.tick > 0, "{name}");
+        assert!(!after.entities.is_empty() && after.tick > 0, "{name}");
     }
 }
