@@ -392,6 +392,25 @@ mod tests {
     }
 
     #[test]
+    fn output_failures_are_located_errors() {
+        let mut room = [0u8; 20];
+        let mut w = DemoWriter::new(std::io::Cursor::new(&mut room[..])).unwrap();
+        let e = w
+            .write_frame(DemoCommand::Packet, 7, false, b"ten bytes!")
+            .unwrap_err();
+        assert!(matches!(
+            e.kind,
+            ErrorKind::Unwritable { what: "frame", .. }
+        ));
+        assert_eq!(
+            (e.location.byte_offset, e.location.frame, e.location.tick),
+            (16, 0, 7)
+        );
+        let e = DemoWriter::new(std::io::Cursor::new(&mut room[..4])).unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::Unwritable { .. }));
+    }
+
+    #[test]
     fn offsets_point_at_the_frames() {
         let mut w = DemoWriter::new(std::io::Cursor::new(Vec::new())).unwrap();
         w.write_frame(DemoCommand::SyncTick, -1, false, &[])

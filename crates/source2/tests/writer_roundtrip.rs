@@ -3,6 +3,8 @@
 //! `CDemoPacket` and every message of its bitstream), then written again
 //! with [`DemoWriter`] and [`PacketWriter`].
 //!
+//! `CDemoFileInfo` is decoded and written from the decoded message.
+//!
 //! What must hold:
 //! - every packet bitstream re-encodes to its original bytes, and every
 //!   `CDemoPacket` / `CDemoFullPacket` payload re-encodes to its original
@@ -27,7 +29,7 @@
 use std::path::PathBuf;
 
 use gamewire_source2::container::{DemoCommand, FrameReader};
-use gamewire_source2::container_writer::{DemoWriter, HeaderOffsets};
+use gamewire_source2::container_writer::{encode_file_info, DemoWriter, HeaderOffsets};
 use gamewire_source2::packet_writer::{encode_demo_packet, PacketMessages, PacketWriter};
 use gamewire_source2::{parse_with, DemoState, NoVisitor, Value};
 use prost::Message;
@@ -66,6 +68,8 @@ struct Counts {
     messages: u64,
     /// Packets whose padding bits are not all zero.
     padded: u64,
+    /// `CDemoFileInfo` frames decoded and written again.
+    file_info: u64,
 }
 
 /// Splits a packet bitstream into messages and writes them again; the
@@ -184,13 +188,23 @@ fn every_corpus_demo_is_written_again() {
             let what = format!("{name} frame {} ({})", frame.index, frame.command.name());
             let payload = rewrite_payload(frame.command, &frame.payload, &mut counts, &what);
             assert_eq!(payload, *frame.payload, "{what}: payload differs");
-            writer
-                .write_frame(frame.command, frame.tick, frame.compressed, &payload)
-                .unwrap();
+            if frame.command == DemoCommand::FileInfo && !frame.compressed {
+                // Decoded, and written from the decoded message.
+                let info = pb::CDemoFileInfo::decode(&*frame.payload).unwrap();
+                assert!(info.playback_ticks.unwrap_or(0) > 0, "{what}");
+                assert_eq!(encode_file_info(&info), payload, "{what}");
+                writer.write_file_info(frame.tick, &info).unwrap();
+                counts.file_info += 1;
+            } else {
+                writer
+                    .write_frame(frame.command, frame.tick, frame.compressed, &payload)
+                    .unwrap();
+            }
             counts.frames += 1;
             counts.compressed += u64::from(frame.compressed);
             frames.push((frame.command, frame.tick, frame.compressed, payload));
         }
+        assert_eq!(counts.file_info, 1, "{name}: one DEM_FileInfo");
         let written = writer.finish().unwrap().into_inner();
         // The header offsets name the same frames (by index) in both files;
         // the byte offsets themselves move when snappy blocks differ in size.
