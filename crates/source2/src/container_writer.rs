@@ -56,7 +56,7 @@ use std::io::{Seek, SeekFrom, Write};
 use prost::Message;
 use source2_demo_protobufs as pb;
 
-use crate::container::{DemoCommand, DEM_IS_COMPRESSED, HEADER_LEN, MAGIC_SOURCE2};
+use crate::container::{DemoCommand, Frame, DEM_IS_COMPRESSED, HEADER_LEN, MAGIC_SOURCE2};
 use crate::error::{DemoError, ErrorKind, Location};
 
 impl DemoCommand {
@@ -296,6 +296,14 @@ impl<W: Write + Seek> DemoWriter<W> {
         result
     }
 
+    /// Writes a frame as [`crate::container::FrameReader`] returned it: its
+    /// command, tick and decompressed payload, compressed again when it was
+    /// compressed. (A frame read with `next_frame_if` and not wanted has an
+    /// empty payload: copy such frames with [`DemoWriter::write_raw_frame`].)
+    pub fn write_decoded_frame(&mut self, frame: &Frame<'_>) -> Result<(), DemoError> {
+        self.write_frame(frame.command, frame.tick, frame.compressed, &frame.payload)
+    }
+
     /// Writes a frame whose payload is given as it is stored: `raw` must
     /// already be a snappy block when `compressed` (a frame copied from
     /// another demo keeps its exact bytes this way).
@@ -439,5 +447,13 @@ mod tests {
             }
         }
         assert_eq!(last, Some(info));
+
+        // Frames as read, written again: the same demo.
+        let mut again = DemoWriter::new(std::io::Cursor::new(Vec::new())).unwrap();
+        let mut r = FrameReader::new(&data).unwrap();
+        while let Some(f) = r.next_frame().unwrap() {
+            again.write_decoded_frame(&f).unwrap();
+        }
+        assert_eq!(again.finish().unwrap().into_inner(), data);
     }
 }
