@@ -46,6 +46,7 @@ pub mod parser;
 pub mod serializer;
 pub mod state;
 pub mod stringtable;
+pub mod stringtable_writer;
 pub mod usercmd;
 pub mod value;
 pub mod visitor;
