@@ -29,7 +29,7 @@
 //!             value: Some(EncodedValue { compressed: None, stored: vec![1, 2] }),
 //!         },
 //!         EntryRecord {
-//!             step: IndexStep::Explicit(5),
+//!             step: IndexStep::Explicit(4), // index 4 + 1
 //!             // 7 bytes of the newest key ("player_"), then "2".
 //!             key: Some(EncodedKey {
 //!                 prefix: Some(KeyPrefix { position: 0, length: 7 }),
@@ -41,7 +41,12 @@
 //!     ..Default::default()
 //! };
 //! let data = write_entry_stream(&format, &stream)?;
-//! assert_eq!(read_entry_stream(&format, &data, 2)?, stream);
+//! // Read back: the same choices; the writer padded the last byte with
+//! // zero bits, which the reader keeps as trailing bits.
+//! let read = read_entry_stream(&format, &data, 2)?;
+//! assert_eq!(read.entries, stream.entries);
+//! assert!(read.trailing_bits < 8 && read.trailing.iter().all(|&b| b == 0));
+//! assert_eq!(write_entry_stream(&format, &read)?, data);
 //!
 //! let mut table = format.clone();
 //! table.apply_entries(&data, 2)?;
@@ -59,7 +64,7 @@ use crate::stringtable::{StringTable, MAX_ENTRIES, MAX_KEY_LEN};
 pub enum IndexStep {
     /// The previous entry's index plus one (the first entry: index 0).
     Next,
-    /// This index, written as the varuint32 `index - 1`.
+    /// The varuint32 written: the index is this value plus one.
     Explicit(u32),
 }
 
@@ -291,4 +296,96 @@ pub fn write_entry_stream(
     }
     write_stored_bits(&mut w, &stream.trailing, stream.trailing_bits)?;
     Ok(w.finish())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn record(key: Option<EncodedKey>, value: Option<EncodedValue>) -> EntryStream {
+        EntryStream {
+            entries: vec![EntryRecord {
+                step: IndexStep::Next,
+                key,
+                value,
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn fixed_size_values_round_trip_bit_for_bit() {
+        let format = StringTable {
+            user_data_fixed_size: true,
+            user_data_size_bits: 13,
+            ..Default::default()
+        };
+        let stream = record(
+            None,
+            Some(EncodedValue {
+                compressed: None,
+                stored: vec![0xab, 0x15],
+            }),
+        );
+        let data = write_entry_stream(&format, &stream).unwrap();
+        let read = read_entry_stream(&format, &data, 1).unwrap();
+        assert_eq!(read.entries, stream.entries);
+        assert_eq!(write_entry_stream(&format, &read).unwrap(), data);
+        let mut t = format.clone();
+        t.apply_entries(&data, 1).unwrap();
+        assert_eq!(t.entries[0].value, vec![0xab, 0x15]);
+    }
+
+    #[test]
+    fn what_cannot_be_written_is_an_error() {
+        let plain = StringTable::default();
+        let long_prefix = record(
+            Some(EncodedKey {
+                prefix: Some(KeyPrefix {
+                    position: 0,
+                    length: 32,
+                }),
+                suffix: Vec::new(),
+            }),
+            None,
+        );
+        assert!(write_entry_stream(&plain, &long_prefix).is_err());
+        let zero_inside = record(
+            Some(EncodedKey {
+                prefix: None,
+                suffix: b"a\0b".to_vec(),
+            }),
+            None,
+        );
+        assert!(write_entry_stream(&plain, &zero_inside).is_err());
+        let fixed = StringTable {
+            user_data_fixed_size: true,
+            user_data_size_bits: 8,
+            ..Default::default()
+        };
+        let wrong_size = record(
+            None,
+            Some(EncodedValue {
+                compressed: None,
+                stored: vec![1, 2],
+            }),
+        );
+        assert!(write_entry_stream(&fixed, &wrong_size).is_err());
+        let too_big = record(
+            None,
+            Some(EncodedValue {
+                compressed: None,
+                stored: vec![0; 1 << 17],
+            }),
+        );
+        assert!(write_entry_stream(&plain, &too_big).is_err());
+    }
+
+    #[test]
+    fn truncated_streams_are_errors() {
+        let plain = StringTable::default();
+        assert!(read_entry_stream(&plain, &[0xff], 3).is_err());
+        assert!(read_entry_stream(&plain, &[], -1).is_err());
+    }
 }

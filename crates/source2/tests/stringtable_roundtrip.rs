@@ -17,7 +17,17 @@
 //!
 //! The counts per demo are printed (`--nocapture`): messages, entries, and
 //! how many entries use each choice (explicit index, key from the history,
-//! compressed value).
+//! compressed value). On the corpus, all equal byte for byte:
+//!
+//! | demo | creates | updates | entries | explicit index | history key | compressed |
+//! |---|---|---|---|---|---|---|
+//! | cs2/14011 | 12 | 3 | 415 | 3 | 214 | 37 |
+//! | cs2/14065 | 12 | 2 | 420 | 2 | 213 | 38 |
+//! | cs2/14132 | 13 | 1 | 208 | 1 | 24 | 26 |
+//! | cs2/14150_ag2 | 13 | 1 | 264 | 1 | 62 | 31 |
+//! | cs2/14155 | 13 | 1 | 208 | 1 | 29 | 23 |
+//! | deadlock/hltv_10423 | 13 | 2 | 1163 | 2 | 802 | 54 |
+//! | dota2/auto-20240102-2233-start | 19 | 64 | 5617 | 63 | 4277 | 195 |
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
