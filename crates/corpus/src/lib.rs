@@ -39,6 +39,26 @@ pub fn path(rel: impl AsRef<Path>) -> PathBuf {
     root().join(rel)
 }
 
+/// Every Source 2 demo of the corpus (the `.dem` files of its `cs2`,
+/// `deadlock` and `dota2` folders), sorted. A folder that cannot be read
+/// is an error naming it.
+pub fn source2_demos() -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for game in ["cs2", "deadlock", "dota2"] {
+        let folder = path(game);
+        let entries = std::fs::read_dir(&folder).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("corpus folder {}: {e}", folder.display()))
+        })?;
+        for e in entries.flatten() {
+            if e.path().extension().is_some_and(|x| x == "dem") {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 fn root_from(var: Option<OsString>) -> PathBuf {
     let dir = var
         .filter(|v| !v.is_empty())

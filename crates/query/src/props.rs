@@ -53,20 +53,6 @@ pub const TABLE: &str = "props";
 /// The columns of the table, in order.
 pub const COLUMNS: [&str; 5] = ["name", "source", "class", "path", "type"];
 
-/// The type a column of this kind has, as the `type` column writes it.
-pub fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Bool => "bool",
-        Kind::I64 => "int64",
-        Kind::U64 => "uint64",
-        Kind::F32 => "float32",
-        Kind::Str => "string",
-        Kind::F32List => "list<float32>",
-        Kind::StrList => "list<string>",
-        Kind::U64List => "list<uint64>",
-    }
-}
-
 /// One row of the table.
 struct Row {
     name: String,
@@ -284,7 +270,12 @@ fn table(rows: Vec<Row>) -> Table {
                 Cell::Str(r.source.to_string()),
                 Cell::Str(r.class),
                 Cell::Str(r.path),
-                Cell::Str(r.kind.map(kind_name).unwrap_or("").to_string()),
+                Cell::Str(
+                    r.kind
+                        .map(crate::reference::kind_name)
+                        .unwrap_or("")
+                        .to_string(),
+                ),
             ]
         })
         .collect();

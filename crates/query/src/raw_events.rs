@@ -1,9 +1,9 @@
-//! The game events as sent, one row each: `event`, `tick`, the event's own
-//! keys, and the name and steam id of the players its keys name (`gamewire
-//! events`). The `events` table (the `events` module) is demoparser2's
-//! `parse_event` instead, with player and game-wide props.
+//! The game events as sent: `event`, `tick`, the event's own keys, and the
+//! name and steam id of the players its keys name, read from `userinfo`
+//! without decoding any entity (`gamewire events --list` counts them). The
+//! `events` table (the `events` module) adds player and game-wide props.
 
-use crate::table::{Cell, Rows};
+use crate::table::Cell;
 use gamewire_source2::{DemoState, EventValue, GameEvent, Interests, Visitor};
 
 /// Keys that name a player (a controller slot), and the column prefix used
@@ -94,49 +94,4 @@ impl Visitor for RawEventsCollector {
         self.player_columns(state, ev, &mut cols);
         self.events.push((ev.name.clone(), ev.tick, cols));
     }
-}
-
-/// Events as sent, of one demo or several, as one table: (`demo`,) `event`, `tick`, then the union of the
-/// keys in first-seen order; a key an event lacks is null.
-pub fn raw_events_rows(demos: Vec<(Option<String>, Vec<RawEvent>)>) -> Rows {
-    let with_demo = demos.iter().any(|(d, _)| d.is_some());
-    let mut columns: Vec<String> = Vec::new();
-    if with_demo {
-        columns.push("demo".into());
-    }
-    columns.extend(["event".to_string(), "tick".to_string()]);
-    let fixed = columns.len();
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (_, events) in &demos {
-        for (_, _, cols) in events {
-            for (k, _) in cols {
-                if !index.contains_key(k) && !columns[..fixed].contains(k) {
-                    index.insert(k.clone(), columns.len());
-                    columns.push(k.clone());
-                }
-            }
-        }
-    }
-    let total = demos.iter().map(|(_, e)| e.len()).sum();
-    let mut rows = Vec::with_capacity(total);
-    for (demo, events) in demos {
-        for (name, tick, cols) in events {
-            let mut row = vec![Cell::Null; columns.len()];
-            let mut lead = Vec::with_capacity(fixed);
-            if with_demo {
-                lead.push(Cell::Str(demo.clone().unwrap_or_default()));
-            }
-            lead.extend([Cell::Str(name), Cell::Int(i64::from(tick))]);
-            for (slot, cell) in row.iter_mut().zip(lead) {
-                *slot = cell;
-            }
-            for (k, v) in cols {
-                if let Some(slot) = index.get(&k).and_then(|&i| row.get_mut(i)) {
-                    *slot = v;
-                }
-            }
-            rows.push(row);
-        }
-    }
-    Rows { columns, rows }
 }

@@ -19,7 +19,6 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
 use crate::error::QueryError;
-use crate::raw_events::RawEvent;
 use crate::table::{Cell, Column, Rows, Table};
 
 /// An output format.
@@ -367,33 +366,6 @@ pub fn write_json_cell(out: &mut impl Write, cell: &Cell) -> std::io::Result<()>
             out.write_all(b"]")?;
         }
         other => serde_json::to_writer(&mut *out, other)?,
-    }
-    Ok(())
-}
-
-/// Game events as sent ([`RawEvent`]) as JSON Lines: each event with its
-/// own keys only (`event`, `tick`, then its keys, in sorted order), after a
-/// `demo` key when given.
-pub fn write_raw_events_jsonl(
-    out: &mut impl Write,
-    events: &[RawEvent],
-    demo: Option<&str>,
-) -> std::io::Result<()> {
-    for (name, tick, cols) in events {
-        let mut obj = serde_json::Map::new();
-        if let Some(d) = demo {
-            obj.insert("demo".into(), d.into());
-        }
-        obj.insert("event".into(), name.clone().into());
-        obj.insert("tick".into(), (*tick).into());
-        for (k, v) in cols {
-            obj.insert(
-                k.clone(),
-                serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
-            );
-        }
-        serde_json::to_writer(&mut *out, &obj)?;
-        writeln!(out)?;
     }
     Ok(())
 }

@@ -40,24 +40,8 @@ use prost::Message;
 use source2_demo_protobufs as pb;
 
 fn demos() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for dir in ["cs2", "deadlock", "dota2"] {
-        let folder = gamewire_corpus::path(dir);
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            panic!("corpus folder {dir} is missing: {}", folder.display());
-        };
-        for e in entries.flatten() {
-            if e.path().extension().is_some_and(|x| x == "dem") {
-                out.push(e.path());
-            }
-        }
-    }
-    out.sort();
-    assert!(
-        out.len() >= 7,
-        "expected the 7 corpus demos, found {}",
-        out.len()
-    );
+    let out = gamewire_corpus::source2_demos().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.len() >= 7, "expected the 7 corpus demos, found {out:?}");
     out
 }
 

@@ -26,17 +26,8 @@ pub fn corpus() -> PathBuf {
 }
 
 pub fn demos() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for game in ["cs2", "deadlock", "dota2"] {
-        for e in std::fs::read_dir(corpus().join(game)).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "dem") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    assert!(out.len() >= 7, "corpus demos: {out:?}");
+    let out = gamewire_corpus::source2_demos().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.len() >= 7, "expected the 7 corpus demos, found {out:?}");
     out
 }
 
