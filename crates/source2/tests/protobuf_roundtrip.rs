@@ -196,24 +196,19 @@ impl Visitor for Events {
 }
 
 /// What one demo's frames hold besides the messages: the last class info
-/// and game-event list (compared with the models of the final state).
+/// and game-event list (compared with the models of the final state), the
+/// descriptors in force and the last net_Tick's tick (the server tick of
+/// the events after it).
 #[derive(Default)]
 struct Last {
     class_info: Option<Vec<u8>>,
     event_list: Option<Vec<u8>>,
+    descriptors: gamewire_source2::gameevent::EventDescriptors,
+    net_tick: Option<i32>,
 }
 
 /// Every message of one packet bitstream.
-fn packet(
-    data: &[u8],
-    tick: i32,
-    net_tick: &mut Option<i32>,
-    game: Game,
-    descriptors: &mut gamewire_source2::gameevent::EventDescriptors,
-    last: &mut Last,
-    t: &mut Tallies,
-    what: &str,
-) {
+fn packet(data: &[u8], tick: i32, game: Game, last: &mut Last, t: &mut Tallies, what: &str) {
     let mut messages = PacketMessages::new(data);
     for m in messages.by_ref() {
         let m = m.unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -228,17 +223,17 @@ fn packet(
         match m.id {
             4 => {
                 let t = pb::CNetMsgTick::decode(&*m.body).unwrap();
-                *net_tick = t.tick.map(|t| t as i32);
+                last.net_tick = t.tick.map(|t| t as i32);
             }
             205 => {
                 let list = pb::CMsgSource1LegacyGameEventList::decode(&*m.body).unwrap();
-                *descriptors = gamewire_source2::gameevent::descriptors(list);
+                last.descriptors = gamewire_source2::gameevent::descriptors(list);
                 last.event_list = Some(m.body.to_vec());
             }
             207 => {
                 // From the decoded event (gamewire's model) back to bytes.
                 let raw = pb::CMsgSource1LegacyGameEvent::decode(&*m.body).unwrap();
-                let event = gamewire_source2::gameevent::decode(&raw, descriptors, tick)
+                let event = gamewire_source2::gameevent::decode(&raw, &last.descriptors, tick)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 // The decoded event does not keep the server tick: given
                 // the original's, the rest must come back exactly.
@@ -246,7 +241,7 @@ fn packet(
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 t.check("GameEvent (from the decoded event)", &m.body, &out, what);
                 t.server_ticks.0 += 1;
-                t.server_ticks.1 += u64::from(raw.server_tick == *net_tick);
+                t.server_ticks.1 += u64::from(raw.server_tick == last.net_tick);
             }
             _ => {}
         }
@@ -260,10 +255,7 @@ fn packet(
 fn demo(name: &str, data: &[u8], broadcast: bool) -> Tallies {
     let mut t = Tallies::default();
     let mut last = Last::default();
-    let mut descriptors = Default::default();
     let mut game = Game::Any;
-    // The last net_Tick's tick: the server tick of the events after it.
-    let mut net_tick = None;
     let mut reader = FrameReader::new(data).unwrap();
     while let Some(frame) = reader.next_frame().unwrap() {
         let what = format!("{name} frame {} ({})", frame.index, frame.command.name());
@@ -314,16 +306,7 @@ fn demo(name: &str, data: &[u8], broadcast: bool) -> Tallies {
             DemoCommand::Packet | DemoCommand::SignonPacket => {
                 let p = pb::CDemoPacket::decode(payload).unwrap();
                 let bits = p.data.unwrap_or_default();
-                packet(
-                    &bits,
-                    frame.tick,
-                    &mut net_tick,
-                    game,
-                    &mut descriptors,
-                    &mut last,
-                    &mut t,
-                    &what,
-                );
+                packet(&bits, frame.tick, game, &mut last, &mut t, &what);
             }
             DemoCommand::FullPacket => {
                 let full = pb::CDemoFullPacket::decode(payload).unwrap();
@@ -335,16 +318,7 @@ fn demo(name: &str, data: &[u8], broadcast: bool) -> Tallies {
                     assert_eq!(out, bytes);
                 }
                 let bits = full.packet.and_then(|p| p.data).unwrap_or_default();
-                packet(
-                    &bits,
-                    frame.tick,
-                    &mut net_tick,
-                    game,
-                    &mut descriptors,
-                    &mut last,
-                    &mut t,
-                    &what,
-                );
+                packet(&bits, frame.tick, game, &mut last, &mut t, &what);
             }
             _ => {}
         }
