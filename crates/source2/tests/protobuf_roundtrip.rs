@@ -9,6 +9,9 @@
 //! - the `CSVCMsg_FlattenedSerializer` inside `CDemoSendTables`;
 //! - each message inside a packet whose id has a type (net and svc
 //!   messages, user messages, protobuf game events);
+//! - each user message and protobuf game event through its JSON form
+//!   ([`gamewire_source2::messages::to_json`], then
+//!   [`encode_json`]): the same bytes as the generated type re-encodes;
 //! - and, from gamewire's own models: the class info from the parsed
 //!   state's classes, the game-event list from its descriptors, and every
 //!   `CMsgSource1LegacyGameEvent` from the event decoded against them.
@@ -27,7 +30,7 @@ use std::path::{Path, PathBuf};
 use gamewire_source2::broadcast::{to_demo, Fragment};
 use gamewire_source2::container::{DemoCommand, FrameReader};
 use gamewire_source2::message_writer::{
-    encode_class_info, encode_game_event, encode_game_event_list, explain, frame_type,
+    encode_class_info, encode_game_event, encode_game_event_list, encode_json, explain, frame_type,
     protobuf_type, reencode, reencode_frame, Difference,
 };
 use gamewire_source2::packet_writer::PacketMessages;
@@ -50,6 +53,8 @@ struct Tallies {
     by_type: BTreeMap<String, Tally>,
     /// Packet message ids without a type: (game, id) → count.
     untyped: BTreeMap<(String, u32), u64>,
+    /// User messages and protobuf game events written from their JSON form.
+    json: u64,
     /// Game events, and those whose server tick is the last net_Tick's.
     server_ticks: (u64, u64),
     /// Frame payloads that are not their command's protobuf type.
@@ -116,6 +121,7 @@ impl Tallies {
         for (k, n) in other.untyped {
             *self.untyped.entry(k).or_default() += n;
         }
+        self.json += other.json;
         self.server_ticks.0 += other.server_ticks.0;
         self.server_ticks.1 += other.server_ticks.1;
         for (k, n) in other.not_protobuf {
@@ -220,6 +226,15 @@ fn packet(data: &[u8], tick: i32, game: Game, last: &mut Last, t: &mut Tallies, 
             .unwrap()
             .unwrap_or_else(|e| panic!("{what}: message {} ({name}): {e}", m.id));
         t.check(name, &m.body, &out, what);
+        // Through the JSON model and back: what the type re-encodes.
+        if let Some(json) = gamewire_source2::messages::to_json(game, m.id, &m.body) {
+            let json = json.unwrap_or_else(|e| panic!("{what}: {name}: {e}"));
+            let back = encode_json(game, m.id, &json)
+                .unwrap()
+                .unwrap_or_else(|e| panic!("{what}: {name} from JSON: {e}"));
+            assert_eq!(back, out, "{what}: {name} from JSON");
+            t.json += 1;
+        }
         match m.id {
             4 => {
                 let t = pb::CNetMsgTick::decode(&*m.body).unwrap();
@@ -372,6 +387,11 @@ fn every_protobuf_message_re_encodes() {
         all.merge(t);
     }
     all.print("every corpus demo:");
+    assert!(all.json > 1000, "{}", all.json);
+    eprintln!(
+        "user messages and game events written again from their JSON form: {}",
+        all.json
+    );
     eprintln!(
         "game events whose server tick is the last net_Tick's: {}/{}",
         all.server_ticks.1, all.server_ticks.0
