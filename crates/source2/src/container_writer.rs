@@ -551,6 +551,40 @@ mod tests {
     }
 
     #[test]
+    fn messages_and_packets_are_framed() {
+        let mut w = DemoWriter::new(std::io::Cursor::new(Vec::new())).unwrap();
+        let header = pb::CDemoFileHeader {
+            demo_file_stamp: "PBDEMS2\0".into(),
+            map_name: Some("de_nuke".into()),
+            ..Default::default()
+        };
+        w.write_message(DemoCommand::FileHeader, -1, false, &header)
+            .unwrap();
+        let mut packet = crate::packet_writer::PacketWriter::new();
+        packet.push(4, &[0x08, 0x2a]).unwrap();
+        w.write_packet(DemoCommand::Packet, 3, true, packet.clone())
+            .unwrap();
+        let e = w
+            .write_packet(DemoCommand::ClassInfo, 3, false, packet.clone())
+            .unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::Unwritable { .. }), "{e}");
+        assert_eq!(w.frames_written(), 2);
+        let data = w.finish().unwrap().into_inner();
+
+        let mut r = FrameReader::new(&data).unwrap();
+        let f = r.next_frame().unwrap().unwrap();
+        assert_eq!(pb::CDemoFileHeader::decode(&*f.payload).unwrap(), header);
+        let f = r.next_frame().unwrap().unwrap();
+        assert_eq!(
+            (f.command, f.tick, f.compressed),
+            (DemoCommand::Packet, 3, true)
+        );
+        let demo_packet = pb::CDemoPacket::decode(&*f.payload).unwrap();
+        assert_eq!(demo_packet.data, Some(packet.finish()));
+        assert!(r.next_frame().unwrap().is_none());
+    }
+
+    #[test]
     fn offsets_point_at_the_frames() {
         let mut w = DemoWriter::new(std::io::Cursor::new(Vec::new())).unwrap();
         w.write_frame(DemoCommand::SyncTick, -1, false, &[])
