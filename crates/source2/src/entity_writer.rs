@@ -171,9 +171,7 @@ fn resolve<'t>(
             .and_then(|k| overlay.get(&k))
         {
             Some(v) => *v,
-            None => base
-                .and_then(|b| b.get(prefix))
-                .and_then(Value::as_u64),
+            None => base.and_then(|b| b.get(prefix)).and_then(Value::as_u64),
         };
         stored.map(|v| u32::try_from(v).unwrap_or(u32::MAX))
     })
@@ -284,9 +282,7 @@ impl<'s> Context<'s> {
     ) -> Result<Base<'s>, ErrorKind> {
         let state = self.state;
         match state.entities.get(index) {
-            Some(e) if e.class_id == class_id && e.serial == serial => {
-                Ok(Base::Borrowed(&e.state))
-            }
+            Some(e) if e.class_id == class_id && e.serial == serial => Ok(Base::Borrowed(&e.state)),
             _ => self.baseline(class_id, serializer).map(Base::Shared),
         }
     }
@@ -320,10 +316,7 @@ impl Base<'_> {
 /// Decodes one `svc_PacketEntities` body (its protobuf bytes) against the
 /// state as it is right before the message is applied (see
 /// [`crate::Visitor::before_packet_entities`]).
-pub fn decode_packet_entities(
-    body: &[u8],
-    state: &DemoState,
-) -> Result<PacketEntities, ErrorKind> {
+pub fn decode_packet_entities(body: &[u8], state: &DemoState) -> Result<PacketEntities, ErrorKind> {
     let message = pb::CSvcMsgPacketEntities::decode(body)
         .map_err(|e| ErrorKind::protobuf("CSVCMsg_PacketEntities", e))?;
     decode_packet_entities_message(message, state)
@@ -331,8 +324,34 @@ pub fn decode_packet_entities(
 
 /// [`decode_packet_entities`] of a message already decoded.
 pub fn decode_packet_entities_message(
+    message: pb::CSvcMsgPacketEntities,
+    state: &DemoState,
+) -> Result<PacketEntities, ErrorKind> {
+    decode_message(message, state, None)
+}
+
+/// The field paths of every record that carries field data, in stream
+/// order, each with the number of bits its field-path sequence takes in the
+/// message (`FieldPathEncodeFinish` included): how long the game's choice of
+/// operations was, to compare with [`crate::fieldpath_writer`]'s.
+pub fn field_path_bits(
+    body: &[u8],
+    state: &DemoState,
+) -> Result<Vec<(Vec<FieldPath>, u64)>, ErrorKind> {
+    let message = pb::CSvcMsgPacketEntities::decode(body)
+        .map_err(|e| ErrorKind::protobuf("CSVCMsg_PacketEntities", e))?;
+    let mut out = Vec::new();
+    decode_message(message, state, Some(&mut out))?;
+    Ok(out)
+}
+
+/// Field paths with the bits they took, per record ([`field_path_bits`]).
+type PathBits = Vec<(Vec<FieldPath>, u64)>;
+
+fn decode_message(
     mut message: pb::CSvcMsgPacketEntities,
     state: &DemoState,
+    mut path_bits: Option<&mut PathBits>,
 ) -> Result<PacketEntities, ErrorKind> {
     let mut cx = Context::new(state)?;
     let data = message.entity_data.take().unwrap_or_default();
@@ -370,7 +389,15 @@ pub fn decode_packet_entities_message(
                 let spare = r.read_varuint32().map_err(hdr)?;
                 let serializer = cx.serializer_of(idx, class_id)?;
                 let base = cx.create_base(idx, class_id, serial, serializer)?;
-                let fields = decode_fields(&cx, idx, Some(class_id), serializer, base.get(), &mut r, &mut paths, ti)?;
+                let fields = decode_fields(
+                    &cx,
+                    (idx, Some(class_id), serializer),
+                    base.get(),
+                    &mut r,
+                    &mut paths,
+                    ti,
+                    path_bits.as_deref_mut(),
+                )?;
                 EntityOp::Create {
                     class_id,
                     serial,
@@ -388,7 +415,15 @@ pub fn decode_packet_entities_message(
                     Vec::new()
                 } else {
                     let (base, serializer, class_id) = cx.existing(idx)?;
-                    decode_fields(&cx, idx, Some(class_id), serializer, base, &mut r, &mut paths, ti)?
+                    decode_fields(
+                        &cx,
+                        (idx, Some(class_id), serializer),
+                        base,
+                        &mut r,
+                        &mut paths,
+                        ti,
+                        path_bits.as_deref_mut(),
+                    )?
                 };
                 EntityOp::Update { pvs, fields }
             }
@@ -408,18 +443,18 @@ pub fn decode_packet_entities_message(
     })
 }
 
-/// Reads one record's field paths and values.
-#[allow(clippy::too_many_arguments)]
+/// Reads one record's field paths and values (`entity`: index, class id,
+/// serializer).
 fn decode_fields(
     cx: &Context<'_>,
-    index: i32,
-    class_id: Option<u32>,
-    serializer: SerializerId,
+    (index, class_id, serializer): (i32, Option<u32>, SerializerId),
     base: &FieldState,
     r: &mut BitReader<'_>,
     paths: &mut Vec<FieldPath>,
     tick_interval: f32,
+    path_bits: Option<&mut PathBits>,
 ) -> Result<Vec<(FieldPath, Value)>, ErrorKind> {
+    let start = r.position();
     read_field_paths(r, paths).map_err(|e| {
         cx.error(
             index,
@@ -428,11 +463,15 @@ fn decode_fields(
             EntityProblem::Field(FieldError::FieldPaths(e)),
         )
     })?;
+    if let Some(out) = path_bits {
+        out.push((paths.clone(), r.position() - start));
+    }
     let mut overlay = Overlay::default();
     let mut fields = Vec::with_capacity(paths.len());
     for fp in paths.iter() {
         let field_error = |e| cx.error(index, class_id, Some(*fp), EntityProblem::Field(e));
-        let decoder = resolve(cx.tables, serializer, fp, Some(base), &overlay).map_err(field_error)?;
+        let decoder =
+            resolve(cx.tables, serializer, fp, Some(base), &overlay).map_err(field_error)?;
         let value = decoder
             .decode(r, tick_interval)
             .map_err(|e| field_error(FieldError::Value(e)))?;
@@ -449,19 +488,17 @@ fn decode_fields(
 /// Encodes a decoded message back into a `svc_PacketEntities` body (its
 /// protobuf bytes), against the state right before it is applied (the
 /// state it was decoded against).
-pub fn encode_packet_entities(
-    p: &PacketEntities,
-    state: &DemoState,
-) -> Result<Vec<u8>, ErrorKind> {
+pub fn encode_packet_entities(p: &PacketEntities, state: &DemoState) -> Result<Vec<u8>, ErrorKind> {
     let data = encode_entity_data(p, state)?;
     let mut message = p.message.clone();
-    message.updated_entries = Some(i32::try_from(p.records.len()).map_err(|_| {
-        ErrorKind::LimitExceeded {
-            what: "updated entries",
-            value: p.records.len() as u64,
-            limit: crate::entity::MAX_ENTITIES as u64,
-        }
-    })?);
+    message.updated_entries =
+        Some(
+            i32::try_from(p.records.len()).map_err(|_| ErrorKind::LimitExceeded {
+                what: "updated entries",
+                value: p.records.len() as u64,
+                limit: crate::entity::MAX_ENTITIES as u64,
+            })?,
+        );
     message.entity_data = Some(data);
     Ok(message.encode_to_vec())
 }
@@ -515,11 +552,21 @@ pub fn encode_entity_data(p: &PacketEntities, state: &DemoState) -> Result<Vec<u
                         "serial {serial} does not fit in {SERIAL_BITS} bits"
                     )));
                 }
-                w.write_bits(u64::from(*serial), SERIAL_BITS).map_err(bits)?;
+                w.write_bits(u64::from(*serial), SERIAL_BITS)
+                    .map_err(bits)?;
                 w.write_varuint32(*spare);
                 let serializer = cx.serializer_of(idx, *class_id)?;
                 let base = cx.create_base(idx, *class_id, *serial, serializer)?;
-                encode_fields(&cx, idx, Some(*class_id), serializer, base.get(), fields, &mut w, ti)?;
+                encode_fields(
+                    &cx,
+                    idx,
+                    Some(*class_id),
+                    serializer,
+                    base.get(),
+                    fields,
+                    &mut w,
+                    ti,
+                )?;
             }
             EntityOp::Update { pvs, fields } => {
                 w.write_bits(0, 2).map_err(bits)?;
@@ -546,7 +593,16 @@ pub fn encode_entity_data(p: &PacketEntities, state: &DemoState) -> Result<Vec<u
                     }
                 }
                 let (base, serializer, class_id) = cx.existing(idx)?;
-                encode_fields(&cx, idx, Some(class_id), serializer, base, fields, &mut w, ti)?;
+                encode_fields(
+                    &cx,
+                    idx,
+                    Some(class_id),
+                    serializer,
+                    base,
+                    fields,
+                    &mut w,
+                    ti,
+                )?;
             }
             EntityOp::Leave => w.write_bits(1, 2).map_err(bits)?,
             EntityOp::Delete => w.write_bits(3, 2).map_err(bits)?,
@@ -619,10 +675,24 @@ fn encode_fields(
 /// (see the module docs). The entities must be decoded (a visitor that
 /// wants their classes, as the default does).
 ///
-/// `is_delta` is false (a reader deletes every entity the message does not
-/// name), `delta_from` and `baseline` are left out (a full update is not a
-/// delta from an earlier frame), `max_entries` is the highest index + 1,
-/// `server_tick` the state's `net_Tick`.
+/// The message's other fields are those of the game's full packets:
+/// `is_delta` false (a reader deletes every entity the message does not
+/// name, and demofile-net also drops its entity baselines), `update_baseline`
+/// false, `baseline` 0, no `delta_from`; `max_entries` is one past the
+/// highest index, `server_tick` the state's `net_Tick`. The state does not
+/// keep the spawn-group fields (`active_spawngroup_handle`,
+/// `max_spawngroup_creationsequence`) nor the blobs the game adds
+/// (`serialized_entities`, `non_transmitted_entities`), which the reader
+/// does not use: a caller that has the message being replaced copies them from it
+/// into [`PacketEntities::message`] if it wants them.
+///
+/// Every entity is created active; [`pvs_leaves`] gives the records that
+/// take those out of the PVS again that were.
+///
+/// Encode it against the same state ([`encode_packet_entities`]): every
+/// length and pointer an entity holds is among its fields, so the paths
+/// resolve alike against the entity there and against the class baseline
+/// a fresh reader starts from.
 pub fn full_state(state: &DemoState) -> Result<PacketEntities, ErrorKind> {
     let cx = Context::new(state)?;
     let mut records = Vec::new();
@@ -634,7 +704,13 @@ pub fn full_state(state: &DemoState) -> Result<PacketEntities, ErrorKind> {
                 state.class_name(entity)
             )));
         }
-        let fields = entity_fields(&cx, entity.index, entity.class_id, entity.serializer, &entity.state)?;
+        let fields = entity_fields(
+            &cx,
+            entity.index,
+            entity.class_id,
+            entity.serializer,
+            &entity.state,
+        )?;
         records.push(EntityRecord {
             index: entity.index,
             op: EntityOp::Create {
@@ -648,11 +724,50 @@ pub fn full_state(state: &DemoState) -> Result<PacketEntities, ErrorKind> {
     let max_entries = records.last().map_or(0, |r| r.index + 1);
     let message = pb::CSvcMsgPacketEntities {
         max_entries: Some(max_entries),
+        updated_entries: i32::try_from(records.len()).ok(),
         legacy_is_delta: Some(false),
+        update_baseline: Some(false),
+        baseline: Some(0),
         server_tick: Some(state.net_tick),
         ..Default::default()
     };
     Ok(PacketEntities {
+        message,
+        records,
+        trailing: Vec::new(),
+        trailing_bits: 0,
+    })
+}
+
+/// The entities of `state` that are out of the PVS (they left it and are
+/// kept, inactive), as `Leave` records in a delta message; `None` when every
+/// entity is active. A create makes an entity active: a reader given
+/// [`full_state`] and then this message holds the same entities in the same
+/// PVS state as `state` (the records of one message cannot name an entity
+/// twice, hence a second message).
+pub fn pvs_leaves(state: &DemoState) -> Option<PacketEntities> {
+    let records: Vec<EntityRecord> = state
+        .entities
+        .iter()
+        .filter(|e| !e.active)
+        .map(|e| EntityRecord {
+            index: e.index,
+            op: EntityOp::Leave,
+        })
+        .collect();
+    if records.is_empty() {
+        return None;
+    }
+    let message = pb::CSvcMsgPacketEntities {
+        max_entries: records.last().map(|r| r.index + 1),
+        updated_entries: i32::try_from(records.len()).ok(),
+        legacy_is_delta: Some(true),
+        update_baseline: Some(false),
+        baseline: Some(0),
+        server_tick: Some(state.net_tick),
+        ..Default::default()
+    };
+    Some(PacketEntities {
         message,
         records,
         trailing: Vec::new(),
@@ -709,4 +824,166 @@ fn entity_fields(
     }
     fields.extend(last);
     Ok(fields)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use crate::entity::Entity;
+
+    /// A state with send tables (empty) and entities at 3, 7 and 40 (7 out
+    /// of the PVS).
+    fn state() -> DemoState {
+        let mut state = DemoState {
+            send_tables: Some(Arc::new(SendTables::default())),
+            class_id_bits: 9,
+            ..Default::default()
+        };
+        for (index, active) in [(3, true), (7, false), (40, true)] {
+            *state.entities.slot_mut(index as usize).unwrap() = Some(Entity {
+                index,
+                serial: 5,
+                class_id: 1,
+                serializer: 0,
+                active,
+                state: FieldState::default(),
+                decoded: true,
+            });
+        }
+        state
+    }
+
+    #[test]
+    fn headers_without_field_data_round_trip_bit_for_bit() {
+        let state = state();
+        let records = vec![
+            EntityRecord {
+                index: 3,
+                op: EntityOp::Update {
+                    pvs: Some(1),
+                    fields: Vec::new(),
+                },
+            },
+            EntityRecord {
+                index: 7,
+                op: EntityOp::Leave,
+            },
+            EntityRecord {
+                index: 40,
+                op: EntityOp::Delete,
+            },
+            EntityRecord {
+                index: 16383,
+                op: EntityOp::Leave,
+            },
+        ];
+        let p = PacketEntities {
+            message: pb::CSvcMsgPacketEntities {
+                updated_entries: Some(4),
+                has_pvs_vis_bits_deprecated: Some(1),
+                ..Default::default()
+            },
+            records,
+            trailing: vec![0b101],
+            trailing_bits: 3,
+        };
+        let body = encode_packet_entities(&p, &state).unwrap();
+        let back = decode_packet_entities(&body, &state).unwrap();
+        assert_eq!((&back.records, &back.message), (&p.records, &p.message));
+        // The trailing bits, then the zero bits that pad the last byte,
+        // which are trailing bits when read back.
+        assert!((3..11).contains(&back.trailing_bits));
+        assert_eq!(back.trailing.first().map(|b| b & 7), Some(0b101));
+        assert_eq!(back.trailing.iter().map(|b| b.count_ones()).sum::<u32>(), 2);
+        assert_eq!(encode_packet_entities(&back, &state).unwrap(), body);
+        // Delta 3, update (00), pvs bits 01; delta 3, leave (01); delta 32
+        // (UBitVar: 4 low bits, then 4 more), delete (11); ...
+        let data = encode_entity_data(&p, &state).unwrap();
+        let mut r = BitReader::new(&data);
+        assert_eq!(r.read_ubitvar().unwrap(), 3);
+        assert_eq!(r.read_bits(2).unwrap(), 0);
+        assert_eq!(r.read_bits(2).unwrap(), 1);
+        assert_eq!(r.read_ubitvar().unwrap(), 3);
+        assert_eq!(r.read_bits(2).unwrap(), 1);
+        assert_eq!(r.read_ubitvar().unwrap(), 32);
+        assert_eq!(r.read_bits(2).unwrap(), 3);
+        assert_eq!(r.read_ubitvar().unwrap(), 16383 - 41);
+        assert_eq!(r.read_bits(2).unwrap(), 1);
+        assert_eq!(r.read_bits(3).unwrap(), 0b101);
+    }
+
+    #[test]
+    fn what_the_layout_cannot_hold_is_an_error() {
+        let state = state();
+        let leave = |index| EntityRecord {
+            index,
+            op: EntityOp::Leave,
+        };
+        let write = |records: Vec<EntityRecord>, vis: Option<u32>| {
+            let p = PacketEntities {
+                message: pb::CSvcMsgPacketEntities {
+                    has_pvs_vis_bits_deprecated: vis,
+                    ..Default::default()
+                },
+                records,
+                ..Default::default()
+            };
+            encode_entity_data(&p, &state)
+        };
+        // Indices that do not increase, or past the last entity.
+        assert!(write(vec![leave(7), leave(7)], None).is_err());
+        assert!(write(vec![leave(16384)], None).is_err());
+        assert!(write(vec![leave(-1)], None).is_err());
+        // Visibility bits where the message has none, and the reverse.
+        let update = |pvs| EntityRecord {
+            index: 3,
+            op: EntityOp::Update {
+                pvs,
+                fields: Vec::new(),
+            },
+        };
+        assert!(write(vec![update(Some(0))], None).is_err());
+        assert!(write(vec![update(None)], Some(1)).is_err());
+        // A class id wider than the class-id bits, a serial wider than 17 bits.
+        let create = |class_id, serial| EntityRecord {
+            index: 3,
+            op: EntityOp::Create {
+                class_id,
+                serial,
+                spare: 0,
+                fields: Vec::new(),
+            },
+        };
+        assert!(write(vec![create(512, 5)], None).is_err());
+        assert!(write(vec![create(1, 1 << 17)], None).is_err());
+        // An update of an entity that does not exist.
+        let p = PacketEntities {
+            records: vec![EntityRecord {
+                index: 4,
+                op: EntityOp::Update {
+                    pvs: None,
+                    fields: Vec::new(),
+                },
+            }],
+            ..Default::default()
+        };
+        assert!(encode_entity_data(&p, &state).is_err());
+    }
+
+    #[test]
+    fn entities_out_of_the_pvs_leave_again_after_a_full_update() {
+        let state = state();
+        let leaves = pvs_leaves(&state).unwrap();
+        assert_eq!(
+            leaves.records,
+            vec![EntityRecord {
+                index: 7,
+                op: EntityOp::Leave
+            }]
+        );
+        assert_eq!(leaves.message.legacy_is_delta, Some(true));
+        let body = encode_packet_entities(&leaves, &state).unwrap();
+        assert_eq!(decode_packet_entities(&body, &state).unwrap(), leaves);
+    }
 }
