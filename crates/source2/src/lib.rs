@@ -35,6 +35,7 @@ pub mod econ;
 pub mod entity;
 pub mod error;
 pub mod fieldpath;
+pub mod fieldpath_writer;
 mod flattened;
 mod game;
 pub mod gameevent;
