@@ -244,10 +244,11 @@ impl FloatDecoder {
     }
 }
 
-/// A quantized float: a decoded step exactly, anything else as the engine
-/// encodes it.
+/// A quantized float: a decoded value exactly (an escape when it is the
+/// escape's value, else its step), anything else as the engine encodes it.
 fn encode_quantized(q: &QuantizedFloat, w: &mut BitWriter, value: f32) -> Result<(), ErrorKind> {
     let describe = || FloatDecoder::Quantized(*q).describe();
+    let fail = |e: BitError| unwritable(&describe(), value, e);
     if q.no_scale {
         w.write_f32(value);
         return Ok(());
@@ -255,24 +256,54 @@ fn encode_quantized(q: &QuantizedFloat, w: &mut BitWriter, value: f32) -> Result
     if value.is_nan() {
         return Err(unwritable(&describe(), value, "NaN cannot be quantized"));
     }
-    let escape = (q.flags & QFF_ROUND_DOWN != 0 && value <= q.low)
-        || (q.flags & QFF_ROUND_UP != 0 && value >= q.high)
-        || (q.flags & QFF_ENCODE_ZERO_EXACTLY != 0 && value == 0.0);
-    if !escape {
-        if let Some(step) = quantized_exact_step(q, value) {
-            // Every escape bit that remains is clear, then the step.
-            for flag in [QFF_ROUND_DOWN, QFF_ROUND_UP, QFF_ENCODE_ZERO_EXACTLY] {
-                if q.flags & flag != 0 {
-                    w.write_bool(false);
+    // The escape bits that remain, in the decoder's order; the first whose
+    // value this is (bit for bit) is set, and ends the encoding.
+    let escapes = [
+        (QFF_ROUND_DOWN, q.low.to_bits()),
+        (QFF_ROUND_UP, q.high.to_bits()),
+        (QFF_ENCODE_ZERO_EXACTLY, 0.0f32.to_bits()),
+    ];
+    let exact_escape = escapes
+        .iter()
+        .any(|&(flag, v)| q.flags & flag != 0 && value.to_bits() == v);
+    let step = if exact_escape {
+        None
+    } else {
+        quantized_exact_step(q, value)
+    };
+    if exact_escape || step.is_some() {
+        for (flag, v) in escapes {
+            if q.flags & flag != 0 {
+                let hit = step.is_none() && value.to_bits() == v;
+                w.write_bool(hit);
+                if hit {
+                    return Ok(());
                 }
             }
-            return w
-                .write_bits(step, q.bit_count)
-                .map_err(|e| unwritable(&describe(), value, e));
+        }
+        if let Some(step) = step {
+            return w.write_bits(step, q.bit_count).map_err(fail);
         }
     }
-    q.encode(w, value)
-        .map_err(|e| unwritable(&describe(), value, e))
+    if q.low <= q.high {
+        q.encode(w, value).map_err(fail)
+    } else {
+        // An inverted range (low above high, which the send tables may
+        // declare): no escapes, the nearest step.
+        for (flag, _) in escapes {
+            if q.flags & flag != 0 {
+                w.write_bool(false);
+            }
+        }
+        let max = (1u64 << q.bit_count.min(63)) - 1;
+        let step = ((f64::from(value) - f64::from(q.low)) / q.scale).round();
+        let step = if step.is_nan() {
+            0.0
+        } else {
+            step.clamp(0.0, max as f64)
+        };
+        w.write_bits(step as u64, q.bit_count).map_err(fail)
+    }
 }
 
 impl FieldDecoder {
