@@ -136,7 +136,7 @@ fn any_f32() -> impl Strategy<Value = f32> {
             f32::MAX,
             16384.0,
             16385.0,
-            -16384.96875,
+            -16_384.969,
         ]),
         -20_000.0f32..20_000.0,
         -2.0f32..2.0,
@@ -286,7 +286,7 @@ fn floats(v: &Value) -> Vec<f32> {
 fn prefix(data: &[u8], bits: u64) -> Vec<u8> {
     let bytes = bits.div_ceil(8) as usize;
     let mut out = data[..bytes].to_vec();
-    if bits % 8 != 0 {
+    if !bits.is_multiple_of(8) {
         if let Some(last) = out.last_mut() {
             *last &= (1u8 << (bits % 8)) - 1;
         }
@@ -546,7 +546,7 @@ fn expect_float(f: &FloatDecoder, v: f32, ti: f32) -> Option<f32> {
             let ticks = (f64::from(v) / f64::from(ti)).round();
             (0.0..=f64::from(u32::MAX))
                 .contains(&ticks)
-                .then(|| ticks as u32 as f32 * ti)
+                .then_some(ticks as u32 as f32 * ti)
         }
         FloatDecoder::RuneTime => (v.to_bits() < 16).then_some(v),
         FloatDecoder::Quantized(q) => {
