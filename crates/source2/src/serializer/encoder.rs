@@ -26,7 +26,7 @@
 //! | coord | presence of integer and fraction, sign, 14 bits of integer minus one, 5 bits of fraction; a present part is never zero. `-0.0` is the one exception: it is written as a present, zero fraction with the sign set, the only bits that decode to it |
 //! | simulation time | the tick count `value / tick_interval` as a varuint32 |
 //! | rune time | the four low bits of the `f32` pattern |
-//! | quantized float | the escape bits that remain after setup (round down, round up, zero, in that order), then the step |
+//! | quantized float | the escape bits that remain after setup (round down, round up, zero, in that order): the first whose value (low, high, 0.0) the value is, bit for bit, is set and ends it; otherwise all clear, then the step; a raw float (bit count 0 or 32 and up) as its 32 bits |
 //! | vectors of 2, 3, 4, 6 | each component with the float encoding |
 //! | vec3 normal | presence of x and y (left out when their 11-bit magnitude is 0, unless the value is `-0.0`), their sign and magnitude, the sign of z |
 //! | qangle precise, qangle coord | presence bits, then the present components (a component of `+0.0` is left out) |
@@ -52,7 +52,12 @@
 //!
 //! Values between steps are rounded as the bit core's writers document
 //! (coords truncate toward zero, normals and angles round to the nearest
-//! step, quantized floats follow the engine and clamp to their range).
+//! step, quantized floats follow the engine: at or below low with *round
+//! down*, at or above high with *round up* and exactly 0.0 with *zero* take
+//! the escape, the rest truncate to a step, clamped to the range). A
+//! quantized range declared upside down (low above high, which
+//! `QuantizedFloat::new` accepts) has no engine rule: such a field's values
+//! go to the nearest step.
 //!
 //! ## What cannot be written
 //!
