@@ -33,6 +33,7 @@ pub mod container_writer;
 pub mod dota;
 pub mod econ;
 pub mod entity;
+pub mod entity_writer;
 pub mod error;
 pub mod fieldpath;
 pub mod fieldpath_writer;
