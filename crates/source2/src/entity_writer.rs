@@ -81,7 +81,7 @@ use source2_demo_protobufs as pb;
 use crate::entity::{read_fields, FieldState, SERIAL_BITS};
 use crate::error::{EntityError, EntityProblem, ErrorKind, FieldError, PathError};
 use crate::fieldpath::{read_field_paths, FieldPath, Paths};
-use crate::serializer::{FieldDecoder, SendTables, SerializerId};
+use crate::serializer::{FieldDecoder, LastParent, SendTables, SerializerId};
 use crate::state::DemoState;
 use crate::value::Value;
 
@@ -155,26 +155,54 @@ fn shapes_paths(decoder: &FieldDecoder) -> bool {
     )
 }
 
-/// Resolves `fp` in the serializer, reading lengths and type indices from
-/// `overlay` first, then from `base` (the entity before the record).
-fn resolve<'t>(
-    tables: &'t SendTables,
-    serializer: SerializerId,
-    fp: &FieldPath,
-    base: Option<&FieldState>,
-    overlay: &Overlay,
-) -> Result<&'t FieldDecoder, FieldError> {
-    tables.resolve(serializer, fp, |len| {
-        let prefix = fp.as_slice().get(..len)?;
-        let stored = match FieldPath::from_slice(prefix)
-            .key()
-            .and_then(|k| overlay.get(&k))
-        {
-            Some(v) => *v,
-            None => base.and_then(|b| b.get(prefix)).and_then(Value::as_u64),
-        };
-        stored.map(|v| u32::try_from(v).unwrap_or(u32::MAX))
-    })
+/// Resolves the paths of one record in the serializer, reading lengths
+/// and type indices from `overlay` first, then from `base` (the entity
+/// before the record).
+///
+/// A path that differs from the one before only in its last index (most
+/// do) resolves through the node the previous one ended in, without the
+/// walk from the root: what shapes that walk (a length, a type index) sits
+/// on the shared prefix, which a path of the same length cannot set. The
+/// entity reader does the same.
+#[derive(Default)]
+struct Resolver<'t> {
+    previous: Option<(FieldPath, LastParent<'t>)>,
+}
+
+impl<'t> Resolver<'t> {
+    fn resolve(
+        &mut self,
+        tables: &'t SendTables,
+        serializer: SerializerId,
+        fp: &FieldPath,
+        base: Option<&FieldState>,
+        overlay: &Overlay,
+    ) -> Result<&'t FieldDecoder, FieldError> {
+        if let Some((before, parent)) = self.previous {
+            let (a, b) = (before.as_slice(), fp.as_slice());
+            let sibling = match (a.split_last(), b.split_last()) {
+                (Some((_, pa)), Some((&last, pb))) if pa == pb => parent.resolve(tables, last),
+                _ => None,
+            };
+            if let Some(decoder) = sibling {
+                self.previous = Some((*fp, parent));
+                return Ok(decoder);
+            }
+        }
+        let (decoder, parent) = tables.resolve_with_parent(serializer, fp, |len| {
+            let prefix = fp.as_slice().get(..len)?;
+            let stored = match FieldPath::from_slice(prefix)
+                .key()
+                .and_then(|k| overlay.get(&k))
+            {
+                Some(v) => *v,
+                None => base.and_then(|b| b.get(prefix)).and_then(Value::as_u64),
+            };
+            stored.map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+        })?;
+        self.previous = Some((*fp, parent));
+        Ok(decoder)
+    }
 }
 
 /// What the encoder and decoder need from the state: the send tables, the
@@ -467,11 +495,13 @@ fn decode_fields(
         out.push((paths.clone(), r.position() - start));
     }
     let mut overlay = Overlay::default();
+    let mut resolver = Resolver::default();
     let mut fields = Vec::with_capacity(paths.len());
     for fp in paths.iter() {
         let field_error = |e| cx.error(index, class_id, Some(*fp), EntityProblem::Field(e));
-        let decoder =
-            resolve(cx.tables, serializer, fp, Some(base), &overlay).map_err(field_error)?;
+        let decoder = resolver
+            .resolve(cx.tables, serializer, fp, Some(base), &overlay)
+            .map_err(field_error)?;
         let value = decoder
             .decode(r, tick_interval)
             .map_err(|e| field_error(FieldError::Value(e)))?;
@@ -646,9 +676,11 @@ fn encode_fields(
     tick_interval: f32,
 ) -> Result<(), ErrorKind> {
     let mut overlay = Overlay::default();
+    let mut resolver = Resolver::default();
     let mut decoders = Vec::with_capacity(fields.len());
     for (fp, value) in fields {
-        let decoder = resolve(cx.tables, serializer, fp, Some(base), &overlay)
+        let decoder = resolver
+            .resolve(cx.tables, serializer, fp, Some(base), &overlay)
             .map_err(|e| cx.error(index, class_id, Some(*fp), EntityProblem::Field(e)))?;
         if shapes_paths(decoder) {
             if let Some(k) = fp.key() {
@@ -801,10 +833,12 @@ fn entity_fields(
         }
     }
     let mut overlay = Overlay::default();
+    let mut resolver = Resolver::default();
     let mut fields = Vec::with_capacity(values.len());
     let mut last = Vec::new();
     for (fp, value) in values {
-        let decoder = resolve(cx.tables, serializer, &fp, None, &overlay)
+        let decoder = resolver
+            .resolve(cx.tables, serializer, &fp, None, &overlay)
             .map_err(|e| cx.error(index, Some(class_id), Some(fp), EntityProblem::Field(e)))?;
         let mut value = value.clone();
         if matches!(decoder, FieldDecoder::ArrayLength) {
