@@ -70,6 +70,37 @@
 //! rebuild those too, a length shorter than the elements the entity holds is
 //! written first as the length that covers them all, and again with its
 //! true value after every other path.
+//!
+//! # Example
+//!
+//! A visitor sees each message with the state right before it
+//! ([`crate::Visitor::before_packet_entities`]): there it can decode the
+//! message, change its records, and encode it again.
+//!
+//! ```no_run
+//! use gamewire_source2::entity_writer::{decode_packet_entities, encode_packet_entities, EntityOp};
+//! use gamewire_source2::{parse_with, DemoState, Visitor};
+//!
+//! /// Every message again, with the updates of entity 1 left out.
+//! struct Rewrite(Vec<Vec<u8>>);
+//!
+//! impl Visitor for Rewrite {
+//!     fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
+//!         let Ok(mut message) = decode_packet_entities(body, state) else { return };
+//!         message
+//!             .records
+//!             .retain(|r| !(r.index == 1 && matches!(r.op, EntityOp::Update { .. })));
+//!         if let Ok(body) = encode_packet_entities(&message, state) {
+//!             self.0.push(body);
+//!         }
+//!     }
+//! }
+//!
+//! let data = std::fs::read("demo.dem").unwrap();
+//! let mut rewrite = Rewrite(Vec::new());
+//! parse_with(&data, &mut rewrite).unwrap();
+//! println!("{} messages written again", rewrite.0.len());
+//! ```
 
 use std::sync::Arc;
 
