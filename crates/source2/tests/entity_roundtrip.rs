@@ -145,6 +145,8 @@ struct Counts {
     same_body: u64,
     same_data: u64,
     data_bytes: (u64, u64),
+    /// Damaged messages that still decoded.
+    damaged_decoded: u64,
 }
 
 /// Records what each message did: one digest per applied message (the
@@ -190,6 +192,10 @@ impl Effects {
             self.per_tick.push((tick, state_digest(state)));
         }
     }
+}
+
+fn original_message(body: &[u8]) -> pb::CSvcMsgPacketEntities {
+    pb::CSvcMsgPacketEntities::decode(body).unwrap()
 }
 
 /// The first pass: every message decoded, encoded and decoded again.
@@ -240,6 +246,32 @@ impl Visitor for RoundTrip {
         self.counts.data_bytes.0 += a.len() as u64;
         self.counts.data_bytes.1 += b.len() as u64;
         self.encoded.push_back(encoded);
+        // Damaged input: bits of `entity_data` flipped, or the data cut
+        // short. Decoding fails with an error or gives records that encode
+        // (or fail to) without a panic.
+        let mut damaged = original_message(body);
+        let mut seed = self.counts.messages.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let data = damaged.entity_data.get_or_insert_with(Vec::new);
+        if !data.is_empty() {
+            for _ in 0..3 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let bit = (seed % (data.len() as u64 * 8)) as usize;
+                data[bit / 8] ^= 1 << (bit % 8);
+            }
+            let cut = (seed % data.len() as u64) as usize;
+            let mut short = damaged.clone();
+            if let Some(d) = short.entity_data.as_mut() {
+                d.truncate(cut);
+            }
+            for m in [damaged, short] {
+                if let Ok(model) = decode_packet_entities(&m.encode_to_vec(), state) {
+                    let _ = encode_packet_entities(&model, state);
+                    self.counts.damaged_decoded += 1;
+                }
+            }
+        }
     }
 
     fn on_entity(
@@ -360,7 +392,8 @@ fn every_packet_entities_message_round_trips() {
         assert!(c.messages > 0 && c.values > 0, "{name}: {c:?}");
         eprintln!(
             "{name}: {} svc_PacketEntities ({} in full packets the reader skips), {} records, \
-             {} values; byte for byte: {} bodies, {} entity_data ({} bytes, ours {})",
+             {} values; byte for byte: {} bodies, {} entity_data ({} bytes, ours {}); \
+             {} of {} damaged copies still decoded",
             c.messages,
             c.skipped,
             c.records,
@@ -369,6 +402,8 @@ fn every_packet_entities_message_round_trips() {
             c.same_data,
             c.data_bytes.0,
             c.data_bytes.1,
+            c.damaged_decoded,
+            c.messages * 2,
         );
 
         let rewritten = replace_bodies(&original, std::mem::take(&mut first.encoded));
