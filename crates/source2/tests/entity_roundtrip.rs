@@ -11,6 +11,9 @@
 //!   the same entities: after each message, the same entities created,
 //!   updated and deleted, with the same values at every path the message
 //!   set, and every 64 ticks and at the end the same whole entity state;
+//! - damaged copies of every message (three bits of `entity_data` flipped,
+//!   or the data cut short) decode to an error or to records, and those
+//!   encode or fail, never with a panic;
 //! - [`full_state`] at several ticks of each demo: the demo's signon, then
 //!   one `DEM_FullPacket` (the string tables of that tick and the full
 //!   state's message), read by a fresh parser, holds the same entities
