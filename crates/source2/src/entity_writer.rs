@@ -212,7 +212,13 @@ impl<'t> Resolver<'t> {
         if let Some((before, parent)) = self.previous {
             let (a, b) = (before.as_slice(), fp.as_slice());
             let sibling = match (a.split_last(), b.split_last()) {
-                (Some((_, pa)), Some((&last, pb))) if pa == pb => parent.resolve(tables, last),
+                // Compared index by index: a slice comparison calls
+                // `memcmp`, slow for a few indices.
+                (Some((_, pa)), Some((&last, pb)))
+                    if pa.len() == pb.len() && pa.iter().zip(pb).all(|(x, y)| x == y) =>
+                {
+                    parent.resolve(tables, last)
+                }
                 _ => None,
             };
             if let Some(decoder) = sibling {
