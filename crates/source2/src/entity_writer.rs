@@ -153,7 +153,9 @@ pub enum EntityOp {
         class_id: u32,
         /// Serial number (17 bits).
         serial: u32,
-        /// The varuint32 after the serial, which no reader uses.
+        /// The varuint32 after the serial, which no reader uses (its values
+        /// follow the spawn groups' creation sequence); the parser keeps
+        /// it with the entity, and [`full_state`] writes it again.
         spare: u32,
         /// The values the record sets.
         fields: Vec<(FieldPath, Value)>,
@@ -785,7 +787,7 @@ pub fn full_state(state: &DemoState) -> Result<PacketEntities, ErrorKind> {
             op: EntityOp::Create {
                 class_id: entity.class_id,
                 serial: entity.serial,
-                spare: 0,
+                spare: entity.spare,
                 fields,
             },
         });
@@ -917,6 +919,7 @@ mod tests {
                 serial: 5,
                 class_id: 1,
                 serializer: 0,
+                spare: 1,
                 active,
                 state: FieldState::default(),
                 decoded: true,
