@@ -15,6 +15,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use gamewire_bits::{BitReader, BitWriter};
+use gamewire_source2::entity_writer::field_path_bits;
 use gamewire_source2::fieldpath::{codes, read_field_paths, FieldPath, MAX_DEPTH};
 use gamewire_source2::fieldpath_writer::{operation_for, write_field_paths};
 use gamewire_source2::{parse_with, DemoState, Entity, EntityChange, Visitor};
@@ -219,6 +220,16 @@ struct Counts {
     our_bits: u64,
     /// Operations of each kind we wrote.
     ops: Vec<u64>,
+    /// Records of `svc_PacketEntities` messages, as read with the bits the
+    /// game's field-path sequence took.
+    valve_records: u64,
+    /// Of those, how many of ours are as long as the game's, shorter, longer.
+    same_len: u64,
+    shorter: u64,
+    longer: u64,
+    /// Bits of the game's sequences and of ours for the same records.
+    valve_bits: u64,
+    ours_for_valve: u64,
 }
 
 /// Every create and update: its field paths, re-written and read back.
@@ -228,6 +239,25 @@ struct Rewrite {
 }
 
 impl Visitor for Rewrite {
+    fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
+        let what = format!("{} tick {}", self.name, state.tick);
+        let records = field_path_bits(body, state).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let c = &mut self.counts;
+        for (paths, valve) in records {
+            let (data, ours) = write(&paths);
+            let (got, _) = read(&data).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(got, paths, "{what}: paths differ");
+            c.valve_records += 1;
+            c.valve_bits += valve;
+            c.ours_for_valve += ours;
+            match ours.cmp(&valve) {
+                std::cmp::Ordering::Equal => c.same_len += 1,
+                std::cmp::Ordering::Less => c.shorter += 1,
+                std::cmp::Ordering::Greater => c.longer += 1,
+            }
+        }
+    }
+
     fn on_entity(
         &mut self,
         state: &DemoState,
@@ -284,6 +314,23 @@ fn corpus_field_paths_rewrite_to_the_same_paths() {
             .filter(|(_, &n)| n > 0)
             .map(|(i, n)| format!("{}={n}", gamewire_source2::fieldpath::OPS[i].0))
             .collect();
+        assert!(
+            c.valve_records > 0,
+            "{name}: no records with the game's bits"
+        );
+        // The shortest sequence is never longer than the game's.
+        assert_eq!(c.longer, 0, "{name}: longer than the game's");
+        println!(
+            "{name}: against the game's field paths: {} records, {} as long ({:.1}%), {} shorter; \
+             {} bits, ours {} ({:.2}%)",
+            c.valve_records,
+            c.same_len,
+            100.0 * c.same_len as f64 / c.valve_records as f64,
+            c.shorter,
+            c.valve_bits,
+            c.ours_for_valve,
+            100.0 * c.ours_for_valve as f64 / c.valve_bits as f64,
+        );
         println!(
             "{name}: {} records, {} paths, our field-path bits {} ({:.2} per path); ops: {}",
             c.records,
