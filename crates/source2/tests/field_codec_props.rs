@@ -422,8 +422,8 @@ fn canonical(d: &FieldDecoder, data: &[u8], ti: f32) -> Option<bool> {
         }
         FieldDecoder::AmmoCount => {
             let (ok, stored) = varuint_canonical(r, 5)?;
-            // Stored 0 and 1 both read as 0; 1 is the one written.
-            ok && stored != 0
+            // Stored 0 and 1 both read as 0; 0 is the one written.
+            ok && stored != 1
         }
         FieldDecoder::I64 | FieldDecoder::U64 | FieldDecoder::Fallback | FieldDecoder::MinusOne => {
             varuint_canonical(r, 10)?.0
