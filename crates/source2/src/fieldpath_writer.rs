@@ -17,8 +17,10 @@
 //! sequence as a whole. For each step the writer prices every operation that
 //! reaches the next path from the previous one (code length plus operands:
 //! 2 to 31-bit field-path varints, 6 to 34-bit `UBitVar`s, zigzag varints,
-//! packed 3, 4, 5, 6 and 8-bit fields) and takes the cheapest; among equally
-//! short ones, the one first in the operation table.
+//! packed fields of 3 to 6 bits) and takes the cheapest; among equally
+//! short ones, the one first in the operation table, except that
+//! `PushOneLeftDeltaNRightNonZeroPack8Bits` goes before
+//! `PushOneLeftDeltaNRightNonZero`, as the games choose.
 //!
 //! What can be written: any paths of 1 to 7 indices, in the order given (the
 //! values that follow the paths are read in path order, so the writer never
@@ -397,8 +399,8 @@ fn plan(op: usize, s: &Pair<'_>, out: &mut impl Out) -> bool {
     }
 }
 
-/// The cheapest operation from `prev` to `next` and its bits; the first in
-/// the table among equally cheap ones. `None` when none reaches `next` (a
+/// The cheapest operation from `prev` to `next` and its bits; among equally
+/// cheap ones, the first in the table but for [`wins_tie`]. `None` when none reaches `next` (a
 /// negative index to push).
 fn cheapest(prev: &FieldPath, next: &FieldPath) -> Option<(usize, u32)> {
     let pair = Pair::new(prev, next)?;
@@ -406,11 +408,40 @@ fn cheapest(prev: &FieldPath, next: &FieldPath) -> Option<(usize, u32)> {
     let mut best: Option<(usize, u32)> = None;
     for op in 0..FINISH {
         let mut cost = Cost { codes, bits: 0 };
-        if plan(op, &pair, &mut cost) && best.is_none_or(|(_, b)| cost.bits < b) {
+        if plan(op, &pair, &mut cost)
+            && best.is_none_or(|(o, b)| cost.bits < b || (cost.bits == b && wins_tie(op, o)))
+        {
             best = Some((op, cost.bits));
         }
     }
     best
+}
+
+/// Whether `op` goes before the equally short `other`, which comes first
+/// in the table: only `PushOneLeftDeltaNRightNonZeroPack8Bits` before
+/// `PushOneLeftDeltaNRightNonZero` (two 4-bit fields against two varints of
+/// 4 to 15 and 0 to 3). The games take the packed form there, and keep to
+/// the table's order on the other ties seen in the corpus demos
+/// (`PushOneLeftDeltaOneRightZero` before `...RightNonZero` with the varint
+/// 0, `PopAllButOnePlusN` before `...PlusNPack3Bits`).
+fn wins_tie(op: usize, other: usize) -> bool {
+    op == 12 && other == 10
+}
+
+/// Every operation that turns `prev` into `next`, with its length in bits
+/// (code and operands), in table order: the choices a writer has for one
+/// step ([`write_field_paths`] takes one of the shortest).
+pub fn operations_between(prev: &FieldPath, next: &FieldPath) -> Vec<(usize, u32)> {
+    let Some(pair) = Pair::new(prev, next) else {
+        return Vec::new();
+    };
+    let codes = codes();
+    (0..FINISH)
+        .filter_map(|op| {
+            let mut cost = Cost { codes, bits: 0 };
+            plan(op, &pair, &mut cost).then_some((op, cost.bits))
+        })
+        .collect()
 }
 
 /// The operation [`write_field_paths`] writes to go from `prev` to `next`:

@@ -17,7 +17,7 @@
 use gamewire_bits::{BitReader, BitWriter};
 use gamewire_source2::entity_writer::field_path_bits;
 use gamewire_source2::fieldpath::{codes, read_field_paths, FieldPath, MAX_DEPTH};
-use gamewire_source2::fieldpath_writer::{operation_for, write_field_paths};
+use gamewire_source2::fieldpath_writer::{operation_for, operations_between, write_field_paths};
 use gamewire_source2::{parse_with, DemoState, Entity, EntityChange, Visitor};
 use proptest::prelude::*;
 
@@ -227,6 +227,14 @@ struct Counts {
     same_len: u64,
     shorter: u64,
     longer: u64,
+    /// Of the records as long as the game's, those whose every step has
+    /// one shortest operation: the game's sequence, as long as ours, took
+    /// the shortest operation at each step (none can be shorter, so none
+    /// was longer), which is then ours: the bits are identical.
+    identical: u64,
+    /// Records as long as the game's with a step where two operations are
+    /// equally short (the game's choice is not known from the length).
+    tied: u64,
     /// Bits of the game's sequences and of ours for the same records.
     valve_bits: u64,
     ours_for_valve: u64,
@@ -251,7 +259,22 @@ impl Visitor for Rewrite {
             c.valve_bits += valve;
             c.ours_for_valve += ours;
             match ours.cmp(&valve) {
-                std::cmp::Ordering::Equal => c.same_len += 1,
+                std::cmp::Ordering::Equal => {
+                    c.same_len += 1;
+                    let mut prev = FieldPath::default();
+                    let mut unique = true;
+                    for p in &paths {
+                        let choices = operations_between(&prev, p);
+                        let best = choices.iter().map(|&(_, b)| b).min().unwrap();
+                        unique &= choices.iter().filter(|&&(_, b)| b == best).count() == 1;
+                        prev = *p;
+                    }
+                    if unique {
+                        c.identical += 1;
+                    } else {
+                        c.tied += 1;
+                    }
+                }
                 std::cmp::Ordering::Less => c.shorter += 1,
                 std::cmp::Ordering::Greater => c.longer += 1,
             }
@@ -321,11 +344,14 @@ fn corpus_field_paths_rewrite_to_the_same_paths() {
         // The shortest sequence is never longer than the game's.
         assert_eq!(c.longer, 0, "{name}: longer than the game's");
         println!(
-            "{name}: against the game's field paths: {} records, {} as long ({:.1}%), {} shorter; \
-             {} bits, ours {} ({:.2}%)",
+            "{name}: against the game's field paths: {} records, {} as long ({:.1}%; {} identical \
+             ({:.1}%), {} with equally short choices), {} shorter; {} bits, ours {} ({:.2}%)",
             c.valve_records,
             c.same_len,
             100.0 * c.same_len as f64 / c.valve_records as f64,
+            c.identical,
+            100.0 * c.identical as f64 / c.valve_records as f64,
+            c.tied,
             c.shorter,
             c.valve_bits,
             c.ours_for_valve,
