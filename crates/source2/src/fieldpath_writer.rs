@@ -70,15 +70,18 @@ pub enum PathStyle {
     Shortest,
     /// The shortest sequence under the rules the games' encoder keeps,
     /// read off the corpus demos (where these rules make the sequence as
-    /// long as the game's in 91 to 100 % of records, against 78 to 95 %
+    /// long as the game's in 95 to 100 % of records, against 78 to 95 %
     /// for [`PathStyle::Shortest`], and never longer):
     ///
     /// - a `PopAllButOne...` operation only where it pops something;
     /// - `PushOneLeftDeltaNRightZero` only with a left delta that is not 0;
     /// - the 3-bit and 4-bit fields of `PushOneLeftDeltaNRightNonZeroPack6Bits`
     ///   and `...Pack8Bits` below their largest value (7, 15);
-    /// - `PushTwoPack5LeftDeltaOne` and `PushThreePack5LeftDeltaOne`
-    ///   wherever the pushed indices fit 5 bits.
+    /// - the 5-bit forms of push-two and push-three with a left delta of
+    ///   zero or one wherever the pushed indices fit 5 bits;
+    /// - `PushNAndNonTopological` only where an index before the last one
+    ///   of the previous path changes (a push after a plain move of the
+    ///   last index is a push-two, push-three or `PushN`).
     ///
     /// It is a few bits per record longer than [`PathStyle::Shortest`] at
     /// most, and comes out bit for bit as the game wrote it far more often.
@@ -323,9 +326,9 @@ fn plan(op: usize, s: &Pair<'_>, out: &mut impl Out) -> bool {
                 return false;
             }
             let fit5 = pushed.iter().all(|&v| v < 32);
-            // With a left delta of one, the games use the 5-bit form
-            // wherever the indices fit it.
-            if (pack5 && !fit5) || (s.game && !pack5 && fit5 && (op - 13) / 4 == 1) {
+            // With a left delta of zero or one, the games use the 5-bit
+            // form wherever the indices fit it.
+            if (pack5 && !fit5) || (s.game && !pack5 && fit5 && (op - 13) / 4 <= 1) {
                 return false;
             }
             match (op - 13) / 4 {
@@ -359,7 +362,7 @@ fn plan(op: usize, s: &Pair<'_>, out: &mut impl Out) -> bool {
         }
         // PushNAndNonTopological: any edit of the first `lp` indices (each
         // delta minus one), the count, the indices.
-        26 if ln >= lp => {
+        26 if ln >= lp && !(s.game && s.same_prefix) => {
             let pushed = s.pushed();
             if pushed.iter().any(|&v| v < 0) {
                 return false;
