@@ -253,7 +253,7 @@ fn kinds(d: &FieldDecoder) -> Vec<Kind> {
     }
 }
 
-// ---------------------------------------------------------------- helpers
+// ---------------------------------------------------------------- utilities
 
 /// Values equal bit for bit (floats by their patterns).
 fn same(a: &Value, b: &Value) -> bool {
