@@ -104,6 +104,15 @@ pub enum ErrorKind {
         /// Why not.
         reason: String,
     },
+    /// The input could not be read (an I/O error other than its end: the
+    /// edit pipelines read demos from any `std::io::Read`).
+    #[error("cannot read {what}: {reason}")]
+    Unreadable {
+        /// What was being read.
+        what: &'static str,
+        /// The I/O error.
+        reason: String,
+    },
 }
 
 /// Entity data that could not be decoded ([`ErrorKind::Entity`]): which
