@@ -1,0 +1,180 @@
+//! `edit::cut` on every corpus demo (CS2, Deadlock, Dota 2): the cut demo
+//! decodes, on every tick of its range, to the same model as the original
+//! (every entity with every field value, every string table, the game
+//! events and user messages of the tick), and holds no other tick. Cuts
+//! from the first tick, at the last tick, of a single tick, at the tick of
+//! the input's full packet and just after it, and past the end; a range
+//! outside the demo is an error naming the demo's ticks; a demo cut inside
+//! a frame is cut up to there.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod edit_common;
+
+use std::collections::BTreeSet;
+use std::io::Cursor;
+
+use edit_common::{by_tick, digest, TickDigest};
+use gamewire_source2::container::{DemoCommand, FrameReader};
+use gamewire_source2::edit::{cut, EditReport, TickRange};
+use gamewire_source2::ErrorKind;
+
+fn demos() -> Vec<std::path::PathBuf> {
+    let out = gamewire_corpus::source2_demos().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.len() >= 7, "expected the 7 corpus demos, found {out:?}");
+    out
+}
+
+fn cut_of(data: &[u8], from: i32, to: i32) -> (Vec<u8>, EditReport) {
+    let mut out = Cursor::new(Vec::new());
+    let report = cut(data, &mut out, TickRange { from, to })
+        .unwrap_or_else(|e| panic!("cut {from}..{to}: {e}"));
+    (out.into_inner(), report)
+}
+
+/// Checks a cut of `from..=to` against the input's digests.
+fn check(name: &str, data: &[u8], in_ticks: &[TickDigest], from: i32, to: i32) {
+    let (out, report) = cut_of(data, from, to);
+    assert!(report.cut.is_none(), "{name} {from}..{to}: {:?}", report.cut);
+    let (out_ticks, out_state, end) = digest(&out);
+    assert!(end.is_none(), "{name} {from}..{to}: {end:?}");
+    assert!(out_state.reached_stop);
+    let want: BTreeSet<i32> = in_ticks
+        .iter()
+        .map(|t| t.tick)
+        .filter(|&t| t >= from && t <= to)
+        .collect();
+    let got: BTreeSet<i32> = out_ticks.iter().map(|t| t.tick).filter(|&t| t >= 0).collect();
+    assert_eq!(got, want, "{name} {from}..{to}: ticks");
+    let input = by_tick(in_ticks);
+    let output = by_tick(&out_ticks);
+    for t in &want {
+        assert_eq!(output[t], input[t], "{name} {from}..{to}: tick {t}");
+    }
+    // The file info: the ticks written, their time, the DEM_Packet frames.
+    let (first, last) = (*want.first().unwrap(), *want.last().unwrap());
+    let info = out_state.file_info.as_ref().expect("a file info");
+    assert_eq!(info.playback_ticks, Some(last - first + 1), "{name}");
+    let expected_time = (last - first + 1) as f32 * out_state.tick_interval;
+    assert_eq!(info.playback_time, Some(expected_time), "{name}");
+    assert_eq!(
+        info.playback_frames,
+        Some(packet_frames(&out) as i32),
+        "{name} {from}..{to}"
+    );
+    println!(
+        "{name}: cut {from}..{to}: {} ticks, {} of {} frames written, {} bytes",
+        want.len(),
+        report.frames_written,
+        report.frames_read,
+        out.len()
+    );
+}
+
+/// `DEM_Packet` frames of a demo.
+fn packet_frames(data: &[u8]) -> usize {
+    let mut r = FrameReader::new(data).unwrap();
+    let mut n = 0;
+    while let Some(f) = r.next_frame().unwrap() {
+        n += usize::from(f.command == DemoCommand::Packet);
+    }
+    n
+}
+
+/// Ticks of the input's `DEM_FullPacket` frames.
+fn full_packet_ticks(data: &[u8]) -> Vec<i32> {
+    let mut r = FrameReader::new(data).unwrap();
+    let mut out = Vec::new();
+    while let Some(f) = r.next_frame().unwrap() {
+        if f.command == DemoCommand::FullPacket {
+            out.push(f.tick);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_cut_decodes_to_the_input_on_its_ticks() {
+    for path in demos() {
+        let name = path.display().to_string();
+        let data = std::fs::read(&path).unwrap();
+        let (in_ticks, in_state, end) = digest(&data);
+        assert!(end.is_none(), "{name}: {end:?}");
+        // The rule the cut's file info follows, checked on the input.
+        let info = in_state.file_info.as_ref().unwrap();
+        assert_eq!(info.playback_frames, Some(packet_frames(&data) as i32), "{name}");
+        let ticks: Vec<i32> = in_ticks.iter().map(|t| t.tick).filter(|&t| t >= 0).collect();
+        let (first, last) = (ticks[0], *ticks.last().unwrap());
+        let mid = ticks[ticks.len() / 2];
+        let later = ticks[(ticks.len() * 3 / 4).min(ticks.len() - 1)];
+        check(&name, &data, &in_ticks, first, mid);
+        check(&name, &data, &in_ticks, last, last);
+        check(&name, &data, &in_ticks, mid, mid);
+        check(&name, &data, &in_ticks, mid, later);
+        check(&name, &data, &in_ticks, later, last + 1000);
+        for f in full_packet_ticks(&data) {
+            // At the full packet's tick (and the tick before it, when the
+            // demo has one), and just after it.
+            if let Some(&before) = ticks.iter().rev().find(|&&t| t < f) {
+                check(&name, &data, &in_ticks, before, mid);
+            }
+            check(&name, &data, &in_ticks, f, mid);
+            if let Some(&after) = ticks.iter().find(|&&t| t > f) {
+                check(&name, &data, &in_ticks, after, mid);
+            }
+        }
+        // Outside the demo: an error that names its first tick (and its
+        // last, when the range starts after it); a range that ends before
+        // it starts is refused at once.
+        for (from, to) in [(last + 1, last + 50), (-50, first - 1), (mid, mid - 1)] {
+            let e = cut(&data[..], Cursor::new(Vec::new()), TickRange { from, to }).unwrap_err();
+            let ErrorKind::TickRange {
+                first: f, last: l, ..
+            } = e.kind
+            else {
+                panic!("{name} {from}..{to}: {e}");
+            };
+            if from > last {
+                assert_eq!((f, l), (first, last), "{name}: {e}");
+            } else if from <= to && to >= 0 {
+                assert_eq!(f, first, "{name}: {e}");
+            }
+            println!("{name}: {from}..{to}: {e}");
+        }
+    }
+}
+
+#[test]
+fn a_demo_cut_inside_a_frame_is_cut_up_to_there() {
+    for path in demos() {
+        let name = path.display().to_string();
+        let data = std::fs::read(&path).unwrap();
+        let mut reader = FrameReader::new(&data).unwrap();
+        let at = data.len() * 2 / 3;
+        let mut inside = at;
+        while let Some(_f) = reader.next_frame().unwrap() {
+            if reader.offset() as usize > at {
+                inside = reader.offset() as usize - 2;
+                break;
+            }
+        }
+        let short = &data[..inside];
+        let (in_ticks, _, end) = digest(short);
+        assert!(end.is_some_and(|e| e.is_truncation()), "{name}");
+        let ticks: Vec<i32> = in_ticks.iter().map(|t| t.tick).filter(|&t| t >= 0).collect();
+        let from = ticks[ticks.len() / 3];
+        let (out, report) = cut_of(short, from, i32::MAX);
+        assert!(report.cut.as_ref().is_some_and(|e| e.is_truncation()), "{name}");
+        assert!(report.warnings.iter().any(|w| w.message.contains("ends early")));
+        let (out_ticks, out_state, end) = digest(&out);
+        assert!(end.is_none() && out_state.reached_stop, "{name}: {end:?}");
+        let input = by_tick(&in_ticks);
+        for t in out_ticks.iter().filter(|t| t.tick >= 0) {
+            assert_eq!(&t, &input[&t.tick], "{name}: tick {}", t.tick);
+        }
+        assert_eq!(
+            out_ticks.iter().filter(|t| t.tick >= 0).count(),
+            ticks.iter().filter(|&&t| t >= from).count(),
+            "{name}"
+        );
+    }
+}
