@@ -34,6 +34,7 @@ pub mod dota;
 pub mod econ;
 pub mod edit;
 pub mod entity;
+pub mod entity_writer;
 pub mod error;
 pub mod fieldpath;
 mod flattened;
