@@ -93,25 +93,12 @@ pub fn cut<R: Read, W: Write + Seek>(
     range: TickRange,
 ) -> Result<EditReport, DemoError> {
     let mut stream = FrameStream::new(input)?;
-    let start = Location {
-        byte_offset: 0,
-        frame: 0,
-        tick: -1,
-    };
+    let mut report = EditReport::new();
     if range.from > range.to || range.to < 0 {
-        return Err(DemoError {
-            kind: ErrorKind::TickRange {
-                from: range.from,
-                to: range.to,
-                first: -1,
-                last: -1,
-            },
-            location: start,
-        });
+        return Err(range_error(&mut stream, &mut report, range));
     }
     let mut parser = DemoParser::detached()?;
     let mut writer = DemoWriter::new(out)?;
-    let mut report = EditReport::new();
     let mut visitor = StateOnly;
     let mut phase = Phase::Signon;
     // The last net_Tick message read, as its body.
@@ -119,12 +106,11 @@ pub fn cut<R: Read, W: Write + Seek>(
     // Ticks written: first and last, and the DEM_Packet frames.
     let mut written: Option<(i32, i32)> = None;
     let mut packets = 0u32;
-    let mut stopped = false;
     loop {
         let next = match stream.next_frame() {
             Ok(Some(f)) => f,
             Ok(None) => {
-                if !stopped && !parser.state.reached_stop {
+                if !parser.state.reached_stop {
                     report.ended_early(missing_stop(&stream));
                 }
                 break;
@@ -141,15 +127,7 @@ pub fn cut<R: Read, W: Write + Seek>(
         if phase == Phase::Signon && game_frame {
             phase = Phase::Before;
             if range.to < frame.tick {
-                return Err(DemoError {
-                    kind: ErrorKind::TickRange {
-                        from: range.from,
-                        to: range.to,
-                        first: frame.tick,
-                        last: frame.tick,
-                    },
-                    location: location(frame),
-                });
+                return Err(range_error(&mut stream, &mut report, range));
             }
         }
         match phase {
@@ -166,8 +144,8 @@ pub fn cut<R: Read, W: Write + Seek>(
                     parser.apply_frame(frame, &mut visitor)?;
                     continue;
                 }
-                let payload = full_packet(&parser.state, net_tick.as_deref())
-                    .map_err(|kind| DemoError {
+                let payload =
+                    full_packet(&parser.state, net_tick.as_deref()).map_err(|kind| DemoError {
                         kind,
                         location: location(frame),
                     })?;
@@ -180,7 +158,6 @@ pub fn cut<R: Read, W: Write + Seek>(
             }
             Phase::Inside => {
                 if frame.command == DemoCommand::Stop || frame.tick > range.to {
-                    stopped = true;
                     break;
                 }
                 writer.write_raw_frame(frame.command, frame.tick, frame.compressed, next.stored)?;
@@ -193,19 +170,7 @@ pub fn cut<R: Read, W: Write + Seek>(
     }
     parser.finish_frames(&mut visitor);
     let Some((first, last)) = written else {
-        return Err(DemoError {
-            kind: ErrorKind::TickRange {
-                from: range.from,
-                to: range.to,
-                first: report.first_tick,
-                last: report.last_tick,
-            },
-            location: Location {
-                byte_offset: stream.offset(),
-                frame: stream.frame_index(),
-                tick: stream.last_tick(),
-            },
-        });
+        return Err(range_error(&mut stream, &mut report, range));
     };
     writer.write_frame(DemoCommand::Stop, last, false, &[])?;
     let ticks = last.saturating_sub(first).saturating_add(1);
@@ -219,6 +184,31 @@ pub fn cut<R: Read, W: Write + Seek>(
     report.frames_written = writer.frames_written();
     writer.finish()?;
     Ok(report)
+}
+
+/// The error for a range that does not meet the demo: the rest of the
+/// input is read (not decoded) to name the demo's first and last tick.
+fn range_error<R: Read>(
+    stream: &mut FrameStream<R>,
+    report: &mut EditReport,
+    range: TickRange,
+) -> DemoError {
+    while let Ok(Some(f)) = stream.next_frame() {
+        report.frame_read(f.frame.tick);
+    }
+    DemoError {
+        kind: ErrorKind::TickRange {
+            from: range.from,
+            to: range.to,
+            first: report.first_tick,
+            last: report.last_tick,
+        },
+        location: Location {
+            byte_offset: stream.offset(),
+            frame: stream.frame_index(),
+            tick: stream.last_tick(),
+        },
+    }
 }
 
 fn location(frame: &crate::container::Frame<'_>) -> Location {

@@ -22,11 +22,11 @@
 
 use crate::error::{DemoError, Warning};
 
-// pub mod cut;
+pub mod cut;
 pub mod frames;
 pub mod rewrite;
 
-// pub use cut::cut;
+pub use cut::cut;
 pub use rewrite::rewrite;
 
 /// What an edit did.

@@ -17,6 +17,12 @@
 //! - `CSVCMsg_CreateStringTable` / `CSVCMsg_UpdateStringTable`: the entry
 //!   bitstream read into its records and written again
 //!   ([`crate::stringtable_writer`]), snappy-compressed again when it was;
+//! - `CSVCMsg_PacketEntities`: decoded into its entity records (creates,
+//!   updates, leaves, deletes with their field paths and values) against
+//!   the state right before it, and encoded again
+//!   ([`crate::entity_writer`]); the encoder's choices (field-path
+//!   operations, a value's encoding) may differ from the game's, the
+//!   records they decode to do not;
 //! - every other message through its protobuf type.
 //!
 //! A payload or message is written from its model only when the model,
@@ -24,8 +30,9 @@
 //! that lacks fields a newer game build sends would drop them). Otherwise
 //! it is written as its original bytes and counted
 //! ([`EditReport::messages_copied`], one warning listing them by name).
-//! Messages the writer has no model of (user messages and protobuf game
-//! events, `CSVCMsg_PacketEntities`) are copied and counted the same way.
+//! Messages the writer has no model of here (user messages and protobuf
+//! game events) are copied and counted the same way, and so is a
+//! `CSVCMsg_PacketEntities` whose records cannot be encoded again.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, Write};
@@ -45,6 +52,7 @@ use crate::DemoParser;
 
 use super::frames::FrameStream;
 use super::{missing_stop, EditReport, StateOnly};
+use crate::entity_writer::{decode_packet_entities, encode_packet_entities};
 
 /// Decodes and writes a demo again, every frame from its decoded model
 /// (see the module documentation). `out` receives a whole demo; a demo
@@ -56,7 +64,7 @@ pub fn rewrite<R: Read, W: Write + Seek>(input: R, out: W) -> Result<EditReport,
     let mut writer = DemoWriter::new(out)?;
     let mut report = EditReport::new();
     let mut model = Rebuild::default();
-    let mut visitor = StateOnly;
+    let mut visitor = Entities::default();
     let mut last = (DemoCommand::Stop, -1);
     loop {
         let frame = match stream.next_frame() {
@@ -79,14 +87,18 @@ pub fn rewrite<R: Read, W: Write + Seek>(input: R, out: W) -> Result<EditReport,
             frame: frame.index,
             tick: frame.tick,
         };
-        // Rebuilt against the state before the frame, as the reader
-        // decodes it.
+        // The frame is applied first: the visitor re-encodes each
+        // svc_PacketEntities against the state right before it, as the
+        // reader decodes it. The other messages need only the string
+        // tables that existed before the frame.
+        let tables_before = parser.state.string_tables.len();
+        visitor.bodies.clear();
+        parser.apply_frame(&frame, &mut visitor)?;
         let payload = model
-            .frame(&frame, &parser.state)
+            .frame(&frame, &parser.state, tables_before, &mut visitor.bodies)
             .map_err(|kind| DemoError { kind, location })?;
         writer.write_frame(frame.command, frame.tick, frame.compressed, &payload)?;
         last = (frame.command, frame.tick);
-        parser.apply_frame(&frame, &mut visitor)?;
     }
     parser.finish_frames(&mut visitor);
     if report.cut.is_some() && !parser.state.reached_stop {
@@ -96,6 +108,28 @@ pub fn rewrite<R: Read, W: Write + Seek>(input: R, out: W) -> Result<EditReport,
     model.report(&mut report);
     writer.finish()?;
     Ok(report)
+}
+
+/// The rewrite's visitor: what [`StateOnly`] reads, and each
+/// svc_PacketEntities body decoded into its records and encoded again
+/// against the state right before it (in the order of the frame's
+/// messages; the reason when that fails).
+#[derive(Debug, Default)]
+pub(crate) struct Entities {
+    pub(crate) bodies: std::collections::VecDeque<Result<Vec<u8>, String>>,
+}
+
+impl crate::Visitor for Entities {
+    fn interests(&self) -> crate::Interests {
+        StateOnly.interests()
+    }
+
+    fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
+        let encoded = decode_packet_entities(body, state)
+            .and_then(|model| encode_packet_entities(&model, state))
+            .map_err(|e| e.to_string());
+        self.bodies.push_back(encoded);
+    }
 }
 
 /// Rebuilds frame payloads and packet messages from their models, and
@@ -137,11 +171,16 @@ fn snappy(data: &[u8]) -> Result<Vec<u8>, ErrorKind> {
         })
 }
 
-/// The string tables as a packet sees them: the state's before it, then
-/// the ones the packet creates (or, after a `CSVCMsg_ClearAllStringTables`,
-/// only those).
+/// The string tables as a packet sees them: those that existed before
+/// its frame, then the ones the packet creates (or, after a
+/// `CSVCMsg_ClearAllStringTables`, only those). Read from the state after
+/// the frame: a table's format never changes once created, and tables are
+/// only appended (or all cleared).
 struct PacketTables<'s> {
-    state: &'s [StringTable],
+    /// Tables before the frame.
+    before: usize,
+    /// The tables after the frame.
+    after: &'s [StringTable],
     cleared: bool,
     created: Vec<StringTable>,
 }
@@ -149,11 +188,13 @@ struct PacketTables<'s> {
 impl PacketTables<'_> {
     fn get(&self, id: i32) -> Option<&StringTable> {
         let id = usize::try_from(id).ok()?;
-        let base = if self.cleared { 0 } else { self.state.len() };
+        let base = if self.cleared { 0 } else { self.before };
         if id < base {
-            self.state.get(id)
+            self.after.get(id)
         } else {
-            self.created.get(id - base)
+            // A table the frame created some other way (a full packet's
+            // snapshot) is found in the state after it.
+            self.created.get(id - base).or_else(|| self.after.get(id))
         }
     }
 }
@@ -204,10 +245,15 @@ impl Rebuild {
     }
 
     /// The payload of a frame, rebuilt.
+    /// `state` is the state after the frame, `tables_before` the number of
+    /// string tables before it, `entities` the frame's svc_PacketEntities
+    /// bodies encoded again (see [`Entities`]).
     pub(crate) fn frame(
         &mut self,
         frame: &Frame<'_>,
         state: &DemoState,
+        tables_before: usize,
+        entities: &mut std::collections::VecDeque<Result<Vec<u8>, String>>,
     ) -> Result<Vec<u8>, ErrorKind> {
         let p = &*frame.payload;
         use DemoCommand as C;
@@ -233,7 +279,7 @@ impl Rebuild {
             C::Packet | C::SignonPacket => match same_after::<pb::CDemoPacket>(p) {
                 Some(mut packet) => {
                     let data = packet.data.take().unwrap_or_default();
-                    packet.data = Some(self.packet(&data, state)?);
+                    packet.data = Some(self.packet(&data, state, tables_before, entities)?);
                     packet.encode_to_vec()
                 }
                 None => {
@@ -258,7 +304,7 @@ impl Rebuild {
                     }
                     if let Some(packet) = full.packet.as_mut() {
                         let data = packet.data.take().unwrap_or_default();
-                        packet.data = Some(self.packet(&data, state)?);
+                        packet.data = Some(self.packet(&data, state, tables_before, entities)?);
                     }
                     full.encode_to_vec()
                 }
@@ -279,21 +325,57 @@ impl Rebuild {
     }
 
     /// A packet bitstream, every message rebuilt, its padding kept.
-    pub(crate) fn packet(&mut self, data: &[u8], state: &DemoState) -> Result<Vec<u8>, ErrorKind> {
+    pub(crate) fn packet(
+        &mut self,
+        data: &[u8],
+        state: &DemoState,
+        tables_before: usize,
+        entities: &mut std::collections::VecDeque<Result<Vec<u8>, String>>,
+    ) -> Result<Vec<u8>, ErrorKind> {
         let mut messages = PacketMessages::new(data);
         let mut w = PacketWriter::new();
         let mut tables = PacketTables {
-            state: &state.string_tables,
+            before: tables_before,
+            after: &state.string_tables,
             cleared: false,
             created: Vec::new(),
         };
         for m in messages.by_ref() {
             let m = m?;
-            let body = self.message(state, &mut tables, m.id, &m.body)?;
+            let body = if m.id == 55 {
+                self.packet_entities(state, entities.pop_front(), &m.body)
+            } else {
+                self.message(state, &mut tables, m.id, &m.body)?
+            };
             w.push(m.id, &body)?;
         }
         let (_, padding) = messages.padding();
         w.finish_with_padding(padding as u8)
+    }
+
+    /// A svc_PacketEntities body: as re-encoded from its records when that
+    /// worked, else copied.
+    fn packet_entities(
+        &mut self,
+        state: &DemoState,
+        encoded: Option<Result<Vec<u8>, String>>,
+        body: &[u8],
+    ) -> Vec<u8> {
+        match encoded {
+            Some(Ok(bytes)) => bytes,
+            Some(Err(_)) => {
+                self.copy(
+                    message_name_in(state.game, 55),
+                    "its records could not be encoded again",
+                    true,
+                );
+                body.to_vec()
+            }
+            None => {
+                self.copy(message_name_in(state.game, 55), "not decoded", true);
+                body.to_vec()
+            }
+        }
     }
 
     /// One packet message, rebuilt.
@@ -363,12 +445,11 @@ impl Rebuild {
             206 => typed!(pb::CMsgSource1LegacyListenEvents),
             207 => typed!(pb::CMsgSource1LegacyGameEvent),
             _ => {
-                let why = if id == 55 {
-                    "packet entities are copied"
-                } else {
-                    "no protobuf model here"
-                };
-                self.copy(message_name_in(state.game, id), why, true);
+                self.copy(
+                    message_name_in(state.game, id),
+                    "no protobuf model here",
+                    true,
+                );
                 return Ok(body.to_vec());
             }
         };

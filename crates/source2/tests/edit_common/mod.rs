@@ -110,6 +110,14 @@ impl Visitor for Digest {
         self.user_messages.push(h.finish());
     }
 
+    fn on_tick_start(&mut self, state: &DemoState, _tick: i32) {
+        // What came before the first tick (the signon's frames, read at
+        // tick -1 without a tick of their own) is a digest of its own.
+        if self.ticks.is_empty() {
+            self.on_tick_end(state, -1);
+        }
+    }
+
     fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
         if self.tables_changed {
             self.tables = tables_hash(state);
