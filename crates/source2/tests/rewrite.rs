@@ -14,12 +14,6 @@ use gamewire_source2::container::FrameReader;
 use gamewire_source2::edit::rewrite;
 use gamewire_source2::DemoParser;
 
-fn demos() -> Vec<std::path::PathBuf> {
-    let out = gamewire_corpus::source2_demos().unwrap_or_else(|e| panic!("{e}"));
-    assert!(out.len() >= 7, "expected the 7 corpus demos, found {out:?}");
-    out
-}
-
 fn rewritten(data: &[u8]) -> (Vec<u8>, gamewire_source2::edit::EditReport) {
     let mut cursor = Cursor::new(Vec::new());
     let report = rewrite(data, &mut cursor).unwrap();
@@ -28,9 +22,7 @@ fn rewritten(data: &[u8]) -> (Vec<u8>, gamewire_source2::edit::EditReport) {
 
 #[test]
 fn a_rewritten_demo_decodes_to_the_same_model() {
-    for path in demos() {
-        let name = path.display().to_string();
-        let data = std::fs::read(&path).unwrap();
+    for (name, data) in edit_common::inputs() {
         let (out, report) = rewritten(&data);
         assert!(report.cut.is_none(), "{name}: {:?}", report.cut);
         let (in_ticks, in_state, in_end) = edit_common::digest(&data);
@@ -81,9 +73,7 @@ fn a_rewritten_demo_decodes_to_the_same_model() {
 
 #[test]
 fn a_demo_cut_inside_a_frame_rewrites_up_to_its_cut() {
-    for path in demos() {
-        let name = path.display().to_string();
-        let data = std::fs::read(&path).unwrap();
+    for (name, data) in edit_common::inputs() {
         // Halfway, in the middle of whatever frame is there.
         let mut reader = FrameReader::new(&data).unwrap();
         let mut at = data.len() / 2;

@@ -12,9 +12,11 @@
 //! 3. one `DEM_FullPacket` at the tick of the first frame kept (the first
 //!    frame at or after tick A): its `CDemoStringTables` is every string
 //!    table as it is then, entry for entry, and its packet holds the last
-//!    `net_Tick` read and one non-delta `CSVCMsg_PacketEntities` that
+//!    `net_Tick` read, one non-delta `CSVCMsg_PacketEntities` that
 //!    creates every live entity with all its fields
-//!    ([`crate::entity_writer::full_state`]);
+//!    ([`crate::entity_writer::full_state`]) and, when some entities are
+//!    outside the PVS (kept, inactive), a delta `CSVCMsg_PacketEntities`
+//!    in which they leave it again (a create makes an entity active);
 //! 4. the input's frames from that one up to tick B, copied as their
 //!    original bytes (a cut copies every message it does not change, so
 //!    nothing unknown to this reader is lost);
@@ -66,6 +68,9 @@ use source2_demo_protobufs as pb;
 
 use crate::container::DemoCommand;
 use crate::container_writer::DemoWriter;
+use crate::entity_writer::{
+    encode_packet_entities, full_state, EntityOp, EntityRecord, PacketEntities,
+};
 use crate::error::{DemoError, ErrorKind, Location};
 use crate::packet_writer::{PacketMessages, PacketWriter};
 use crate::state::DemoState;
@@ -276,9 +281,34 @@ fn full_packet(state: &DemoState, net_tick: Option<&[u8]>) -> Result<Vec<u8>, Er
         .encode_to_vec(),
     };
     packet.push(4, &tick)?;
-    let entities = crate::entity_writer::full_state(state)?;
-    let body = crate::entity_writer::encode_packet_entities(&entities, state)?;
-    packet.push(55, &body)?;
+    let entities = full_state(state)?;
+    packet.push(55, &encode_packet_entities(&entities, state)?)?;
+    // A create makes an entity active: the ones outside the PVS leave it
+    // again, in a delta message after the full one.
+    let leaves: Vec<EntityRecord> = state
+        .entities
+        .iter()
+        .filter(|e| !e.active)
+        .map(|e| EntityRecord {
+            index: e.index,
+            op: EntityOp::Leave,
+        })
+        .collect();
+    if !leaves.is_empty() {
+        let message = pb::CSvcMsgPacketEntities {
+            max_entries: entities.message.max_entries,
+            legacy_is_delta: Some(true),
+            server_tick: entities.message.server_tick,
+            ..Default::default()
+        };
+        let leave = PacketEntities {
+            message,
+            records: leaves,
+            trailing: Vec::new(),
+            trailing_bits: 0,
+        };
+        packet.push(55, &encode_packet_entities(&leave, state)?)?;
+    }
     let data = packet.finish();
     let full = pb::CDemoFullPacket {
         string_table: Some(tables),

@@ -163,3 +163,54 @@ pub fn digest(
 pub fn by_tick(ticks: &[TickDigest]) -> BTreeMap<i32, &TickDigest> {
     ticks.iter().map(|t| (t.tick, t)).collect()
 }
+
+/// Every corpus demo, and the corpus's Deadlock broadcasts as the demo
+/// stream [`gamewire_source2::broadcast::to_demo`] makes of their fragments
+/// (the signup's `start.bin`, the first fragment's `full.bin`, then each
+/// `delta.bin` in order): (name, bytes).
+pub fn inputs() -> Vec<(String, Vec<u8>)> {
+    let demos = gamewire_corpus::source2_demos().unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        demos.len() >= 7,
+        "expected the 7 corpus demos, found {demos:?}"
+    );
+    let mut out: Vec<(String, Vec<u8>)> = demos
+        .iter()
+        .map(|p| (p.display().to_string(), std::fs::read(p).unwrap()))
+        .collect();
+    let root = gamewire_corpus::path("deadlock/broadcast");
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("sync.json").is_file())
+        .collect();
+    dirs.sort();
+    assert!(
+        dirs.len() >= 2,
+        "expected the 2 corpus broadcasts in {}",
+        root.display()
+    );
+    for dir in dirs {
+        let mut numbered: Vec<u64> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.unwrap().file_name().to_str()?.parse().ok())
+            .filter(|&n| n > 0)
+            .collect();
+        numbered.sort_unstable();
+        let fragment = |n: u64, file: &str| gamewire_source2::broadcast::Fragment {
+            name: format!("{n}/{file}"),
+            data: std::fs::read(dir.join(n.to_string()).join(file)).unwrap(),
+        };
+        let mut fragments = vec![fragment(0, "start.bin"), fragment(numbered[0], "full.bin")];
+        for (i, &n) in numbered.iter().enumerate() {
+            if n != numbered[0] + i as u64 || !dir.join(n.to_string()).join("delta.bin").is_file() {
+                break;
+            }
+            fragments.push(fragment(n, "delta.bin"));
+        }
+        let (demo, error) = gamewire_source2::broadcast::to_demo(&fragments);
+        assert!(error.is_none(), "{}: {error:?}", dir.display());
+        out.push((dir.display().to_string(), demo));
+    }
+    out
+}
