@@ -37,6 +37,7 @@ pub mod entity;
 pub mod entity_writer;
 pub mod error;
 pub mod fieldpath;
+pub mod fieldpath_writer;
 mod flattened;
 mod game;
 pub mod gameevent;

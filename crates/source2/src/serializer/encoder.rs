@@ -26,7 +26,7 @@
 //! | coord | presence of integer and fraction, sign, 14 bits of integer minus one, 5 bits of fraction; a present part is never zero. `-0.0` is the one exception: it is written as a present, zero fraction with the sign set, the only bits that decode to it |
 //! | simulation time | the tick count `value / tick_interval` as a varuint32 |
 //! | rune time | the four low bits of the `f32` pattern |
-//! | quantized float | the escape bits that remain after setup (round down, round up, zero, in that order), then the step |
+//! | quantized float | the escape bits that remain after setup (round down, round up, zero, in that order): the first whose value (low, high, 0.0) the value is, bit for bit, is set and ends it; otherwise all clear, then the step; a raw float (bit count 0 or 32 and up) as its 32 bits |
 //! | vectors of 2, 3, 4, 6 | each component with the float encoding |
 //! | vec3 normal | presence of x and y (left out when their 11-bit magnitude is 0, unless the value is `-0.0`), their sign and magnitude, the sign of z |
 //! | qangle precise, qangle coord | presence bits, then the present components (a component of `+0.0` is left out) |
@@ -52,7 +52,12 @@
 //!
 //! Values between steps are rounded as the bit core's writers document
 //! (coords truncate toward zero, normals and angles round to the nearest
-//! step, quantized floats follow the engine and clamp to their range).
+//! step, quantized floats follow the engine: at or below low with *round
+//! down*, at or above high with *round up* and exactly 0.0 with *zero* take
+//! the escape, the rest truncate to a step, clamped to the range). A
+//! quantized range declared upside down (low above high, which
+//! `QuantizedFloat::new` accepts) has no engine rule: such a field's values
+//! go to the nearest step.
 //!
 //! ## What cannot be written
 //!
@@ -244,10 +249,11 @@ impl FloatDecoder {
     }
 }
 
-/// A quantized float: a decoded step exactly, anything else as the engine
-/// encodes it.
+/// A quantized float: a decoded value exactly (an escape when it is the
+/// escape's value, else its step), anything else as the engine encodes it.
 fn encode_quantized(q: &QuantizedFloat, w: &mut BitWriter, value: f32) -> Result<(), ErrorKind> {
     let describe = || FloatDecoder::Quantized(*q).describe();
+    let fail = |e: BitError| unwritable(&describe(), value, e);
     if q.no_scale {
         w.write_f32(value);
         return Ok(());
@@ -255,24 +261,54 @@ fn encode_quantized(q: &QuantizedFloat, w: &mut BitWriter, value: f32) -> Result
     if value.is_nan() {
         return Err(unwritable(&describe(), value, "NaN cannot be quantized"));
     }
-    let escape = (q.flags & QFF_ROUND_DOWN != 0 && value <= q.low)
-        || (q.flags & QFF_ROUND_UP != 0 && value >= q.high)
-        || (q.flags & QFF_ENCODE_ZERO_EXACTLY != 0 && value == 0.0);
-    if !escape {
-        if let Some(step) = quantized_exact_step(q, value) {
-            // Every escape bit that remains is clear, then the step.
-            for flag in [QFF_ROUND_DOWN, QFF_ROUND_UP, QFF_ENCODE_ZERO_EXACTLY] {
-                if q.flags & flag != 0 {
-                    w.write_bool(false);
+    // The escape bits that remain, in the decoder's order; the first whose
+    // value this is (bit for bit) is set, and ends the encoding.
+    let escapes = [
+        (QFF_ROUND_DOWN, q.low.to_bits()),
+        (QFF_ROUND_UP, q.high.to_bits()),
+        (QFF_ENCODE_ZERO_EXACTLY, 0.0f32.to_bits()),
+    ];
+    let exact_escape = escapes
+        .iter()
+        .any(|&(flag, v)| q.flags & flag != 0 && value.to_bits() == v);
+    let step = if exact_escape {
+        None
+    } else {
+        quantized_exact_step(q, value)
+    };
+    if exact_escape || step.is_some() {
+        for (flag, v) in escapes {
+            if q.flags & flag != 0 {
+                let hit = step.is_none() && value.to_bits() == v;
+                w.write_bool(hit);
+                if hit {
+                    return Ok(());
                 }
             }
-            return w
-                .write_bits(step, q.bit_count)
-                .map_err(|e| unwritable(&describe(), value, e));
+        }
+        if let Some(step) = step {
+            return w.write_bits(step, q.bit_count).map_err(fail);
         }
     }
-    q.encode(w, value)
-        .map_err(|e| unwritable(&describe(), value, e))
+    if q.low <= q.high {
+        q.encode(w, value).map_err(fail)
+    } else {
+        // An inverted range (low above high, which the send tables may
+        // declare): no escapes, the nearest step.
+        for (flag, _) in escapes {
+            if q.flags & flag != 0 {
+                w.write_bool(false);
+            }
+        }
+        let max = (1u64 << q.bit_count.min(63)) - 1;
+        let step = ((f64::from(value) - f64::from(q.low)) / q.scale).round();
+        let step = if step.is_nan() {
+            0.0
+        } else {
+            step.clamp(0.0, max as f64)
+        };
+        w.write_bits(step as u64, q.bit_count).map_err(fail)
+    }
 }
 
 impl FieldDecoder {
