@@ -230,7 +230,9 @@ pub fn patterns_for(player: &Identity, pseudonyms: &Pseudonyms) -> Vec<Pattern> 
         out.push(Pattern { find, replace });
     }
     let s = player.steamid;
-    if s != 0 {
+    // An account id below 2^16 is no real player's (they are counted from
+    // 1 and now exceed 10^9), and too short a pattern to look for.
+    if s as u32 >= 1 << 16 {
         let fs = pseudonyms.steamid(s);
         let a = s as u32;
         let fa = fs as u32;
@@ -543,9 +545,15 @@ impl Anonymizer {
         if info.ishltv.unwrap_or(false) {
             return;
         }
-        let steamid = match info.steamid.unwrap_or(0) {
-            0 => info.xuid.unwrap_or(0),
-            s => s,
+        // A bot's xuid numbers its slot (account ids 1, 2, ...): no
+        // identity, and far too short a pattern to look for.
+        let steamid = if info.fakeplayer.unwrap_or(false) {
+            0
+        } else {
+            match info.steamid.unwrap_or(0) {
+                0 => info.xuid.unwrap_or(0),
+                s => s,
+            }
         };
         let id = Identity {
             name: info.name.unwrap_or_default(),
