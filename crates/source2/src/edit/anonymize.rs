@@ -616,7 +616,8 @@ impl Anonymizer {
                     };
                     let raw = c.string_data.clone().unwrap_or_default();
                     let data = if c.data_compressed() {
-                        crate::stringtable::decompress(&raw, "string table data").unwrap_or_default()
+                        crate::stringtable::decompress(&raw, "string table data")
+                            .unwrap_or_default()
                     } else {
                         raw
                     };
@@ -709,12 +710,11 @@ impl Anonymizer {
     fn string_table_message(&mut self, id: u32, body: &[u8]) -> Result<Option<Vec<u8>>, ErrorKind> {
         let compressed_values = |t: &StringTable| t.flags & 1 != 0 && !t.user_data_fixed_size;
         if id == 44 {
-            let mut c = pb::CSvcMsgCreateStringTable::decode(body).map_err(|e| {
-                ErrorKind::Unwritable {
+            let mut c =
+                pb::CSvcMsgCreateStringTable::decode(body).map_err(|e| ErrorKind::Unwritable {
                     what: "svc_CreateStringTable",
                     reason: e.to_string(),
-                }
-            })?;
+                })?;
             let format = StringTable {
                 name: c.name().to_string(),
                 user_data_fixed_size: c.user_data_fixed_size(),
@@ -757,12 +757,11 @@ impl Anonymizer {
             }
             return Ok(Some(c.encode_to_vec()));
         }
-        let mut u = pb::CSvcMsgUpdateStringTable::decode(body).map_err(|e| {
-            ErrorKind::Unwritable {
+        let mut u =
+            pb::CSvcMsgUpdateStringTable::decode(body).map_err(|e| ErrorKind::Unwritable {
                 what: "svc_UpdateStringTable",
                 reason: e.to_string(),
-            }
-        })?;
+            })?;
         let Some(format) = usize::try_from(u.table_id())
             .ok()
             .and_then(|i| self.tables.get(i))
@@ -819,7 +818,10 @@ impl Anonymizer {
             let m = match m {
                 Ok(m) => m,
                 Err(e) => {
-                    self.warn(tick, format!("a packet could not be split ({e}); renamed in place only"));
+                    self.warn(
+                        tick,
+                        format!("a packet could not be split ({e}); renamed in place only"),
+                    );
                     return None;
                 }
             };
@@ -855,19 +857,22 @@ impl Anonymizer {
         let mut w = PacketWriter::new();
         for (id, body) in &out {
             if let Err(e) = w.push(*id, body) {
-                self.warn(tick, format!("a packet could not be written again ({e}); kept"));
+                self.warn(
+                    tick,
+                    format!("a packet could not be written again ({e}); kept"),
+                );
                 return None;
             }
         }
-        let written = if left > 0 && left < 8 {
-            w.finish_with_padding(padding as u8).ok()
-        } else {
-            Some(w.finish())
-        };
-        if written.is_none() {
-            self.warn(tick, "a packet's padding did not fit; kept".to_string());
+        // The original padding bits when they fit the new last byte (the
+        // packet is shorter by whole messages, so its last byte may have
+        // fewer free bits): zero bits otherwise, which readers ignore.
+        if left > 0 && left < 8 {
+            if let Ok(bytes) = w.clone().finish_with_padding(padding as u8) {
+                return Some(bytes);
+            }
         }
-        written
+        Some(w.finish())
     }
 
     /// A `CDemoPacket` with its packet transformed; `None` when unchanged.
@@ -881,7 +886,12 @@ impl Anonymizer {
     /// The anonymized payload of a frame (decompressed), or `None` when
     /// it is unchanged. [`Anonymizer::learn`] must have seen this frame and
     /// the ones before.
-    pub fn transform(&mut self, command: DemoCommand, tick: i32, payload: &[u8]) -> Option<Vec<u8>> {
+    pub fn transform(
+        &mut self,
+        command: DemoCommand,
+        tick: i32,
+        payload: &[u8],
+    ) -> Option<Vec<u8>> {
         let mut changed = match command {
             // Schema only: field and class names, in which a short bot name
             // can occur by chance.
@@ -915,7 +925,10 @@ struct RawFrame {
 
 /// Reads one protobuf varint (at most five bytes) from `input`; `None` at
 /// a clean end before its first byte.
-fn read_varint32_from<R: Read>(input: &mut R, what: &'static str) -> Result<Option<(u32, u64)>, ErrorKind> {
+fn read_varint32_from<R: Read>(
+    input: &mut R,
+    what: &'static str,
+) -> Result<Option<(u32, u64)>, ErrorKind> {
     let mut value = 0u32;
     for i in 0..5u32 {
         let mut byte = [0u8; 1];
@@ -1148,16 +1161,17 @@ fn write_one<W: Write + Seek>(
     let payload = match payload {
         Some(p) => p,
         None if frame.compressed => {
-            owned = crate::stringtable::decompress(&frame.raw, "frame payload").map_err(|kind| {
-                DemoError {
-                    kind,
-                    location: Location {
-                        byte_offset: frame.offset,
-                        frame: writer.frames_written(),
-                        tick: frame.tick,
-                    },
-                }
-            })?;
+            owned =
+                crate::stringtable::decompress(&frame.raw, "frame payload").map_err(|kind| {
+                    DemoError {
+                        kind,
+                        location: Location {
+                            byte_offset: frame.offset,
+                            frame: writer.frames_written(),
+                            tick: frame.tick,
+                        },
+                    }
+                })?;
             &owned
         }
         None => &frame.raw,
