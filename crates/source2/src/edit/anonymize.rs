@@ -18,16 +18,16 @@
 //!
 //! | where | field | form | games |
 //! |---|---|---|---|
-//! | `userinfo` string table (`svc_CreateStringTable`, `svc_UpdateStringTable`, `DEM_StringTables`, the tables of `DEM_FullPacket`) | value: `CMsgPlayerInfo` `name`, `xuid`, `steamid` | protobuf string; fixed64 | all |
-//! | `instancebaseline` string table (same messages) | the controller's baseline: `m_iszPlayerName`, `m_steamID` | cstring; 64 bits | CS2, Dota 2 |
-//! | `svc_PacketEntities` | `CCSPlayerController.m_iszPlayerName`, `CDOTAPlayerController.m_iszPlayerName`, `CCitadelPlayerController.m_iszPlayerName` | cstring | all |
-//! | `svc_PacketEntities` | `CCSPlayerController.m_steamID` | varint | CS2 |
-//! | `svc_PacketEntities` | `CCSGO_TeamSelect*Position.m_xuid`, `CCSGO_TeamIntro*Position.m_xuid` | varint (64) | CS2 |
-//! | `svc_PacketEntities` | weapons' `m_OriginalOwnerXuidLow` (`CKnife`, `CWeaponGlock`, ...) | varint (account id) | CS2 |
+//! | `userinfo` string table (`svc_CreateStringTable`, `svc_UpdateStringTable`, `DEM_StringTables`, the tables of `DEM_FullPacket`) | each value, a `CMsgPlayerInfo`: `name`, `xuid`, `steamid` | protobuf string; fixed64 | all |
+//! | `instancebaseline` string table (same messages) | the player controller's baseline: `m_iszPlayerName`, `m_steamID` | cstring; 64 bits | CS2, Dota 2 |
+//! | `svc_PacketEntities` | `CCSPlayerController`, `CCitadelPlayerController`, `CDOTAPlayerController`: `m_iszPlayerName`, `m_steamID` | cstring; 64 bits or varint | all |
+//! | `svc_PacketEntities` | `CCSGO_TeamSelect*Position.m_xuid`, `CCSGO_TeamIntro*Position.m_xuid` | varint (steam id) | CS2 |
+//! | `svc_PacketEntities` | weapons' `m_OriginalOwnerXuidLow` (`CKnife`, `CC4`, `CWeaponGlock`, `CWeaponHKP2000`, `CWeaponP250`, `CWeaponAWP`, ...) | varint (account id) | CS2 |
+//! | `svc_PacketEntities` | `CDOTA_PlayerResource.m_vecPlayerData.*.m_iszPlayerName`, `.m_iPlayerSteamID`; `CDOTA_DataRadiant.m_vecDataTeam.*.m_iPlayerSteamID` | cstring; steam id | Dota 2 |
 //! | `svc_PacketEntities` | `CDOTAWearableItem.m_iAccountID` | varint (account id) | Dota 2 |
 //! | `EconItems` string table | `CSOEconItem.account_id` of each item | varint (account id) | Dota 2 |
 //! | `DEM_FileHeader` | `server_name` (a listen server is named after its host) | protobuf string | all |
-//! | `svc_ServerInfo` | `host_name` | protobuf string | all |
+//! | `svc_ServerInfo` | `host_name` (likewise) | protobuf string | all |
 //! | `DEM_AnimationHeader` | 20 records holding the steam id | 64 bits | CS2 (14011) |
 //!
 //! Not in the corpus but of the same kinds, and covered by the same
