@@ -321,6 +321,7 @@ fn no_identity_is_left_and_everything_else_is_equal() {
         let out = out.into_inner();
         assert!(report.cut.is_none(), "{name}: {:?}", report.cut);
         assert_eq!(report.frames_read, report.frames_written, "{name}");
+        assert!(report.first_tick >= 0 && report.last_tick >= report.first_tick);
 
         let before = search(&data, &needles);
         let after = search(&out, &needles);
@@ -530,15 +531,24 @@ fn a_truncated_demo_is_anonymized_up_to_its_cut() {
         let cut = report.cut.expect("the cut is reported");
         assert!(cut.is_truncation(), "{cut}");
         assert!(cut.location.byte_offset <= keep as u64);
-        assert_eq!(report.frames_read, report.frames_written);
-        // OUT holds every whole frame before the cut and reads to its end.
+        // OUT holds every whole frame before the cut, then DEM_Stop (unless
+        // IN's was before the cut), and reads to its end.
         let out = out.into_inner();
         let mut reader = FrameReader::new(&out).unwrap();
-        let mut frames = 0;
-        while reader.next_frame().unwrap().is_some() {
-            frames += 1;
+        let mut frames = Vec::new();
+        while let Some(f) = reader.next_frame().unwrap() {
+            frames.push(f.command);
         }
-        assert_eq!(frames, report.frames_written);
+        assert_eq!(frames.len() as u64, report.frames_written);
+        let stops = frames.iter().filter(|c| **c == DemoCommand::Stop).count();
+        assert_eq!(stops, 1);
+        match report.frames_written - report.frames_read {
+            0 => {}
+            1 => assert_eq!(frames.last(), Some(&DemoCommand::Stop)),
+            n => panic!("{n} frames added"),
+        }
+        let (_, err) = parse_with(&out, &mut gamewire_source2::NoVisitor).unwrap();
+        assert!(err.is_none(), "{err:?}");
     }
     for bad in [
         &b"PBDEMS"[..],

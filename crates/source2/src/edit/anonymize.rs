@@ -95,9 +95,10 @@ use prost::Message;
 use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
+use super::frames::FrameStream;
 use super::pseudonym::{decimal_len, Pseudonyms};
-use super::EditReport;
-use crate::container::{DemoCommand, DEM_IS_COMPRESSED, HEADER_LEN, MAGIC_SOURCE1, MAGIC_SOURCE2};
+use super::{missing_stop, EditReport};
+use crate::container::DemoCommand;
 use crate::container_writer::DemoWriter;
 use crate::error::{DemoError, ErrorKind, Location, Warning};
 use crate::messages::Game;
@@ -914,177 +915,91 @@ impl Anonymizer {
     }
 }
 
-/// A frame as stored.
-struct RawFrame {
+/// A frame held back: as stored.
+struct HeldFrame {
     command: DemoCommand,
     compressed: bool,
     tick: i32,
     offset: u64,
-    raw: Vec<u8>,
-}
-
-/// Reads one protobuf varint (at most five bytes) from `input`; `None` at
-/// a clean end before its first byte.
-fn read_varint32_from<R: Read>(
-    input: &mut R,
-    what: &'static str,
-) -> Result<Option<(u32, u64)>, ErrorKind> {
-    let mut value = 0u32;
-    for i in 0..5u32 {
-        let mut byte = [0u8; 1];
-        match input.read(&mut byte) {
-            Ok(0) if i == 0 => return Ok(None),
-            Ok(0) => {
-                return Err(ErrorKind::Truncated {
-                    what,
-                    needed: 1,
-                    available: 0,
-                })
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                return Err(ErrorKind::Unwritable {
-                    what: "demo input (reading)",
-                    reason: e.to_string(),
-                })
-            }
-        }
-        value |= u32::from(byte[0] & 0x7f) << (7 * i);
-        if byte[0] & 0x80 == 0 {
-            return Ok(Some((value, u64::from(i) + 1)));
-        }
-    }
-    Err(ErrorKind::BadVarint { what })
+    index: u64,
+    stored: Vec<u8>,
 }
 
 /// Frames held back before the players are known: at most this many bytes.
 const MAX_HELD_BACK: usize = 64 << 20;
 
 /// Anonymizes the demo read from `input` into `out` (see the module
-/// documentation). Frames are read one at a time, so memory does not grow
-/// with the demo's length (beyond the signon held back until `userinfo`
+/// documentation). Frames are read one at a time
+/// ([`FrameStream`](super::frames::FrameStream)), so memory does not grow
+/// with the demo's length (beyond the signon, held back until `userinfo`
 /// exists). A demo that ends early is written up to its last whole frame,
-/// and [`EditReport::cut`] says where it ended.
+/// then `DEM_Stop`, and [`EditReport::cut`] says where it ended.
 pub fn anonymize<R: Read, W: Write + Seek>(
     input: R,
     out: W,
     options: &AnonymizeOptions,
 ) -> Result<EditReport, DemoError> {
-    let mut input = std::io::BufReader::with_capacity(1 << 16, input);
-    let start = Location {
-        byte_offset: 0,
-        frame: 0,
-        tick: -1,
-    };
-    let mut head = [0u8; HEADER_LEN];
-    input.read_exact(&mut head).map_err(|e| DemoError {
-        kind: if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            ErrorKind::Truncated {
-                what: "file header",
-                needed: HEADER_LEN as u64,
-                available: 0,
-            }
-        } else {
-            ErrorKind::Unwritable {
-                what: "demo input (reading)",
-                reason: e.to_string(),
-            }
-        },
-        location: start,
-    })?;
-    if head.get(..8) == Some(&MAGIC_SOURCE1[..]) {
-        return Err(DemoError {
-            kind: ErrorKind::Source1Demo,
-            location: start,
-        });
-    }
-    if head.get(..8) != Some(&MAGIC_SOURCE2[..]) {
-        return Err(DemoError {
-            kind: ErrorKind::BadMagic {
-                found: head.get(..8).unwrap_or_default().to_vec(),
-            },
-            location: start,
-        });
-    }
+    let mut stream = FrameStream::new(input)?;
     let mut writer = DemoWriter::new(out)?;
     let mut anon = Anonymizer::new(options);
-    let mut report = EditReport {
-        first_tick: -1,
-        last_tick: -1,
-        ..Default::default()
-    };
-    let mut held: Vec<RawFrame> = Vec::new();
+    let mut report = EditReport::new();
+    let mut held: Vec<HeldFrame> = Vec::new();
     let mut held_bytes = 0usize;
-    let mut offset = HEADER_LEN as u64;
-    let mut payload = Vec::new();
-    let mut last_tick = -1i32;
+    let mut stopped = false;
+    let mut last_tick = -1;
     loop {
-        let location = Location {
-            byte_offset: offset,
-            frame: report.frames_read,
-            tick: last_tick,
-        };
-        let frame = match read_frame(&mut input, offset) {
+        let frame = match stream.next_frame() {
             Ok(Some(f)) => f,
-            Ok(None) => break,
-            Err(kind) => {
-                report.cut = Some(DemoError { kind, location });
+            Ok(None) => {
+                if !stopped {
+                    report.ended_early(missing_stop(&stream));
+                }
                 break;
             }
+            Err(e) if e.is_truncation() => {
+                report.ended_early(e);
+                break;
+            }
+            Err(e) => return Err(e),
         };
-        offset += frame.1;
-        let frame = frame.0;
-        if frame.tick >= 0 && report.first_tick < 0 {
-            report.first_tick = frame.tick;
-        }
-        last_tick = frame.tick;
-        let decompressed = if frame.compressed {
-            crate::container::snappy_into(
-                &frame.raw,
-                "frame payload",
-                "decompressed frame size",
-                crate::container::MAX_DECOMPRESSED_FRAME,
-                &mut payload,
-            )
-        } else {
-            payload.clear();
-            payload.extend_from_slice(&frame.raw);
-            Ok(())
-        };
-        if let Err(kind) = decompressed {
-            report.cut = Some(DemoError {
-                kind,
-                location: Location {
-                    byte_offset: frame.offset,
-                    ..location
-                },
-            });
-            break;
-        }
-        report.frames_read += 1;
-        anon.learn(frame.command, &payload);
+        let f = &frame.frame;
+        report.frame_read(f.tick);
+        stopped |= f.command == DemoCommand::Stop;
+        last_tick = f.tick;
+        anon.learn(f.command, &f.payload);
         let hold = !anon.knows_userinfo()
-            && !matches!(frame.command, DemoCommand::Packet | DemoCommand::Stop)
-            && held_bytes + payload.len() <= MAX_HELD_BACK;
+            && !matches!(f.command, DemoCommand::Packet | DemoCommand::Stop)
+            && held_bytes + frame.stored.len() <= MAX_HELD_BACK;
         if hold {
-            held_bytes += frame.raw.len();
-            held.push(frame);
+            held_bytes += frame.stored.len();
+            held.push(HeldFrame {
+                command: f.command,
+                compressed: f.compressed,
+                tick: f.tick,
+                offset: f.offset,
+                index: f.index,
+                stored: frame.stored.to_vec(),
+            });
             continue;
         }
         for h in held.drain(..) {
-            write_one(&mut writer, &mut anon, &h, None)?;
+            write_held(&mut writer, &mut anon, &h)?;
         }
         held_bytes = 0;
-        write_one(&mut writer, &mut anon, &frame, Some(&payload))?;
+        match anon.transform(f.command, f.tick, &f.payload) {
+            Some(new) => writer.write_frame(f.command, f.tick, f.compressed, &new)?,
+            None => writer.write_raw_frame(f.command, f.tick, f.compressed, frame.stored)?,
+        }
     }
     for h in held.drain(..) {
-        write_one(&mut writer, &mut anon, &h, None)?;
+        write_held(&mut writer, &mut anon, &h)?;
+    }
+    if report.cut.is_some() && !stopped {
+        writer.write_frame(DemoCommand::Stop, last_tick, false, &[])?;
     }
     report.frames_written = writer.frames_written();
-    report.last_tick = last_tick;
     report.messages_copied = anon.messages_kept;
-    report.warnings = std::mem::take(&mut anon.warnings);
+    report.warnings.append(&mut anon.warnings);
     report.warnings.push(Warning {
         tick: last_tick,
         message: format!(
@@ -1099,86 +1014,31 @@ pub fn anonymize<R: Read, W: Write + Seek>(
     Ok(report)
 }
 
-/// Reads one frame (header and stored payload); `None` at the clean end.
-/// Returns the frame and the bytes it took.
-fn read_frame<R: Read>(input: &mut R, offset: u64) -> Result<Option<(RawFrame, u64)>, ErrorKind> {
-    let Some((command, a)) = read_varint32_from(input, "frame command")? else {
-        return Ok(None);
-    };
-    let (tick, b) = read_varint32_from(input, "frame tick")?.ok_or(ErrorKind::Truncated {
-        what: "frame tick",
-        needed: 1,
-        available: 0,
-    })?;
-    let (size, c) = read_varint32_from(input, "frame size")?.ok_or(ErrorKind::Truncated {
-        what: "frame size",
-        needed: 1,
-        available: 0,
-    })?;
-    let size = size as usize;
-    if size > crate::container::MAX_DECOMPRESSED_FRAME {
-        return Err(ErrorKind::LimitExceeded {
-            what: "frame payload size",
-            value: size as u64,
-            limit: crate::container::MAX_DECOMPRESSED_FRAME as u64,
-        });
-    }
-    let mut raw = Vec::new();
-    let got = input
-        .by_ref()
-        .take(size as u64)
-        .read_to_end(&mut raw)
-        .map_err(|e| ErrorKind::Unwritable {
-            what: "demo input (reading)",
-            reason: e.to_string(),
-        })?;
-    if got < size {
-        return Err(ErrorKind::Truncated {
-            what: "frame payload",
-            needed: size as u64,
-            available: got as u64,
-        });
-    }
-    let frame = RawFrame {
-        command: DemoCommand::from_raw(command & !DEM_IS_COMPRESSED),
-        compressed: command & DEM_IS_COMPRESSED != 0,
-        tick: tick as i32,
-        offset,
-        raw,
-    };
-    Ok(Some((frame, a + b + c + size as u64)))
-}
-
-/// Anonymizes and writes one frame (`payload`: its decompressed payload,
-/// decompressed here when not given).
-fn write_one<W: Write + Seek>(
+/// Anonymizes and writes a frame that was held back.
+fn write_held<W: Write + Seek>(
     writer: &mut DemoWriter<W>,
     anon: &mut Anonymizer,
-    frame: &RawFrame,
-    payload: Option<&[u8]>,
+    frame: &HeldFrame,
 ) -> Result<(), DemoError> {
     let owned;
-    let payload = match payload {
-        Some(p) => p,
-        None if frame.compressed => {
-            owned =
-                crate::stringtable::decompress(&frame.raw, "frame payload").map_err(|kind| {
-                    DemoError {
-                        kind,
-                        location: Location {
-                            byte_offset: frame.offset,
-                            frame: writer.frames_written(),
-                            tick: frame.tick,
-                        },
-                    }
-                })?;
-            &owned
-        }
-        None => &frame.raw,
+    let payload: &[u8] = if frame.compressed {
+        owned = crate::stringtable::decompress(&frame.stored, "frame payload").map_err(|kind| {
+            DemoError {
+                kind,
+                location: Location {
+                    byte_offset: frame.offset,
+                    frame: frame.index,
+                    tick: frame.tick,
+                },
+            }
+        })?;
+        &owned
+    } else {
+        &frame.stored
     };
     match anon.transform(frame.command, frame.tick, payload) {
         Some(new) => writer.write_frame(frame.command, frame.tick, frame.compressed, &new),
-        None => writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.raw),
+        None => writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.stored),
     }
 }
 
