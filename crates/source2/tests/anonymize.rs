@@ -317,7 +317,9 @@ fn no_identity_is_left_and_everything_else_is_equal() {
         let needles = needles(&players);
 
         let mut out = Cursor::new(Vec::new());
+        let started = std::time::Instant::now();
         let report = anonymize(Cursor::new(&data), &mut out, &options).unwrap();
+        let elapsed = started.elapsed();
         let out = out.into_inner();
         assert!(report.cut.is_none(), "{name}: {:?}", report.cut);
         assert_eq!(report.frames_read, report.frames_written, "{name}");
@@ -327,10 +329,11 @@ fn no_identity_is_left_and_everything_else_is_equal() {
         let after = search(&out, &needles);
         let total: u64 = before.values().sum();
         println!(
-            "{name}: {} players, {total} identity occurrences in IN, {} in OUT; {} frames; {}",
+            "{name}: {} players, {total} identity occurrences in IN, {} in OUT; {} frames in {:.1} ms; {}",
             players.len(),
             after.values().sum::<u64>(),
             report.frames_written,
+            elapsed.as_secs_f64() * 1e3,
             report
                 .warnings
                 .last()

@@ -88,6 +88,21 @@
 //! Deadlock's `ChatMsg`, and the game events `player_chat` and
 //! `player_say`. A packet that loses messages is written again from its
 //! other messages' original bodies and its padding bits.
+//!
+//! ```no_run
+//! use gamewire_source2::edit::anonymize::{anonymize, AnonymizeOptions};
+//!
+//! let input = std::fs::File::open("match.dem")?;
+//! let output = std::fs::File::create("match.anon.dem")?;
+//! // The same passphrase gives the same players the same pseudonyms in
+//! // every demo; AnonymizeOptions::random() draws a key for this run only.
+//! let options = AnonymizeOptions::from_passphrase("a long secret phrase");
+//! let report = anonymize(std::io::BufReader::new(input), output, &options)?;
+//! for w in &report.warnings {
+//!     println!("{}", w.message);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::io::{Read, Seek, Write};
 
