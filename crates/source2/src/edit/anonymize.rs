@@ -1132,6 +1132,111 @@ mod tests {
         assert_eq!(ids, [4, 118]);
     }
 
+    /// A signon packet creating `userinfo` with one player, its value
+    /// compressed (`value_compressed`) or the whole data compressed.
+    fn userinfo_packet(value_compressed: bool) -> (Vec<u8>, u64) {
+        use crate::stringtable_writer::{
+            EncodedKey, EncodedValue, EntryRecord, EntryStream, IndexStep,
+        };
+        let steamid = 76_561_198_170_642_933;
+        let info = pb::CMsgPlayerInfo {
+            name: Some("Zuzanna Kowalska".into()),
+            steamid: Some(steamid),
+            xuid: Some(steamid),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let format = StringTable {
+            name: "userinfo".into(),
+            flags: i32::from(value_compressed),
+            ..Default::default()
+        };
+        let mut stored = Vec::new();
+        if value_compressed {
+            crate::container_writer::compress_payload(&info, &mut stored).unwrap();
+        } else {
+            stored = info;
+        }
+        let stream = EntryStream {
+            entries: vec![EntryRecord {
+                step: IndexStep::Next,
+                key: Some(EncodedKey {
+                    prefix: None,
+                    suffix: b"0".to_vec(),
+                }),
+                value: Some(EncodedValue {
+                    compressed: value_compressed.then_some(true),
+                    stored,
+                }),
+            }],
+            ..Default::default()
+        };
+        let data = write_entry_stream(&format, &stream).unwrap();
+        let mut create = pb::CSvcMsgCreateStringTable {
+            name: Some("userinfo".into()),
+            num_entries: Some(1),
+            flags: Some(format.flags),
+            user_data_fixed_size: Some(false),
+            using_varint_bitcounts: Some(false),
+            ..Default::default()
+        };
+        if value_compressed {
+            create.string_data = Some(data);
+        } else {
+            let mut blob = Vec::new();
+            crate::container_writer::compress_payload(&data, &mut blob).unwrap();
+            create.string_data = Some(blob);
+            create.data_compressed = Some(true);
+            create.uncompressed_size = Some(data.len() as i32);
+        }
+        let mut w = PacketWriter::new();
+        w.push_message(44, &create).unwrap();
+        (
+            crate::packet_writer::encode_demo_packet(w.finish()),
+            steamid,
+        )
+    }
+
+    #[test]
+    fn compressed_string_table_data_is_renamed() {
+        for value_compressed in [true, false] {
+            let options = AnonymizeOptions::from_passphrase("k");
+            let mut anon = Anonymizer::new(&options);
+            let (payload, steamid) = userinfo_packet(value_compressed);
+            anon.learn(DemoCommand::SignonPacket, &payload);
+            assert_eq!(anon.players().count(), 1);
+            let out = anon
+                .transform(DemoCommand::SignonPacket, -1, &payload)
+                .unwrap();
+            let packet = pb::CDemoPacket::decode(&*out).unwrap();
+            let m = PacketMessages::new(packet.data()).next().unwrap().unwrap();
+            let create = pb::CSvcMsgCreateStringTable::decode(&*m.body).unwrap();
+            assert_eq!(create.data_compressed(), !value_compressed);
+            let mut data = create.string_data().to_vec();
+            if create.data_compressed() {
+                data = crate::stringtable::decompress(&data, "test").unwrap();
+                assert_eq!(create.uncompressed_size(), data.len() as i32);
+            }
+            let format = StringTable {
+                name: "userinfo".into(),
+                flags: create.flags(),
+                ..Default::default()
+            };
+            let stream = read_entry_stream(&format, &data, 1).unwrap();
+            let value = stream.entries[0].value.clone().unwrap();
+            let raw = if value.compressed == Some(true) {
+                crate::stringtable::decompress(&value.stored, "test").unwrap()
+            } else {
+                value.stored
+            };
+            let info = pb::CMsgPlayerInfo::decode(&*raw).unwrap();
+            let p = options.pseudonyms();
+            assert_eq!(info.name(), p.name(steamid, "", 16));
+            assert_eq!(info.steamid(), p.steamid(steamid));
+            assert_eq!(info.xuid(), p.steamid(steamid));
+        }
+    }
+
     #[test]
     fn protobuf_fields_are_spliced() {
         let p = pb::CDemoPacket {
