@@ -70,10 +70,15 @@
 //! preceded by their length (in `userinfo` and messages). The SourceTV
 //! client (`ishltv`) is not a player and keeps its name.
 //!
-//! Players are learned from `userinfo` as the demo goes (entries created,
-//! updated, or restored by a `DEM_StringTables` snapshot). Frames before the
-//! table exists (the file header and the signon, which name the listen
-//! server's host) are held back until it does, at most the signon.
+//! Players are learned as the demo goes, from `userinfo` (entries created,
+//! updated, or restored by a `DEM_StringTables` snapshot) and from the game
+//! events that introduce a player (`player_connect`, `player_info`,
+//! `player_disconnect`: `name`, and `xuid`, `steamid` or `networkid`),
+//! each frame before it is written, so a player is renamed from the frame
+//! that first names them in either. Frames before the table exists (the
+//! file header and the signon, which name the listen server's host) are
+//! held back until it does, at most the signon. A name or id written in an
+//! earlier frame than both (none in the corpus) would stay.
 //!
 //! String-table data that is snappy-compressed (`data_compressed`, or a
 //! value's own compression flag) is decompressed, renamed and compressed
@@ -426,6 +431,25 @@ const CHAT_TYPES: &[&str] = &[
 /// Game events that carry chat text.
 const CHAT_EVENTS: &[&str] = &["player_chat", "player_say"];
 
+/// Game events that introduce a player.
+const PLAYER_EVENTS: &[&str] = &["player_connect", "player_info", "player_disconnect"];
+
+/// The steam id of a `networkid`: `[U:1:id]` or `STEAM_x:y:z` (account id
+/// `2z + y`).
+fn parse_network_id(text: &str) -> Option<u64> {
+    let account: u64 = if let Some(rest) = text.strip_prefix("[U:1:") {
+        rest.strip_suffix(']')?.parse().ok()?
+    } else {
+        let rest = text.strip_prefix("STEAM_")?;
+        let mut parts = rest.split(':').skip(1);
+        let y: u64 = parts.next()?.parse().ok()?;
+        let z: u64 = parts.next()?.parse().ok()?;
+        z.checked_mul(2)?.checked_add(y)?
+    };
+    let account = u32::try_from(account).ok()?;
+    Some(super::pseudonym::STEAM_ID64_BASE + u64::from(account))
+}
+
 /// `svc_VoiceData`.
 const VOICE_DATA: u32 = 47;
 
@@ -441,6 +465,8 @@ pub struct Anonymizer {
     tables: Vec<StringTable>,
     /// Ids of the chat game events.
     chat_events: Vec<i32>,
+    /// Key names of the game events that introduce a player, by event id.
+    player_events: FxHashMap<i32, Vec<String>>,
     /// Counts, for the report.
     pub renamed: u64,
     /// Messages dropped as chat.
@@ -529,6 +555,7 @@ impl Anonymizer {
             substituter: Substituter::default(),
             tables: Vec::new(),
             chat_events: Vec::new(),
+            player_events: FxHashMap::default(),
             renamed: 0,
             chat_dropped: 0,
             voice_dropped: 0,
@@ -571,10 +598,47 @@ impl Anonymizer {
                 s => s,
             }
         };
-        let id = Identity {
+        self.learn_identity(Identity {
             name: info.name.unwrap_or_default(),
             steamid,
+        });
+    }
+
+    /// Learns a player from a game event that introduces one
+    /// (`player_connect`, `player_info`, `player_disconnect`): its `name`,
+    /// and its steam id from `xuid`, `steamid` or `networkid` (`[U:1:id]`,
+    /// `STEAM_x:y:z`) unless it is a bot. A player is usually in
+    /// `userinfo` before these events, but not always.
+    fn learn_player_event(&mut self, body: &[u8]) {
+        let Ok(event) = pb::CSvcMsgGameEvent::decode(body) else {
+            return;
         };
+        let Some(names) = self.player_events.get(&event.eventid()) else {
+            return;
+        };
+        let mut name = String::new();
+        let mut steamid = 0u64;
+        let mut bot = false;
+        for (key, value) in names.iter().zip(&event.keys) {
+            match key.as_str() {
+                "name" => name = String::from_utf8_lossy(value.val_string()).into_owned(),
+                "xuid" | "steamid" if value.val_uint64() != 0 => steamid = value.val_uint64(),
+                "networkid" if steamid == 0 => {
+                    let text = String::from_utf8_lossy(value.val_string()).into_owned();
+                    bot |= text == "BOT";
+                    steamid = parse_network_id(&text).unwrap_or(0);
+                }
+                "bot" => bot |= value.val_bool(),
+                _ => {}
+            }
+        }
+        self.learn_identity(Identity {
+            name,
+            steamid: if bot { 0 } else { steamid },
+        });
+    }
+
+    fn learn_identity(&mut self, id: Identity) {
         if id.name.is_empty() && id.steamid == 0 {
             return;
         }
@@ -664,8 +728,18 @@ impl Anonymizer {
                             .filter(|d| CHAT_EVENTS.contains(&d.name()))
                             .map(|d| d.eventid())
                             .collect();
+                        self.player_events = list
+                            .descriptors
+                            .iter()
+                            .filter(|d| PLAYER_EVENTS.contains(&d.name()))
+                            .map(|d| {
+                                let keys = d.keys.iter().map(|k| k.name().to_string()).collect();
+                                (d.eventid(), keys)
+                            })
+                            .collect();
                     }
                 }
+                207 if !self.player_events.is_empty() => self.learn_player_event(&m.body),
                 _ => {}
             }
         }
@@ -1235,6 +1309,100 @@ mod tests {
             assert_eq!(info.steamid(), p.steamid(steamid));
             assert_eq!(info.xuid(), p.steamid(steamid));
         }
+    }
+
+    #[test]
+    fn players_are_learned_from_connect_events() {
+        use pb::c_msg_source1_legacy_game_event_list::{DescriptorT, KeyT};
+        use pb::csvc_msg_game_event::KeyT as Value;
+        assert_eq!(
+            parse_network_id("STEAM_1:1:3360502"),
+            Some(76_561_197_966_986_733)
+        );
+        assert_eq!(
+            parse_network_id("[U:1:6721005]"),
+            Some(76_561_197_966_986_733)
+        );
+        assert_eq!(parse_network_id("BOT"), None);
+        let list = pb::CMsgSource1LegacyGameEventList {
+            descriptors: vec![DescriptorT {
+                eventid: Some(7),
+                name: Some("player_connect".into()),
+                keys: ["name", "userid", "networkid", "bot"]
+                    .iter()
+                    .map(|k| KeyT {
+                        r#type: Some(1),
+                        name: Some((*k).into()),
+                    })
+                    .collect(),
+            }],
+        };
+        let event = |name: &str, id: &str, bot: bool| pb::CSvcMsgGameEvent {
+            eventid: Some(7),
+            keys: vec![
+                Value {
+                    val_string: Some(name.as_bytes().to_vec()),
+                    ..Default::default()
+                },
+                Value {
+                    val_short: Some(3),
+                    ..Default::default()
+                },
+                Value {
+                    val_string: Some(id.as_bytes().to_vec()),
+                    ..Default::default()
+                },
+                Value {
+                    val_bool: Some(bot),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let mut w = PacketWriter::new();
+        w.push_message(205, &list).unwrap();
+        w.push_message(207, &event("Partridge", "STEAM_1:1:3360502", false))
+            .unwrap();
+        w.push_message(207, &event("Waldo", "BOT", true)).unwrap();
+        let payload = crate::packet_writer::encode_demo_packet(w.finish());
+        let options = AnonymizeOptions::from_passphrase("k");
+        let mut anon = Anonymizer::new(&options);
+        anon.learn(DemoCommand::Packet, &payload);
+        let players: Vec<_> = anon.players().cloned().collect();
+        assert_eq!(
+            players,
+            [
+                Identity {
+                    name: "Partridge".into(),
+                    steamid: 76_561_197_966_986_733
+                },
+                Identity {
+                    name: "Waldo".into(),
+                    steamid: 0
+                }
+            ]
+        );
+        // The events themselves are renamed, the network id too.
+        let out = anon.transform(DemoCommand::Packet, 1, &payload).unwrap();
+        let packet = pb::CDemoPacket::decode(&*out).unwrap();
+        let events: Vec<pb::CSvcMsgGameEvent> = PacketMessages::new(packet.data())
+            .map(|m| m.unwrap())
+            .filter(|m| m.id == 207)
+            .map(|m| pb::CSvcMsgGameEvent::decode(&*m.body).unwrap())
+            .collect();
+        let p = options.pseudonyms();
+        let s = 76_561_197_966_986_733;
+        let fake = p.account_id(s);
+        let text = |e: &pb::CSvcMsgGameEvent, i: usize| {
+            String::from_utf8(e.keys[i].val_string().to_vec()).unwrap()
+        };
+        assert_eq!(text(&events[0], 0), p.name(s, "", 9));
+        assert_eq!(
+            text(&events[0], 2),
+            format!("STEAM_1:{}:{}", fake & 1, fake >> 1)
+        );
+        assert_eq!(text(&events[1], 0), p.name(0, "Waldo", 5));
+        assert_eq!(text(&events[1], 2), "BOT");
     }
 
     #[test]
