@@ -148,6 +148,8 @@ struct Recorder {
     events: Vec<String>,
     chat: u64,
     chat_lines: Vec<(String, String)>,
+    /// User messages by id and size, chat left out.
+    messages: BTreeMap<(u32, usize), u64>,
 }
 
 impl Recorder {
@@ -158,6 +160,7 @@ impl Recorder {
             events: Vec::new(),
             chat: 0,
             chat_lines: Vec::new(),
+            messages: BTreeMap::new(),
         }
     }
 }
@@ -193,6 +196,11 @@ impl Visitor for Recorder {
         if let Some(c) = message.chat() {
             self.chat += 1;
             self.chat_lines.push((c.name, c.text));
+        } else {
+            *self
+                .messages
+                .entry((message.id, message.payload.len()))
+                .or_default() += 1;
         }
     }
 }
@@ -373,6 +381,27 @@ fn no_identity_is_left_and_everything_else_is_equal() {
             "{name}: final entity state"
         );
         assert_eq!(rin.events, rout.events, "{name}: game events");
+        // Renaming keeps every size: the same user messages, of the same
+        // sizes, and the same string tables, entry for entry.
+        assert_eq!(rin.messages, rout.messages, "{name}: user messages");
+        let tables = |s: &DemoState| -> Vec<(String, Vec<(String, usize)>)> {
+            s.string_tables
+                .iter()
+                .map(|t| {
+                    let entries = t
+                        .entries
+                        .iter()
+                        .map(|e| (rin.map.string(&e.key), e.value.len()))
+                        .collect();
+                    (t.name.clone(), entries)
+                })
+                .collect()
+        };
+        assert_eq!(
+            tables(&in_state2),
+            tables(&out_state),
+            "{name}: string tables"
+        );
         assert_eq!(rout.chat, 0, "{name}: chat left");
 
         // The players table shows the pseudonyms.
