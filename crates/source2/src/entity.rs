@@ -75,6 +75,10 @@ pub struct Entity {
     pub class_id: u32,
     /// The class's serializer.
     pub serializer: SerializerId,
+    /// The varuint32 after the serial in the record that created it, which
+    /// no reader uses (its values follow the spawn groups' creation
+    /// sequence); kept so that a full update writes it again.
+    pub(crate) spare: u32,
     /// False while the entity is outside the PVS.
     pub active: bool,
     pub(crate) state: FieldState,
@@ -439,6 +443,18 @@ impl FieldState {
             }
             prefix.pop();
         }
+    }
+}
+
+impl FieldState {
+    /// Every (path, value) the state holds, its own values hiding the
+    /// baseline's, in depth-first path order (a path before the paths
+    /// under it): the order in which a create can carry them all
+    /// ([`crate::entity_writer::full_state`]).
+    pub fn values_in_order(&self) -> Vec<(FieldPath, &Value)> {
+        let mut out = Vec::new();
+        self.collect_all(&mut out);
+        out.into_iter().map(|(k, v)| (key_to_path(k), v)).collect()
     }
 }
 
