@@ -1194,13 +1194,14 @@ impl Verifier {
     }
 
     /// Checks one frame: `payload` as read, `written` as written (`None`:
-    /// the same).
+    /// the same). `Ok(Err(e))`: IN itself does not decode here, the edit
+    /// ends before this frame as at a cut; `Err`: OUT is not IN renamed.
     fn check(
         &mut self,
         anon: &Anonymizer,
         frame: &crate::container::Frame<'_>,
         written: Option<&[u8]>,
-    ) -> Result<(), DemoError> {
+    ) -> Result<Result<(), DemoError>, DemoError> {
         if self.players != anon.players.len() {
             self.players = anon.players.len();
             self.map.map = Some(ValueMap::new(anon));
@@ -1209,7 +1210,9 @@ impl Verifier {
         self.map.events = 0;
         self.plain.entities = 0;
         self.plain.events = 0;
-        self.input.apply_frame(frame, &mut self.map)?;
+        if let Err(e) = self.input.apply_frame(frame, &mut self.map) {
+            return Ok(Err(e));
+        }
         let out = crate::container::Frame {
             payload: std::borrow::Cow::Borrowed(written.unwrap_or(&frame.payload)),
             ..frame.clone()
@@ -1237,7 +1240,7 @@ impl Verifier {
                 },
             });
         }
-        Ok(())
+        Ok(Ok(()))
     }
 }
 
@@ -1258,8 +1261,9 @@ const MAX_HELD_BACK: usize = 64 << 20;
 /// documentation). Frames are read one at a time
 /// ([`FrameStream`](super::frames::FrameStream)), so memory does not grow
 /// with the demo's length (beyond the signon, held back until `userinfo`
-/// exists). A demo that ends early is written up to its last whole frame,
-/// then `DEM_Stop`, and [`EditReport::cut`] says where it ended.
+/// exists). A demo that ends early, or whose frame does not decode, is
+/// written up to the frame before, then `DEM_Stop`, and
+/// [`EditReport::cut`] says where it ended.
 pub fn anonymize<R: Read, W: Write + Seek>(
     input: R,
     out: W,
@@ -1283,11 +1287,12 @@ pub fn anonymize<R: Read, W: Write + Seek>(
                 }
                 break;
             }
-            Err(e) if e.is_truncation() => {
+            // A frame that ends early or does not decompress: the demo is
+            // anonymized up to it.
+            Err(e) => {
                 report.ended_early(e);
                 break;
             }
-            Err(e) => return Err(e),
         };
         let f = &frame.frame;
         report.frame_read(f.tick);
@@ -1309,19 +1314,32 @@ pub fn anonymize<R: Read, W: Write + Seek>(
             });
             continue;
         }
+        let mut unreadable = None;
         for h in held.drain(..) {
-            write_held(&mut writer, &mut anon, &mut verifier, &h)?;
+            if unreadable.is_none() {
+                unreadable = write_held(&mut writer, &mut anon, &mut verifier, &h)?.err();
+            }
         }
         held_bytes = 0;
+        if let Some(e) = unreadable {
+            report.ended_early(e);
+            break;
+        }
         let new = anon.transform(f.command, f.tick, &f.payload);
-        verifier.check(&anon, f, new.as_deref())?;
+        if let Err(e) = verifier.check(&anon, f, new.as_deref())? {
+            report.ended_early(e);
+            break;
+        }
         match new {
             Some(new) => writer.write_frame(f.command, f.tick, f.compressed, &new)?,
             None => writer.write_raw_frame(f.command, f.tick, f.compressed, frame.stored)?,
         }
     }
     for h in held.drain(..) {
-        write_held(&mut writer, &mut anon, &mut verifier, &h)?;
+        if let Err(e) = write_held(&mut writer, &mut anon, &mut verifier, &h)? {
+            report.ended_early(e);
+            break;
+        }
     }
     if report.cut.is_some() && !stopped {
         writer.write_frame(DemoCommand::Stop, last_tick, false, &[])?;
@@ -1349,7 +1367,7 @@ fn write_held<W: Write + Seek>(
     anon: &mut Anonymizer,
     verifier: &mut Verifier,
     frame: &HeldFrame,
-) -> Result<(), DemoError> {
+) -> Result<Result<(), DemoError>, DemoError> {
     let owned;
     let payload: &[u8] = if frame.compressed {
         owned = crate::stringtable::decompress(&frame.stored, "frame payload").map_err(|kind| {
@@ -1375,11 +1393,16 @@ fn write_held<W: Write + Seek>(
         index: frame.index,
         payload: std::borrow::Cow::Borrowed(payload),
     };
-    verifier.check(anon, &read, new.as_deref())?;
-    match new {
-        Some(new) => writer.write_frame(frame.command, frame.tick, frame.compressed, &new),
-        None => writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.stored),
+    if let Err(e) = verifier.check(anon, &read, new.as_deref())? {
+        return Ok(Err(e));
     }
+    match new {
+        Some(new) => writer.write_frame(frame.command, frame.tick, frame.compressed, &new)?,
+        None => {
+            writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.stored)?
+        }
+    }
+    Ok(Ok(()))
 }
 
 #[cfg(test)]
@@ -1694,9 +1717,13 @@ mod tests {
                 });
             }
             let new = anon.transform(f.command, f.tick, &f.payload);
-            if let Err(e) = verifier.check(&anon, f, new.as_deref()) {
-                failed = Some((i, e));
-                break;
+            match verifier.check(&anon, f, new.as_deref()) {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => panic!("IN does not decode: {e}"),
+                Err(e) => {
+                    failed = Some((i, e));
+                    break;
+                }
             }
         }
         let (i, e) = failed.unwrap();
