@@ -71,10 +71,10 @@
 //! match inside an unrelated value fails that check, and the
 //! anonymization stops with an error naming the frame: a wrong demo is
 //! never written. (User messages are not decoded by the check.)
-//! Names of one or two bytes cannot be told from chance bits in bit-packed
-//! data and are renamed only where they are byte-aligned protobuf strings
-//! preceded by their length (in `userinfo` and messages). The SourceTV
-//! client (`ishltv`) is not a player and keeps its name.
+//! Names of one or two bytes cannot be told from chance bits (8 to 24 of
+//! them, with their length or terminator) and are not renamed: the report
+//! warns of each such player. The SourceTV client (`ishltv`) is not a
+//! player and keeps its name.
 //!
 //! Players are learned as the demo goes, from `userinfo` (entries created,
 //! updated, or restored by a `DEM_StringTables` snapshot) and from the game
@@ -249,7 +249,7 @@ pub fn patterns_for(player: &Identity, pseudonyms: &Pseudonyms) -> Vec<Pattern> 
             out.push(Pattern { find, replace });
         }
     }
-    if (1..128).contains(&len) {
+    if (3..128).contains(&len) {
         let fake = pseudonyms.name(player.steamid, &player.name, len);
         let mut find = vec![len as u8];
         find.extend_from_slice(name);
@@ -675,6 +675,15 @@ impl Anonymizer {
     fn learn_identity(&mut self, id: Identity) {
         if id.name.is_empty() && id.steamid == 0 {
             return;
+        }
+        if (1..3).contains(&id.name.len()) && !self.players.contains(&id) {
+            self.warn(
+                -1,
+                format!(
+                    "a player's name of {} byte(s) is too short to be found in bit-packed data: kept",
+                    id.name.len()
+                ),
+            );
         }
         if self.players.insert(id) {
             let patterns = self
