@@ -32,6 +32,7 @@ pub mod container;
 pub mod container_writer;
 pub mod dota;
 pub mod econ;
+pub mod edit;
 pub mod entity;
 pub mod entity_writer;
 pub mod error;
