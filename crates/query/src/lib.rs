@@ -60,6 +60,8 @@ pub mod actions;
 pub mod classes;
 pub mod collect;
 pub mod coords;
+pub mod edit;
+mod edit_shim;
 pub mod entities;
 pub mod error;
 pub mod event_players;
