@@ -162,7 +162,7 @@ fn edit_error(input: &Path, e: QueryError) -> CliError {
 /// Runs one edit, prints its warnings, its cut and its summary line.
 fn run_one(command: &str, input: &Path, output: &Path, edit: &Edit) -> Result<(), CliError> {
     let edited = edit::edit_path(input, output, edit).map_err(|e| edit_error(input, e))?;
-    for w in &edited.report.warnings {
+    for w in edited.warnings() {
         eprintln!("warning: {}: tick {}: {}", input.display(), w.tick, w.message);
     }
     if let Some(cut) = &edited.cut {
@@ -188,15 +188,14 @@ fn summary(command: &str, output: &Path, edited: &Edited) -> String {
         Some(t) => format!(" (asked {}..={})", t.from, t.to),
         None => String::new(),
     };
-    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let warnings = edited.warnings().count() + usize::from(edited.cut.is_some());
     format!(
-        "{command}: wrote {}: {} frames of {} read, {ticks}{range}, {} messages copied as their original bytes, {} warning{}",
+        "{command}: wrote {}: {} frames of {} read, {ticks}{range}, {} messages copied as their original bytes, {warnings} warning{}",
         output.display(),
         r.frames_written,
         r.frames_read,
         r.messages_copied,
-        r.warnings.len(),
-        plural(r.warnings.len()),
+        if warnings == 1 { "" } else { "s" },
     )
 }
 

@@ -35,7 +35,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use gamewire_source2::{DemoError, Game};
+use gamewire_source2::{DemoError, Game, Warning};
 
 pub use crate::edit_shim::{AnonymizeOptions, EditReport, TickRange};
 use crate::edit_shim as source2_edit;
@@ -77,6 +77,18 @@ pub struct Edited {
     pub range: Option<TickRange>,
     /// Where the input ended early: the output holds everything before it.
     pub cut: Option<Cut>,
+}
+
+impl Edited {
+    /// The report's warnings but the one that tells the input's end (the
+    /// cut is in [`Edited::cut`], located).
+    pub fn warnings(&self) -> impl Iterator<Item = &Warning> {
+        let cut = self.report.cut.as_ref().map(|c| c.kind.to_string());
+        self.report
+            .warnings
+            .iter()
+            .filter(move |w| cut.as_ref().is_none_or(|c| !w.message.contains(c.as_str())))
+    }
 }
 
 /// Edits the demo at `input` (a `.dem` file, compressed too, a broadcast
