@@ -442,6 +442,18 @@ impl FieldState {
     }
 }
 
+impl FieldState {
+    /// Every (path, value) the state holds, its own values hiding the
+    /// baseline's, in depth-first path order (a path before the paths
+    /// under it): the order in which a create can carry them all
+    /// ([`crate::entity_writer::full_state`]).
+    pub fn values_in_order(&self) -> Vec<(FieldPath, &Value)> {
+        let mut out = Vec::new();
+        self.collect_all(&mut out);
+        out.into_iter().map(|(k, v)| (key_to_path(k), v)).collect()
+    }
+}
+
 /// Turns a compact key back into a path.
 pub fn key_to_path(key: u128) -> FieldPath {
     let mut parts = [0i32; crate::fieldpath::MAX_DEPTH];

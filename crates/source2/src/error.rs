@@ -104,6 +104,27 @@ pub enum ErrorKind {
         /// Why not.
         reason: String,
     },
+    /// A tick range that does not meet the demo (an edit's range).
+    #[error("ticks {from} to {to} are not in the demo, whose ticks run from {first} to {last}")]
+    TickRange {
+        /// First tick asked for.
+        from: i32,
+        /// Last tick asked for.
+        to: i32,
+        /// The demo's first tick (−1: none read).
+        first: i32,
+        /// The demo's last tick (−1: none read).
+        last: i32,
+    },
+    /// The input could not be read (an I/O error other than its end: the
+    /// edit pipelines read demos from any `std::io::Read`).
+    #[error("cannot read {what}: {reason}")]
+    Unreadable {
+        /// What was being read.
+        what: &'static str,
+        /// The I/O error.
+        reason: String,
+    },
 }
 
 /// Entity data that could not be decoded ([`ErrorKind::Entity`]): which

@@ -72,7 +72,13 @@ pub struct DemoParser<'a> {
     /// [`Visitor::wants_class`] by class id, asked when the class's first
     /// entity is created (`None`: not asked yet).
     class_wanted: Vec<Option<bool>>,
+    /// The tick [`DemoParser::apply_frame`] has started and not yet ended.
+    stepped_tick: Option<i32>,
 }
+
+/// A demo without frames: the file header alone (the frame reader of a
+/// [`DemoParser::detached`] parser, which is fed frames by its caller).
+const NO_FRAMES: &[u8; crate::container::HEADER_LEN] = b"PBDEMS2\0\0\0\0\0\0\0\0\0";
 
 /// A `CDemoSendTables` frame whose tables another thread builds while this
 /// one reads the rest of the signon.
@@ -162,7 +168,15 @@ impl<'a> DemoParser<'a> {
             use_helper: true,
             helper_jobs: 0,
             class_wanted: Vec::new(),
+            stepped_tick: None,
         })
+    }
+
+    /// A parser with no demo of its own, fed frame by frame with
+    /// [`DemoParser::apply_frame`] (no helper thread: the send tables are
+    /// built when their frame is applied).
+    pub fn detached() -> Result<DemoParser<'static>, DemoError> {
+        Ok(DemoParser::new(NO_FRAMES)?.with_helper_thread(false))
     }
 
     /// Shares built send tables with the other parsers that use `cache`:
@@ -213,6 +227,52 @@ impl<'a> DemoParser<'a> {
             Err(e) if e.is_truncation() => Ok(Some(e)),
             Err(e) => Err(e),
         }
+    }
+
+    /// Applies one frame that the caller read (from a stream, say: see
+    /// [`crate::edit::frames::FrameStream`]), its payload decompressed, with
+    /// the bookkeeping of [`DemoParser::run`]: the frame count, the tick
+    /// (a frame whose tick differs from the current one ends the open tick
+    /// and starts its own, [`Visitor::on_tick_end`] and
+    /// [`Visitor::on_tick_start`]; after `DEM_Stop` the tick stays), and
+    /// the frame's effect on the state. Call [`DemoParser::finish_frames`]
+    /// after the last frame. On a [`DemoParser::detached`] parser.
+    pub fn apply_frame<V: Visitor>(
+        &mut self,
+        frame: &Frame<'_>,
+        visitor: &mut V,
+    ) -> Result<(), DemoError> {
+        let interests = visitor.interests();
+        self.current_frame = Location {
+            byte_offset: frame.offset,
+            frame: frame.index,
+            tick: frame.tick,
+        };
+        self.state.frames += 1;
+        if frame.tick != self.state.tick && !self.state.reached_stop {
+            if let Some(t) = self.stepped_tick.take() {
+                visitor.on_tick_end(&self.state, t);
+            }
+            self.state.tick = frame.tick;
+            visitor.on_tick_start(&self.state, frame.tick);
+            self.stepped_tick = Some(frame.tick);
+        }
+        let result = self.handle_frame(frame, visitor, interests);
+        if frame.command == DemoCommand::Stop {
+            self.state.reached_stop = true;
+        }
+        result
+    }
+
+    /// Ends the frames given to [`DemoParser::apply_frame`]: ends the open
+    /// tick and fills in the counts by name
+    /// ([`DemoState::command_counts`], [`DemoState::message_counts`]), as
+    /// [`DemoParser::run`] does when it returns.
+    pub fn finish_frames<V: Visitor>(&mut self, visitor: &mut V) {
+        if let Some(t) = self.stepped_tick.take() {
+            visitor.on_tick_end(&self.state, t);
+        }
+        self.count_messages();
     }
 
     /// Parses to the end of the demo (or `DEM_Stop`). On error the state keeps

@@ -30,6 +30,7 @@
 
 mod build;
 mod decoder;
+mod encoder;
 mod shared;
 mod tables;
 mod types;

@@ -244,6 +244,12 @@ pub trait Visitor {
     fn wants_string_table(&self, _name: &str) -> bool {
         true
     }
+    /// A `PacketEntities` message is about to be applied: `state` is the
+    /// state right before it (what [`crate::entity_writer`] decodes it
+    /// against), `body` its protobuf bytes. `applied` is false for the
+    /// packet of a `DEM_FullPacket` whose entities the parser skips
+    /// (they exist already: the delta stream keeps them).
+    fn before_packet_entities(&mut self, _state: &DemoState, _body: &[u8], _applied: bool) {}
     /// A `PacketEntities` message has been applied completely.
     fn on_packet_entities(&mut self, _state: &DemoState) {}
     /// A game event.

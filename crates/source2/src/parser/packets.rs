@@ -213,7 +213,14 @@ impl DemoParser<'_> {
                 self.state.string_tables.clear();
             }
             55 => {
-                if !interests.entities || skip_entities {
+                if !interests.entities {
+                    return Ok(());
+                }
+                // The send tables first: the hook's state has them, as
+                // the message's own decoding needs.
+                self.finish_send_tables(true)?;
+                visitor.before_packet_entities(&self.state, body.bytes(), !skip_entities);
+                if skip_entities {
                     return Ok(());
                 }
                 let m = crate::wire::PacketEntitiesView::parse(body.bytes())

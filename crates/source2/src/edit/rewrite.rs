@@ -1,0 +1,525 @@
+//! `rewrite`: a demo decoded and written again, every frame from its decoded
+//! model rather than by copying its bytes.
+//!
+//! Layer by layer (each the inverse of the reader's):
+//!
+//! - the frame header (command, tick, size) by
+//!   [`DemoWriter`], the payload snappy-compressed again where the original
+//!   was (our snappy blocks decompress to the original payload; they need
+//!   not be the game's bytes);
+//! - each frame payload through its `demo.proto` type (`CDemoFileHeader`,
+//!   `CDemoFileInfo`, `CDemoSendTables`, `CDemoClassInfo`,
+//!   `CDemoStringTables`, ...); a `CDemoPacket` (and the packet of a
+//!   `CDemoFullPacket`) is rebuilt from its bitstream;
+//! - the bitstream split into messages ([`PacketMessages`]) and written
+//!   again ([`PacketWriter`]): each message's type as a UBitVar, its size,
+//!   its body, and the padding bits of the last byte as read;
+//! - `CSVCMsg_CreateStringTable` / `CSVCMsg_UpdateStringTable`: the entry
+//!   bitstream read into its records and written again
+//!   ([`crate::stringtable_writer`]), snappy-compressed again when it was;
+//! - `CSVCMsg_PacketEntities`: decoded into its entity records (creates,
+//!   updates, leaves, deletes with their field paths and values) against
+//!   the state right before it, and encoded again
+//!   ([`crate::entity_writer`]); the encoder's choices (field-path
+//!   operations, a value's encoding) may differ from the game's, the
+//!   records they decode to do not;
+//! - every other message through its protobuf type.
+//!
+//! A payload or message is written from its model only when the model,
+//! encoded, gives exactly the bytes it was decoded from (a protobuf type
+//! that lacks fields a newer game build sends would drop them). Otherwise
+//! it is written as its original bytes and counted
+//! ([`EditReport::messages_copied`], one warning listing them by name).
+//! Messages the writer has no model of here (user messages and protobuf
+//! game events) are copied and counted the same way, and so is a
+//! `CSVCMsg_PacketEntities` whose records cannot be encoded again.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Seek, Write};
+
+use prost::Message;
+use source2_demo_protobufs as pb;
+
+use crate::container::{DemoCommand, Frame};
+use crate::container_writer::DemoWriter;
+use crate::error::{DemoError, ErrorKind, Location, Warning};
+use crate::packet_writer::{PacketMessages, PacketWriter};
+use crate::state::DemoState;
+use crate::stringtable::StringTable;
+use crate::stringtable_writer::{read_entry_stream, write_entry_stream};
+use crate::visitor::message_name_in;
+use crate::DemoParser;
+
+use super::frames::FrameStream;
+use super::{missing_stop, EditReport, StateOnly};
+use crate::entity_writer::{decode_packet_entities, encode_packet_entities};
+
+/// Decodes and writes a demo again, every frame from its decoded model
+/// (see the module documentation). `out` receives a whole demo; a demo
+/// that ends early is written up to where it ends, then `DEM_Stop`
+/// ([`EditReport::cut`] says where).
+pub fn rewrite<R: Read, W: Write + Seek>(input: R, out: W) -> Result<EditReport, DemoError> {
+    let mut stream = FrameStream::new(input)?;
+    let mut parser = DemoParser::detached()?;
+    let mut writer = DemoWriter::new(out)?;
+    let mut report = EditReport::new();
+    let mut model = Rebuild::default();
+    let mut visitor = Entities::default();
+    let mut last = (DemoCommand::Stop, -1);
+    loop {
+        let frame = match stream.next_frame() {
+            Ok(Some(f)) => f.frame,
+            Ok(None) => {
+                if !parser.state.reached_stop {
+                    report.ended_early(missing_stop(&stream));
+                }
+                break;
+            }
+            Err(e) if e.is_truncation() => {
+                report.ended_early(e);
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        report.frame_read(frame.tick);
+        let location = Location {
+            byte_offset: frame.offset,
+            frame: frame.index,
+            tick: frame.tick,
+        };
+        // The frame is applied first: the visitor re-encodes each
+        // svc_PacketEntities against the state right before it, as the
+        // reader decodes it. The other messages need only the string
+        // tables that existed before the frame.
+        let tables_before = parser.state.string_tables.len();
+        visitor.bodies.clear();
+        parser.apply_frame(&frame, &mut visitor)?;
+        let payload = model
+            .frame(&frame, &parser.state, tables_before, &mut visitor.bodies)
+            .map_err(|kind| DemoError { kind, location })?;
+        writer.write_frame(frame.command, frame.tick, frame.compressed, &payload)?;
+        last = (frame.command, frame.tick);
+    }
+    parser.finish_frames(&mut visitor);
+    if report.cut.is_some() && !parser.state.reached_stop {
+        writer.write_frame(DemoCommand::Stop, last.1, false, &[])?;
+    }
+    report.frames_written = writer.frames_written();
+    model.report(&mut report);
+    writer.finish()?;
+    Ok(report)
+}
+
+/// The rewrite's visitor: what [`StateOnly`] reads, and each
+/// svc_PacketEntities body decoded into its records and encoded again
+/// against the state right before it (in the order of the frame's
+/// messages; the reason when that fails).
+#[derive(Debug, Default)]
+pub(crate) struct Entities {
+    pub(crate) bodies: std::collections::VecDeque<Result<Vec<u8>, String>>,
+}
+
+impl crate::Visitor for Entities {
+    fn interests(&self) -> crate::Interests {
+        StateOnly.interests()
+    }
+
+    fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
+        let encoded = decode_packet_entities(body, state)
+            .and_then(|model| encode_packet_entities(&model, state))
+            .map_err(|e| e.to_string());
+        self.bodies.push_back(encoded);
+    }
+}
+
+/// Rebuilds frame payloads and packet messages from their models, and
+/// counts what it had to copy.
+#[derive(Debug, Default)]
+pub(crate) struct Rebuild {
+    /// Copied payloads and messages, by name: how many, and why.
+    copied: BTreeMap<String, (u64, &'static str)>,
+    /// Messages copied.
+    messages_copied: u64,
+}
+
+/// Decodes `bytes` as `M` and encodes it again: `Some` when that gives
+/// the same bytes.
+fn same_after<M: Message + Default>(bytes: &[u8]) -> Option<M> {
+    let m = M::decode(bytes).ok()?;
+    (m.encoded_len() == bytes.len() && m.encode_to_vec() == bytes).then_some(m)
+}
+
+/// The format of a string table (what its entry bitstream depends on).
+fn format_of(table: &StringTable) -> StringTable {
+    StringTable {
+        name: table.name.clone(),
+        user_data_fixed_size: table.user_data_fixed_size,
+        user_data_size_bits: table.user_data_size_bits,
+        flags: table.flags,
+        using_varint_bitcounts: table.using_varint_bitcounts,
+        ..Default::default()
+    }
+}
+
+/// Compresses string-table data into a raw snappy block.
+fn snappy(data: &[u8]) -> Result<Vec<u8>, ErrorKind> {
+    snap::raw::Encoder::new()
+        .compress_vec(data)
+        .map_err(|e| ErrorKind::Snappy {
+            what: "string table data (compressing)",
+            message: e.to_string(),
+        })
+}
+
+/// The string tables as a packet sees them: those that existed before
+/// its frame, then the ones the packet creates (or, after a
+/// `CSVCMsg_ClearAllStringTables`, only those). Read from the state after
+/// the frame: a table's format never changes once created, and tables are
+/// only appended (or all cleared).
+struct PacketTables<'s> {
+    /// Tables before the frame.
+    before: usize,
+    /// The tables after the frame.
+    after: &'s [StringTable],
+    cleared: bool,
+    created: Vec<StringTable>,
+}
+
+impl PacketTables<'_> {
+    fn get(&self, id: i32) -> Option<&StringTable> {
+        let id = usize::try_from(id).ok()?;
+        let base = if self.cleared { 0 } else { self.before };
+        if id < base {
+            self.after.get(id)
+        } else {
+            // A table the frame created some other way (a full packet's
+            // snapshot) is found in the state after it.
+            self.created.get(id - base).or_else(|| self.after.get(id))
+        }
+    }
+}
+
+impl Rebuild {
+    fn copy(&mut self, name: String, why: &'static str, message: bool) {
+        let entry = self.copied.entry(name).or_insert((0, why));
+        entry.0 += 1;
+        if message {
+            self.messages_copied += 1;
+        }
+    }
+
+    /// Adds the counts and one warning listing what was copied.
+    pub(crate) fn report(&self, report: &mut EditReport) {
+        report.messages_copied += self.messages_copied;
+        if self.copied.is_empty() {
+            return;
+        }
+        let list: Vec<String> = self
+            .copied
+            .iter()
+            .map(|(name, (n, why))| format!("{name} ×{n} ({why})"))
+            .collect();
+        report.warnings.push(Warning {
+            tick: -1,
+            message: format!(
+                "written as their original bytes, not from a decoded model: {}",
+                list.join(", ")
+            ),
+        });
+    }
+
+    /// A frame payload of type `M`, from its model when that gives its
+    /// bytes, else copied.
+    fn proto<M: Message + Default>(&mut self, payload: &[u8], name: &str) -> Vec<u8> {
+        match same_after::<M>(payload) {
+            Some(m) => m.encode_to_vec(),
+            None => {
+                self.copy(
+                    name.to_string(),
+                    "its protobuf type re-encodes differently",
+                    false,
+                );
+                payload.to_vec()
+            }
+        }
+    }
+
+    /// The payload of a frame, rebuilt.
+    /// `state` is the state after the frame, `tables_before` the number of
+    /// string tables before it, `entities` the frame's svc_PacketEntities
+    /// bodies encoded again (see [`Entities`]).
+    pub(crate) fn frame(
+        &mut self,
+        frame: &Frame<'_>,
+        state: &DemoState,
+        tables_before: usize,
+        entities: &mut std::collections::VecDeque<Result<Vec<u8>, String>>,
+    ) -> Result<Vec<u8>, ErrorKind> {
+        let p = &*frame.payload;
+        use DemoCommand as C;
+        Ok(match frame.command {
+            C::Stop => self.proto::<pb::CDemoStop>(p, "CDemoStop"),
+            C::FileHeader => self.proto::<pb::CDemoFileHeader>(p, "CDemoFileHeader"),
+            C::FileInfo => self.proto::<pb::CDemoFileInfo>(p, "CDemoFileInfo"),
+            C::SyncTick => self.proto::<pb::CDemoSyncTick>(p, "CDemoSyncTick"),
+            C::SendTables => self.proto::<pb::CDemoSendTables>(p, "CDemoSendTables"),
+            C::ClassInfo => self.proto::<pb::CDemoClassInfo>(p, "CDemoClassInfo"),
+            C::StringTables => self.proto::<pb::CDemoStringTables>(p, "CDemoStringTables"),
+            C::ConsoleCmd => self.proto::<pb::CDemoConsoleCmd>(p, "CDemoConsoleCmd"),
+            C::CustomData => self.proto::<pb::CDemoCustomData>(p, "CDemoCustomData"),
+            C::CustomDataCallbacks => {
+                self.proto::<pb::CDemoCustomDataCallbacks>(p, "CDemoCustomDataCallbacks")
+            }
+            C::UserCmd => self.proto::<pb::CDemoUserCmd>(p, "CDemoUserCmd"),
+            C::SaveGame => self.proto::<pb::CDemoSaveGame>(p, "CDemoSaveGame"),
+            C::SpawnGroups => self.proto::<pb::CDemoSpawnGroups>(p, "CDemoSpawnGroups"),
+            C::AnimationData => self.proto::<pb::CDemoAnimationData>(p, "CDemoAnimationData"),
+            C::AnimationHeader => self.proto::<pb::CDemoAnimationHeader>(p, "CDemoAnimationHeader"),
+            C::Recovery => self.proto::<pb::CDemoRecovery>(p, "CDemoRecovery"),
+            C::Packet | C::SignonPacket => match same_after::<pb::CDemoPacket>(p) {
+                Some(mut packet) => {
+                    let data = packet.data.take().unwrap_or_default();
+                    packet.data = Some(self.packet(&data, state, tables_before, entities)?);
+                    packet.encode_to_vec()
+                }
+                None => {
+                    self.copy(
+                        "CDemoPacket".into(),
+                        "not a CDemoPacket as we know it",
+                        false,
+                    );
+                    p.to_vec()
+                }
+            },
+            C::FullPacket => match same_after::<pb::CDemoFullPacket>(p) {
+                Some(mut full) => {
+                    if let Some(tables) = full.string_table.take() {
+                        let bytes = tables.encode_to_vec();
+                        let bytes =
+                            self.proto::<pb::CDemoStringTables>(&bytes, "CDemoStringTables");
+                        full.string_table = Some(
+                            pb::CDemoStringTables::decode(&bytes[..])
+                                .map_err(|e| ErrorKind::protobuf("CDemoStringTables", e))?,
+                        );
+                    }
+                    if let Some(packet) = full.packet.as_mut() {
+                        let data = packet.data.take().unwrap_or_default();
+                        packet.data = Some(self.packet(&data, state, tables_before, entities)?);
+                    }
+                    full.encode_to_vec()
+                }
+                None => {
+                    self.copy(
+                        "CDemoFullPacket".into(),
+                        "not a CDemoFullPacket as we know it",
+                        false,
+                    );
+                    p.to_vec()
+                }
+            },
+            C::Unknown(n) => {
+                self.copy(format!("DEM_Unknown({n})"), "unknown demo command", false);
+                p.to_vec()
+            }
+        })
+    }
+
+    /// A packet bitstream, every message rebuilt, its padding kept.
+    pub(crate) fn packet(
+        &mut self,
+        data: &[u8],
+        state: &DemoState,
+        tables_before: usize,
+        entities: &mut std::collections::VecDeque<Result<Vec<u8>, String>>,
+    ) -> Result<Vec<u8>, ErrorKind> {
+        let mut messages = PacketMessages::new(data);
+        let mut w = PacketWriter::new();
+        let mut tables = PacketTables {
+            before: tables_before,
+            after: &state.string_tables,
+            cleared: false,
+            created: Vec::new(),
+        };
+        for m in messages.by_ref() {
+            let m = m?;
+            let body = if m.id == 55 {
+                self.packet_entities(state, entities.pop_front(), &m.body)
+            } else {
+                self.message(state, &mut tables, m.id, &m.body)?
+            };
+            w.push(m.id, &body)?;
+        }
+        let (_, padding) = messages.padding();
+        w.finish_with_padding(padding as u8)
+    }
+
+    /// A svc_PacketEntities body: as re-encoded from its records when that
+    /// worked, else copied.
+    fn packet_entities(
+        &mut self,
+        state: &DemoState,
+        encoded: Option<Result<Vec<u8>, String>>,
+        body: &[u8],
+    ) -> Vec<u8> {
+        match encoded {
+            Some(Ok(bytes)) => bytes,
+            Some(Err(_)) => {
+                self.copy(
+                    message_name_in(state.game, 55),
+                    "its records could not be encoded again",
+                    true,
+                );
+                body.to_vec()
+            }
+            None => {
+                self.copy(message_name_in(state.game, 55), "not decoded", true);
+                body.to_vec()
+            }
+        }
+    }
+
+    /// One packet message, rebuilt.
+    fn message(
+        &mut self,
+        state: &DemoState,
+        tables: &mut PacketTables<'_>,
+        id: u32,
+        body: &[u8],
+    ) -> Result<Vec<u8>, ErrorKind> {
+        macro_rules! typed {
+            ($t:ty) => {
+                match same_after::<$t>(body) {
+                    Some(m) => Some(m.encode_to_vec()),
+                    None => None,
+                }
+            };
+        }
+        let rebuilt = match id {
+            0 => typed!(pb::CNetMsgNop),
+            3 => typed!(pb::CNetMsgSplitScreenUser),
+            4 => typed!(pb::CNetMsgTick),
+            5 => typed!(pb::CNetMsgStringCmd),
+            6 => typed!(pb::CNetMsgSetConVar),
+            7 => typed!(pb::CNetMsgSignonState),
+            8 => typed!(pb::CNetMsgSpawnGroupLoad),
+            9 => typed!(pb::CNetMsgSpawnGroupManifestUpdate),
+            11 => typed!(pb::CNetMsgSpawnGroupSetCreationTick),
+            12 => typed!(pb::CNetMsgSpawnGroupUnload),
+            13 => typed!(pb::CNetMsgSpawnGroupLoadCompleted),
+            15 => typed!(pb::CNetMsgDebugOverlay),
+            40 => typed!(pb::CSvcMsgServerInfo),
+            41 => typed!(pb::CSvcMsgFlattenedSerializer),
+            42 => typed!(pb::CSvcMsgClassInfo),
+            43 => typed!(pb::CSvcMsgSetPause),
+            44 => self.create_string_table(tables, body)?,
+            45 => self.update_string_table(tables, body)?,
+            46 => typed!(pb::CSvcMsgVoiceInit),
+            47 => typed!(pb::CSvcMsgVoiceData),
+            48 => typed!(pb::CSvcMsgPrint),
+            49 => typed!(pb::CSvcMsgSounds),
+            50 => typed!(pb::CSvcMsgSetView),
+            51 => {
+                tables.cleared = true;
+                tables.created.clear();
+                typed!(pb::CSvcMsgClearAllStringTables)
+            }
+            52 => typed!(pb::CSvcMsgCmdKeyValues),
+            53 => typed!(pb::CSvcMsgBspDecal),
+            54 => typed!(pb::CSvcMsgSplitScreen),
+            56 => typed!(pb::CSvcMsgPrefetch),
+            57 => typed!(pb::CSvcMsgMenu),
+            58 => typed!(pb::CSvcMsgGetCvarValue),
+            59 => typed!(pb::CSvcMsgStopSound),
+            60 => typed!(pb::CSvcMsgPeerList),
+            61 => typed!(pb::CSvcMsgPacketReliable),
+            62 => typed!(pb::CSvcMsgHltvStatus),
+            63 => typed!(pb::CSvcMsgServerSteamId),
+            70 => typed!(pb::CSvcMsgFullFrameSplit),
+            71 => typed!(pb::CSvcMsgRconServerDetails),
+            72 => typed!(pb::CSvcMsgUserMessage),
+            74 => typed!(pb::CSvcMsgBroadcastCommand),
+            75 => typed!(pb::CSvcMsgHltvFixupOperatorStatus),
+            76 => typed!(pb::CSvcMsgUserCommands),
+            77 => typed!(pb::CSvcMsgNextMsgPredicted),
+            205 => typed!(pb::CMsgSource1LegacyGameEventList),
+            206 => typed!(pb::CMsgSource1LegacyListenEvents),
+            207 => typed!(pb::CMsgSource1LegacyGameEvent),
+            _ => {
+                self.copy(
+                    message_name_in(state.game, id),
+                    "no protobuf model here",
+                    true,
+                );
+                return Ok(body.to_vec());
+            }
+        };
+        Ok(match rebuilt {
+            Some(bytes) => bytes,
+            None => {
+                self.copy(
+                    message_name_in(state.game, id),
+                    "its protobuf type re-encodes differently",
+                    true,
+                );
+                body.to_vec()
+            }
+        })
+    }
+
+    /// A `CSVCMsg_CreateStringTable`: its entries read and written again.
+    fn create_string_table(
+        &mut self,
+        tables: &mut PacketTables<'_>,
+        body: &[u8],
+    ) -> Result<Option<Vec<u8>>, ErrorKind> {
+        let Some(mut m) = same_after::<pb::CSvcMsgCreateStringTable>(body) else {
+            return Ok(None);
+        };
+        let format = StringTable {
+            name: m.name.clone().unwrap_or_default(),
+            user_data_fixed_size: m.user_data_fixed_size(),
+            user_data_size_bits: m.user_data_size_bits().max(0) as u32,
+            flags: m.flags(),
+            using_varint_bitcounts: m.using_varint_bitcounts(),
+            ..Default::default()
+        };
+        let raw = m.string_data.take().unwrap_or_default();
+        let data = if m.data_compressed() {
+            crate::stringtable::decompress(&raw, "string table data")?
+        } else {
+            raw
+        };
+        let entries = read_entry_stream(&format, &data, m.num_entries())?;
+        let data = write_entry_stream(&format, &entries)?;
+        m.string_data = Some(if m.data_compressed() {
+            snappy(&data)?
+        } else {
+            data
+        });
+        tables.created.push(format);
+        Ok(Some(m.encode_to_vec()))
+    }
+
+    /// A `CSVCMsg_UpdateStringTable`: its entries read and written again
+    /// in the format of the table it updates.
+    fn update_string_table(
+        &mut self,
+        tables: &PacketTables<'_>,
+        body: &[u8],
+    ) -> Result<Option<Vec<u8>>, ErrorKind> {
+        let Some(mut m) = same_after::<pb::CSvcMsgUpdateStringTable>(body) else {
+            return Ok(None);
+        };
+        let Some(table) = tables.get(m.table_id()) else {
+            return Err(ErrorKind::StringTable {
+                table: crate::error::TableRef::Id(m.table_id()),
+                problem: crate::error::StringTableError::NoSuchTable,
+            });
+        };
+        let format = format_of(table);
+        let raw = m.string_data.take().unwrap_or_default();
+        let entries = read_entry_stream(&format, &raw, m.num_changed_entries())?;
+        m.string_data = Some(write_entry_stream(&format, &entries)?);
+        Ok(Some(m.encode_to_vec()))
+    }
+}
