@@ -17,6 +17,7 @@
 use gamewire_bits::{BitReader, BitWriter};
 use gamewire_source2::fieldpath::{codes, read_field_paths, FieldPath, MAX_DEPTH};
 use gamewire_source2::fieldpath_writer::{operation_for, write_field_paths};
+use gamewire_source2::{parse_with, DemoState, Entity, EntityChange, Visitor};
 use proptest::prelude::*;
 
 /// One index as the reader allows it: mostly small, sometimes at each
@@ -205,4 +206,91 @@ fn refuses_more_paths_than_a_record_holds() {
     let mut w = BitWriter::new();
     let err = write_field_paths(&mut w, &paths).unwrap_err();
     assert!(err.to_string().contains("65536"), "{err}");
+}
+
+/// What the corpus test counts, per demo.
+#[derive(Debug, Default)]
+struct Counts {
+    /// Entity records with field data (creates and updates).
+    records: u64,
+    /// Field paths in them.
+    paths: u64,
+    /// Bits of our field-path sequences (`FieldPathEncodeFinish` included).
+    our_bits: u64,
+    /// Operations of each kind we wrote.
+    ops: Vec<u64>,
+}
+
+/// Every create and update: its field paths, re-written and read back.
+struct Rewrite {
+    name: String,
+    counts: Counts,
+}
+
+impl Visitor for Rewrite {
+    fn on_entity(
+        &mut self,
+        state: &DemoState,
+        change: EntityChange,
+        entity: &Entity,
+        paths: &[FieldPath],
+    ) {
+        if !matches!(change, EntityChange::Created | EntityChange::Updated) {
+            return;
+        }
+        let what = format!("{} tick {} entity {}", self.name, state.tick, entity.index);
+        let (data, bits) = write(paths);
+        let (got, consumed) = read(&data).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(got, paths, "{what}: paths differ");
+        assert_eq!(consumed, bits, "{what}");
+        let c = &mut self.counts;
+        c.records += 1;
+        c.paths += paths.len() as u64;
+        c.our_bits += bits;
+        let mut prev = FieldPath::default();
+        for p in paths {
+            let (op, _, _) = operation_for(&prev, p).unwrap();
+            c.ops[op] += 1;
+            prev = *p;
+        }
+    }
+}
+
+#[test]
+fn corpus_field_paths_rewrite_to_the_same_paths() {
+    let demos = gamewire_corpus::source2_demos().unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        demos.len() >= 7,
+        "expected the 7 corpus demos, found {demos:?}"
+    );
+    for path in demos {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).unwrap();
+        let mut v = Rewrite {
+            name: name.clone(),
+            counts: Counts {
+                ops: vec![0; 40],
+                ..Counts::default()
+            },
+        };
+        let (_, err) = parse_with(&bytes, &mut v).unwrap();
+        assert!(err.is_none(), "{name}: {err:?}");
+        let c = &v.counts;
+        assert!(c.records > 0 && c.paths > 0, "{name}: no entity records");
+        let ops: Vec<String> = c
+            .ops
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(i, n)| format!("{}={n}", gamewire_source2::fieldpath::OPS[i].0))
+            .collect();
+        println!(
+            "{name}: {} records, {} paths, our field-path bits {} ({:.2} per path); ops: {}",
+            c.records,
+            c.paths,
+            c.our_bits,
+            c.our_bits as f64 / c.paths as f64,
+            ops.join(" "),
+        );
+    }
 }
