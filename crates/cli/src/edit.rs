@@ -179,18 +179,18 @@ fn run_one(command: &str, input: &Path, output: &Path, edit: &Edit) -> Result<()
 /// The one line a command prints: what was written, from what.
 fn summary(command: &str, output: &Path, edited: &Edited) -> String {
     let r = &edited.report;
-    let ticks = if r.frames_written == 0 || r.first_tick > r.last_tick {
-        "no tick".to_string()
+    let read = if r.frames_read == 0 || r.last_tick < 0 {
+        String::new()
     } else {
-        format!("ticks {}..={}", r.first_tick, r.last_tick)
+        format!(" (ticks {}..={})", r.first_tick.max(0), r.last_tick)
     };
-    let range = match edited.range {
-        Some(t) => format!(" (asked {}..={})", t.from, t.to),
+    let kept = match edited.range {
+        Some(t) => format!(", ticks {}..={} kept", t.from, t.to),
         None => String::new(),
     };
     let warnings = edited.warnings().count() + usize::from(edited.cut.is_some());
     format!(
-        "{command}: wrote {}: {} frames of {} read, {ticks}{range}, {} messages copied as their original bytes, {warnings} warning{}",
+        "{command}: wrote {}: {} of {} frames read{read}{kept}, {} messages copied as their original bytes, {warnings} warning{}",
         output.display(),
         r.frames_written,
         r.frames_read,

@@ -115,7 +115,7 @@ fn a_cut_holds_the_ticks_and_events_of_its_range() {
         ]);
         assert!(
             r.stderr.contains(&format!("cut: wrote {}: ", out.display()))
-                && r.stderr.contains(&format!("(asked {a}..={b})")),
+                && r.stderr.contains(&format!("ticks {a}..={b} kept")),
             "{}",
             r.stderr
         );
@@ -148,12 +148,15 @@ fn a_rewrite_gives_the_same_tables() {
         let r = ok(&["rewrite", s(&demo), s(&out)]);
         assert!(r.stderr.contains("rewrite: wrote "), "{}", r.stderr);
         // Every table of both, named alike (the `demo` column).
+        let props = tick_props(&demo);
         let tables = |input: &Path, to: &Path| {
             ok(&[
                 "batch",
                 s(input),
                 "--tables",
                 TABLES,
+                "--props",
+                props,
                 "--out",
                 s(to),
                 "-j",
@@ -177,7 +180,6 @@ fn a_rewrite_gives_the_same_tables() {
         std::fs::remove_dir_all(&a).unwrap();
         std::fs::remove_dir_all(&b).unwrap();
         // `ticks` and `events` as their commands print them.
-        let props = tick_props(&demo);
         for args in [vec!["ticks", "--props", props], vec!["events"]] {
             let run = |d: &Path| {
                 let mut all = vec![args[0], s(d)];
@@ -405,7 +407,7 @@ fn a_cut_by_round_is_the_cut_of_the_rounds_ticks() {
     let (by_round, by_ticks) = (dir.join("round.dem"), dir.join("ticks.dem"));
     let r = ok(&["cut", s(&demo), s(&by_round), "--round", "1"]);
     assert!(
-        r.stderr.contains(&format!("(asked 142..={last})")),
+        r.stderr.contains(&format!("ticks 142..={last} kept")),
         "{}",
         r.stderr
     );

@@ -35,7 +35,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use gamewire_source2::{DemoError, Game, Warning};
+use gamewire_source2::{DemoError, ErrorKind, Game, Warning};
 
 pub use crate::edit_shim::{AnonymizeOptions, EditReport, TickRange};
 use crate::edit_shim as source2_edit;
@@ -261,13 +261,22 @@ fn write_atomically<T>(
     let temp = builder.tempfile_in(&dir).map_err(failed)?;
     let value = {
         let mut w = BufWriter::new(temp.as_file());
-        let value = write(&mut w)?;
+        let value = write(&mut w).map_err(demo_error)?;
         w.flush().map_err(failed)?;
         value
     };
     temp.as_file().sync_all().map_err(failed)?;
     temp.persist(out).map_err(|e| failed(e.error))?;
     Ok(value)
+}
+
+/// A range that misses the demo is the caller's mistake (bad usage), not
+/// the demo's; any other error is the demo's or the writer's.
+fn demo_error(e: DemoError) -> QueryError {
+    match e.kind {
+        ErrorKind::TickRange { .. } => QueryError::BadCut(e.kind.to_string()),
+        _ => QueryError::Demo(e),
+    }
 }
 
 /// The ticks of round `round` of a CS2 demo in memory ([`round_range`] on

@@ -6,24 +6,9 @@ use std::io::{Read, Seek, Write};
 
 use gamewire_source2::container::FrameReader;
 use gamewire_source2::container_writer::DemoWriter;
-use gamewire_source2::{DemoError, ErrorKind, Location, Warning};
+use gamewire_source2::{DemoError, ErrorKind, Location};
 
-#[derive(Debug, Default)]
-pub struct EditReport {
-    pub frames_read: u64,
-    pub frames_written: u64,
-    pub first_tick: i32,
-    pub last_tick: i32,
-    pub messages_copied: u64,
-    pub warnings: Vec<Warning>,
-    pub cut: Option<DemoError>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TickRange {
-    pub from: i32,
-    pub to: i32,
-}
+pub use gamewire_source2::edit::{cut, rewrite, EditReport, TickRange};
 
 #[derive(Debug, Clone)]
 pub struct AnonymizeOptions {
@@ -64,7 +49,7 @@ fn copy<R: Read, W: Write + Seek>(
     let mut reader = FrameReader::new(&data)?;
     let mut writer = DemoWriter::new(out)?;
     let mut report = EditReport {
-        first_tick: i32::MAX,
+        first_tick: -1,
         last_tick: -1,
         ..EditReport::default()
     };
@@ -75,7 +60,9 @@ fn copy<R: Read, W: Write + Seek>(
                 if keep(f.tick) {
                     writer.write_decoded_frame(&f)?;
                     report.frames_written += 1;
-                    report.first_tick = report.first_tick.min(f.tick);
+                    if report.first_tick < 0 {
+                        report.first_tick = f.tick;
+                    }
                     report.last_tick = report.last_tick.max(f.tick);
                 }
             }
@@ -89,18 +76,6 @@ fn copy<R: Read, W: Write + Seek>(
     }
     writer.finish()?;
     Ok(report)
-}
-
-pub fn rewrite<R: Read, W: Write + Seek>(input: R, out: W) -> Result<EditReport, DemoError> {
-    copy(input, out, |_| true)
-}
-
-pub fn cut<R: Read, W: Write + Seek>(
-    input: R,
-    out: W,
-    range: TickRange,
-) -> Result<EditReport, DemoError> {
-    copy(input, out, |t| t <= range.to)
 }
 
 pub fn anonymize<R: Read, W: Write + Seek>(
