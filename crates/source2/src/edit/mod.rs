@@ -22,10 +22,13 @@
 
 use crate::error::{DemoError, Warning};
 
+pub mod anonymize;
 pub mod cut;
 pub mod frames;
+pub mod pseudonym;
 pub mod rewrite;
 
+pub use anonymize::{anonymize, AnonymizeOptions};
 pub use cut::cut;
 pub use rewrite::rewrite;
 
