@@ -37,8 +37,8 @@ use std::path::{Path, PathBuf};
 
 use gamewire_source2::{DemoError, ErrorKind, Game, Warning};
 
-pub use crate::edit_shim::{AnonymizeOptions, EditReport, TickRange};
-use crate::edit_shim as source2_edit;
+pub use gamewire_source2::edit::{AnonymizeOptions, EditReport, TickRange};
+use gamewire_source2::edit as source2_edit;
 use crate::input::{self, Compression, DemoInput, InputError};
 use crate::run::Cut;
 use crate::table::{Cell, Table};

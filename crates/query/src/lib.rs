@@ -61,7 +61,6 @@ pub mod classes;
 pub mod collect;
 pub mod coords;
 pub mod edit;
-mod edit_shim;
 pub mod entities;
 pub mod error;
 pub mod event_players;
