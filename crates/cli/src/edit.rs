@@ -50,10 +50,20 @@ pub struct CutArgs {
     #[arg(value_name = "OUT")]
     pub output: PathBuf,
     /// The first tick kept: OUT starts with the state at this tick.
-    #[arg(long, value_name = "A", requires = "to_tick", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "A",
+        requires = "to_tick",
+        allow_hyphen_values = true
+    )]
     pub from_tick: Option<i32>,
     /// The last tick kept (inclusive).
-    #[arg(long, value_name = "B", requires = "from_tick", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "B",
+        requires = "from_tick",
+        allow_hyphen_values = true
+    )]
     pub to_tick: Option<i32>,
     /// CS2: round N (1 is the first row of the `rounds` table), from its
     /// `round_start` to its `round_officially_ended`.
@@ -98,8 +108,8 @@ impl KeyArgs {
         let options = match &self.key {
             Some(k) => AnonymizeOptions::from_passphrase(k),
             None => {
-                let options = AnonymizeOptions::random()
-                    .map_err(|e| CliError::RandomKey(e.to_string()))?;
+                let options =
+                    AnonymizeOptions::random().map_err(|e| CliError::RandomKey(e.to_string()))?;
                 eprintln!(
                     "note: no --key: a random key was drawn for this run, so these pseudonyms match no other run (give --key to keep players joinable across runs)"
                 );
@@ -163,7 +173,12 @@ fn edit_error(input: &Path, e: QueryError) -> CliError {
 fn run_one(command: &str, input: &Path, output: &Path, edit: &Edit) -> Result<(), CliError> {
     let edited = edit::edit_path(input, output, edit).map_err(|e| edit_error(input, e))?;
     for w in edited.warnings() {
-        eprintln!("warning: {}: tick {}: {}", input.display(), w.tick, w.message);
+        eprintln!(
+            "warning: {}: tick {}: {}",
+            input.display(),
+            w.tick,
+            w.message
+        );
     }
     if let Some(cut) = &edited.cut {
         warn_cut(&format!(

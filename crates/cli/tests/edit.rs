@@ -114,7 +114,8 @@ fn a_cut_holds_the_ticks_and_events_of_its_range() {
             &b.to_string(),
         ]);
         assert!(
-            r.stderr.contains(&format!("cut: wrote {}: ", out.display()))
+            r.stderr
+                .contains(&format!("cut: wrote {}: ", out.display()))
                 && r.stderr.contains(&format!("ticks {a}..={b} kept")),
             "{}",
             r.stderr
@@ -296,7 +297,8 @@ fn batch_anonymize_writes_one_demo_each_and_follows_the_batch_rules() {
     let r = batch(&["-j", "2"]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(
-        r.stderr.contains("2 demos anonymized (0 cut short), 0 failed"),
+        r.stderr
+            .contains("2 demos anonymized (0 cut short), 0 failed"),
         "{}",
         r.stderr
     );
@@ -325,7 +327,11 @@ fn batch_anonymize_writes_one_demo_each_and_follows_the_batch_rules() {
     std::fs::write(inputs.join("bad.dem"), b"not a demo at all").unwrap();
     let r = batch(&["--overwrite"]);
     assert_eq!(r.code, Some(1), "{}", r.stderr);
-    assert!(r.stderr.contains("bad.dem: not a Source 2 demo"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("bad.dem: not a Source 2 demo"),
+        "{}",
+        r.stderr
+    );
     let r = batch(&["--overwrite", "--keep-going"]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert_eq!(listing(&out), ["14065.dem", "14155.dem"]);

@@ -37,12 +37,12 @@ use std::path::{Path, PathBuf};
 
 use gamewire_source2::{DemoError, ErrorKind, Game, Warning};
 
-pub use gamewire_source2::edit::{AnonymizeOptions, EditReport, TickRange};
-use gamewire_source2::edit as source2_edit;
 use crate::input::{self, Compression, DemoInput, InputError};
 use crate::run::Cut;
 use crate::table::{Cell, Table};
 use crate::{Query, QueryError, TableKind};
+use gamewire_source2::edit as source2_edit;
+pub use gamewire_source2::edit::{AnonymizeOptions, EditReport, TickRange};
 
 /// What to write.
 #[derive(Debug, Clone)]
@@ -173,9 +173,9 @@ fn check_edit(edit: &Edit) -> Result<(), QueryError> {
             "the first tick ({}) is after the last tick ({})",
             r.from, r.to
         ))),
-        Edit::Cut(CutRange::Round(0)) => Err(QueryError::BadCut(
-            "rounds are numbered from 1".to_string(),
-        )),
+        Edit::Cut(CutRange::Round(0)) => {
+            Err(QueryError::BadCut("rounds are numbered from 1".to_string()))
+        }
         _ => Ok(()),
     }
 }
@@ -339,10 +339,15 @@ pub fn round_range(rounds: &Table, round: u32, last_tick: i32) -> Result<TickRan
             _ => None,
         }
     };
-    let from = ["start_tick", "freeze_end_tick", "end_tick", "official_end_tick"]
-        .iter()
-        .find_map(|c| tick(c, row))
-        .ok_or_else(|| QueryError::BadCut(format!("round {round} has no tick in the rounds table")))?;
+    let from = [
+        "start_tick",
+        "freeze_end_tick",
+        "end_tick",
+        "official_end_tick",
+    ]
+    .iter()
+    .find_map(|c| tick(c, row))
+    .ok_or_else(|| QueryError::BadCut(format!("round {round} has no tick in the rounds table")))?;
     let to = tick("official_end_tick", row)
         .or_else(|| tick("start_tick", row + 1).map(|t| t - 1))
         .unwrap_or(last_tick)
@@ -375,7 +380,10 @@ mod tests {
         ]);
         assert_eq!(
             round_range(&t, 1, 20000).unwrap(),
-            TickRange { from: 100, to: 5400 }
+            TickRange {
+                from: 100,
+                to: 5400
+            }
         );
         assert_eq!(
             round_range(&t, 2, 20000).unwrap(),
@@ -397,7 +405,10 @@ mod tests {
         ]);
         assert_eq!(
             round_range(&t, 1, 9000).unwrap(),
-            TickRange { from: 200, to: 3300 }
+            TickRange {
+                from: 200,
+                to: 3300
+            }
         );
         assert_eq!(
             round_range(&t, 2, 9000).unwrap(),
@@ -437,6 +448,9 @@ mod tests {
             assert!(e.is_usage(), "{out}: {e}");
         }
         let e = check_edit(&Edit::Cut(CutRange::Ticks(TickRange { from: 9, to: 3 }))).unwrap_err();
-        assert!(e.to_string().contains("(9) is after the last tick (3)"), "{e}");
+        assert!(
+            e.to_string().contains("(9) is after the last tick (3)"),
+            "{e}"
+        );
     }
 }
