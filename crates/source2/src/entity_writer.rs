@@ -171,9 +171,7 @@ fn resolve<'t>(
             .and_then(|k| overlay.get(&k))
         {
             Some(v) => *v,
-            None => base
-                .and_then(|b| b.get(prefix))
-                .and_then(Value::as_u64),
+            None => base.and_then(|b| b.get(prefix)).and_then(Value::as_u64),
         };
         stored.map(|v| u32::try_from(v).unwrap_or(u32::MAX))
     })
@@ -284,9 +282,7 @@ impl<'s> Context<'s> {
     ) -> Result<Base<'s>, ErrorKind> {
         let state = self.state;
         match state.entities.get(index) {
-            Some(e) if e.class_id == class_id && e.serial == serial => {
-                Ok(Base::Borrowed(&e.state))
-            }
+            Some(e) if e.class_id == class_id && e.serial == serial => Ok(Base::Borrowed(&e.state)),
             _ => self.baseline(class_id, serializer).map(Base::Shared),
         }
     }
@@ -320,10 +316,7 @@ impl Base<'_> {
 /// Decodes one `svc_PacketEntities` body (its protobuf bytes) against the
 /// state as it is right before the message is applied (see
 /// [`crate::Visitor::before_packet_entities`]).
-pub fn decode_packet_entities(
-    body: &[u8],
-    state: &DemoState,
-) -> Result<PacketEntities, ErrorKind> {
+pub fn decode_packet_entities(body: &[u8], state: &DemoState) -> Result<PacketEntities, ErrorKind> {
     let message = pb::CSvcMsgPacketEntities::decode(body)
         .map_err(|e| ErrorKind::protobuf("CSVCMsg_PacketEntities", e))?;
     decode_packet_entities_message(message, state)
@@ -370,7 +363,16 @@ pub fn decode_packet_entities_message(
                 let spare = r.read_varuint32().map_err(hdr)?;
                 let serializer = cx.serializer_of(idx, class_id)?;
                 let base = cx.create_base(idx, class_id, serial, serializer)?;
-                let fields = decode_fields(&cx, idx, Some(class_id), serializer, base.get(), &mut r, &mut paths, ti)?;
+                let fields = decode_fields(
+                    &cx,
+                    idx,
+                    Some(class_id),
+                    serializer,
+                    base.get(),
+                    &mut r,
+                    &mut paths,
+                    ti,
+                )?;
                 EntityOp::Create {
                     class_id,
                     serial,
@@ -388,7 +390,16 @@ pub fn decode_packet_entities_message(
                     Vec::new()
                 } else {
                     let (base, serializer, class_id) = cx.existing(idx)?;
-                    decode_fields(&cx, idx, Some(class_id), serializer, base, &mut r, &mut paths, ti)?
+                    decode_fields(
+                        &cx,
+                        idx,
+                        Some(class_id),
+                        serializer,
+                        base,
+                        &mut r,
+                        &mut paths,
+                        ti,
+                    )?
                 };
                 EntityOp::Update { pvs, fields }
             }
@@ -432,7 +443,8 @@ fn decode_fields(
     let mut fields = Vec::with_capacity(paths.len());
     for fp in paths.iter() {
         let field_error = |e| cx.error(index, class_id, Some(*fp), EntityProblem::Field(e));
-        let decoder = resolve(cx.tables, serializer, fp, Some(base), &overlay).map_err(field_error)?;
+        let decoder =
+            resolve(cx.tables, serializer, fp, Some(base), &overlay).map_err(field_error)?;
         let value = decoder
             .decode(r, tick_interval)
             .map_err(|e| field_error(FieldError::Value(e)))?;
@@ -449,19 +461,17 @@ fn decode_fields(
 /// Encodes a decoded message back into a `svc_PacketEntities` body (its
 /// protobuf bytes), against the state right before it is applied (the
 /// state it was decoded against).
-pub fn encode_packet_entities(
-    p: &PacketEntities,
-    state: &DemoState,
-) -> Result<Vec<u8>, ErrorKind> {
+pub fn encode_packet_entities(p: &PacketEntities, state: &DemoState) -> Result<Vec<u8>, ErrorKind> {
     let data = encode_entity_data(p, state)?;
     let mut message = p.message.clone();
-    message.updated_entries = Some(i32::try_from(p.records.len()).map_err(|_| {
-        ErrorKind::LimitExceeded {
-            what: "updated entries",
-            value: p.records.len() as u64,
-            limit: crate::entity::MAX_ENTITIES as u64,
-        }
-    })?);
+    message.updated_entries =
+        Some(
+            i32::try_from(p.records.len()).map_err(|_| ErrorKind::LimitExceeded {
+                what: "updated entries",
+                value: p.records.len() as u64,
+                limit: crate::entity::MAX_ENTITIES as u64,
+            })?,
+        );
     message.entity_data = Some(data);
     Ok(message.encode_to_vec())
 }
@@ -515,11 +525,21 @@ pub fn encode_entity_data(p: &PacketEntities, state: &DemoState) -> Result<Vec<u
                         "serial {serial} does not fit in {SERIAL_BITS} bits"
                     )));
                 }
-                w.write_bits(u64::from(*serial), SERIAL_BITS).map_err(bits)?;
+                w.write_bits(u64::from(*serial), SERIAL_BITS)
+                    .map_err(bits)?;
                 w.write_varuint32(*spare);
                 let serializer = cx.serializer_of(idx, *class_id)?;
                 let base = cx.create_base(idx, *class_id, *serial, serializer)?;
-                encode_fields(&cx, idx, Some(*class_id), serializer, base.get(), fields, &mut w, ti)?;
+                encode_fields(
+                    &cx,
+                    idx,
+                    Some(*class_id),
+                    serializer,
+                    base.get(),
+                    fields,
+                    &mut w,
+                    ti,
+                )?;
             }
             EntityOp::Update { pvs, fields } => {
                 w.write_bits(0, 2).map_err(bits)?;
@@ -546,7 +566,16 @@ pub fn encode_entity_data(p: &PacketEntities, state: &DemoState) -> Result<Vec<u
                     }
                 }
                 let (base, serializer, class_id) = cx.existing(idx)?;
-                encode_fields(&cx, idx, Some(class_id), serializer, base, fields, &mut w, ti)?;
+                encode_fields(
+                    &cx,
+                    idx,
+                    Some(class_id),
+                    serializer,
+                    base,
+                    fields,
+                    &mut w,
+                    ti,
+                )?;
             }
             EntityOp::Leave => w.write_bits(1, 2).map_err(bits)?,
             EntityOp::Delete => w.write_bits(3, 2).map_err(bits)?,
@@ -634,7 +663,13 @@ pub fn full_state(state: &DemoState) -> Result<PacketEntities, ErrorKind> {
                 state.class_name(entity)
             )));
         }
-        let fields = entity_fields(&cx, entity.index, entity.class_id, entity.serializer, &entity.state)?;
+        let fields = entity_fields(
+            &cx,
+            entity.index,
+            entity.class_id,
+            entity.serializer,
+            &entity.state,
+        )?;
         records.push(EntityRecord {
             index: entity.index,
             op: EntityOp::Create {

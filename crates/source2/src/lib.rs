@@ -42,6 +42,7 @@ mod flattened;
 mod game;
 pub mod gameevent;
 mod helper;
+pub mod message_writer;
 pub mod messages;
 mod messages_generated;
 pub mod packet_writer;

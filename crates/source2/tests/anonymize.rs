@@ -29,12 +29,16 @@ use std::io::Cursor;
 use std::path::PathBuf;
 
 use gamewire_source2::container::{DemoCommand, FrameReader};
+use gamewire_source2::container_writer::DemoWriter;
 use gamewire_source2::edit::anonymize::{anonymize, AnonymizeOptions};
 use gamewire_source2::edit::pseudonym::Pseudonyms;
 use gamewire_source2::gameevent::EventValue;
+use gamewire_source2::packet_writer::{encode_demo_packet, PacketMessages, PacketWriter};
 use gamewire_source2::{
     parse_with, DemoState, Entity, EntityChange, FieldPath, GameEvent, UserMessage, Value, Visitor,
 };
+use prost::Message;
+use source2_demo_protobufs as pb;
 
 fn demos() -> Vec<PathBuf> {
     let out = gamewire_corpus::source2_demos().unwrap_or_else(|e| panic!("{e}"));
@@ -75,10 +79,8 @@ impl Mapping {
         let Some(p) = p else { return m };
         for pl in players {
             if pl.name.len() >= 3 {
-                m.names.insert(
-                    pl.name.clone(),
-                    p.name(pl.steamid, &pl.name, pl.name.len()),
-                );
+                m.names
+                    .insert(pl.name.clone(), p.name(pl.steamid, &pl.name, pl.name.len()));
             }
             if pl.steamid != 0 {
                 m.steamids.insert(pl.steamid, p.steamid(pl.steamid));
@@ -145,6 +147,9 @@ struct Recorder {
     ticks: BTreeMap<i32, u64>,
     events: Vec<String>,
     chat: u64,
+    chat_lines: Vec<(String, String)>,
+    /// User messages by id and size, chat left out.
+    messages: BTreeMap<(u32, usize), u64>,
 }
 
 impl Recorder {
@@ -154,6 +159,8 @@ impl Recorder {
             ticks: BTreeMap::new(),
             events: Vec::new(),
             chat: 0,
+            chat_lines: Vec::new(),
+            messages: BTreeMap::new(),
         }
     }
 }
@@ -186,8 +193,14 @@ impl Visitor for Recorder {
     }
 
     fn on_user_message(&mut self, _state: &DemoState, message: &UserMessage<'_>) {
-        if message.chat().is_some() {
+        if let Some(c) = message.chat() {
             self.chat += 1;
+            self.chat_lines.push((c.name, c.text));
+        } else {
+            *self
+                .messages
+                .entry((message.id, message.payload.len()))
+                .or_default() += 1;
         }
     }
 }
@@ -231,12 +244,24 @@ fn needles(players: &[Player]) -> Vec<(String, Vec<u8>)> {
         }
         if p.steamid != 0 {
             let a = p.steamid as u32;
-            out.push((format!("steam id {} (decimal)", p.steamid), p.steamid.to_string().into_bytes()));
-            out.push((format!("steam id {} (le64)", p.steamid), p.steamid.to_le_bytes().to_vec()));
-            out.push((format!("steam id {} (varint)", p.steamid), varint(p.steamid)));
+            out.push((
+                format!("steam id {} (decimal)", p.steamid),
+                p.steamid.to_string().into_bytes(),
+            ));
+            out.push((
+                format!("steam id {} (le64)", p.steamid),
+                p.steamid.to_le_bytes().to_vec(),
+            ));
+            out.push((
+                format!("steam id {} (varint)", p.steamid),
+                varint(p.steamid),
+            ));
             out.push((format!("account id {a} (le32)"), a.to_le_bytes().to_vec()));
             out.push((format!("account id {a} (varint)"), varint(u64::from(a))));
-            out.push((format!("account id {a} (decimal)"), a.to_string().into_bytes()));
+            out.push((
+                format!("account id {a} (decimal)"),
+                a.to_string().into_bytes(),
+            ));
         }
     }
     out
@@ -249,7 +274,10 @@ fn search(demo: &[u8], needles: &[(String, Vec<u8>)]) -> BTreeMap<String, u64> {
     let mut reader = FrameReader::new(demo).unwrap();
     let mut view = Vec::new();
     while let Some(frame) = reader.next_frame().unwrap() {
-        if matches!(frame.command, DemoCommand::SendTables | DemoCommand::ClassInfo) {
+        if matches!(
+            frame.command,
+            DemoCommand::SendTables | DemoCommand::ClassInfo
+        ) {
             continue;
         }
         let data = &*frame.payload;
@@ -258,7 +286,10 @@ fn search(demo: &[u8], needles: &[(String, Vec<u8>)]) -> BTreeMap<String, u64> {
             if shift == 0 {
                 view.extend_from_slice(data);
             } else {
-                view.extend(data.windows(2).map(|w| (w[0] >> shift) | (w[1] << (8 - shift))));
+                view.extend(
+                    data.windows(2)
+                        .map(|w| (w[0] >> shift) | (w[1] << (8 - shift))),
+                );
             }
             for (label, n) in needles {
                 let c = view.windows(n.len()).filter(|w| *w == &n[..]).count() as u64;
@@ -294,20 +325,28 @@ fn no_identity_is_left_and_everything_else_is_equal() {
         let needles = needles(&players);
 
         let mut out = Cursor::new(Vec::new());
+        let started = std::time::Instant::now();
         let report = anonymize(Cursor::new(&data), &mut out, &options).unwrap();
+        let elapsed = started.elapsed();
         let out = out.into_inner();
         assert!(report.cut.is_none(), "{name}: {:?}", report.cut);
         assert_eq!(report.frames_read, report.frames_written, "{name}");
+        assert!(report.first_tick >= 0 && report.last_tick >= report.first_tick);
 
         let before = search(&data, &needles);
         let after = search(&out, &needles);
         let total: u64 = before.values().sum();
         println!(
-            "{name}: {} players, {total} identity occurrences in IN, {} in OUT; {} frames; {}",
+            "{name}: {} players, {total} identity occurrences in IN, {} in OUT; {} frames in {:.1} ms; {}",
             players.len(),
             after.values().sum::<u64>(),
             report.frames_written,
-            report.warnings.last().map(|w| w.message.as_str()).unwrap_or("")
+            elapsed.as_secs_f64() * 1e3,
+            report
+                .warnings
+                .last()
+                .map(|w| w.message.as_str())
+                .unwrap_or("")
         );
         assert!(total > 0, "{name}: IN has no identity to find");
         assert!(after.is_empty(), "{name}: left in OUT: {after:#?}");
@@ -320,7 +359,11 @@ fn no_identity_is_left_and_everything_else_is_equal() {
         assert_eq!(in_err.is_none(), out_err.is_none(), "{name}: {out_err:?}");
         assert_eq!(out_state.reached_stop, in_state.reached_stop, "{name}");
         assert_eq!(out_state.tick, in_state.tick, "{name}");
-        assert_eq!(rin.ticks.len(), rout.ticks.len(), "{name}: ticks with entity changes");
+        assert_eq!(
+            rin.ticks.len(),
+            rout.ticks.len(),
+            "{name}: ticks with entity changes"
+        );
         let differing: Vec<_> = rin
             .ticks
             .iter()
@@ -328,13 +371,37 @@ fn no_identity_is_left_and_everything_else_is_equal() {
             .map(|(t, _)| *t)
             .take(5)
             .collect();
-        assert!(differing.is_empty(), "{name}: entity changes differ at ticks {differing:?}");
+        assert!(
+            differing.is_empty(),
+            "{name}: entity changes differ at ticks {differing:?}"
+        );
         assert_eq!(
             final_state(&in_state2, &rin.map),
             final_state(&out_state, &rout.map),
             "{name}: final entity state"
         );
         assert_eq!(rin.events, rout.events, "{name}: game events");
+        // Renaming keeps every size: the same user messages, of the same
+        // sizes, and the same string tables, entry for entry.
+        assert_eq!(rin.messages, rout.messages, "{name}: user messages");
+        let tables = |s: &DemoState| -> Vec<(String, Vec<(String, usize)>)> {
+            s.string_tables
+                .iter()
+                .map(|t| {
+                    let entries = t
+                        .entries
+                        .iter()
+                        .map(|e| (rin.map.string(&e.key), e.value.len()))
+                        .collect();
+                    (t.name.clone(), entries)
+                })
+                .collect()
+        };
+        assert_eq!(
+            tables(&in_state2),
+            tables(&out_state),
+            "{name}: string tables"
+        );
         assert_eq!(rout.chat, 0, "{name}: chat left");
 
         // The players table shows the pseudonyms.
@@ -387,28 +454,139 @@ fn same_key_same_pseudonyms_across_demos() {
     assert_ne!(host(&anonymized(&a, &r)), a1);
 }
 
-#[test]
-fn keep_chat_keeps_chat() {
-    let mut total = 0;
-    for path in demos() {
-        let data = std::fs::read(&path).unwrap();
-        let count = |d: &[u8]| {
-            let mut r = Recorder::new(Mapping::default());
-            parse_with(d, &mut r).unwrap();
-            r.chat
+/// A corpus demo with a chat line (`SayText2` naming `name`) and a voice
+/// message added to its first packet after tick 0 (the corpus demos have
+/// neither).
+fn with_chat_and_voice(data: &[u8], name: &str) -> Vec<u8> {
+    let mut reader = FrameReader::new(data).unwrap();
+    let mut w = DemoWriter::new(Cursor::new(Vec::new())).unwrap();
+    let mut added = false;
+    while let Some(f) = reader.next_frame().unwrap() {
+        if added || f.command != DemoCommand::Packet || f.tick <= 0 {
+            w.write_decoded_frame(&f).unwrap();
+            continue;
+        }
+        let packet = pb::CDemoPacket::decode(&*f.payload).unwrap();
+        let mut pw = PacketWriter::new();
+        for m in PacketMessages::new(packet.data()) {
+            let m = m.unwrap();
+            pw.push(m.id, &m.body).unwrap();
+        }
+        let say = pb::CUserMessageSayText2 {
+            entityindex: Some(1),
+            chat: Some(true),
+            messagename: Some("Cstrike_Chat_All".into()),
+            param1: Some(name.into()),
+            param2: Some("gl hf".into()),
+            ..Default::default()
         };
-        let chat = count(&data);
-        total += chat;
-        let keep = AnonymizeOptions {
-            keep_chat: true,
-            ..AnonymizeOptions::from_passphrase("k")
+        pw.push_message(118, &say).unwrap();
+        let voice = pb::CSvcMsgVoiceData {
+            xuid: Some(1),
+            proximity: Some(true),
+            ..Default::default()
         };
-        assert_eq!(count(&anonymized(&data, &keep)), chat, "{path:?}");
-        assert_eq!(
-            count(&anonymized(&data, &AnonymizeOptions::from_passphrase("k"))),
-            0,
-            "{path:?}"
-        );
+        pw.push_message(47, &voice).unwrap();
+        let payload = encode_demo_packet(pw.finish());
+        w.write_frame(f.command, f.tick, f.compressed, &payload)
+            .unwrap();
+        added = true;
     }
-    println!("chat messages in the corpus: {total}");
+    assert!(added);
+    w.finish().unwrap().into_inner()
+}
+
+/// Messages of this id in the demo's packets.
+fn count_messages(demo: &[u8], id: u32) -> usize {
+    let mut reader = FrameReader::new(demo).unwrap();
+    let mut n = 0;
+    while let Some(f) = reader.next_frame().unwrap() {
+        if matches!(f.command, DemoCommand::Packet | DemoCommand::SignonPacket) {
+            let p = pb::CDemoPacket::decode(&*f.payload).unwrap();
+            n += PacketMessages::new(p.data())
+                .filter(|m| m.as_ref().is_ok_and(|m| m.id == id))
+                .count();
+        }
+    }
+    n
+}
+
+#[test]
+fn chat_goes_unless_kept_and_voice_goes() {
+    let path = demos()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("14065"))
+        .unwrap();
+    let original = std::fs::read(&path).unwrap();
+    let (state, _) = parse_with(&original, &mut gamewire_source2::NoVisitor).unwrap();
+    let host = players(&state)
+        .into_iter()
+        .find(|p| p.steamid != 0)
+        .unwrap();
+    let data = with_chat_and_voice(&original, &host.name);
+    let chat = |d: &[u8]| {
+        let mut r = Recorder::new(Mapping::default());
+        let (_, err) = parse_with(d, &mut r).unwrap();
+        assert!(err.is_none(), "{err:?}");
+        r.chat_lines
+    };
+    assert_eq!(chat(&data), [(host.name.clone(), "gl hf".to_string())]);
+    assert_eq!(count_messages(&data, 47), 1);
+
+    let dropped = anonymized(&data, &AnonymizeOptions::from_passphrase("k"));
+    assert!(chat(&dropped).is_empty());
+    assert_eq!(count_messages(&dropped, 47), 0);
+
+    let options = AnonymizeOptions {
+        keep_chat: true,
+        ..AnonymizeOptions::from_passphrase("k")
+    };
+    let kept = anonymized(&data, &options);
+    let pseudonym = options
+        .pseudonyms()
+        .name(host.steamid, &host.name, host.name.len());
+    assert_eq!(chat(&kept), [(pseudonym, "gl hf".to_string())]);
+    assert_eq!(count_messages(&kept, 47), 0);
+}
+
+#[test]
+fn a_truncated_demo_is_anonymized_up_to_its_cut() {
+    let path = demos()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("hltv_10423"))
+        .unwrap();
+    let data = std::fs::read(&path).unwrap();
+    let options = AnonymizeOptions::from_passphrase("k");
+    for keep in [data.len() / 3, data.len() / 2 + 7, data.len() - 1] {
+        let mut out = Cursor::new(Vec::new());
+        let report = anonymize(Cursor::new(&data[..keep]), &mut out, &options).unwrap();
+        let cut = report.cut.expect("the cut is reported");
+        assert!(cut.is_truncation(), "{cut}");
+        assert!(cut.location.byte_offset <= keep as u64);
+        // OUT holds every whole frame before the cut, then DEM_Stop (unless
+        // IN's was before the cut), and reads to its end.
+        let out = out.into_inner();
+        let mut reader = FrameReader::new(&out).unwrap();
+        let mut frames = Vec::new();
+        while let Some(f) = reader.next_frame().unwrap() {
+            frames.push(f.command);
+        }
+        assert_eq!(frames.len() as u64, report.frames_written);
+        let stops = frames.iter().filter(|c| **c == DemoCommand::Stop).count();
+        assert_eq!(stops, 1);
+        match report.frames_written - report.frames_read {
+            0 => {}
+            1 => assert_eq!(frames.last(), Some(&DemoCommand::Stop)),
+            n => panic!("{n} frames added"),
+        }
+        let (_, err) = parse_with(&out, &mut gamewire_source2::NoVisitor).unwrap();
+        assert!(err.is_none(), "{err:?}");
+    }
+    for bad in [
+        &b"PBDEMS"[..],
+        b"HL2DEMO\0\0\0\0\0\0\0\0\0",
+        b"not a demo at all",
+    ] {
+        assert!(anonymize(Cursor::new(bad), Cursor::new(Vec::new()), &options).is_err());
+    }
 }

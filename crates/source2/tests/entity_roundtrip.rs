@@ -31,9 +31,7 @@ use gamewire_source2::entity_writer::{
     PacketEntities,
 };
 use gamewire_source2::packet_writer::{encode_demo_packet, PacketMessages, PacketWriter};
-use gamewire_source2::{
-    parse_with, DemoState, Entity, EntityChange, FieldPath, Value, Visitor,
-};
+use gamewire_source2::{parse_with, DemoState, Entity, EntityChange, FieldPath, Value, Visitor};
 use prost::Message;
 use source2_demo_protobufs as pb;
 
@@ -99,8 +97,14 @@ fn same_records(a: &[EntityRecord], b: &[EntityRecord]) -> bool {
                         },
                     ) => c1 == c2 && s1 == s2 && u1 == u2 && same_fields(f1, f2),
                     (
-                        EntityOp::Update { pvs: p1, fields: f1 },
-                        EntityOp::Update { pvs: p2, fields: f2 },
+                        EntityOp::Update {
+                            pvs: p1,
+                            fields: f1,
+                        },
+                        EntityOp::Update {
+                            pvs: p2,
+                            fields: f2,
+                        },
                     ) => p1 == p2 && same_fields(f1, f2),
                     (EntityOp::Leave, EntityOp::Leave) | (EntityOp::Delete, EntityOp::Delete) => {
                         true
@@ -126,10 +130,9 @@ fn entity_digest(e: &Entity) -> u64 {
 
 /// A digest of every entity's state.
 fn state_digest(state: &DemoState) -> u64 {
-    state
-        .entities
-        .iter()
-        .fold(0xcbf29ce484222325, |h, e| fnv(h, &entity_digest(e).to_le_bytes()))
+    state.entities.iter().fold(0xcbf29ce484222325, |h, e| {
+        fnv(h, &entity_digest(e).to_le_bytes())
+    })
 }
 
 /// Per-demo counts.
@@ -374,13 +377,16 @@ fn every_packet_entities_message_round_trips() {
         assert!(err.is_none(), "{name}: rewritten: {err:?}");
         let (a, b) = (&first.effects, &replay.effects);
         assert_eq!(a.per_message.len(), b.per_message.len(), "{name}");
-        if let Some(i) = (0..a.per_message.len()).find(|&i| a.per_message[i] != b.per_message[i])
-        {
+        if let Some(i) = (0..a.per_message.len()).find(|&i| a.per_message[i] != b.per_message[i]) {
             panic!("{name}: message {i} applied differently");
         }
         assert_eq!(a.per_tick, b.per_tick, "{name}: entity state by tick");
         assert!(!before.entities.is_empty(), "{name}");
-        assert_eq!(state_digest(&after), state_digest(&before), "{name}: final state");
+        assert_eq!(
+            state_digest(&after),
+            state_digest(&before),
+            "{name}: final state"
+        );
     }
 }
 
@@ -439,7 +445,8 @@ impl Visitor for Snapshots {
             let what = format!("{} tick {tick}", self.name);
             let full = full_state(state).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(full.records.len(), state.entities.len(), "{what}");
-            let body = encode_packet_entities(&full, state).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let body =
+                encode_packet_entities(&full, state).unwrap_or_else(|e| panic!("{what}: {e}"));
             self.taken.push(Snapshot {
                 tick,
                 net_tick: state.net_tick,
@@ -510,14 +517,22 @@ fn a_full_update_rebuilds_the_entities() {
         };
         let (_, err) = parse_with(&original, &mut snapshots).unwrap();
         assert!(err.is_none(), "{name}: {err:?}");
-        assert!(snapshots.taken.len() >= 3, "{name}: {} snapshots", snapshots.taken.len());
+        assert!(
+            snapshots.taken.len() >= 3,
+            "{name}: {} snapshots",
+            snapshots.taken.len()
+        );
         for snapshot in &snapshots.taken {
             let what = format!("{name} tick {}", snapshot.tick);
             let demo = demo_from_snapshot(&original, snapshot);
             let (state, err) = parse_with(&demo, &mut gamewire_source2::NoVisitor).unwrap();
             assert!(err.is_none(), "{what}: {err:?}");
             let rebuilt = entity_list(&state);
-            assert_eq!(rebuilt.len(), snapshot.entities.len(), "{what}: entity count");
+            assert_eq!(
+                rebuilt.len(),
+                snapshot.entities.len(),
+                "{what}: entity count"
+            );
             for (a, b) in rebuilt.iter().zip(&snapshot.entities) {
                 assert_eq!(a, b, "{what}: entity (index, serial, class, digest)");
             }

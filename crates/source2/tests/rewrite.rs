@@ -10,14 +10,37 @@ mod edit_common;
 
 use std::io::Cursor;
 
-use gamewire_source2::container::FrameReader;
+use gamewire_source2::container::{DemoCommand, Frame, FrameReader};
 use gamewire_source2::edit::rewrite;
+use gamewire_source2::packet_writer::PacketMessages;
 use gamewire_source2::DemoParser;
+use prost::Message;
+use source2_demo_protobufs as pb;
 
 fn rewritten(data: &[u8]) -> (Vec<u8>, gamewire_source2::edit::EditReport) {
     let mut cursor = Cursor::new(Vec::new());
     let report = rewrite(data, &mut cursor).unwrap();
     (cursor.into_inner(), report)
+}
+
+/// The messages (id, body) of a packet frame; none for other frames.
+fn packet_messages(frame: &Frame<'_>) -> Vec<(u32, Vec<u8>)> {
+    let data = match frame.command {
+        DemoCommand::Packet | DemoCommand::SignonPacket => {
+            pb::CDemoPacket::decode(&*frame.payload).unwrap().data
+        }
+        DemoCommand::FullPacket => pb::CDemoFullPacket::decode(&*frame.payload)
+            .unwrap()
+            .packet
+            .and_then(|p| p.data),
+        _ => None,
+    };
+    PacketMessages::new(data.as_deref().unwrap_or_default())
+        .map(|m| {
+            let m = m.unwrap();
+            (m.id, m.body.into_owned())
+        })
+        .collect()
 }
 
 #[test]
@@ -48,6 +71,7 @@ fn a_rewritten_demo_decodes_to_the_same_model() {
         let mut a = FrameReader::new(&data).unwrap();
         let mut b = FrameReader::new(&out).unwrap();
         let (mut frames, mut same) = (0, 0);
+        let mut entities = (0u64, 0u64);
         while let Some(fa) = a.next_frame().unwrap() {
             let fb = b.next_frame().unwrap().unwrap();
             assert_eq!(
@@ -58,14 +82,31 @@ fn a_rewritten_demo_decodes_to_the_same_model() {
             );
             frames += 1;
             same += u64::from(fa.payload == fb.payload);
+            // The messages: the same ids in the same order; the
+            // svc_PacketEntities bodies, which the writer encodes from their
+            // records, counted where they are the game's bytes.
+            let (ma, mb) = (packet_messages(&fa), packet_messages(&fb));
+            assert_eq!(
+                ma.iter().map(|m| m.0).collect::<Vec<_>>(),
+                mb.iter().map(|m| m.0).collect::<Vec<_>>(),
+                "{name}: frame {}",
+                fa.index
+            );
+            for (x, y) in ma.iter().zip(&mb).filter(|(x, _)| x.0 == 55) {
+                entities.0 += 1;
+                entities.1 += u64::from(x.1 == y.1);
+            }
         }
         assert!(b.next_frame().unwrap().is_none());
         let messages: u64 = in_state.message_counts.values().sum();
         println!(
             "{name}: {} ticks, {frames} frames ({same} payloads byte-identical), \
-             {messages} messages ({} copied); warnings {:?}",
+             {messages} messages ({} copied), {} svc_PacketEntities ({} byte-identical); \
+             warnings {:?}",
             in_ticks.len(),
             report.messages_copied,
+            entities.0,
+            entities.1,
             report.warnings
         );
     }

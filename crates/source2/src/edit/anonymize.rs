@@ -18,16 +18,16 @@
 //!
 //! | where | field | form | games |
 //! |---|---|---|---|
-//! | `userinfo` string table (`svc_CreateStringTable`, `svc_UpdateStringTable`, `DEM_StringTables`, the tables of `DEM_FullPacket`) | value: `CMsgPlayerInfo` `name`, `xuid`, `steamid` | protobuf string; fixed64 | all |
-//! | `instancebaseline` string table (same messages) | the controller's baseline: `m_iszPlayerName`, `m_steamID` | cstring; 64 bits | CS2, Dota 2 |
-//! | `svc_PacketEntities` | `CCSPlayerController.m_iszPlayerName`, `CDOTAPlayerController.m_iszPlayerName`, `CCitadelPlayerController.m_iszPlayerName` | cstring | all |
-//! | `svc_PacketEntities` | `CCSPlayerController.m_steamID` | varint | CS2 |
-//! | `svc_PacketEntities` | `CCSGO_TeamSelect*Position.m_xuid`, `CCSGO_TeamIntro*Position.m_xuid` | varint (64) | CS2 |
-//! | `svc_PacketEntities` | weapons' `m_OriginalOwnerXuidLow` (`CKnife`, `CWeaponGlock`, ...) | varint (account id) | CS2 |
+//! | `userinfo` string table (`svc_CreateStringTable`, `svc_UpdateStringTable`, `DEM_StringTables`, the tables of `DEM_FullPacket`) | each value, a `CMsgPlayerInfo`: `name`, `xuid`, `steamid` | protobuf string; fixed64 | all |
+//! | `instancebaseline` string table (same messages) | the player controller's baseline: `m_iszPlayerName`, `m_steamID` | cstring; 64 bits | CS2, Dota 2 |
+//! | `svc_PacketEntities` | `CCSPlayerController`, `CCitadelPlayerController`, `CDOTAPlayerController`: `m_iszPlayerName`, `m_steamID` | cstring; 64 bits or varint | all |
+//! | `svc_PacketEntities` | `CCSGO_TeamSelect*Position.m_xuid`, `CCSGO_TeamIntro*Position.m_xuid` | varint (steam id) | CS2 |
+//! | `svc_PacketEntities` | weapons' `m_OriginalOwnerXuidLow` (`CKnife`, `CC4`, `CWeaponGlock`, `CWeaponHKP2000`, `CWeaponP250`, `CWeaponAWP`, ...) | varint (account id) | CS2 |
+//! | `svc_PacketEntities` | `CDOTA_PlayerResource.m_vecPlayerData.*.m_iszPlayerName`, `.m_iPlayerSteamID`; `CDOTA_DataRadiant.m_vecDataTeam.*.m_iPlayerSteamID` | cstring; steam id | Dota 2 |
 //! | `svc_PacketEntities` | `CDOTAWearableItem.m_iAccountID` | varint (account id) | Dota 2 |
 //! | `EconItems` string table | `CSOEconItem.account_id` of each item | varint (account id) | Dota 2 |
 //! | `DEM_FileHeader` | `server_name` (a listen server is named after its host) | protobuf string | all |
-//! | `svc_ServerInfo` | `host_name` | protobuf string | all |
+//! | `svc_ServerInfo` | `host_name` (likewise) | protobuf string | all |
 //! | `DEM_AnimationHeader` | 20 records holding the steam id | 64 bits | CS2 (14011) |
 //!
 //! Not in the corpus but of the same kinds, and covered by the same
@@ -70,10 +70,15 @@
 //! preceded by their length (in `userinfo` and messages). The SourceTV
 //! client (`ishltv`) is not a player and keeps its name.
 //!
-//! Players are learned from `userinfo` as the demo goes (entries created,
-//! updated, or restored by a `DEM_StringTables` snapshot). Frames before the
-//! table exists (the file header and the signon, which name the listen
-//! server's host) are held back until it does, at most the signon.
+//! Players are learned as the demo goes, from `userinfo` (entries created,
+//! updated, or restored by a `DEM_StringTables` snapshot) and from the game
+//! events that introduce a player (`player_connect`, `player_info`,
+//! `player_disconnect`: `name`, and `xuid`, `steamid` or `networkid`),
+//! each frame before it is written, so a player is renamed from the frame
+//! that first names them in either. Frames before the table exists (the
+//! file header and the signon, which name the listen server's host) are
+//! held back until it does, at most the signon. A name or id written in an
+//! earlier frame than both (none in the corpus) would stay.
 //!
 //! String-table data that is snappy-compressed (`data_compressed`, or a
 //! value's own compression flag) is decompressed, renamed and compressed
@@ -88,6 +93,21 @@
 //! Deadlock's `ChatMsg`, and the game events `player_chat` and
 //! `player_say`. A packet that loses messages is written again from its
 //! other messages' original bodies and its padding bits.
+//!
+//! ```no_run
+//! use gamewire_source2::edit::anonymize::{anonymize, AnonymizeOptions};
+//!
+//! let input = std::fs::File::open("match.dem")?;
+//! let output = std::fs::File::create("match.anon.dem")?;
+//! // The same passphrase gives the same players the same pseudonyms in
+//! // every demo; AnonymizeOptions::random() draws a key for this run only.
+//! let options = AnonymizeOptions::from_passphrase("a long secret phrase");
+//! let report = anonymize(std::io::BufReader::new(input), output, &options)?;
+//! for w in &report.warnings {
+//!     println!("{}", w.message);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::io::{Read, Seek, Write};
 
@@ -95,9 +115,10 @@ use prost::Message;
 use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
+use super::frames::FrameStream;
 use super::pseudonym::{decimal_len, Pseudonyms};
-use super::EditReport;
-use crate::container::{DemoCommand, DEM_IS_COMPRESSED, HEADER_LEN, MAGIC_SOURCE1, MAGIC_SOURCE2};
+use super::{missing_stop, EditReport};
+use crate::container::DemoCommand;
 use crate::container_writer::DemoWriter;
 use crate::error::{DemoError, ErrorKind, Location, Warning};
 use crate::messages::Game;
@@ -410,6 +431,25 @@ const CHAT_TYPES: &[&str] = &[
 /// Game events that carry chat text.
 const CHAT_EVENTS: &[&str] = &["player_chat", "player_say"];
 
+/// Game events that introduce a player.
+const PLAYER_EVENTS: &[&str] = &["player_connect", "player_info", "player_disconnect"];
+
+/// The steam id of a `networkid`: `[U:1:id]` or `STEAM_x:y:z` (account id
+/// `2z + y`).
+fn parse_network_id(text: &str) -> Option<u64> {
+    let account: u64 = if let Some(rest) = text.strip_prefix("[U:1:") {
+        rest.strip_suffix(']')?.parse().ok()?
+    } else {
+        let rest = text.strip_prefix("STEAM_")?;
+        let mut parts = rest.split(':').skip(1);
+        let y: u64 = parts.next()?.parse().ok()?;
+        let z: u64 = parts.next()?.parse().ok()?;
+        z.checked_mul(2)?.checked_add(y)?
+    };
+    let account = u32::try_from(account).ok()?;
+    Some(super::pseudonym::STEAM_ID64_BASE + u64::from(account))
+}
+
 /// `svc_VoiceData`.
 const VOICE_DATA: u32 = 47;
 
@@ -425,6 +465,8 @@ pub struct Anonymizer {
     tables: Vec<StringTable>,
     /// Ids of the chat game events.
     chat_events: Vec<i32>,
+    /// Key names of the game events that introduce a player, by event id.
+    player_events: FxHashMap<i32, Vec<String>>,
     /// Counts, for the report.
     pub renamed: u64,
     /// Messages dropped as chat.
@@ -513,6 +555,7 @@ impl Anonymizer {
             substituter: Substituter::default(),
             tables: Vec::new(),
             chat_events: Vec::new(),
+            player_events: FxHashMap::default(),
             renamed: 0,
             chat_dropped: 0,
             voice_dropped: 0,
@@ -555,10 +598,47 @@ impl Anonymizer {
                 s => s,
             }
         };
-        let id = Identity {
+        self.learn_identity(Identity {
             name: info.name.unwrap_or_default(),
             steamid,
+        });
+    }
+
+    /// Learns a player from a game event that introduces one
+    /// (`player_connect`, `player_info`, `player_disconnect`): its `name`,
+    /// and its steam id from `xuid`, `steamid` or `networkid` (`[U:1:id]`,
+    /// `STEAM_x:y:z`) unless it is a bot. A player is usually in
+    /// `userinfo` before these events, but not always.
+    fn learn_player_event(&mut self, body: &[u8]) {
+        let Ok(event) = pb::CSvcMsgGameEvent::decode(body) else {
+            return;
         };
+        let Some(names) = self.player_events.get(&event.eventid()) else {
+            return;
+        };
+        let mut name = String::new();
+        let mut steamid = 0u64;
+        let mut bot = false;
+        for (key, value) in names.iter().zip(&event.keys) {
+            match key.as_str() {
+                "name" => name = String::from_utf8_lossy(value.val_string()).into_owned(),
+                "xuid" | "steamid" if value.val_uint64() != 0 => steamid = value.val_uint64(),
+                "networkid" if steamid == 0 => {
+                    let text = String::from_utf8_lossy(value.val_string()).into_owned();
+                    bot |= text == "BOT";
+                    steamid = parse_network_id(&text).unwrap_or(0);
+                }
+                "bot" => bot |= value.val_bool(),
+                _ => {}
+            }
+        }
+        self.learn_identity(Identity {
+            name,
+            steamid: if bot { 0 } else { steamid },
+        });
+    }
+
+    fn learn_identity(&mut self, id: Identity) {
         if id.name.is_empty() && id.steamid == 0 {
             return;
         }
@@ -616,7 +696,8 @@ impl Anonymizer {
                     };
                     let raw = c.string_data.clone().unwrap_or_default();
                     let data = if c.data_compressed() {
-                        crate::stringtable::decompress(&raw, "string table data").unwrap_or_default()
+                        crate::stringtable::decompress(&raw, "string table data")
+                            .unwrap_or_default()
                     } else {
                         raw
                     };
@@ -647,8 +728,18 @@ impl Anonymizer {
                             .filter(|d| CHAT_EVENTS.contains(&d.name()))
                             .map(|d| d.eventid())
                             .collect();
+                        self.player_events = list
+                            .descriptors
+                            .iter()
+                            .filter(|d| PLAYER_EVENTS.contains(&d.name()))
+                            .map(|d| {
+                                let keys = d.keys.iter().map(|k| k.name().to_string()).collect();
+                                (d.eventid(), keys)
+                            })
+                            .collect();
                     }
                 }
+                207 if !self.player_events.is_empty() => self.learn_player_event(&m.body),
                 _ => {}
             }
         }
@@ -709,12 +800,11 @@ impl Anonymizer {
     fn string_table_message(&mut self, id: u32, body: &[u8]) -> Result<Option<Vec<u8>>, ErrorKind> {
         let compressed_values = |t: &StringTable| t.flags & 1 != 0 && !t.user_data_fixed_size;
         if id == 44 {
-            let mut c = pb::CSvcMsgCreateStringTable::decode(body).map_err(|e| {
-                ErrorKind::Unwritable {
+            let mut c =
+                pb::CSvcMsgCreateStringTable::decode(body).map_err(|e| ErrorKind::Unwritable {
                     what: "svc_CreateStringTable",
                     reason: e.to_string(),
-                }
-            })?;
+                })?;
             let format = StringTable {
                 name: c.name().to_string(),
                 user_data_fixed_size: c.user_data_fixed_size(),
@@ -757,12 +847,11 @@ impl Anonymizer {
             }
             return Ok(Some(c.encode_to_vec()));
         }
-        let mut u = pb::CSvcMsgUpdateStringTable::decode(body).map_err(|e| {
-            ErrorKind::Unwritable {
+        let mut u =
+            pb::CSvcMsgUpdateStringTable::decode(body).map_err(|e| ErrorKind::Unwritable {
                 what: "svc_UpdateStringTable",
                 reason: e.to_string(),
-            }
-        })?;
+            })?;
         let Some(format) = usize::try_from(u.table_id())
             .ok()
             .and_then(|i| self.tables.get(i))
@@ -819,7 +908,10 @@ impl Anonymizer {
             let m = match m {
                 Ok(m) => m,
                 Err(e) => {
-                    self.warn(tick, format!("a packet could not be split ({e}); renamed in place only"));
+                    self.warn(
+                        tick,
+                        format!("a packet could not be split ({e}); renamed in place only"),
+                    );
                     return None;
                 }
             };
@@ -855,19 +947,22 @@ impl Anonymizer {
         let mut w = PacketWriter::new();
         for (id, body) in &out {
             if let Err(e) = w.push(*id, body) {
-                self.warn(tick, format!("a packet could not be written again ({e}); kept"));
+                self.warn(
+                    tick,
+                    format!("a packet could not be written again ({e}); kept"),
+                );
                 return None;
             }
         }
-        let written = if left > 0 && left < 8 {
-            w.finish_with_padding(padding as u8).ok()
-        } else {
-            Some(w.finish())
-        };
-        if written.is_none() {
-            self.warn(tick, "a packet's padding did not fit; kept".to_string());
+        // The original padding bits when they fit the new last byte (the
+        // packet is shorter by whole messages, so its last byte may have
+        // fewer free bits): zero bits otherwise, which readers ignore.
+        if left > 0 && left < 8 {
+            if let Ok(bytes) = w.clone().finish_with_padding(padding as u8) {
+                return Some(bytes);
+            }
         }
-        written
+        Some(w.finish())
     }
 
     /// A `CDemoPacket` with its packet transformed; `None` when unchanged.
@@ -881,7 +976,12 @@ impl Anonymizer {
     /// The anonymized payload of a frame (decompressed), or `None` when
     /// it is unchanged. [`Anonymizer::learn`] must have seen this frame and
     /// the ones before.
-    pub fn transform(&mut self, command: DemoCommand, tick: i32, payload: &[u8]) -> Option<Vec<u8>> {
+    pub fn transform(
+        &mut self,
+        command: DemoCommand,
+        tick: i32,
+        payload: &[u8],
+    ) -> Option<Vec<u8>> {
         let mut changed = match command {
             // Schema only: field and class names, in which a short bot name
             // can occur by chance.
@@ -904,174 +1004,91 @@ impl Anonymizer {
     }
 }
 
-/// A frame as stored.
-struct RawFrame {
+/// A frame held back: as stored.
+struct HeldFrame {
     command: DemoCommand,
     compressed: bool,
     tick: i32,
     offset: u64,
-    raw: Vec<u8>,
-}
-
-/// Reads one protobuf varint (at most five bytes) from `input`; `None` at
-/// a clean end before its first byte.
-fn read_varint32_from<R: Read>(input: &mut R, what: &'static str) -> Result<Option<(u32, u64)>, ErrorKind> {
-    let mut value = 0u32;
-    for i in 0..5u32 {
-        let mut byte = [0u8; 1];
-        match input.read(&mut byte) {
-            Ok(0) if i == 0 => return Ok(None),
-            Ok(0) => {
-                return Err(ErrorKind::Truncated {
-                    what,
-                    needed: 1,
-                    available: 0,
-                })
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                return Err(ErrorKind::Unwritable {
-                    what: "demo input (reading)",
-                    reason: e.to_string(),
-                })
-            }
-        }
-        value |= u32::from(byte[0] & 0x7f) << (7 * i);
-        if byte[0] & 0x80 == 0 {
-            return Ok(Some((value, u64::from(i) + 1)));
-        }
-    }
-    Err(ErrorKind::BadVarint { what })
+    index: u64,
+    stored: Vec<u8>,
 }
 
 /// Frames held back before the players are known: at most this many bytes.
 const MAX_HELD_BACK: usize = 64 << 20;
 
 /// Anonymizes the demo read from `input` into `out` (see the module
-/// documentation). Frames are read one at a time, so memory does not grow
-/// with the demo's length (beyond the signon held back until `userinfo`
+/// documentation). Frames are read one at a time
+/// ([`FrameStream`](super::frames::FrameStream)), so memory does not grow
+/// with the demo's length (beyond the signon, held back until `userinfo`
 /// exists). A demo that ends early is written up to its last whole frame,
-/// and [`EditReport::cut`] says where it ended.
+/// then `DEM_Stop`, and [`EditReport::cut`] says where it ended.
 pub fn anonymize<R: Read, W: Write + Seek>(
     input: R,
     out: W,
     options: &AnonymizeOptions,
 ) -> Result<EditReport, DemoError> {
-    let mut input = std::io::BufReader::with_capacity(1 << 16, input);
-    let start = Location {
-        byte_offset: 0,
-        frame: 0,
-        tick: -1,
-    };
-    let mut head = [0u8; HEADER_LEN];
-    input.read_exact(&mut head).map_err(|e| DemoError {
-        kind: if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            ErrorKind::Truncated {
-                what: "file header",
-                needed: HEADER_LEN as u64,
-                available: 0,
-            }
-        } else {
-            ErrorKind::Unwritable {
-                what: "demo input (reading)",
-                reason: e.to_string(),
-            }
-        },
-        location: start,
-    })?;
-    if head.get(..8) == Some(&MAGIC_SOURCE1[..]) {
-        return Err(DemoError {
-            kind: ErrorKind::Source1Demo,
-            location: start,
-        });
-    }
-    if head.get(..8) != Some(&MAGIC_SOURCE2[..]) {
-        return Err(DemoError {
-            kind: ErrorKind::BadMagic {
-                found: head.get(..8).unwrap_or_default().to_vec(),
-            },
-            location: start,
-        });
-    }
+    let mut stream = FrameStream::new(input)?;
     let mut writer = DemoWriter::new(out)?;
     let mut anon = Anonymizer::new(options);
-    let mut report = EditReport {
-        first_tick: -1,
-        last_tick: -1,
-        ..Default::default()
-    };
-    let mut held: Vec<RawFrame> = Vec::new();
+    let mut report = EditReport::new();
+    let mut held: Vec<HeldFrame> = Vec::new();
     let mut held_bytes = 0usize;
-    let mut offset = HEADER_LEN as u64;
-    let mut payload = Vec::new();
-    let mut last_tick = -1i32;
+    let mut stopped = false;
+    let mut last_tick = -1;
     loop {
-        let location = Location {
-            byte_offset: offset,
-            frame: report.frames_read,
-            tick: last_tick,
-        };
-        let frame = match read_frame(&mut input, offset) {
+        let frame = match stream.next_frame() {
             Ok(Some(f)) => f,
-            Ok(None) => break,
-            Err(kind) => {
-                report.cut = Some(DemoError { kind, location });
+            Ok(None) => {
+                if !stopped {
+                    report.ended_early(missing_stop(&stream));
+                }
                 break;
             }
+            Err(e) if e.is_truncation() => {
+                report.ended_early(e);
+                break;
+            }
+            Err(e) => return Err(e),
         };
-        offset += frame.1;
-        let frame = frame.0;
-        if frame.tick >= 0 && report.first_tick < 0 {
-            report.first_tick = frame.tick;
-        }
-        last_tick = frame.tick;
-        let decompressed = if frame.compressed {
-            crate::container::snappy_into(
-                &frame.raw,
-                "frame payload",
-                "decompressed frame size",
-                crate::container::MAX_DECOMPRESSED_FRAME,
-                &mut payload,
-            )
-        } else {
-            payload.clear();
-            payload.extend_from_slice(&frame.raw);
-            Ok(())
-        };
-        if let Err(kind) = decompressed {
-            report.cut = Some(DemoError {
-                kind,
-                location: Location {
-                    byte_offset: frame.offset,
-                    ..location
-                },
-            });
-            break;
-        }
-        report.frames_read += 1;
-        anon.learn(frame.command, &payload);
+        let f = &frame.frame;
+        report.frame_read(f.tick);
+        stopped |= f.command == DemoCommand::Stop;
+        last_tick = f.tick;
+        anon.learn(f.command, &f.payload);
         let hold = !anon.knows_userinfo()
-            && !matches!(frame.command, DemoCommand::Packet | DemoCommand::Stop)
-            && held_bytes + payload.len() <= MAX_HELD_BACK;
+            && !matches!(f.command, DemoCommand::Packet | DemoCommand::Stop)
+            && held_bytes + frame.stored.len() <= MAX_HELD_BACK;
         if hold {
-            held_bytes += frame.raw.len();
-            held.push(frame);
+            held_bytes += frame.stored.len();
+            held.push(HeldFrame {
+                command: f.command,
+                compressed: f.compressed,
+                tick: f.tick,
+                offset: f.offset,
+                index: f.index,
+                stored: frame.stored.to_vec(),
+            });
             continue;
         }
         for h in held.drain(..) {
-            write_one(&mut writer, &mut anon, &h, None)?;
+            write_held(&mut writer, &mut anon, &h)?;
         }
         held_bytes = 0;
-        write_one(&mut writer, &mut anon, &frame, Some(&payload))?;
+        match anon.transform(f.command, f.tick, &f.payload) {
+            Some(new) => writer.write_frame(f.command, f.tick, f.compressed, &new)?,
+            None => writer.write_raw_frame(f.command, f.tick, f.compressed, frame.stored)?,
+        }
     }
     for h in held.drain(..) {
-        write_one(&mut writer, &mut anon, &h, None)?;
+        write_held(&mut writer, &mut anon, &h)?;
+    }
+    if report.cut.is_some() && !stopped {
+        writer.write_frame(DemoCommand::Stop, last_tick, false, &[])?;
     }
     report.frames_written = writer.frames_written();
-    report.last_tick = last_tick;
     report.messages_copied = anon.messages_kept;
-    report.warnings = std::mem::take(&mut anon.warnings);
+    report.warnings.append(&mut anon.warnings);
     report.warnings.push(Warning {
         tick: last_tick,
         message: format!(
@@ -1086,85 +1103,31 @@ pub fn anonymize<R: Read, W: Write + Seek>(
     Ok(report)
 }
 
-/// Reads one frame (header and stored payload); `None` at the clean end.
-/// Returns the frame and the bytes it took.
-fn read_frame<R: Read>(input: &mut R, offset: u64) -> Result<Option<(RawFrame, u64)>, ErrorKind> {
-    let Some((command, a)) = read_varint32_from(input, "frame command")? else {
-        return Ok(None);
-    };
-    let (tick, b) = read_varint32_from(input, "frame tick")?.ok_or(ErrorKind::Truncated {
-        what: "frame tick",
-        needed: 1,
-        available: 0,
-    })?;
-    let (size, c) = read_varint32_from(input, "frame size")?.ok_or(ErrorKind::Truncated {
-        what: "frame size",
-        needed: 1,
-        available: 0,
-    })?;
-    let size = size as usize;
-    if size > crate::container::MAX_DECOMPRESSED_FRAME {
-        return Err(ErrorKind::LimitExceeded {
-            what: "frame payload size",
-            value: size as u64,
-            limit: crate::container::MAX_DECOMPRESSED_FRAME as u64,
-        });
-    }
-    let mut raw = Vec::new();
-    let got = input
-        .by_ref()
-        .take(size as u64)
-        .read_to_end(&mut raw)
-        .map_err(|e| ErrorKind::Unwritable {
-            what: "demo input (reading)",
-            reason: e.to_string(),
-        })?;
-    if got < size {
-        return Err(ErrorKind::Truncated {
-            what: "frame payload",
-            needed: size as u64,
-            available: got as u64,
-        });
-    }
-    let frame = RawFrame {
-        command: DemoCommand::from_raw(command & !DEM_IS_COMPRESSED),
-        compressed: command & DEM_IS_COMPRESSED != 0,
-        tick: tick as i32,
-        offset,
-        raw,
-    };
-    Ok(Some((frame, a + b + c + size as u64)))
-}
-
-/// Anonymizes and writes one frame (`payload`: its decompressed payload,
-/// decompressed here when not given).
-fn write_one<W: Write + Seek>(
+/// Anonymizes and writes a frame that was held back.
+fn write_held<W: Write + Seek>(
     writer: &mut DemoWriter<W>,
     anon: &mut Anonymizer,
-    frame: &RawFrame,
-    payload: Option<&[u8]>,
+    frame: &HeldFrame,
 ) -> Result<(), DemoError> {
     let owned;
-    let payload = match payload {
-        Some(p) => p,
-        None if frame.compressed => {
-            owned = crate::stringtable::decompress(&frame.raw, "frame payload").map_err(|kind| {
-                DemoError {
-                    kind,
-                    location: Location {
-                        byte_offset: frame.offset,
-                        frame: writer.frames_written(),
-                        tick: frame.tick,
-                    },
-                }
-            })?;
-            &owned
-        }
-        None => &frame.raw,
+    let payload: &[u8] = if frame.compressed {
+        owned = crate::stringtable::decompress(&frame.stored, "frame payload").map_err(|kind| {
+            DemoError {
+                kind,
+                location: Location {
+                    byte_offset: frame.offset,
+                    frame: frame.index,
+                    tick: frame.tick,
+                },
+            }
+        })?;
+        &owned
+    } else {
+        &frame.stored
     };
     match anon.transform(frame.command, frame.tick, payload) {
         Some(new) => writer.write_frame(frame.command, frame.tick, frame.compressed, &new),
-        None => writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.raw),
+        None => writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.stored),
     }
 }
 
@@ -1241,6 +1204,205 @@ mod tests {
         let out = keep.transform_packet(&data, 0).unwrap();
         let ids: Vec<u32> = PacketMessages::new(&out).map(|m| m.unwrap().id).collect();
         assert_eq!(ids, [4, 118]);
+    }
+
+    /// A signon packet creating `userinfo` with one player, its value
+    /// compressed (`value_compressed`) or the whole data compressed.
+    fn userinfo_packet(value_compressed: bool) -> (Vec<u8>, u64) {
+        use crate::stringtable_writer::{
+            EncodedKey, EncodedValue, EntryRecord, EntryStream, IndexStep,
+        };
+        let steamid = 76_561_198_170_642_933;
+        let info = pb::CMsgPlayerInfo {
+            name: Some("Zuzanna Kowalska".into()),
+            steamid: Some(steamid),
+            xuid: Some(steamid),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let format = StringTable {
+            name: "userinfo".into(),
+            flags: i32::from(value_compressed),
+            ..Default::default()
+        };
+        let mut stored = Vec::new();
+        if value_compressed {
+            crate::container_writer::compress_payload(&info, &mut stored).unwrap();
+        } else {
+            stored = info;
+        }
+        let stream = EntryStream {
+            entries: vec![EntryRecord {
+                step: IndexStep::Next,
+                key: Some(EncodedKey {
+                    prefix: None,
+                    suffix: b"0".to_vec(),
+                }),
+                value: Some(EncodedValue {
+                    compressed: value_compressed.then_some(true),
+                    stored,
+                }),
+            }],
+            ..Default::default()
+        };
+        let data = write_entry_stream(&format, &stream).unwrap();
+        let mut create = pb::CSvcMsgCreateStringTable {
+            name: Some("userinfo".into()),
+            num_entries: Some(1),
+            flags: Some(format.flags),
+            user_data_fixed_size: Some(false),
+            using_varint_bitcounts: Some(false),
+            ..Default::default()
+        };
+        if value_compressed {
+            create.string_data = Some(data);
+        } else {
+            let mut blob = Vec::new();
+            crate::container_writer::compress_payload(&data, &mut blob).unwrap();
+            create.string_data = Some(blob);
+            create.data_compressed = Some(true);
+            create.uncompressed_size = Some(data.len() as i32);
+        }
+        let mut w = PacketWriter::new();
+        w.push_message(44, &create).unwrap();
+        (
+            crate::packet_writer::encode_demo_packet(w.finish()),
+            steamid,
+        )
+    }
+
+    #[test]
+    fn compressed_string_table_data_is_renamed() {
+        for value_compressed in [true, false] {
+            let options = AnonymizeOptions::from_passphrase("k");
+            let mut anon = Anonymizer::new(&options);
+            let (payload, steamid) = userinfo_packet(value_compressed);
+            anon.learn(DemoCommand::SignonPacket, &payload);
+            assert_eq!(anon.players().count(), 1);
+            let out = anon
+                .transform(DemoCommand::SignonPacket, -1, &payload)
+                .unwrap();
+            let packet = pb::CDemoPacket::decode(&*out).unwrap();
+            let m = PacketMessages::new(packet.data()).next().unwrap().unwrap();
+            let create = pb::CSvcMsgCreateStringTable::decode(&*m.body).unwrap();
+            assert_eq!(create.data_compressed(), !value_compressed);
+            let mut data = create.string_data().to_vec();
+            if create.data_compressed() {
+                data = crate::stringtable::decompress(&data, "test").unwrap();
+                assert_eq!(create.uncompressed_size(), data.len() as i32);
+            }
+            let format = StringTable {
+                name: "userinfo".into(),
+                flags: create.flags(),
+                ..Default::default()
+            };
+            let stream = read_entry_stream(&format, &data, 1).unwrap();
+            let value = stream.entries[0].value.clone().unwrap();
+            let raw = if value.compressed == Some(true) {
+                crate::stringtable::decompress(&value.stored, "test").unwrap()
+            } else {
+                value.stored
+            };
+            let info = pb::CMsgPlayerInfo::decode(&*raw).unwrap();
+            let p = options.pseudonyms();
+            assert_eq!(info.name(), p.name(steamid, "", 16));
+            assert_eq!(info.steamid(), p.steamid(steamid));
+            assert_eq!(info.xuid(), p.steamid(steamid));
+        }
+    }
+
+    #[test]
+    fn players_are_learned_from_connect_events() {
+        use pb::c_msg_source1_legacy_game_event_list::{DescriptorT, KeyT};
+        use pb::csvc_msg_game_event::KeyT as Value;
+        assert_eq!(
+            parse_network_id("STEAM_1:1:3360502"),
+            Some(76_561_197_966_986_733)
+        );
+        assert_eq!(
+            parse_network_id("[U:1:6721005]"),
+            Some(76_561_197_966_986_733)
+        );
+        assert_eq!(parse_network_id("BOT"), None);
+        let list = pb::CMsgSource1LegacyGameEventList {
+            descriptors: vec![DescriptorT {
+                eventid: Some(7),
+                name: Some("player_connect".into()),
+                keys: ["name", "userid", "networkid", "bot"]
+                    .iter()
+                    .map(|k| KeyT {
+                        r#type: Some(1),
+                        name: Some((*k).into()),
+                    })
+                    .collect(),
+            }],
+        };
+        let event = |name: &str, id: &str, bot: bool| pb::CSvcMsgGameEvent {
+            eventid: Some(7),
+            keys: vec![
+                Value {
+                    val_string: Some(name.as_bytes().to_vec()),
+                    ..Default::default()
+                },
+                Value {
+                    val_short: Some(3),
+                    ..Default::default()
+                },
+                Value {
+                    val_string: Some(id.as_bytes().to_vec()),
+                    ..Default::default()
+                },
+                Value {
+                    val_bool: Some(bot),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let mut w = PacketWriter::new();
+        w.push_message(205, &list).unwrap();
+        w.push_message(207, &event("Partridge", "STEAM_1:1:3360502", false))
+            .unwrap();
+        w.push_message(207, &event("Waldo", "BOT", true)).unwrap();
+        let payload = crate::packet_writer::encode_demo_packet(w.finish());
+        let options = AnonymizeOptions::from_passphrase("k");
+        let mut anon = Anonymizer::new(&options);
+        anon.learn(DemoCommand::Packet, &payload);
+        let players: Vec<_> = anon.players().cloned().collect();
+        assert_eq!(
+            players,
+            [
+                Identity {
+                    name: "Partridge".into(),
+                    steamid: 76_561_197_966_986_733
+                },
+                Identity {
+                    name: "Waldo".into(),
+                    steamid: 0
+                }
+            ]
+        );
+        // The events themselves are renamed, the network id too.
+        let out = anon.transform(DemoCommand::Packet, 1, &payload).unwrap();
+        let packet = pb::CDemoPacket::decode(&*out).unwrap();
+        let events: Vec<pb::CSvcMsgGameEvent> = PacketMessages::new(packet.data())
+            .map(|m| m.unwrap())
+            .filter(|m| m.id == 207)
+            .map(|m| pb::CSvcMsgGameEvent::decode(&*m.body).unwrap())
+            .collect();
+        let p = options.pseudonyms();
+        let s = 76_561_197_966_986_733;
+        let fake = p.account_id(s);
+        let text = |e: &pb::CSvcMsgGameEvent, i: usize| {
+            String::from_utf8(e.keys[i].val_string().to_vec()).unwrap()
+        };
+        assert_eq!(text(&events[0], 0), p.name(s, "", 9));
+        assert_eq!(
+            text(&events[0], 2),
+            format!("STEAM_1:{}:{}", fake & 1, fake >> 1)
+        );
+        assert_eq!(text(&events[1], 0), p.name(0, "Waldo", 5));
+        assert_eq!(text(&events[1], 2), "BOT");
     }
 
     #[test]

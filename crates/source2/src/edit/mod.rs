@@ -4,7 +4,9 @@
 //! - [`frames`]: frames read from any [`std::io::Read`] through bounded,
 //!   reused buffers (memory does not grow with the demo's length);
 //! - [`rewrite()`]: every frame written again from its decoded model;
-//! - [`cut()`]: a tick range as a demo of its own.
+//! - [`cut()`]: a tick range as a demo of its own;
+//! - [`anonymize()`]: players renamed to keyed pseudonyms
+//!   ([`pseudonym`]), chat and voice dropped.
 //!
 //! Each pipeline feeds the frames it reads to a
 //! [`DemoParser::detached`](crate::DemoParser::detached) parser
@@ -28,7 +30,7 @@ pub mod frames;
 pub mod pseudonym;
 pub mod rewrite;
 
-pub use anonymize::{anonymize, AnonymizeOptions};
+pub use anonymize::anonymize;
 pub use cut::cut;
 pub use rewrite::rewrite;
 

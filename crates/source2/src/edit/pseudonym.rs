@@ -181,6 +181,9 @@ impl Pseudonyms {
             let mut acc = 0u32;
             let mut bits = 0u32;
             for &b in &mac {
+                if out.len() >= len {
+                    break;
+                }
                 acc = (acc << 8) | u32::from(b);
                 bits += 8;
                 while bits >= 5 && out.len() < len {
@@ -204,7 +207,15 @@ mod tests {
     fn fake_ids_keep_every_written_length() {
         let p = Pseudonyms::new([7; 32]);
         for acc in [
-            1u32, 127, 128, 6_721_005, 210_377_205, 999_999, 1_000_000, 268_435_455, 268_435_456,
+            1u32,
+            127,
+            128,
+            6_721_005,
+            210_377_205,
+            999_999,
+            1_000_000,
+            268_435_455,
+            268_435_456,
             u32::MAX,
         ] {
             let steamid = STEAM_ID64_BASE + u64::from(acc);

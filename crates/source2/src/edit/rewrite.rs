@@ -23,15 +23,18 @@
 //!   ([`crate::entity_writer`]); the encoder's choices (field-path
 //!   operations, a value's encoding) may differ from the game's, the
 //!   records they decode to do not;
-//! - every other message through its protobuf type.
+//! - every other message through the protobuf type of its id
+//!   ([`crate::message_writer::reencode`]: engine messages, user messages,
+//!   game events).
 //!
 //! A payload or message is written from its model only when the model,
 //! encoded, gives exactly the bytes it was decoded from (a protobuf type
 //! that lacks fields a newer game build sends would drop them). Otherwise
 //! it is written as its original bytes and counted
-//! ([`EditReport::messages_copied`], one warning listing them by name).
-//! Messages the writer has no model of here (user messages and protobuf
-//! game events) are copied and counted the same way, and so is a
+//! ([`EditReport::messages_copied`], one warning listing them by name, with
+//! the first difference [`crate::message_writer::explain`] finds: a field
+//! the type does not know, a varint in a longer form, ...). Messages whose
+//! id has no protobuf type are copied and counted the same way, and so is a
 //! `CSVCMsg_PacketEntities` whose records cannot be encoded again.
 
 use std::collections::BTreeMap;
@@ -137,7 +140,7 @@ impl crate::Visitor for Entities {
 #[derive(Debug, Default)]
 pub(crate) struct Rebuild {
     /// Copied payloads and messages, by name: how many, and why.
-    copied: BTreeMap<String, (u64, &'static str)>,
+    copied: BTreeMap<String, (u64, String)>,
     /// Messages copied.
     messages_copied: u64,
 }
@@ -200,7 +203,7 @@ impl PacketTables<'_> {
 }
 
 impl Rebuild {
-    fn copy(&mut self, name: String, why: &'static str, message: bool) {
+    fn copy(&mut self, name: String, why: String, message: bool) {
         let entry = self.copied.entry(name).or_insert((0, why));
         entry.0 += 1;
         if message {
@@ -234,11 +237,16 @@ impl Rebuild {
         match same_after::<M>(payload) {
             Some(m) => m.encode_to_vec(),
             None => {
-                self.copy(
-                    name.to_string(),
-                    "its protobuf type re-encodes differently",
-                    false,
-                );
+                let why = match M::decode(payload) {
+                    Ok(m) => {
+                        match crate::message_writer::explain(payload, &m.encode_to_vec()).first() {
+                            Some(d) => format!("its protobuf type re-encodes differently: {d}"),
+                            None => "its protobuf type re-encodes differently".to_string(),
+                        }
+                    }
+                    Err(_) => "it does not decode as its protobuf type".to_string(),
+                };
+                self.copy(name.to_string(), why, false);
                 payload.to_vec()
             }
         }
@@ -285,7 +293,7 @@ impl Rebuild {
                 None => {
                     self.copy(
                         "CDemoPacket".into(),
-                        "not a CDemoPacket as we know it",
+                        "not a CDemoPacket as we know it".into(),
                         false,
                     );
                     p.to_vec()
@@ -311,14 +319,18 @@ impl Rebuild {
                 None => {
                     self.copy(
                         "CDemoFullPacket".into(),
-                        "not a CDemoFullPacket as we know it",
+                        "not a CDemoFullPacket as we know it".into(),
                         false,
                     );
                     p.to_vec()
                 }
             },
             C::Unknown(n) => {
-                self.copy(format!("DEM_Unknown({n})"), "unknown demo command", false);
+                self.copy(
+                    format!("DEM_Unknown({n})"),
+                    "unknown demo command".into(),
+                    false,
+                );
                 p.to_vec()
             }
         })
@@ -366,13 +378,13 @@ impl Rebuild {
             Some(Err(_)) => {
                 self.copy(
                     message_name_in(state.game, 55),
-                    "its records could not be encoded again",
+                    "its records could not be encoded again".into(),
                     true,
                 );
                 body.to_vec()
             }
             None => {
-                self.copy(message_name_in(state.game, 55), "not decoded", true);
+                self.copy(message_name_in(state.game, 55), "not decoded".into(), true);
                 body.to_vec()
             }
         }
@@ -386,81 +398,42 @@ impl Rebuild {
         id: u32,
         body: &[u8],
     ) -> Result<Vec<u8>, ErrorKind> {
-        macro_rules! typed {
-            ($t:ty) => {
-                match same_after::<$t>(body) {
-                    Some(m) => Some(m.encode_to_vec()),
-                    None => None,
-                }
-            };
-        }
         let rebuilt = match id {
-            0 => typed!(pb::CNetMsgNop),
-            3 => typed!(pb::CNetMsgSplitScreenUser),
-            4 => typed!(pb::CNetMsgTick),
-            5 => typed!(pb::CNetMsgStringCmd),
-            6 => typed!(pb::CNetMsgSetConVar),
-            7 => typed!(pb::CNetMsgSignonState),
-            8 => typed!(pb::CNetMsgSpawnGroupLoad),
-            9 => typed!(pb::CNetMsgSpawnGroupManifestUpdate),
-            11 => typed!(pb::CNetMsgSpawnGroupSetCreationTick),
-            12 => typed!(pb::CNetMsgSpawnGroupUnload),
-            13 => typed!(pb::CNetMsgSpawnGroupLoadCompleted),
-            15 => typed!(pb::CNetMsgDebugOverlay),
-            40 => typed!(pb::CSvcMsgServerInfo),
-            41 => typed!(pb::CSvcMsgFlattenedSerializer),
-            42 => typed!(pb::CSvcMsgClassInfo),
-            43 => typed!(pb::CSvcMsgSetPause),
             44 => self.create_string_table(tables, body)?,
             45 => self.update_string_table(tables, body)?,
-            46 => typed!(pb::CSvcMsgVoiceInit),
-            47 => typed!(pb::CSvcMsgVoiceData),
-            48 => typed!(pb::CSvcMsgPrint),
-            49 => typed!(pb::CSvcMsgSounds),
-            50 => typed!(pb::CSvcMsgSetView),
-            51 => {
-                tables.cleared = true;
-                tables.created.clear();
-                typed!(pb::CSvcMsgClearAllStringTables)
-            }
-            52 => typed!(pb::CSvcMsgCmdKeyValues),
-            53 => typed!(pb::CSvcMsgBspDecal),
-            54 => typed!(pb::CSvcMsgSplitScreen),
-            56 => typed!(pb::CSvcMsgPrefetch),
-            57 => typed!(pb::CSvcMsgMenu),
-            58 => typed!(pb::CSvcMsgGetCvarValue),
-            59 => typed!(pb::CSvcMsgStopSound),
-            60 => typed!(pb::CSvcMsgPeerList),
-            61 => typed!(pb::CSvcMsgPacketReliable),
-            62 => typed!(pb::CSvcMsgHltvStatus),
-            63 => typed!(pb::CSvcMsgServerSteamId),
-            70 => typed!(pb::CSvcMsgFullFrameSplit),
-            71 => typed!(pb::CSvcMsgRconServerDetails),
-            72 => typed!(pb::CSvcMsgUserMessage),
-            74 => typed!(pb::CSvcMsgBroadcastCommand),
-            75 => typed!(pb::CSvcMsgHltvFixupOperatorStatus),
-            76 => typed!(pb::CSvcMsgUserCommands),
-            77 => typed!(pb::CSvcMsgNextMsgPredicted),
-            205 => typed!(pb::CMsgSource1LegacyGameEventList),
-            206 => typed!(pb::CMsgSource1LegacyListenEvents),
-            207 => typed!(pb::CMsgSource1LegacyGameEvent),
             _ => {
-                self.copy(
-                    message_name_in(state.game, id),
-                    "no protobuf model here",
-                    true,
-                );
-                return Ok(body.to_vec());
+                if id == 51 {
+                    tables.cleared = true;
+                    tables.created.clear();
+                }
+                match crate::message_writer::reencode(state.game, id, body) {
+                    Some(Ok(out)) if out == body => return Ok(out),
+                    Some(Ok(out)) => {
+                        let why = match crate::message_writer::explain(body, &out).first() {
+                            Some(d) => format!("its protobuf type re-encodes differently: {d}"),
+                            None => "its protobuf type re-encodes differently".to_string(),
+                        };
+                        self.copy(message_name_in(state.game, id), why, true);
+                        return Ok(body.to_vec());
+                    }
+                    Some(Err(_)) => {
+                        let why = "it does not decode as its protobuf type";
+                        self.copy(message_name_in(state.game, id), why.into(), true);
+                        return Ok(body.to_vec());
+                    }
+                    None => {
+                        let why = "no protobuf type for its id";
+                        self.copy(message_name_in(state.game, id), why.into(), true);
+                        return Ok(body.to_vec());
+                    }
+                }
             }
         };
         Ok(match rebuilt {
             Some(bytes) => bytes,
             None => {
-                self.copy(
-                    message_name_in(state.game, id),
-                    "its protobuf type re-encodes differently",
-                    true,
-                );
+                let why = "its protobuf type re-encodes differently";
+                self.copy(message_name_in(state.game, id), why.into(), true);
                 body.to_vec()
             }
         })
