@@ -42,7 +42,8 @@ use crate::run::Cut;
 use crate::table::{Cell, Table};
 use crate::{Query, QueryError, TableKind};
 use gamewire_source2::edit as source2_edit;
-pub use gamewire_source2::edit::{AnonymizeOptions, EditReport, TickRange};
+pub use gamewire_source2::edit::anonymize::AnonymizeOptions;
+pub use gamewire_source2::edit::{EditReport, TickRange};
 
 /// What to write.
 #[derive(Debug, Clone)]
