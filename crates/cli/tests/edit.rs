@@ -229,16 +229,17 @@ fn a_compressed_demo_is_edited_as_the_plain_one() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The `players` table's `name` and `steamid` columns of a demo.
+/// The `players` table's `name` and `steamid` columns of a demo, the
+/// players only (not the recorder, `is_hltv`: a server's own client, which
+/// identifies no one).
 fn players(demo: &Path) -> Vec<(String, String)> {
     let r = ok(&["table", "players", s(demo), "--format", "jsonl"]);
     String::from_utf8(r.stdout)
         .unwrap()
         .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (v["name"].to_string(), v["steamid"].to_string())
-        })
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["is_hltv"] != true)
+        .map(|v| (v["name"].to_string(), v["steamid"].to_string()))
         .collect()
 }
 
