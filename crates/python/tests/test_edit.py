@@ -44,10 +44,12 @@ def source(request):
     return corpus(request.param)
 
 
-def test_a_cut_reads_as_its_range_of_the_demo(source, tmp_path):
+@pytest.mark.parametrize("part", ["first half", "middle third", "second half"])
+def test_a_cut_reads_as_its_range_of_the_demo(source, part, tmp_path):
     demo = gamewire.Demo(source)
     last = demo.header()["last_tick"]
-    first, to = last // 3, 2 * last // 3
+    first, to = {"first half": (1, last // 2), "middle third": (last // 3, 2 * last // 3),
+                 "second half": (last // 2, last)}[part]
     out = tmp_path / "cut.dem"
     report = demo.cut(out, first, to)
     assert (report["from_tick"], report["to_tick"]) == (first, to)
