@@ -46,8 +46,8 @@
 //!   [`encode_game_event`] a `CMsgSource1LegacyGameEvent` from a decoded
 //!   [`GameEvent`] (the inverse of [`crate::gameevent::decode`]);
 //! - the class info: [`encode_class_info`] writes `CDemoClassInfo` from the
-//!   state's [`ServerClass`]es (the `table_name` of each class, which the
-//!   reader does not keep, is written as the network name, as the games do);
+//!   state's [`ServerClass`]es (id and network name; the games leave
+//!   `table_name` out);
 //! - user messages, protobuf game events and every engine message: their
 //!   decoded model is JSON ([`crate::messages::to_json`]), and
 //!   [`encode_json`] is its inverse; [`reencode`] decodes and re-encodes a
@@ -236,8 +236,8 @@ pub fn encode_send_tables(message: &pb::CSvcMsgFlattenedSerializer) -> Vec<u8> {
 
 /// The payload of a `DEM_ClassInfo` frame listing `classes` (a class
 /// without a name, a gap the reader filled in, is left out). Each class is
-/// written with its id, its network name, and that name again as its
-/// `table_name`, which is what the games write.
+/// written with its id and its network name; `table_name` is not written,
+/// as the games do not write it.
 pub fn encode_class_info(classes: &[ServerClass]) -> Vec<u8> {
     pb::CDemoClassInfo {
         classes: classes
@@ -246,7 +246,7 @@ pub fn encode_class_info(classes: &[ServerClass]) -> Vec<u8> {
             .map(|c| pb::c_demo_class_info::ClassT {
                 class_id: Some(c.id as i32),
                 network_name: Some(c.name.clone()),
-                table_name: Some(c.name.clone()),
+                table_name: None,
             })
             .collect(),
     }
@@ -279,11 +279,18 @@ pub fn encode_game_event_list<'a>(
 }
 
 /// A `CMsgSource1LegacyGameEvent` body (message 207) carrying `event`: its
-/// id and each key's value in the field its type uses (the inverse of
-/// [`crate::gameevent::decode`]). The event's name is not written (the
-/// games send the id only). Fails on a value that does not fit its key
-/// type.
-pub fn encode_game_event(event: &GameEvent) -> Result<Vec<u8>, ErrorKind> {
+/// id, each key's value in the field its type uses (the inverse of
+/// [`crate::gameevent::decode`]), and `server_tick` when given. The games
+/// send the tick the server fired the event at, which the decoded event does
+/// not keep: it is most often, not always, the last `net_Tick` before the
+/// event ([`DemoState::net_tick`](crate::DemoState::net_tick)), and absent
+/// from the first events of the signon; a rewriter passes the original's.
+/// The event's name is not written (the games send the id only). Fails on a
+/// value that does not fit its key type.
+pub fn encode_game_event(
+    event: &GameEvent,
+    server_tick: Option<i32>,
+) -> Result<Vec<u8>, ErrorKind> {
     use pb::c_msg_source1_legacy_game_event::KeyT;
     let unfit = |key: &str, kind: i32, value: &EventValue| ErrorKind::Unwritable {
         what: "game event key",
@@ -313,6 +320,7 @@ pub fn encode_game_event(event: &GameEvent) -> Result<Vec<u8>, ErrorKind> {
     Ok(pb::CMsgSource1LegacyGameEvent {
         eventid: Some(event.id),
         keys,
+        server_tick,
         ..Default::default()
     }
     .encode_to_vec())
@@ -345,6 +353,10 @@ pub enum Difference {
     Narrowed {
         /// The field.
         path: String,
+        /// Whether the original is a negative 32-bit value sign-extended to
+        /// 64 bits (ten bytes), as protobuf writes an `int32`, in a field the
+        /// type declares unsigned.
+        sign_extended: bool,
     },
     /// A repeated scalar is packed in one encoding and not in the other.
     Packing {
@@ -383,14 +395,21 @@ impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Difference::UnknownField { path, wire_type } => {
-                write!(f, "unknown field {path} (wire type {wire_type})")
+                write!(f, "field {path} (wire type {wire_type}) dropped: not in the type")
             }
             Difference::VarintForm { path, lengths } => write!(
                 f,
                 "field {path}: varint in {} bytes, re-encoded in {}",
                 lengths.0, lengths.1
             ),
-            Difference::Narrowed { path } => {
+            Difference::Narrowed {
+                path,
+                sign_extended: true,
+            } => write!(
+                f,
+                "field {path}: a negative value sign-extended to 64 bits in a uint32 field"
+            ),
+            Difference::Narrowed { path, .. } => {
                 write!(f, "field {path}: a varint wider than the field's 32 bits")
             }
             Difference::Packing {
@@ -572,7 +591,10 @@ fn explain_at(original: &[u8], ours: &[u8], path: &str, out: &mut Vec<Difference
                         lengths: (x.value.len(), y.value.len()),
                     }),
                     (Some(a), Some(b)) if a >> 32 != 0 && narrowed(a).contains(&b) => {
-                        out.push(Difference::Narrowed { path: here.clone() })
+                        out.push(Difference::Narrowed {
+                            path: here.clone(),
+                            sign_extended: a >> 31 == (1 << 33) - 1,
+                        })
                     }
                     _ => out.push(Difference::Other { path: here.clone() }),
                 }
@@ -654,7 +676,10 @@ mod tests {
         let out = reencode(Game::Any, 4, &body).unwrap().unwrap();
         assert_eq!(
             explain(&body, &out),
-            [Difference::Narrowed { path: "1".into() }]
+            [Difference::Narrowed {
+                path: "1".into(),
+                sign_extended: false
+            }]
         );
         // The same scalar twice: the last wins.
         let body = [0x08, 0x01, 0x08, 0x2a];
@@ -716,10 +741,10 @@ mod tests {
             ..Default::default()
         };
         let decoded = crate::gameevent::decode(&event, &descriptors, 10).unwrap();
-        assert_eq!(encode_game_event(&decoded).unwrap(), event.encode_to_vec());
+        assert_eq!(encode_game_event(&decoded, None).unwrap(), event.encode_to_vec());
         let mut bad = decoded.clone();
         bad.keys[0].2 = EventValue::Bool(true);
-        assert!(encode_game_event(&bad).is_err());
+        assert!(encode_game_event(&bad, None).is_err());
     }
 
     #[test]
