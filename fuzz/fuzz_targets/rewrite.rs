@@ -1,5 +1,5 @@
 //! Read, rewrite, read again: `edit::rewrite` over arbitrary bytes (mutated
-//! corpus demos, given as a seed directory) never panics, and when it
+//! corpus demos, given as its starting corpus) never panics, and when it
 //! writes a demo, that demo reads to the same final state as the input:
 //! the same entities with the same field values, the same string tables,
 //! the same tick. An input the reader stops in (a truncated demo) is

@@ -1,5 +1,35 @@
-//! Writing the demo container: the file header, frames and `CDemoFileInfo`
-//! (the inverse of [`crate::container`]).
+//! Writing a Source 2 demo: the container, and the entry point of the
+//! writer (the inverse of [`crate::container`]).
+//!
+//! # The writer, layer by layer
+//!
+//! A demo is written from the outside in, each layer by the module that
+//! inverts its reader:
+//!
+//! 1. the file and its frames: [`DemoWriter`] (this module);
+//! 2. each frame's payload, a `demo.proto` message (`CDemoFileHeader`,
+//!    `CDemoSendTables`, `CDemoClassInfo`, `CDemoPacket`, ...):
+//!    [`DemoWriter::write_message`] encodes one with its generated type, and
+//!    [`crate::message_writer`] writes the send tables, the class info and
+//!    the game-event list from gamewire's models and re-encodes any message
+//!    by id;
+//! 3. a packet's bitstream of messages (`DEM_Packet`, `DEM_SignonPacket`,
+//!    the packet of `DEM_FullPacket`): [`crate::packet_writer`], which
+//!    splits one into its messages and writes them back
+//!    ([`DemoWriter::write_packet`] frames one);
+//! 4. inside the messages, the bitstreams the reader decodes bit by bit:
+//!    string-table entries ([`crate::stringtable_writer`]).
+//!
+//! A tool that changes a demo reads it frame by frame
+//! ([`crate::container::FrameReader`]), decodes only what it changes, and
+//! copies the rest: a frame as it was stored ([`DemoWriter::write_raw_frame`]),
+//! a packet message as its original body ([`crate::packet_writer::PacketWriter::push`]).
+//! Every layer re-encodes the corpus demos byte for byte, but for the few
+//! protobuf messages that carry fields the published `.proto` files do not
+//! know ([`crate::message_writer::reencodes_exactly`] tells them apart, and
+//! `docs/formats/source2-demo.md`, "Writing demos", has the figures).
+//!
+//! # The container
 //!
 //! The layout is the one described in `docs/formats/source2-demo.md` ("File
 //! layout" and "Frames"):
@@ -25,12 +55,16 @@
 //! and `DEM_SpawnGroups` frames and fills the two offsets in when it is
 //! finished (zero for a frame that was not written, as in a broadcast turned
 //! into a demo). A frame is given with its payload decompressed and a flag
-//! saying whether to compress it ([`DemoWriter::write_frame`]), or as the bytes
-//! to store ([`DemoWriter::write_raw_frame`]).
+//! saying whether to compress it ([`DemoWriter::write_frame`]), as a decoded
+//! message ([`DemoWriter::write_message`], [`DemoWriter::write_packet`],
+//! [`DemoWriter::write_file_info`]), or as the bytes to store
+//! ([`DemoWriter::write_raw_frame`]).
 //!
 //! Snappy is deterministic but not unique: the block this writer stores for
 //! a compressed frame decompresses to the same payload as the original, and
 //! is usually, not always, the same bytes as the game's own encoder wrote.
+//!
+//! A demo of three frames, read back:
 //!
 //! ```
 //! use gamewire_source2::container::{DemoCommand, FrameReader};
@@ -49,6 +83,66 @@
 //! assert!(packet.compressed);
 //! assert_eq!(&*packet.payload, b"some packet bytes, some packet bytes");
 //! # Ok::<(), gamewire_source2::DemoError>(())
+//! ```
+//!
+//! # Example: the first second of a demo
+//!
+//! A corpus demo's signon and its first 64 ticks, written as a demo of
+//! their own: the signon's frames copied as decoded, each packet split into
+//! its messages and written again, then `DEM_Stop` and a `CDemoFileInfo`
+//! that says how long the new demo is. [`crate::DemoParser`] reads it back,
+//! entities and all.
+//!
+//! ```
+//! use std::io::Cursor;
+//!
+//! use gamewire_source2::container::{DemoCommand, FrameReader};
+//! use gamewire_source2::container_writer::DemoWriter;
+//! use gamewire_source2::packet_writer::{PacketMessages, PacketWriter};
+//! use gamewire_source2::{DemoParser, NoVisitor};
+//! use prost::Message;
+//! use source2_demo_protobufs as pb;
+//!
+//! let original = std::fs::read(gamewire_corpus::path("cs2/14065.dem"))?;
+//! let mut reader = FrameReader::new(&original)?;
+//! let mut writer = DemoWriter::new(Cursor::new(Vec::new()))?;
+//! let mut last_tick = 0;
+//! while let Some(frame) = reader.next_frame()? {
+//!     if frame.tick > 64 {
+//!         break;
+//!     }
+//!     match frame.command {
+//!         DemoCommand::Packet => {
+//!             let packet = pb::CDemoPacket::decode(&*frame.payload)?;
+//!             let mut messages = PacketWriter::new();
+//!             for m in PacketMessages::new(packet.data.as_deref().unwrap_or_default()) {
+//!                 let m = m?;
+//!                 messages.push(m.id, &m.body)?;
+//!             }
+//!             writer.write_packet(DemoCommand::Packet, frame.tick, frame.compressed, messages)?;
+//!         }
+//!         // Written at the end, for the new length.
+//!         DemoCommand::Stop | DemoCommand::FileInfo => {}
+//!         _ => writer.write_decoded_frame(&frame)?,
+//!     }
+//!     last_tick = last_tick.max(frame.tick);
+//! }
+//! writer.write_frame(DemoCommand::Stop, last_tick, false, &[])?;
+//! let info = pb::CDemoFileInfo {
+//!     playback_ticks: Some(last_tick),
+//!     playback_frames: Some(writer.frames_written() as i32),
+//!     playback_time: Some(last_tick as f32 / 64.0),
+//!     ..Default::default()
+//! };
+//! writer.write_file_info(last_tick, &info)?;
+//! let demo = writer.finish()?.into_inner();
+//!
+//! let mut parser = DemoParser::new(&demo)?;
+//! parser.run(&mut NoVisitor)?;
+//! assert_eq!(parser.state.tick, last_tick);
+//! assert!(!parser.state.entities.is_empty());
+//! assert_eq!(parser.state.file_info.as_ref().and_then(|i| i.playback_ticks), Some(last_tick));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::io::{Seek, SeekFrom, Write};
@@ -350,6 +444,44 @@ impl<W: Write + Seek> DemoWriter<W> {
         self.write_frame(DemoCommand::FileInfo, tick, false, &encode_file_info(info))
     }
 
+    /// Writes a frame whose payload is `message`, a decoded `demo.proto`
+    /// message (`CDemoFileHeader`, `CDemoClassInfo`, `CDemoStringTables`,
+    /// ...), encoded with its generated type; stored snappy-compressed when
+    /// `compressed`.
+    pub fn write_message<M: Message>(
+        &mut self,
+        command: DemoCommand,
+        tick: i32,
+        compressed: bool,
+        message: &M,
+    ) -> Result<(), DemoError> {
+        self.write_frame(command, tick, compressed, &message.encode_to_vec())
+    }
+
+    /// Writes a `DEM_Packet` or `DEM_SignonPacket` frame holding the
+    /// messages of `packet` (the bitstream wrapped in `CDemoPacket`, see
+    /// [`crate::packet_writer`]); stored snappy-compressed when
+    /// `compressed`. Fails for any other command.
+    pub fn write_packet(
+        &mut self,
+        command: DemoCommand,
+        tick: i32,
+        compressed: bool,
+        packet: crate::packet_writer::PacketWriter,
+    ) -> Result<(), DemoError> {
+        if !matches!(command, DemoCommand::Packet | DemoCommand::SignonPacket) {
+            return Err(DemoError {
+                kind: ErrorKind::Unwritable {
+                    what: "packet frame",
+                    reason: format!("{} does not hold a packet", command.name()),
+                },
+                location: self.location(tick),
+            });
+        }
+        let payload = crate::packet_writer::encode_demo_packet(packet.finish());
+        self.write_frame(command, tick, compressed, &payload)
+    }
+
     /// The header offsets that [`DemoWriter::finish`] will write.
     pub fn header_offsets(&self) -> HeaderOffsets {
         self.forced.unwrap_or(self.offsets)
@@ -416,6 +548,40 @@ mod tests {
         );
         let e = DemoWriter::new(std::io::Cursor::new(&mut room[..4])).unwrap_err();
         assert!(matches!(e.kind, ErrorKind::Unwritable { .. }));
+    }
+
+    #[test]
+    fn messages_and_packets_are_framed() {
+        let mut w = DemoWriter::new(std::io::Cursor::new(Vec::new())).unwrap();
+        let header = pb::CDemoFileHeader {
+            demo_file_stamp: "PBDEMS2\0".into(),
+            map_name: Some("de_nuke".into()),
+            ..Default::default()
+        };
+        w.write_message(DemoCommand::FileHeader, -1, false, &header)
+            .unwrap();
+        let mut packet = crate::packet_writer::PacketWriter::new();
+        packet.push(4, &[0x08, 0x2a]).unwrap();
+        w.write_packet(DemoCommand::Packet, 3, true, packet.clone())
+            .unwrap();
+        let e = w
+            .write_packet(DemoCommand::ClassInfo, 3, false, packet.clone())
+            .unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::Unwritable { .. }), "{e}");
+        assert_eq!(w.frames_written(), 2);
+        let data = w.finish().unwrap().into_inner();
+
+        let mut r = FrameReader::new(&data).unwrap();
+        let f = r.next_frame().unwrap().unwrap();
+        assert_eq!(pb::CDemoFileHeader::decode(&*f.payload).unwrap(), header);
+        let f = r.next_frame().unwrap().unwrap();
+        assert_eq!(
+            (f.command, f.tick, f.compressed),
+            (DemoCommand::Packet, 3, true)
+        );
+        let demo_packet = pb::CDemoPacket::decode(&*f.payload).unwrap();
+        assert_eq!(demo_packet.data, Some(packet.finish()));
+        assert!(r.next_frame().unwrap().is_none());
     }
 
     #[test]

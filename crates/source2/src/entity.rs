@@ -75,6 +75,10 @@ pub struct Entity {
     pub class_id: u32,
     /// The class's serializer.
     pub serializer: SerializerId,
+    /// The varuint32 after the serial in the record that created it, which
+    /// no reader uses (its values follow the spawn groups' creation
+    /// sequence); kept so that a full update writes it again.
+    pub(crate) spare: u32,
     /// False while the entity is outside the PVS.
     pub active: bool,
     pub(crate) state: FieldState,

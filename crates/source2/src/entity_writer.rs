@@ -45,10 +45,12 @@
 //! parts leave a choice:
 //!
 //! - the field paths: many operation sequences reach the same paths; the
-//!   writer ([`crate::fieldpath_writer::write_field_paths`]) takes the
-//!   cheapest operation from each path to the next. Valve's encoder makes
-//!   the same choice for most updates, not all: the corpus round-trip test
-//!   counts the messages that come out byte for byte.
+//!   writer takes the cheapest operation from each path to the next under
+//!   the rules Valve's encoder keeps
+//!   ([`crate::fieldpath_writer::PathStyle::Game`]), never longer than
+//!   Valve's sequence and the same bits in 95 to 100 % of the corpus
+//!   records; the corpus round-trip test counts the messages that come out
+//!   byte for byte.
 //! - the bits after the last record: the reader ignores them; a decoded
 //!   message keeps them ([`PacketEntities::trailing`]) and the encoder
 //!   writes them back, then pads the last byte with zero bits.
@@ -70,6 +72,37 @@
 //! rebuild those too, a length shorter than the elements the entity holds is
 //! written first as the length that covers them all, and again with its
 //! true value after every other path.
+//!
+//! # Example
+//!
+//! A visitor sees each message with the state right before it
+//! ([`crate::Visitor::before_packet_entities`]): there it can decode the
+//! message, change its records, and encode it again.
+//!
+//! ```no_run
+//! use gamewire_source2::entity_writer::{decode_packet_entities, encode_packet_entities, EntityOp};
+//! use gamewire_source2::{parse_with, DemoState, Visitor};
+//!
+//! /// Every message again, with the updates of entity 1 left out.
+//! struct Rewrite(Vec<Vec<u8>>);
+//!
+//! impl Visitor for Rewrite {
+//!     fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
+//!         let Ok(mut message) = decode_packet_entities(body, state) else { return };
+//!         message
+//!             .records
+//!             .retain(|r| !(r.index == 1 && matches!(r.op, EntityOp::Update { .. })));
+//!         if let Ok(body) = encode_packet_entities(&message, state) {
+//!             self.0.push(body);
+//!         }
+//!     }
+//! }
+//!
+//! let data = std::fs::read("demo.dem").unwrap();
+//! let mut rewrite = Rewrite(Vec::new());
+//! parse_with(&data, &mut rewrite).unwrap();
+//! println!("{} messages written again", rewrite.0.len());
+//! ```
 
 use std::sync::Arc;
 
@@ -81,7 +114,7 @@ use source2_demo_protobufs as pb;
 use crate::entity::{read_fields, FieldState, SERIAL_BITS};
 use crate::error::{EntityError, EntityProblem, ErrorKind, FieldError, PathError};
 use crate::fieldpath::{read_field_paths, FieldPath, Paths};
-use crate::serializer::{FieldDecoder, SendTables, SerializerId};
+use crate::serializer::{FieldDecoder, LastParent, SendTables, SerializerId};
 use crate::state::DemoState;
 use crate::value::Value;
 
@@ -122,7 +155,9 @@ pub enum EntityOp {
         class_id: u32,
         /// Serial number (17 bits).
         serial: u32,
-        /// The varuint32 after the serial, which no reader uses.
+        /// The varuint32 after the serial, which no reader uses (its values
+        /// follow the spawn groups' creation sequence); the parser keeps
+        /// it with the entity, and [`full_state`] writes it again.
         spare: u32,
         /// The values the record sets.
         fields: Vec<(FieldPath, Value)>,
@@ -155,26 +190,60 @@ fn shapes_paths(decoder: &FieldDecoder) -> bool {
     )
 }
 
-/// Resolves `fp` in the serializer, reading lengths and type indices from
-/// `overlay` first, then from `base` (the entity before the record).
-fn resolve<'t>(
-    tables: &'t SendTables,
-    serializer: SerializerId,
-    fp: &FieldPath,
-    base: Option<&FieldState>,
-    overlay: &Overlay,
-) -> Result<&'t FieldDecoder, FieldError> {
-    tables.resolve(serializer, fp, |len| {
-        let prefix = fp.as_slice().get(..len)?;
-        let stored = match FieldPath::from_slice(prefix)
-            .key()
-            .and_then(|k| overlay.get(&k))
-        {
-            Some(v) => *v,
-            None => base.and_then(|b| b.get(prefix)).and_then(Value::as_u64),
-        };
-        stored.map(|v| u32::try_from(v).unwrap_or(u32::MAX))
-    })
+/// Resolves the paths of one record in the serializer, reading lengths
+/// and type indices from `overlay` first, then from `base` (the entity
+/// before the record).
+///
+/// A path that differs from the one before only in its last index (most
+/// do) resolves through the node the previous one ended in, without the
+/// walk from the root: what shapes that walk (a length, a type index) sits
+/// on the shared prefix, which a path of the same length cannot set. The
+/// entity reader does the same.
+#[derive(Default)]
+struct Resolver<'t> {
+    previous: Option<(FieldPath, LastParent<'t>)>,
+}
+
+impl<'t> Resolver<'t> {
+    fn resolve(
+        &mut self,
+        tables: &'t SendTables,
+        serializer: SerializerId,
+        fp: &FieldPath,
+        base: Option<&FieldState>,
+        overlay: &Overlay,
+    ) -> Result<&'t FieldDecoder, FieldError> {
+        if let Some((before, parent)) = self.previous {
+            let (a, b) = (before.as_slice(), fp.as_slice());
+            let sibling = match (a.split_last(), b.split_last()) {
+                // Compared index by index: a slice comparison calls
+                // `memcmp`, slow for a few indices.
+                (Some((_, pa)), Some((&last, pb)))
+                    if pa.len() == pb.len() && pa.iter().zip(pb).all(|(x, y)| x == y) =>
+                {
+                    parent.resolve(tables, last)
+                }
+                _ => None,
+            };
+            if let Some(decoder) = sibling {
+                self.previous = Some((*fp, parent));
+                return Ok(decoder);
+            }
+        }
+        let (decoder, parent) = tables.resolve_with_parent(serializer, fp, |len| {
+            let prefix = fp.as_slice().get(..len)?;
+            let stored = match FieldPath::from_slice(prefix)
+                .key()
+                .and_then(|k| overlay.get(&k))
+            {
+                Some(v) => *v,
+                None => base.and_then(|b| b.get(prefix)).and_then(Value::as_u64),
+            };
+            stored.map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+        })?;
+        self.previous = Some((*fp, parent));
+        Ok(decoder)
+    }
 }
 
 /// What the encoder and decoder need from the state: the send tables, the
@@ -324,8 +393,34 @@ pub fn decode_packet_entities(body: &[u8], state: &DemoState) -> Result<PacketEn
 
 /// [`decode_packet_entities`] of a message already decoded.
 pub fn decode_packet_entities_message(
+    message: pb::CSvcMsgPacketEntities,
+    state: &DemoState,
+) -> Result<PacketEntities, ErrorKind> {
+    decode_message(message, state, None)
+}
+
+/// The field paths of every record that carries field data, in stream
+/// order, each with the number of bits its field-path sequence takes in the
+/// message (`FieldPathEncodeFinish` included): how long the game's choice of
+/// operations was, to compare with [`crate::fieldpath_writer`]'s.
+pub fn field_path_bits(
+    body: &[u8],
+    state: &DemoState,
+) -> Result<Vec<(Vec<FieldPath>, u64)>, ErrorKind> {
+    let message = pb::CSvcMsgPacketEntities::decode(body)
+        .map_err(|e| ErrorKind::protobuf("CSVCMsg_PacketEntities", e))?;
+    let mut out = Vec::new();
+    decode_message(message, state, Some(&mut out))?;
+    Ok(out)
+}
+
+/// Field paths with the bits they took, per record ([`field_path_bits`]).
+type PathBits = Vec<(Vec<FieldPath>, u64)>;
+
+fn decode_message(
     mut message: pb::CSvcMsgPacketEntities,
     state: &DemoState,
+    mut path_bits: Option<&mut PathBits>,
 ) -> Result<PacketEntities, ErrorKind> {
     let mut cx = Context::new(state)?;
     let data = message.entity_data.take().unwrap_or_default();
@@ -365,13 +460,12 @@ pub fn decode_packet_entities_message(
                 let base = cx.create_base(idx, class_id, serial, serializer)?;
                 let fields = decode_fields(
                     &cx,
-                    idx,
-                    Some(class_id),
-                    serializer,
+                    (idx, Some(class_id), serializer),
                     base.get(),
                     &mut r,
                     &mut paths,
                     ti,
+                    path_bits.as_deref_mut(),
                 )?;
                 EntityOp::Create {
                     class_id,
@@ -392,13 +486,12 @@ pub fn decode_packet_entities_message(
                     let (base, serializer, class_id) = cx.existing(idx)?;
                     decode_fields(
                         &cx,
-                        idx,
-                        Some(class_id),
-                        serializer,
+                        (idx, Some(class_id), serializer),
                         base,
                         &mut r,
                         &mut paths,
                         ti,
+                        path_bits.as_deref_mut(),
                     )?
                 };
                 EntityOp::Update { pvs, fields }
@@ -419,18 +512,18 @@ pub fn decode_packet_entities_message(
     })
 }
 
-/// Reads one record's field paths and values.
-#[allow(clippy::too_many_arguments)]
+/// Reads one record's field paths and values (`entity`: index, class id,
+/// serializer).
 fn decode_fields(
     cx: &Context<'_>,
-    index: i32,
-    class_id: Option<u32>,
-    serializer: SerializerId,
+    (index, class_id, serializer): (i32, Option<u32>, SerializerId),
     base: &FieldState,
     r: &mut BitReader<'_>,
     paths: &mut Vec<FieldPath>,
     tick_interval: f32,
+    path_bits: Option<&mut PathBits>,
 ) -> Result<Vec<(FieldPath, Value)>, ErrorKind> {
+    let start = r.position();
     read_field_paths(r, paths).map_err(|e| {
         cx.error(
             index,
@@ -439,12 +532,17 @@ fn decode_fields(
             EntityProblem::Field(FieldError::FieldPaths(e)),
         )
     })?;
+    if let Some(out) = path_bits {
+        out.push((paths.clone(), r.position() - start));
+    }
     let mut overlay = Overlay::default();
+    let mut resolver = Resolver::default();
     let mut fields = Vec::with_capacity(paths.len());
     for fp in paths.iter() {
         let field_error = |e| cx.error(index, class_id, Some(*fp), EntityProblem::Field(e));
-        let decoder =
-            resolve(cx.tables, serializer, fp, Some(base), &overlay).map_err(field_error)?;
+        let decoder = resolver
+            .resolve(cx.tables, serializer, fp, Some(base), &overlay)
+            .map_err(field_error)?;
         let value = decoder
             .decode(r, tick_interval)
             .map_err(|e| field_error(FieldError::Value(e)))?;
@@ -619,9 +717,11 @@ fn encode_fields(
     tick_interval: f32,
 ) -> Result<(), ErrorKind> {
     let mut overlay = Overlay::default();
+    let mut resolver = Resolver::default();
     let mut decoders = Vec::with_capacity(fields.len());
     for (fp, value) in fields {
-        let decoder = resolve(cx.tables, serializer, fp, Some(base), &overlay)
+        let decoder = resolver
+            .resolve(cx.tables, serializer, fp, Some(base), &overlay)
             .map_err(|e| cx.error(index, class_id, Some(*fp), EntityProblem::Field(e)))?;
         if shapes_paths(decoder) {
             if let Some(k) = fp.key() {
@@ -631,7 +731,11 @@ fn encode_fields(
         decoders.push(decoder);
     }
     let paths: Vec<FieldPath> = fields.iter().map(|(fp, _)| *fp).collect();
-    crate::fieldpath_writer::write_field_paths(w, &paths)?;
+    crate::fieldpath_writer::write_field_paths_with(
+        w,
+        &paths,
+        crate::fieldpath_writer::PathStyle::Game,
+    )?;
     for ((fp, value), decoder) in fields.iter().zip(decoders) {
         decoder.encode(w, value, tick_interval).map_err(|e| {
             unwritable(format!(
@@ -648,10 +752,24 @@ fn encode_fields(
 /// (see the module docs). The entities must be decoded (a visitor that
 /// wants their classes, as the default does).
 ///
-/// `is_delta` is false (a reader deletes every entity the message does not
-/// name), `delta_from` and `baseline` are left out (a full update is not a
-/// delta from an earlier frame), `max_entries` is the highest index + 1,
-/// `server_tick` the state's `net_Tick`.
+/// The message's other fields are those of the game's full packets:
+/// `is_delta` false (a reader deletes every entity the message does not
+/// name, and demofile-net also drops its entity baselines), `update_baseline`
+/// false, `baseline` 0, no `delta_from`; `max_entries` is one past the
+/// highest index, `server_tick` the state's `net_Tick`. The state does not
+/// keep the spawn-group fields (`active_spawngroup_handle`,
+/// `max_spawngroup_creationsequence`) nor the blobs the game adds
+/// (`serialized_entities`, `non_transmitted_entities`), which the reader
+/// does not use: a caller that has the message being replaced copies them from it
+/// into [`PacketEntities::message`] if it wants them.
+///
+/// Every entity is created active; [`pvs_leaves`] gives the records that
+/// take those out of the PVS again that were.
+///
+/// Encode it against the same state ([`encode_packet_entities`]): every
+/// length and pointer an entity holds is among its fields, so the paths
+/// resolve alike against the entity there and against the class baseline
+/// a fresh reader starts from.
 pub fn full_state(state: &DemoState) -> Result<PacketEntities, ErrorKind> {
     let cx = Context::new(state)?;
     let mut records = Vec::new();
@@ -675,7 +793,7 @@ pub fn full_state(state: &DemoState) -> Result<PacketEntities, ErrorKind> {
             op: EntityOp::Create {
                 class_id: entity.class_id,
                 serial: entity.serial,
-                spare: 0,
+                spare: entity.spare,
                 fields,
             },
         });
@@ -683,11 +801,50 @@ pub fn full_state(state: &DemoState) -> Result<PacketEntities, ErrorKind> {
     let max_entries = records.last().map_or(0, |r| r.index + 1);
     let message = pb::CSvcMsgPacketEntities {
         max_entries: Some(max_entries),
+        updated_entries: i32::try_from(records.len()).ok(),
         legacy_is_delta: Some(false),
+        update_baseline: Some(false),
+        baseline: Some(0),
         server_tick: Some(state.net_tick),
         ..Default::default()
     };
     Ok(PacketEntities {
+        message,
+        records,
+        trailing: Vec::new(),
+        trailing_bits: 0,
+    })
+}
+
+/// The entities of `state` that are out of the PVS (they left it and are
+/// kept, inactive), as `Leave` records in a delta message; `None` when every
+/// entity is active. A create makes an entity active: a reader given
+/// [`full_state`] and then this message holds the same entities in the same
+/// PVS state as `state` (the records of one message cannot name an entity
+/// twice, hence a second message).
+pub fn pvs_leaves(state: &DemoState) -> Option<PacketEntities> {
+    let records: Vec<EntityRecord> = state
+        .entities
+        .iter()
+        .filter(|e| !e.active)
+        .map(|e| EntityRecord {
+            index: e.index,
+            op: EntityOp::Leave,
+        })
+        .collect();
+    if records.is_empty() {
+        return None;
+    }
+    let message = pb::CSvcMsgPacketEntities {
+        max_entries: records.last().map(|r| r.index + 1),
+        updated_entries: i32::try_from(records.len()).ok(),
+        legacy_is_delta: Some(true),
+        update_baseline: Some(false),
+        baseline: Some(0),
+        server_tick: Some(state.net_tick),
+        ..Default::default()
+    };
+    Some(PacketEntities {
         message,
         records,
         trailing: Vec::new(),
@@ -721,10 +878,12 @@ fn entity_fields(
         }
     }
     let mut overlay = Overlay::default();
+    let mut resolver = Resolver::default();
     let mut fields = Vec::with_capacity(values.len());
     let mut last = Vec::new();
     for (fp, value) in values {
-        let decoder = resolve(cx.tables, serializer, &fp, None, &overlay)
+        let decoder = resolver
+            .resolve(cx.tables, serializer, &fp, None, &overlay)
             .map_err(|e| cx.error(index, Some(class_id), Some(fp), EntityProblem::Field(e)))?;
         let mut value = value.clone();
         if matches!(decoder, FieldDecoder::ArrayLength) {
@@ -744,4 +903,167 @@ fn entity_fields(
     }
     fields.extend(last);
     Ok(fields)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use crate::entity::Entity;
+
+    /// A state with send tables (empty) and entities at 3, 7 and 40 (7 out
+    /// of the PVS).
+    fn state() -> DemoState {
+        let mut state = DemoState {
+            send_tables: Some(Arc::new(SendTables::default())),
+            class_id_bits: 9,
+            ..Default::default()
+        };
+        for (index, active) in [(3, true), (7, false), (40, true)] {
+            *state.entities.slot_mut(index as usize).unwrap() = Some(Entity {
+                index,
+                serial: 5,
+                class_id: 1,
+                serializer: 0,
+                spare: 1,
+                active,
+                state: FieldState::default(),
+                decoded: true,
+            });
+        }
+        state
+    }
+
+    #[test]
+    fn headers_without_field_data_round_trip_bit_for_bit() {
+        let state = state();
+        let records = vec![
+            EntityRecord {
+                index: 3,
+                op: EntityOp::Update {
+                    pvs: Some(1),
+                    fields: Vec::new(),
+                },
+            },
+            EntityRecord {
+                index: 7,
+                op: EntityOp::Leave,
+            },
+            EntityRecord {
+                index: 40,
+                op: EntityOp::Delete,
+            },
+            EntityRecord {
+                index: 16383,
+                op: EntityOp::Leave,
+            },
+        ];
+        let p = PacketEntities {
+            message: pb::CSvcMsgPacketEntities {
+                updated_entries: Some(4),
+                has_pvs_vis_bits_deprecated: Some(1),
+                ..Default::default()
+            },
+            records,
+            trailing: vec![0b101],
+            trailing_bits: 3,
+        };
+        let body = encode_packet_entities(&p, &state).unwrap();
+        let back = decode_packet_entities(&body, &state).unwrap();
+        assert_eq!((&back.records, &back.message), (&p.records, &p.message));
+        // The trailing bits, then the zero bits that pad the last byte,
+        // which are trailing bits when read back.
+        assert!((3..11).contains(&back.trailing_bits));
+        assert_eq!(back.trailing.first().map(|b| b & 7), Some(0b101));
+        assert_eq!(back.trailing.iter().map(|b| b.count_ones()).sum::<u32>(), 2);
+        assert_eq!(encode_packet_entities(&back, &state).unwrap(), body);
+        // Delta 3, update (00), pvs bits 01; delta 3, leave (01); delta 32
+        // (UBitVar: 4 low bits, then 4 more), delete (11); ...
+        let data = encode_entity_data(&p, &state).unwrap();
+        let mut r = BitReader::new(&data);
+        assert_eq!(r.read_ubitvar().unwrap(), 3);
+        assert_eq!(r.read_bits(2).unwrap(), 0);
+        assert_eq!(r.read_bits(2).unwrap(), 1);
+        assert_eq!(r.read_ubitvar().unwrap(), 3);
+        assert_eq!(r.read_bits(2).unwrap(), 1);
+        assert_eq!(r.read_ubitvar().unwrap(), 32);
+        assert_eq!(r.read_bits(2).unwrap(), 3);
+        assert_eq!(r.read_ubitvar().unwrap(), 16383 - 41);
+        assert_eq!(r.read_bits(2).unwrap(), 1);
+        assert_eq!(r.read_bits(3).unwrap(), 0b101);
+    }
+
+    #[test]
+    fn what_the_layout_cannot_hold_is_an_error() {
+        let state = state();
+        let leave = |index| EntityRecord {
+            index,
+            op: EntityOp::Leave,
+        };
+        let write = |records: Vec<EntityRecord>, vis: Option<u32>| {
+            let p = PacketEntities {
+                message: pb::CSvcMsgPacketEntities {
+                    has_pvs_vis_bits_deprecated: vis,
+                    ..Default::default()
+                },
+                records,
+                ..Default::default()
+            };
+            encode_entity_data(&p, &state)
+        };
+        // Indices that do not increase, or past the last entity.
+        assert!(write(vec![leave(7), leave(7)], None).is_err());
+        assert!(write(vec![leave(16384)], None).is_err());
+        assert!(write(vec![leave(-1)], None).is_err());
+        // Visibility bits where the message has none, and the reverse.
+        let update = |pvs| EntityRecord {
+            index: 3,
+            op: EntityOp::Update {
+                pvs,
+                fields: Vec::new(),
+            },
+        };
+        assert!(write(vec![update(Some(0))], None).is_err());
+        assert!(write(vec![update(None)], Some(1)).is_err());
+        // A class id wider than the class-id bits, a serial wider than 17 bits.
+        let create = |class_id, serial| EntityRecord {
+            index: 3,
+            op: EntityOp::Create {
+                class_id,
+                serial,
+                spare: 0,
+                fields: Vec::new(),
+            },
+        };
+        assert!(write(vec![create(512, 5)], None).is_err());
+        assert!(write(vec![create(1, 1 << 17)], None).is_err());
+        // An update of an entity that does not exist.
+        let p = PacketEntities {
+            records: vec![EntityRecord {
+                index: 4,
+                op: EntityOp::Update {
+                    pvs: None,
+                    fields: Vec::new(),
+                },
+            }],
+            ..Default::default()
+        };
+        assert!(encode_entity_data(&p, &state).is_err());
+    }
+
+    #[test]
+    fn entities_out_of_the_pvs_leave_again_after_a_full_update() {
+        let state = state();
+        let leaves = pvs_leaves(&state).unwrap();
+        assert_eq!(
+            leaves.records,
+            vec![EntityRecord {
+                index: 7,
+                op: EntityOp::Leave
+            }]
+        );
+        assert_eq!(leaves.message.legacy_is_delta, Some(true));
+        let body = encode_packet_entities(&leaves, &state).unwrap();
+        assert_eq!(decode_packet_entities(&body, &state).unwrap(), leaves);
+    }
 }

@@ -65,8 +65,8 @@
 //! use gamewire_source2::messages::to_json;
 //! use gamewire_source2::Game;
 //!
-//! // net_Tick { tick: 42, host_frametime: 15 }
-//! let body = [0x08, 0x2a, 0x10, 0x0f];
+//! // net_Tick: tick (field 1) 42, field 4 15.
+//! let body = [0x08, 0x2a, 0x20, 0x0f];
 //! assert!(reencodes_exactly(Game::Cs2, 4, &body));
 //!
 //! // A SayText2 user message, decoded to JSON, changed, and written again.
@@ -260,20 +260,18 @@ pub fn encode_game_event_list<'a>(
 ) -> Vec<u8> {
     let descriptors = descriptors
         .into_iter()
-        .map(
-            |d| pb::c_msg_source1_legacy_game_event_list::DescriptorT {
-                eventid: Some(d.id),
-                name: Some(d.name.clone()),
-                keys: d
-                    .keys
-                    .iter()
-                    .map(|k| pb::c_msg_source1_legacy_game_event_list::KeyT {
-                        r#type: Some(k.kind),
-                        name: Some(k.name.clone()),
-                    })
-                    .collect(),
-            },
-        )
+        .map(|d| pb::c_msg_source1_legacy_game_event_list::DescriptorT {
+            eventid: Some(d.id),
+            name: Some(d.name.clone()),
+            keys: d
+                .keys
+                .iter()
+                .map(|k| pb::c_msg_source1_legacy_game_event_list::KeyT {
+                    r#type: Some(k.kind),
+                    name: Some(k.name.clone()),
+                })
+                .collect(),
+        })
         .collect();
     pb::CMsgSource1LegacyGameEventList { descriptors }.encode_to_vec()
 }
@@ -395,7 +393,10 @@ impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Difference::UnknownField { path, wire_type } => {
-                write!(f, "field {path} (wire type {wire_type}) dropped: not in the type")
+                write!(
+                    f,
+                    "field {path} (wire type {wire_type}) dropped: not in the type"
+                )
             }
             Difference::VarintForm { path, lengths } => write!(
                 f,
@@ -629,31 +630,37 @@ mod tests {
     fn every_engine_type_and_frame_type_is_named() {
         assert_eq!(protobuf_type(Game::Cs2, 4), Some("CNetMsgTick"));
         assert_eq!(protobuf_type(Game::Any, 76), Some("CSvcMsgUserCommands"));
-        assert_eq!(protobuf_type(Game::Cs2, 207), Some("CMsgSource1LegacyGameEvent"));
+        assert_eq!(
+            protobuf_type(Game::Cs2, 207),
+            Some("CMsgSource1LegacyGameEvent")
+        );
         assert_eq!(protobuf_type(Game::Cs2, 99), None);
         assert_eq!(frame_type(DemoCommand::SignonPacket), Some("CDemoPacket"));
         assert_eq!(frame_type(DemoCommand::Unknown(40)), None);
         for &(id, _, ty) in ENGINE_MESSAGE_TYPES {
-            assert!(matches!(reencode(Game::Any, id, &[]), Some(Ok(v)) if v.is_empty()), "{ty}");
+            assert!(
+                matches!(reencode(Game::Any, id, &[]), Some(Ok(v)) if v.is_empty()),
+                "{ty}"
+            );
         }
     }
 
     #[test]
     fn differences_are_read_off_the_wire() {
-        // net_Tick { tick (1): 42 } with an unknown field 9 after it.
-        let body = [0x08, 0x2a, 0x48, 0x01];
+        // net_Tick { tick (1): 42 } with field 6, which the type lacks.
+        let body = [0x08, 0x2a, 0x30, 0x01];
         let out = reencode(Game::Any, 4, &body).unwrap().unwrap();
         assert_eq!(out, [0x08, 0x2a]);
         assert!(!reencodes_exactly(Game::Any, 4, &body));
         assert_eq!(
             explain(&body, &out),
             [Difference::UnknownField {
-                path: "9".into(),
+                path: "6".into(),
                 wire_type: 0
             }]
         );
-        // Field order: host_frametime (2) before tick (1).
-        let body = [0x10, 0x05, 0x08, 0x2a];
+        // Field order: field 4 before tick (1).
+        let body = [0x20, 0x05, 0x08, 0x2a];
         let out = reencode(Game::Any, 4, &body).unwrap().unwrap();
         assert_eq!(
             explain(&body, &out),
@@ -671,7 +678,7 @@ mod tests {
                 lengths: (2, 1)
             }]
         );
-        // A 33-bit value in a 32-bit field (tick is int32).
+        // A 33-bit value in a 32-bit field (tick is uint32).
         let body = [0x08, 0x80, 0x80, 0x80, 0x80, 0x10];
         let out = reencode(Game::Any, 4, &body).unwrap().unwrap();
         assert_eq!(
@@ -741,7 +748,10 @@ mod tests {
             ..Default::default()
         };
         let decoded = crate::gameevent::decode(&event, &descriptors, 10).unwrap();
-        assert_eq!(encode_game_event(&decoded, None).unwrap(), event.encode_to_vec());
+        assert_eq!(
+            encode_game_event(&decoded, None).unwrap(),
+            event.encode_to_vec()
+        );
         let mut bad = decoded.clone();
         bad.keys[0].2 = EventValue::Bool(true);
         assert!(encode_game_event(&bad, None).is_err());
@@ -775,7 +785,10 @@ mod tests {
             ..Default::default()
         };
         let payload = encode_send_tables(&message);
-        let data = pb::CDemoSendTables::decode(&*payload).unwrap().data.unwrap();
+        let data = pb::CDemoSendTables::decode(&*payload)
+            .unwrap()
+            .data
+            .unwrap();
         let inner = crate::serializer::demo_payload_message(&data).unwrap();
         assert_eq!(inner, message.encode_to_vec());
     }

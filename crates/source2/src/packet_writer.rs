@@ -21,7 +21,14 @@
 //! form, as the games write it); [`PacketMessages`] splits one into its
 //! messages, so that a packet can be decoded, changed and written again.
 //! [`encode_demo_packet`] wraps a stream as the `CDemoPacket` payload of a
-//! frame.
+//! frame, and [`DemoWriter::write_packet`](crate::container_writer::DemoWriter::write_packet)
+//! writes that frame (the layers of the writer, and an example that writes
+//! a demo, are in [`crate::container_writer`]).
+//!
+//! A message body is protobuf: a tool that changes one decodes it with the
+//! type of its id and encodes it again ([`crate::message_writer`]), and
+//! pushes every message it does not change as its original body, which keeps
+//! the packet byte for byte.
 //!
 //! ```
 //! use gamewire_source2::packet_writer::{PacketMessages, PacketWriter};

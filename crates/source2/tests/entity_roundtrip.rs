@@ -11,6 +11,9 @@
 //!   the same entities: after each message, the same entities created,
 //!   updated and deleted, with the same values at every path the message
 //!   set, and every 64 ticks and at the end the same whole entity state;
+//! - damaged copies of every message (three bits of `entity_data` flipped,
+//!   or the data cut short) decode to an error or to records, and those
+//!   encode or fail, never with a panic;
 //! - [`full_state`] at several ticks of each demo: the demo's signon, then
 //!   one `DEM_FullPacket` (the string tables of that tick and the full
 //!   state's message), read by a fresh parser, holds the same entities
@@ -27,7 +30,7 @@ use std::path::PathBuf;
 use gamewire_source2::container::{DemoCommand, FrameReader};
 use gamewire_source2::container_writer::DemoWriter;
 use gamewire_source2::entity_writer::{
-    decode_packet_entities, encode_packet_entities, full_state, EntityOp, EntityRecord,
+    decode_packet_entities, encode_packet_entities, full_state, pvs_leaves, EntityOp, EntityRecord,
     PacketEntities,
 };
 use gamewire_source2::packet_writer::{encode_demo_packet, PacketMessages, PacketWriter};
@@ -145,6 +148,8 @@ struct Counts {
     same_body: u64,
     same_data: u64,
     data_bytes: (u64, u64),
+    /// Damaged messages that still decoded.
+    damaged_decoded: u64,
 }
 
 /// Records what each message did: one digest per applied message (the
@@ -190,6 +195,10 @@ impl Effects {
             self.per_tick.push((tick, state_digest(state)));
         }
     }
+}
+
+fn original_message(body: &[u8]) -> pb::CSvcMsgPacketEntities {
+    pb::CSvcMsgPacketEntities::decode(body).unwrap()
 }
 
 /// The first pass: every message decoded, encoded and decoded again.
@@ -240,6 +249,32 @@ impl Visitor for RoundTrip {
         self.counts.data_bytes.0 += a.len() as u64;
         self.counts.data_bytes.1 += b.len() as u64;
         self.encoded.push_back(encoded);
+        // Damaged input: bits of `entity_data` flipped, or the data cut
+        // short. Decoding fails with an error or gives records that encode
+        // (or fail to) without a panic.
+        let mut damaged = original_message(body);
+        let mut seed = self.counts.messages.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let data = damaged.entity_data.get_or_insert_with(Vec::new);
+        if !data.is_empty() {
+            for _ in 0..3 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let bit = (seed % (data.len() as u64 * 8)) as usize;
+                data[bit / 8] ^= 1 << (bit % 8);
+            }
+            let cut = (seed % data.len() as u64) as usize;
+            let mut short = damaged.clone();
+            if let Some(d) = short.entity_data.as_mut() {
+                d.truncate(cut);
+            }
+            for m in [damaged, short] {
+                if let Ok(model) = decode_packet_entities(&m.encode_to_vec(), state) {
+                    let _ = encode_packet_entities(&model, state);
+                    self.counts.damaged_decoded += 1;
+                }
+            }
+        }
     }
 
     fn on_entity(
@@ -360,7 +395,8 @@ fn every_packet_entities_message_round_trips() {
         assert!(c.messages > 0 && c.values > 0, "{name}: {c:?}");
         eprintln!(
             "{name}: {} svc_PacketEntities ({} in full packets the reader skips), {} records, \
-             {} values; byte for byte: {} bodies, {} entity_data ({} bytes, ours {})",
+             {} values; byte for byte: {} bodies, {} entity_data ({} bytes, ours {}); \
+             {} of {} damaged copies still decoded",
             c.messages,
             c.skipped,
             c.records,
@@ -369,6 +405,8 @@ fn every_packet_entities_message_round_trips() {
             c.same_data,
             c.data_bytes.0,
             c.data_bytes.1,
+            c.damaged_decoded,
+            c.messages * 2,
         );
 
         let rewritten = replace_bodies(&original, std::mem::take(&mut first.encoded));
@@ -405,6 +443,7 @@ struct Snapshot {
     tables: pb::CDemoStringTables,
     entities: Vec<(i32, u32, u32, u64)>,
     inactive: usize,
+    twice: usize,
 }
 
 fn string_tables(state: &DemoState) -> pb::CDemoStringTables {
@@ -447,13 +486,32 @@ impl Visitor for Snapshots {
             assert_eq!(full.records.len(), state.entities.len(), "{what}");
             let body =
                 encode_packet_entities(&full, state).unwrap_or_else(|e| panic!("{what}: {e}"));
+            // Lengths written twice: arrays holding more elements than
+            // their length says (see `full_state`).
+            let twice = full
+                .records
+                .iter()
+                .map(|r| match &r.op {
+                    EntityOp::Create { fields, .. } => {
+                        let mut paths: Vec<_> = fields.iter().map(|(p, _)| *p).collect();
+                        let all = paths.len();
+                        paths.sort_by(|a, b| a.as_slice().cmp(b.as_slice()));
+                        paths.dedup();
+                        all - paths.len()
+                    }
+                    _ => 0,
+                })
+                .sum();
+            let inactive = state.entities.iter().filter(|e| !e.active).count();
+            assert_eq!(pvs_leaves(state).is_some(), inactive > 0, "{what}");
             self.taken.push(Snapshot {
                 tick,
                 net_tick: state.net_tick,
                 body,
                 tables: string_tables(state),
                 entities: entity_list(state),
-                inactive: state.entities.iter().filter(|e| !e.active).count(),
+                inactive,
+                twice,
             });
         }
     }
@@ -537,9 +595,11 @@ fn a_full_update_rebuilds_the_entities() {
                 assert_eq!(a, b, "{what}: entity (index, serial, class, digest)");
             }
             eprintln!(
-                "{what}: {} entities rebuilt from a {}-byte full update ({} were out of the PVS)",
+                "{what}: {} entities rebuilt from a {}-byte full update ({} lengths written \
+                 twice; {} entities were out of the PVS)",
                 rebuilt.len(),
                 snapshot.body.len(),
+                snapshot.twice,
                 snapshot.inactive,
             );
         }

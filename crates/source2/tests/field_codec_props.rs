@@ -253,7 +253,7 @@ fn kinds(d: &FieldDecoder) -> Vec<Kind> {
     }
 }
 
-// ---------------------------------------------------------------- helpers
+// ---------------------------------------------------------------- utilities
 
 /// Values equal bit for bit (floats by their patterns).
 fn same(a: &Value, b: &Value) -> bool {
@@ -422,8 +422,8 @@ fn canonical(d: &FieldDecoder, data: &[u8], ti: f32) -> Option<bool> {
         }
         FieldDecoder::AmmoCount => {
             let (ok, stored) = varuint_canonical(r, 5)?;
-            // Stored 0 and 1 both read as 0; 1 is the one written.
-            ok && stored != 0
+            // Stored 0 and 1 both read as 0; 0 is the one written.
+            ok && stored != 1
         }
         FieldDecoder::I64 | FieldDecoder::U64 | FieldDecoder::Fallback | FieldDecoder::MinusOne => {
             varuint_canonical(r, 10)?.0

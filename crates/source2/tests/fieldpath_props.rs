@@ -15,8 +15,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use gamewire_bits::{BitReader, BitWriter};
+use gamewire_source2::entity_writer::field_path_bits;
 use gamewire_source2::fieldpath::{codes, read_field_paths, FieldPath, MAX_DEPTH};
-use gamewire_source2::fieldpath_writer::{operation_for, write_field_paths};
+use gamewire_source2::fieldpath_writer::{
+    operation_for, operations_between, write_field_paths, write_field_paths_with, PathStyle,
+};
 use gamewire_source2::{parse_with, DemoState, Entity, EntityChange, Visitor};
 use proptest::prelude::*;
 
@@ -109,8 +112,16 @@ proptest! {
         let paths: Vec<FieldPath> = paths.iter().map(|v| FieldPath::from_slice(v)).collect();
         let (data, bits) = write(&paths);
         let (got, consumed) = read(&data).map_err(TestCaseError::fail)?;
-        prop_assert_eq!(got, paths);
+        prop_assert_eq!(&got, &paths);
         prop_assert_eq!(consumed, bits);
+        // In the games' style too, never shorter than the shortest.
+        let mut w = BitWriter::new();
+        write_field_paths_with(&mut w, &paths, PathStyle::Game).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let game_bits = w.bits_written();
+        let (got, consumed) = read(&w.finish()).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(got, paths);
+        prop_assert_eq!(consumed, game_bits);
+        prop_assert!(game_bits >= bits);
     }
 
     /// Any order, repeats, and edits that reach negative indices.
@@ -120,6 +131,7 @@ proptest! {
             (path(), prop::collection::vec((0usize..MAX_DEPTH, -5i32..5), 0..3)),
             0..60,
         ),
+        style in prop_oneof![Just(PathStyle::Shortest), Just(PathStyle::Game)],
     ) {
         // Some paths get small negative offsets at some positions.
         let paths: Vec<FieldPath> = steps
@@ -135,7 +147,7 @@ proptest! {
             })
             .collect();
         let mut w = BitWriter::new();
-        let result = write_field_paths(&mut w, &paths);
+        let result = write_field_paths_with(&mut w, &paths, style);
         let mut prev = FieldPath::default();
         let mut refusable = false;
         for p in &paths {
@@ -208,6 +220,80 @@ fn refuses_more_paths_than_a_record_holds() {
     assert!(err.to_string().contains("65536"), "{err}");
 }
 
+/// Our sequences against the game's, record by record.
+#[derive(Debug, Default, Clone, Copy)]
+struct Against {
+    /// Records of `svc_PacketEntities` messages, as read with the bits the
+    /// game's field-path sequence took.
+    records: u64,
+    /// Of those, how many of ours are as long as the game's, shorter, longer.
+    same_len: u64,
+    shorter: u64,
+    longer: u64,
+    /// Of the records as long as the game's, those whose every step has
+    /// one shortest operation: the game's sequence, as long as ours, took
+    /// the shortest operation at each step (none can be shorter, so none
+    /// was longer), which is then ours: the bits are identical.
+    identical: u64,
+    /// Records as long as the game's with a step where two operations are
+    /// equally short (the game's choice is not known from the length).
+    tied: u64,
+    /// Bits of the game's sequences and of ours for the same records.
+    valve_bits: u64,
+    ours: u64,
+}
+
+impl Against {
+    fn add(&mut self, paths: &[FieldPath], valve: u64, style: PathStyle, what: &str) {
+        let mut w = BitWriter::new();
+        write_field_paths_with(&mut w, paths, style).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let ours = w.bits_written();
+        let (got, _) = read(&w.finish()).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(got, paths, "{what}: paths differ ({style:?})");
+        self.records += 1;
+        self.valve_bits += valve;
+        self.ours += ours;
+        match ours.cmp(&valve) {
+            std::cmp::Ordering::Equal => {
+                self.same_len += 1;
+                let mut prev = FieldPath::default();
+                let mut unique = true;
+                for p in paths {
+                    let choices = operations_between(&prev, p, style);
+                    let best = choices.iter().map(|&(_, b)| b).min().unwrap();
+                    unique &= choices.iter().filter(|&&(_, b)| b == best).count() == 1;
+                    prev = *p;
+                }
+                if unique {
+                    self.identical += 1;
+                } else {
+                    self.tied += 1;
+                }
+            }
+            std::cmp::Ordering::Less => self.shorter += 1,
+            std::cmp::Ordering::Greater => self.longer += 1,
+        }
+    }
+
+    fn line(&self) -> String {
+        let pct = |n: u64| 100.0 * n as f64 / self.records.max(1) as f64;
+        format!(
+            "{} records, {} as long ({:.1}%; {} identical ({:.1}%), {} with equally short \
+             choices), {} shorter; {} bits, ours {} ({:.2}%)",
+            self.records,
+            self.same_len,
+            pct(self.same_len),
+            self.identical,
+            pct(self.identical),
+            self.tied,
+            self.shorter,
+            self.valve_bits,
+            self.ours,
+            100.0 * self.ours as f64 / self.valve_bits.max(1) as f64,
+        )
+    }
+}
+
 /// What the corpus test counts, per demo.
 #[derive(Debug, Default)]
 struct Counts {
@@ -219,6 +305,9 @@ struct Counts {
     our_bits: u64,
     /// Operations of each kind we wrote.
     ops: Vec<u64>,
+    /// Against the game's sequences: for [`PathStyle::Shortest`], then
+    /// [`PathStyle::Game`].
+    against: [Against; 2],
 }
 
 /// Every create and update: its field paths, re-written and read back.
@@ -228,6 +317,21 @@ struct Rewrite {
 }
 
 impl Visitor for Rewrite {
+    fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
+        let what = format!("{} tick {}", self.name, state.tick);
+        let records = field_path_bits(body, state).unwrap_or_else(|e| panic!("{what}: {e}"));
+        for (paths, valve) in records {
+            for (i, style) in [PathStyle::Shortest, PathStyle::Game]
+                .into_iter()
+                .enumerate()
+            {
+                if let Some(a) = self.counts.against.get_mut(i) {
+                    a.add(&paths, valve, style, &what);
+                }
+            }
+        }
+    }
+
     fn on_entity(
         &mut self,
         state: &DemoState,
@@ -284,6 +388,16 @@ fn corpus_field_paths_rewrite_to_the_same_paths() {
             .filter(|(_, &n)| n > 0)
             .map(|(i, n)| format!("{}={n}", gamewire_source2::fieldpath::OPS[i].0))
             .collect();
+        for (a, style) in c.against.iter().zip(["shortest", "game rules"]) {
+            assert!(a.records > 0, "{name}: no records with the game's bits");
+            // The shortest sequence is never longer than the game's; the
+            // game's rules, read off these demos, hold on every record.
+            assert_eq!(a.longer, 0, "{name}: {style}: longer than the game's");
+            println!(
+                "{name}: against the game's field paths, {style}: {}",
+                a.line()
+            );
+        }
         println!(
             "{name}: {} records, {} paths, our field-path bits {} ({:.2} per path); ops: {}",
             c.records,

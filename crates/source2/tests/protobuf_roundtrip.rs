@@ -9,6 +9,9 @@
 //! - the `CSVCMsg_FlattenedSerializer` inside `CDemoSendTables`;
 //! - each message inside a packet whose id has a type (net and svc
 //!   messages, user messages, protobuf game events);
+//! - each user message and protobuf game event through its JSON form
+//!   ([`gamewire_source2::messages::to_json`], then
+//!   [`encode_json`]): the same bytes as the generated type re-encodes;
 //! - and, from gamewire's own models: the class info from the parsed
 //!   state's classes, the game-event list from its descriptors, and every
 //!   `CMsgSource1LegacyGameEvent` from the event decoded against them.
@@ -27,7 +30,7 @@ use std::path::{Path, PathBuf};
 use gamewire_source2::broadcast::{to_demo, Fragment};
 use gamewire_source2::container::{DemoCommand, FrameReader};
 use gamewire_source2::message_writer::{
-    encode_class_info, encode_game_event, encode_game_event_list, explain, frame_type,
+    encode_class_info, encode_game_event, encode_game_event_list, encode_json, explain, frame_type,
     protobuf_type, reencode, reencode_frame, Difference,
 };
 use gamewire_source2::packet_writer::PacketMessages;
@@ -50,6 +53,8 @@ struct Tallies {
     by_type: BTreeMap<String, Tally>,
     /// Packet message ids without a type: (game, id) → count.
     untyped: BTreeMap<(String, u32), u64>,
+    /// User messages and protobuf game events written from their JSON form.
+    json: u64,
     /// Game events, and those whose server tick is the last net_Tick's.
     server_ticks: (u64, u64),
     /// Frame payloads that are not their command's protobuf type.
@@ -116,6 +121,7 @@ impl Tallies {
         for (k, n) in other.untyped {
             *self.untyped.entry(k).or_default() += n;
         }
+        self.json += other.json;
         self.server_ticks.0 += other.server_ticks.0;
         self.server_ticks.1 += other.server_ticks.1;
         for (k, n) in other.not_protobuf {
@@ -128,7 +134,10 @@ impl Tallies {
 /// demo stream [`to_demo`] makes of its fragments.
 fn inputs() -> Vec<(String, Vec<u8>)> {
     let demos = gamewire_corpus::source2_demos().unwrap_or_else(|e| panic!("{e}"));
-    assert!(demos.len() >= 7, "expected the 7 corpus demos, found {demos:?}");
+    assert!(
+        demos.len() >= 7,
+        "expected the 7 corpus demos, found {demos:?}"
+    );
     let mut out: Vec<(String, Vec<u8>)> = demos
         .iter()
         .map(|p| {
@@ -144,7 +153,10 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
         .filter(|p| p.join("sync.json").is_file())
         .collect();
     dirs.sort();
-    assert!(dirs.len() >= 2, "expected the 2 corpus broadcasts, found {dirs:?}");
+    assert!(
+        dirs.len() >= 2,
+        "expected the 2 corpus broadcasts, found {dirs:?}"
+    );
     for dir in dirs {
         let (demo, err) = to_demo(&broadcast_fragments(&dir));
         assert!(err.is_none(), "{}: {err:?}", dir.display());
@@ -190,24 +202,19 @@ impl Visitor for Events {
 }
 
 /// What one demo's frames hold besides the messages: the last class info
-/// and game-event list (compared with the models of the final state).
+/// and game-event list (compared with the models of the final state), the
+/// descriptors in force and the last net_Tick's tick (the server tick of
+/// the events after it).
 #[derive(Default)]
 struct Last {
     class_info: Option<Vec<u8>>,
     event_list: Option<Vec<u8>>,
+    descriptors: gamewire_source2::gameevent::EventDescriptors,
+    net_tick: Option<i32>,
 }
 
 /// Every message of one packet bitstream.
-fn packet(
-    data: &[u8],
-    tick: i32,
-    net_tick: &mut Option<i32>,
-    game: Game,
-    descriptors: &mut gamewire_source2::gameevent::EventDescriptors,
-    last: &mut Last,
-    t: &mut Tallies,
-    what: &str,
-) {
+fn packet(data: &[u8], tick: i32, game: Game, last: &mut Last, t: &mut Tallies, what: &str) {
     let mut messages = PacketMessages::new(data);
     for m in messages.by_ref() {
         let m = m.unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -219,20 +226,29 @@ fn packet(
             .unwrap()
             .unwrap_or_else(|e| panic!("{what}: message {} ({name}): {e}", m.id));
         t.check(name, &m.body, &out, what);
+        // Through the JSON model and back: what the type re-encodes.
+        if let Some(json) = gamewire_source2::messages::to_json(game, m.id, &m.body) {
+            let json = json.unwrap_or_else(|e| panic!("{what}: {name}: {e}"));
+            let back = encode_json(game, m.id, &json)
+                .unwrap()
+                .unwrap_or_else(|e| panic!("{what}: {name} from JSON: {e}"));
+            assert_eq!(back, out, "{what}: {name} from JSON");
+            t.json += 1;
+        }
         match m.id {
             4 => {
                 let t = pb::CNetMsgTick::decode(&*m.body).unwrap();
-                *net_tick = t.tick.map(|t| t as i32);
+                last.net_tick = t.tick.map(|t| t as i32);
             }
             205 => {
                 let list = pb::CMsgSource1LegacyGameEventList::decode(&*m.body).unwrap();
-                *descriptors = gamewire_source2::gameevent::descriptors(list);
+                last.descriptors = gamewire_source2::gameevent::descriptors(list);
                 last.event_list = Some(m.body.to_vec());
             }
             207 => {
                 // From the decoded event (gamewire's model) back to bytes.
                 let raw = pb::CMsgSource1LegacyGameEvent::decode(&*m.body).unwrap();
-                let event = gamewire_source2::gameevent::decode(&raw, descriptors, tick)
+                let event = gamewire_source2::gameevent::decode(&raw, &last.descriptors, tick)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 // The decoded event does not keep the server tick: given
                 // the original's, the rest must come back exactly.
@@ -240,21 +256,21 @@ fn packet(
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 t.check("GameEvent (from the decoded event)", &m.body, &out, what);
                 t.server_ticks.0 += 1;
-                t.server_ticks.1 += u64::from(raw.server_tick == *net_tick);
+                t.server_ticks.1 += u64::from(raw.server_tick == last.net_tick);
             }
             _ => {}
         }
     }
-    assert!(messages.padding().0 < 8, "{what}: bits left after the messages");
+    assert!(
+        messages.padding().0 < 8,
+        "{what}: bits left after the messages"
+    );
 }
 
 fn demo(name: &str, data: &[u8], broadcast: bool) -> Tallies {
     let mut t = Tallies::default();
     let mut last = Last::default();
-    let mut descriptors = Default::default();
     let mut game = Game::Any;
-    // The last net_Tick's tick: the server tick of the events after it.
-    let mut net_tick = None;
     let mut reader = FrameReader::new(data).unwrap();
     while let Some(frame) = reader.next_frame().unwrap() {
         let what = format!("{name} frame {} ({})", frame.index, frame.command.name());
@@ -305,7 +321,7 @@ fn demo(name: &str, data: &[u8], broadcast: bool) -> Tallies {
             DemoCommand::Packet | DemoCommand::SignonPacket => {
                 let p = pb::CDemoPacket::decode(payload).unwrap();
                 let bits = p.data.unwrap_or_default();
-                packet(&bits, frame.tick, &mut net_tick, game, &mut descriptors, &mut last, &mut t, &what);
+                packet(&bits, frame.tick, game, &mut last, &mut t, &what);
             }
             DemoCommand::FullPacket => {
                 let full = pb::CDemoFullPacket::decode(payload).unwrap();
@@ -317,7 +333,7 @@ fn demo(name: &str, data: &[u8], broadcast: bool) -> Tallies {
                     assert_eq!(out, bytes);
                 }
                 let bits = full.packet.and_then(|p| p.data).unwrap_or_default();
-                packet(&bits, frame.tick, &mut net_tick, game, &mut descriptors, &mut last, &mut t, &what);
+                packet(&bits, frame.tick, game, &mut last, &mut t, &what);
             }
             _ => {}
         }
@@ -355,13 +371,27 @@ fn every_protobuf_message_re_encodes() {
     let mut all = Tallies::default();
     for (name, data) in inputs() {
         let t = demo(&name, &data, name.starts_with("broadcast "));
-        let total: u64 = t.by_type.values().map(|t| t.total).sum();
-        let exact: u64 = t.by_type.values().map(|t| t.exact).sum();
-        eprintln!("{name}: {exact}/{total} messages re-encode byte for byte");
+        // The generated types (the model writers are counted apart).
+        let typed = || t.by_type.iter().filter(|(k, _)| !k.contains('('));
+        let total: u64 = typed().map(|(_, t)| t.total).sum();
+        let exact: u64 = typed().map(|(_, t)| t.exact).sum();
+        let off: Vec<String> = typed()
+            .filter(|(_, t)| t.exact < t.total)
+            .map(|(k, t)| format!("{k} {}", t.total - t.exact))
+            .collect();
+        eprintln!(
+            "{name}: {exact}/{total} messages re-encode byte for byte; not: {}",
+            off.join(", ")
+        );
         assert!(total > 100, "{name}: only {total} messages");
         all.merge(t);
     }
     all.print("every corpus demo:");
+    assert!(all.json > 1000, "{}", all.json);
+    eprintln!(
+        "user messages and game events written again from their JSON form: {}",
+        all.json
+    );
     eprintln!(
         "game events whose server tick is the last net_Tick's: {}/{}",
         all.server_ticks.1, all.server_ticks.0

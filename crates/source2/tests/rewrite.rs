@@ -209,12 +209,12 @@ fn mutated_demos_rewrite_without_panic_and_read_back_the_same() {
             .collect();
         (state.tick, entities, tables)
     }
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
     };
     let (mut written, mut compared) = (0, 0);
     for (name, data) in edit_common::inputs().into_iter().take(7) {

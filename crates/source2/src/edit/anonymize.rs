@@ -62,13 +62,19 @@
 //!   and `STEAM_0:y:z` / `STEAM_1:y:z`.
 //!
 //! A pattern of 32 bits occurs by chance about once in 2^32 bit offsets,
-//! which a demo of a few megabytes reaches with a probability of about 1%;
-//! the corpus test checks that every entity field but the renamed ones
-//! decodes to the same value after the rename, which would catch it.
-//! Names of one or two bytes cannot be told from chance bits in bit-packed
-//! data and are renamed only where they are byte-aligned protobuf strings
-//! preceded by their length (in `userinfo` and messages). The SourceTV
-//! client (`ishltv`) is not a player and keeps its name.
+//! which a demo of a few megabytes reaches with a probability of about 1%.
+//! So every frame is checked as it is written: IN and OUT are decoded side
+//! by side (two parsers fed frame by frame), and the entity changes and
+//! game events of each frame of OUT must be IN's with the identities
+//! renamed (a string holding a name, a 64-bit value equal to a steam id, a
+//! 32-bit one equal to an account id) and nothing else changed. A chance
+//! match inside an unrelated value fails that check, and the
+//! anonymization stops with an error naming the frame: a wrong demo is
+//! never written. (User messages are not decoded by the check.)
+//! Names of one or two bytes cannot be told from chance bits (8 to 24 of
+//! them, with their length or terminator) and are not renamed: the report
+//! warns of each such player. The SourceTV client (`ishltv`) is not a
+//! player and keeps its name.
 //!
 //! Players are learned as the demo goes, from `userinfo` (entries created,
 //! updated, or restored by a `DEM_StringTables` snapshot) and from the game
@@ -125,6 +131,7 @@ use crate::messages::Game;
 use crate::packet_writer::{PacketMessages, PacketWriter};
 use crate::stringtable::StringTable;
 use crate::stringtable_writer::{read_entry_stream, write_entry_stream};
+use crate::value::Value;
 
 /// What to anonymize with.
 #[derive(Clone)]
@@ -242,7 +249,7 @@ pub fn patterns_for(player: &Identity, pseudonyms: &Pseudonyms) -> Vec<Pattern> 
             out.push(Pattern { find, replace });
         }
     }
-    if (1..128).contains(&len) {
+    if (3..128).contains(&len) {
         let fake = pseudonyms.name(player.steamid, &player.name, len);
         let mut find = vec![len as u8];
         find.extend_from_slice(name);
@@ -339,6 +346,33 @@ impl Substituter {
     /// The patterns, longest first.
     pub fn patterns(&self) -> &[Pattern] {
         &self.patterns
+    }
+
+    /// Replaces every byte-aligned occurrence; returns how many.
+    pub fn apply_aligned(&self, data: &mut [u8]) -> usize {
+        let mut count = 0;
+        let mut i = 0;
+        'pos: while i + 1 < data.len() {
+            if let Some(candidates) = data.get(i..i + 2).and_then(|k| {
+                self.by_prefix
+                    .get(&(u16::from(k[0]) | (u16::from(k[1]) << 8)))
+            }) {
+                for &c in candidates {
+                    let Some(p) = self.patterns.get(c) else {
+                        continue;
+                    };
+                    let end = i + p.find.len();
+                    if let Some(slot) = data.get_mut(i..end).filter(|d| **d == p.find[..]) {
+                        slot.copy_from_slice(&p.replace);
+                        count += 1;
+                        i = end;
+                        continue 'pos;
+                    }
+                }
+            }
+            i += 1;
+        }
+        count
     }
 
     /// Replaces every occurrence, at every bit offset; returns how many.
@@ -641,6 +675,15 @@ impl Anonymizer {
     fn learn_identity(&mut self, id: Identity) {
         if id.name.is_empty() && id.steamid == 0 {
             return;
+        }
+        if (1..3).contains(&id.name.len()) && !self.players.contains(&id) {
+            self.warn(
+                -1,
+                format!(
+                    "a player's name of {} byte(s) is too short to be found in bit-packed data: kept",
+                    id.name.len()
+                ),
+            );
         }
         if self.players.insert(id) {
             let patterns = self
@@ -1004,6 +1047,212 @@ impl Anonymizer {
     }
 }
 
+/// What OUT must decode to, from what IN decodes to: IN's values under
+/// the renaming.
+#[derive(Debug, Default)]
+struct ValueMap {
+    substituter: Substituter,
+    steamids: FxHashMap<u64, u64>,
+    accounts: FxHashMap<u32, u32>,
+}
+
+impl ValueMap {
+    fn new(anon: &Anonymizer) -> Self {
+        let mut m = ValueMap {
+            substituter: anon.substituter.clone(),
+            ..Default::default()
+        };
+        for p in &anon.players {
+            if p.steamid as u32 >= 1 << 16 {
+                m.steamids
+                    .insert(p.steamid, anon.pseudonyms.steamid(p.steamid));
+                m.accounts
+                    .insert(p.steamid as u32, anon.pseudonyms.account_id(p.steamid));
+            }
+        }
+        m
+    }
+
+    fn string(&self, s: &str) -> Vec<u8> {
+        // As a cstring, the way entity fields write strings.
+        let mut bytes = Vec::with_capacity(s.len() + 1);
+        bytes.extend_from_slice(s.as_bytes());
+        bytes.push(0);
+        self.substituter.apply_aligned(&mut bytes);
+        bytes
+    }
+
+    fn hash_value(&self, v: &Value, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        match v {
+            Value::String(s) => self.string(s).hash(h),
+            Value::U64(x) => self.steamids.get(x).unwrap_or(x).hash(h),
+            Value::U32(x) => self.accounts.get(x).unwrap_or(x).hash(h),
+            Value::I32(x) => self
+                .accounts
+                .get(&(*x as u32))
+                .map_or(*x, |a| *a as i32)
+                .hash(h),
+            Value::I64(x) => self
+                .steamids
+                .get(&(*x as u64))
+                .map_or(*x, |a| *a as i64)
+                .hash(h),
+            Value::F32(f) => f.to_bits().hash(h),
+            Value::Vec2(a) => a.map(f32::to_bits).hash(h),
+            Value::Vec3(a) => a.map(f32::to_bits).hash(h),
+            Value::Vec4(a) => a.map(f32::to_bits).hash(h),
+            Value::Vec6(a) => a.map(f32::to_bits).hash(h),
+            Value::Bool(b) => b.hash(h),
+            Value::Bytes(b) => b.hash(h),
+        }
+    }
+}
+
+/// Digests the entity changes and game events of a frame.
+#[derive(Debug, Default)]
+struct FrameDigest {
+    map: Option<ValueMap>,
+    entities: u64,
+    events: u64,
+}
+
+impl crate::Visitor for FrameDigest {
+    fn interests(&self) -> crate::Interests {
+        crate::Interests {
+            entities: true,
+            game_events: true,
+            send_tables: true,
+            ..crate::Interests::NONE
+        }
+    }
+
+    fn on_entity(
+        &mut self,
+        _state: &crate::DemoState,
+        change: crate::EntityChange,
+        entity: &crate::Entity,
+        paths: &[crate::FieldPath],
+    ) {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        (entity.index, entity.serial, entity.class_id, change as u8).hash(&mut h);
+        let none = ValueMap::default();
+        let map = self.map.as_ref().unwrap_or(&none);
+        for p in paths {
+            p.as_slice().hash(&mut h);
+            if let Some(v) = entity.get(p) {
+                map.hash_value(v, &mut h);
+            }
+        }
+        self.entities = self.entities.wrapping_mul(31).wrapping_add(h.finish());
+    }
+
+    fn on_game_event(&mut self, _state: &crate::DemoState, event: &crate::GameEvent) {
+        use std::hash::{Hash, Hasher};
+        if CHAT_EVENTS.contains(&event.name.as_str()) {
+            return;
+        }
+        let mut h = rustc_hash::FxHasher::default();
+        event.id.hash(&mut h);
+        for (_, _, v) in &event.keys {
+            match v {
+                crate::EventValue::String(s) => match &self.map {
+                    Some(m) => m.string(s).hash(&mut h),
+                    None => {
+                        let mut b = s.as_bytes().to_vec();
+                        b.push(0);
+                        b.hash(&mut h);
+                    }
+                },
+                crate::EventValue::U64(x) => {
+                    let m = self.map.as_ref().and_then(|m| m.steamids.get(x));
+                    m.unwrap_or(x).hash(&mut h);
+                }
+                crate::EventValue::Float(f) => f.to_bits().hash(&mut h),
+                crate::EventValue::Int(i) => i.hash(&mut h),
+                crate::EventValue::Bool(b) => b.hash(&mut h),
+            }
+        }
+        self.events = self.events.wrapping_mul(31).wrapping_add(h.finish());
+    }
+}
+
+/// Decodes IN and OUT side by side, frame by frame: the entity changes and
+/// game events of each frame of OUT must be IN's with the identities
+/// renamed, and nothing else changed. A chance match of an identity's
+/// bits inside an unrelated value would show here, and stops the
+/// anonymization with an error instead of writing a wrong demo.
+struct Verifier {
+    input: crate::DemoParser<'static>,
+    output: crate::DemoParser<'static>,
+    players: usize,
+    map: FrameDigest,
+    plain: FrameDigest,
+}
+
+impl Verifier {
+    fn new() -> Result<Self, DemoError> {
+        Ok(Verifier {
+            input: crate::DemoParser::detached()?,
+            output: crate::DemoParser::detached()?,
+            players: usize::MAX,
+            map: FrameDigest::default(),
+            plain: FrameDigest::default(),
+        })
+    }
+
+    /// Checks one frame: `payload` as read, `written` as written (`None`:
+    /// the same). `Ok(Err(e))`: IN itself does not decode here, the edit
+    /// ends before this frame as at a cut; `Err`: OUT is not IN renamed.
+    fn check(
+        &mut self,
+        anon: &Anonymizer,
+        frame: &crate::container::Frame<'_>,
+        written: Option<&[u8]>,
+    ) -> Result<Result<(), DemoError>, DemoError> {
+        if self.players != anon.players.len() {
+            self.players = anon.players.len();
+            self.map.map = Some(ValueMap::new(anon));
+        }
+        self.map.entities = 0;
+        self.map.events = 0;
+        self.plain.entities = 0;
+        self.plain.events = 0;
+        if let Err(e) = self.input.apply_frame(frame, &mut self.map) {
+            return Ok(Err(e));
+        }
+        let out = crate::container::Frame {
+            payload: std::borrow::Cow::Borrowed(written.unwrap_or(&frame.payload)),
+            ..frame.clone()
+        };
+        self.output.apply_frame(&out, &mut self.plain)?;
+        if (self.map.entities, self.map.events) != (self.plain.entities, self.plain.events) {
+            return Err(DemoError {
+                kind: ErrorKind::Unwritable {
+                    what: "anonymized frame",
+                    reason: format!(
+                        "renaming in place would change more than the identities in frame {} \
+                         (its {} decode to other values): a chance match, not written",
+                        frame.index,
+                        if self.map.entities != self.plain.entities {
+                            "entities"
+                        } else {
+                            "game events"
+                        }
+                    ),
+                },
+                location: Location {
+                    byte_offset: frame.offset,
+                    frame: frame.index,
+                    tick: frame.tick,
+                },
+            });
+        }
+        Ok(Ok(()))
+    }
+}
+
 /// A frame held back: as stored.
 struct HeldFrame {
     command: DemoCommand,
@@ -1021,8 +1270,9 @@ const MAX_HELD_BACK: usize = 64 << 20;
 /// documentation). Frames are read one at a time
 /// ([`FrameStream`](super::frames::FrameStream)), so memory does not grow
 /// with the demo's length (beyond the signon, held back until `userinfo`
-/// exists). A demo that ends early is written up to its last whole frame,
-/// then `DEM_Stop`, and [`EditReport::cut`] says where it ended.
+/// exists). A demo that ends early, or whose frame does not decode, is
+/// written up to the frame before, then `DEM_Stop`, and
+/// [`EditReport::cut`] says where it ended.
 pub fn anonymize<R: Read, W: Write + Seek>(
     input: R,
     out: W,
@@ -1031,6 +1281,7 @@ pub fn anonymize<R: Read, W: Write + Seek>(
     let mut stream = FrameStream::new(input)?;
     let mut writer = DemoWriter::new(out)?;
     let mut anon = Anonymizer::new(options);
+    let mut verifier = Verifier::new()?;
     let mut report = EditReport::new();
     let mut held: Vec<HeldFrame> = Vec::new();
     let mut held_bytes = 0usize;
@@ -1045,11 +1296,12 @@ pub fn anonymize<R: Read, W: Write + Seek>(
                 }
                 break;
             }
-            Err(e) if e.is_truncation() => {
+            // A frame that ends early or does not decompress: the demo is
+            // anonymized up to it.
+            Err(e) => {
                 report.ended_early(e);
                 break;
             }
-            Err(e) => return Err(e),
         };
         let f = &frame.frame;
         report.frame_read(f.tick);
@@ -1071,17 +1323,32 @@ pub fn anonymize<R: Read, W: Write + Seek>(
             });
             continue;
         }
+        let mut unreadable = None;
         for h in held.drain(..) {
-            write_held(&mut writer, &mut anon, &h)?;
+            if unreadable.is_none() {
+                unreadable = write_held(&mut writer, &mut anon, &mut verifier, &h)?.err();
+            }
         }
         held_bytes = 0;
-        match anon.transform(f.command, f.tick, &f.payload) {
+        if let Some(e) = unreadable {
+            report.ended_early(e);
+            break;
+        }
+        let new = anon.transform(f.command, f.tick, &f.payload);
+        if let Err(e) = verifier.check(&anon, f, new.as_deref())? {
+            report.ended_early(e);
+            break;
+        }
+        match new {
             Some(new) => writer.write_frame(f.command, f.tick, f.compressed, &new)?,
             None => writer.write_raw_frame(f.command, f.tick, f.compressed, frame.stored)?,
         }
     }
     for h in held.drain(..) {
-        write_held(&mut writer, &mut anon, &h)?;
+        if let Err(e) = write_held(&mut writer, &mut anon, &mut verifier, &h)? {
+            report.ended_early(e);
+            break;
+        }
     }
     if report.cut.is_some() && !stopped {
         writer.write_frame(DemoCommand::Stop, last_tick, false, &[])?;
@@ -1107,8 +1374,9 @@ pub fn anonymize<R: Read, W: Write + Seek>(
 fn write_held<W: Write + Seek>(
     writer: &mut DemoWriter<W>,
     anon: &mut Anonymizer,
+    verifier: &mut Verifier,
     frame: &HeldFrame,
-) -> Result<(), DemoError> {
+) -> Result<Result<(), DemoError>, DemoError> {
     let owned;
     let payload: &[u8] = if frame.compressed {
         owned = crate::stringtable::decompress(&frame.stored, "frame payload").map_err(|kind| {
@@ -1125,14 +1393,29 @@ fn write_held<W: Write + Seek>(
     } else {
         &frame.stored
     };
-    match anon.transform(frame.command, frame.tick, payload) {
-        Some(new) => writer.write_frame(frame.command, frame.tick, frame.compressed, &new),
-        None => writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.stored),
+    let new = anon.transform(frame.command, frame.tick, payload);
+    let read = crate::container::Frame {
+        command: frame.command,
+        tick: frame.tick,
+        compressed: frame.compressed,
+        offset: frame.offset,
+        index: frame.index,
+        payload: std::borrow::Cow::Borrowed(payload),
+    };
+    if let Err(e) = verifier.check(anon, &read, new.as_deref())? {
+        return Ok(Err(e));
     }
+    match new {
+        Some(new) => writer.write_frame(frame.command, frame.tick, frame.compressed, &new)?,
+        None => {
+            writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.stored)?
+        }
+    }
+    Ok(Ok(()))
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -1403,6 +1686,58 @@ mod tests {
         );
         assert_eq!(text(&events[1], 0), p.name(0, "Waldo", 5));
         assert_eq!(text(&events[1], 2), "BOT");
+    }
+
+    /// An account id equal to 32 bits somewhere in the middle of a frame's
+    /// entity data is renamed there too, by chance: the side-by-side
+    /// decode sees the entities change and stops with an error.
+    #[test]
+    fn a_chance_match_is_refused() {
+        use crate::container::FrameReader;
+        let data = std::fs::read(gamewire_corpus::path("cs2/14065.dem")).unwrap();
+        let mut reader = FrameReader::new(&data).unwrap();
+        let mut frames = Vec::new();
+        while let Some(f) = reader.next_frame().unwrap() {
+            frames.push(f);
+        }
+        // 32 bits from the middle of a large packet of entity updates.
+        let (at, f) = frames
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.command == DemoCommand::Packet && f.tick > 10)
+            .max_by_key(|(_, f)| f.payload.len())
+            .unwrap();
+        let mid = f.payload.len() / 2;
+        let mut bits = [0u8; 5];
+        bits.copy_from_slice(&f.payload[mid..mid + 5]);
+        let word = (u64::from_le_bytes([bits[0], bits[1], bits[2], bits[3], bits[4], 0, 0, 0]) >> 3)
+            as u32;
+        assert!(word >= 1 << 16);
+        let options = AnonymizeOptions::from_passphrase("k");
+        let mut anon = Anonymizer::new(&options);
+        let mut verifier = Verifier::new().unwrap();
+        let mut failed = None;
+        for (i, f) in frames.iter().enumerate() {
+            anon.learn(f.command, &f.payload);
+            if i == at {
+                anon.learn_identity(Identity {
+                    name: String::new(),
+                    steamid: super::super::pseudonym::STEAM_ID64_BASE + u64::from(word),
+                });
+            }
+            let new = anon.transform(f.command, f.tick, &f.payload);
+            match verifier.check(&anon, f, new.as_deref()) {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => panic!("IN does not decode: {e}"),
+                Err(e) => {
+                    failed = Some((i, e));
+                    break;
+                }
+            }
+        }
+        let (i, e) = failed.unwrap();
+        assert_eq!(i, at);
+        assert_eq!(e.location.frame, f.index);
     }
 
     #[test]

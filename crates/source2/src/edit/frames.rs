@@ -16,7 +16,7 @@
 //! (the stored payload and the decompressed one): memory grows with the
 //! largest frame, never with the length of the demo. The limits are the
 //! in-memory reader's: a stored payload larger than
-//! [`MAX_DECOMPRESSED_FRAME`](crate::container::MAX_DECOMPRESSED_FRAME) is
+//! [`crate::container::MAX_DECOMPRESSED_FRAME`] is
 //! refused before anything is allocated for it, and a snappy block is
 //! checked against its claimed size before it is decompressed.
 //!

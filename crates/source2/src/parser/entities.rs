@@ -182,7 +182,7 @@ impl DemoParser<'_> {
                         let serial =
                             r.read_bits(crate::entity::SERIAL_BITS)
                                 .map_err(|e| self.err(hdr(e)))? as u32;
-                        r.read_varuint32().map_err(|e| self.err(hdr(e)))?;
+                        let spare = r.read_varuint32().map_err(|e| self.err(hdr(e)))?;
                         let Some(serializer) = self
                             .state
                             .classes
@@ -259,6 +259,7 @@ impl DemoParser<'_> {
                             serial,
                             class_id,
                             serializer,
+                            spare,
                             active: true,
                             state,
                             decoded,

@@ -18,7 +18,7 @@
 //! | bool, component, pointer present | one bit |
 //! | varints (`I32`, `I64`, `U32`, `U64`, fallback, array length) | the fewest bytes (no trailing `0x80 0x00`) |
 //! | fixed 64 | 64 bits, little-endian |
-//! | ammo count | `value + 1` as a varuint32 (the reader maps both 0 and 1 to 0: 0 is written as 1) |
+//! | ammo count | `value + 1` as a varuint32; 0 as the varuint 0 (the reader maps both 0, the engine's -1, and 1 to 0; every 0 in the corpus demos is stored as 0) |
 //! | minus one | `value + 1` as a varuint64 (wrapping, so -1 is the one byte 0) |
 //! | string | the bytes and a NUL; at most 4096 bytes, no interior NUL |
 //! | bytes | a varuint32 length, then the bytes |
@@ -341,6 +341,9 @@ impl FieldDecoder {
             (FieldDecoder::Fallback, Value::U32(v)) => w.write_varuint64(u64::from(*v)),
             (FieldDecoder::Fallback, Value::U64(v)) => w.write_varuint64(*v),
             (FieldDecoder::Fixed64, Value::U64(v)) => w.write_u64(*v),
+            // 0 as the stored 0 (the engine's -1, which the games write
+            // where the reader finds 0); the rest as `value + 1`.
+            (FieldDecoder::AmmoCount, Value::U32(0)) => w.write_varuint32(0),
             (FieldDecoder::AmmoCount, Value::U32(v)) => w
                 .write_ammo_count(*v)
                 .map_err(bits_error("ammocount", value))?,
