@@ -81,6 +81,9 @@ pub enum CliError {
         /// The pool's error.
         source: rayon::ThreadPoolBuildError,
     },
+    /// `anonymize` without `--key`: no random key could be drawn.
+    #[error("cannot draw a random key: {0}; give --key")]
+    RandomKey(String),
     /// No demo was found in the paths given.
     #[error("no demo files found")]
     NoDemos,

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod edit;
 mod entities;
 mod error;
 mod events;
@@ -49,7 +50,10 @@ Read and write the bit-packed binary data of game networking: Source 2 demos
 Every command that writes rows (table, events, ticks, messages, props, batch)
 writes CSV unless told otherwise: --format csv|jsonl|parquet, or -o FILE whose
 extension (.csv, .jsonl, .ndjson, .parquet) picks the format. Parquet is not
-written to a terminal. `events` is `table events` and `ticks` is `table ticks`.";
+written to a terminal. `events` is `table events` and `ticks` is `table ticks`.
+
+rewrite, cut and anonymize write a new demo (IN OUT): OUT is written to a
+temporary file in its folder and renamed when complete.";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -75,6 +79,15 @@ enum Command {
     Tg(tg::TgArgs),
     /// Teeworlds 0.7: decode datagrams and pcaps, join a server.
     Tw(tw::TwArgs),
+    /// Source 2 demo: decode every frame and write it again from the
+    /// decoded model into a new demo.
+    Rewrite(edit::RewriteArgs),
+    /// Source 2 demo: the ticks A..B (or a CS2 round) as a demo of their
+    /// own, starting from the full state at A.
+    Cut(edit::CutArgs),
+    /// Source 2 demo: every player name and id replaced by keyed
+    /// pseudonyms; chat and voice dropped.
+    Anonymize(edit::AnonymizeArgs),
     /// Analyst tables: `table` (one demo) and `batch` (many demos).
     #[command(flatten)]
     Tables(tables::TablesCommand),
@@ -93,6 +106,9 @@ fn main() -> ExitCode {
         Command::Props(args) => props::props(args),
         Command::Tg(args) => tg::run(args),
         Command::Tw(args) => tw::run(args),
+        Command::Rewrite(args) => edit::rewrite(args),
+        Command::Cut(args) => edit::cut(args),
+        Command::Anonymize(args) => edit::anonymize(args),
         Command::Tables(cmd) => tables::run(cmd),
     };
     match result {

@@ -339,8 +339,17 @@ pub struct BatchArgs {
     /// `<out>/<table>/<demo>.<ext>`, every file with a `demo` column. A
     /// directory that holds anything is refused unless `--overwrite` or
     /// `--resume`.
-    #[arg(long)]
-    pub out: PathBuf,
+    #[arg(long, required_unless_present = "anonymize")]
+    pub out: Option<PathBuf>,
+    /// Instead of tables: anonymize every demo into this directory,
+    /// `<OUTDIR>/<demo>.dem` (as `gamewire anonymize`, one key for the
+    /// whole run). `--overwrite` replaces the demos of an earlier run,
+    /// `--resume` skips those already written.
+    #[arg(long, value_name = "OUTDIR", conflicts_with_all = ["out", "tables", "format"])]
+    pub anonymize: Option<PathBuf>,
+    /// `--anonymize`: the key and `--keep-chat`.
+    #[command(flatten)]
+    pub key: crate::edit::KeyArgs,
     /// Remove the tables of an earlier run from `--out` first (every
     /// `<out>/<table>/` directory of a table name).
     #[arg(long, conflicts_with = "resume")]
@@ -405,18 +414,18 @@ fn one_demo(
 
 /// Prepares `--out`: refused when it holds anything, unless `--overwrite`
 /// (the table directories of an earlier run are removed) or `--resume`.
-fn prepare_out(args: &BatchArgs) -> Result<(), CliError> {
-    let entries = match std::fs::read_dir(&args.out) {
+fn prepare_out(args: &BatchArgs, out: &Path) -> Result<(), CliError> {
+    let entries = match std::fs::read_dir(out) {
         Ok(entries) => entries
             .collect::<Result<Vec<_>, _>>()
             .map_err(|source| CliError::Read {
-                path: args.out.clone(),
+                path: out.to_path_buf(),
                 source,
             })?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(source) => {
             return Err(CliError::Read {
-                path: args.out.clone(),
+                path: out.to_path_buf(),
                 source,
             })
         }
@@ -425,7 +434,7 @@ fn prepare_out(args: &BatchArgs) -> Result<(), CliError> {
         return Ok(());
     }
     if !args.overwrite {
-        return Err(CliError::OutNotEmpty(args.out.clone()));
+        return Err(CliError::OutNotEmpty(out.to_path_buf()));
     }
     for e in entries {
         let name = e.file_name();
@@ -444,6 +453,31 @@ fn prepare_out(args: &BatchArgs) -> Result<(), CliError> {
 
 /// `gamewire batch`.
 pub fn batch(args: BatchArgs) -> Result<(), CliError> {
+    if let Some(dir) = &args.anonymize {
+        if !args.query.is_empty() {
+            return Err(CliError::Usage(
+                "batch --anonymize writes demos, not tables: it takes no query option",
+            ));
+        }
+        return crate::edit::batch_anonymize(crate::edit::BatchAnonymize {
+            inputs: &args.inputs,
+            out: dir,
+            key: &args.key,
+            overwrite: args.overwrite,
+            resume: args.resume,
+            keep_going: args.keep_going,
+            jobs: args.jobs,
+        });
+    }
+    if args.key.key.is_some() || args.key.keep_chat {
+        return Err(CliError::Usage(
+            "--key and --keep-chat are options of --anonymize",
+        ));
+    }
+    let out = args
+        .out
+        .clone()
+        .ok_or(CliError::Usage("give --out DIR (or --anonymize OUTDIR)"))?;
     let kinds = TableKind::parse_list(&args.tables)?;
     if kinds.is_empty() {
         return Err(CliError::Usage("--tables names no table"));
@@ -455,10 +489,10 @@ pub fn batch(args: BatchArgs) -> Result<(), CliError> {
     if demos.is_empty() {
         return Err(CliError::NoDemos);
     }
-    prepare_out(&args)?;
+    prepare_out(&args, &out)?;
     let names = dataset_names(&demos);
     for k in &kinds {
-        let dir = args.out.join(k.name());
+        let dir = out.join(k.name());
         std::fs::create_dir_all(&dir).map_err(|source| CliError::Create { path: dir, source })?;
     }
     // `--resume`: the demos whose every table is written already.
@@ -468,7 +502,7 @@ pub fn batch(args: BatchArgs) -> Result<(), CliError> {
             args.resume
                 && kinds
                     .iter()
-                    .all(|k| table_file(&args.out, k.name(), name, format).is_file())
+                    .all(|k| table_file(&out, k.name(), name, format).is_file())
         })
         .collect();
     let skipped = done.iter().filter(|d| **d).count();
@@ -492,7 +526,7 @@ pub fn batch(args: BatchArgs) -> Result<(), CliError> {
             .zip(done.par_iter())
             .filter(|(_, done)| !**done)
             .map(|((path, name), _)| {
-                let r = one_demo(&query, path, name, &args.out, format);
+                let r = one_demo(&query, path, name, &out, format);
                 bar.inc(1);
                 match r {
                     Ok((size, cut)) => {
@@ -528,7 +562,7 @@ pub fn batch(args: BatchArgs) -> Result<(), CliError> {
         "{ok} demos ok ({cut} cut short), {failed} failed{resumed}; {mb:.1} MB parsed in {secs:.2} s ({:.1} MB/s); tables {} in {}",
         if secs > 0.0 { mb / secs } else { 0.0 },
         kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
-        args.out.display()
+        out.display()
     );
     if failed > 0 && (ok + skipped == 0 || !args.keep_going) {
         let usage = results

@@ -10,6 +10,11 @@
 //! half (`python/gamewire/_demo.py`) turns into pandas or polars DataFrames
 //! without a Python object per value.
 //!
+//! `NativeDemo` also writes demos (`rewrite`, `cut`, `anonymize`, as the
+//! commands of the same names): the held bytes go through
+//! `gamewire_query::edit` into a new file, written under a temporary name
+//! and renamed when complete, the GIL released.
+//!
 //! `run_many` runs one query over many demos on a worker pool (the
 //! `parse_many` of the Python half), each demo read and parsed on a worker,
 //! and returns one table per name with every demo's rows, the GIL released
@@ -29,6 +34,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use gamewire_query::edit::{self, AnonymizeOptions, CutRange, Edit, TickRange};
 use gamewire_query::input::{self, DemoInput};
 use gamewire_query::props;
 use gamewire_query::reference::{self, TableSpec};
@@ -597,6 +603,39 @@ impl NativeDemo {
         ))
     }
 
+    /// Runs an edit into `out`, the GIL released: the report as a dict
+    /// (`frames_read`, `frames_written`, `first_tick`, `last_tick`,
+    /// `messages_copied`, `warnings`, and a cut's `from_tick` and `to_tick`)
+    /// and the cut of a demo cut short (`out` holds everything before it).
+    fn edit<'py>(
+        &self,
+        py: Python<'py>,
+        out: &Path,
+        edit: &Edit,
+    ) -> PyResult<(Bound<'py, PyDict>, Option<String>)> {
+        let input = &self.input;
+        let result = py.detach(|| edit::edit_input(input, out, edit));
+        let edited = result.map_err(|e| demo_error(&self.input.name, &e))?;
+        let r = &edited.report;
+        let dict = PyDict::new(py);
+        dict.set_item("frames_read", r.frames_read)?;
+        dict.set_item("frames_written", r.frames_written)?;
+        dict.set_item("first_tick", r.first_tick)?;
+        dict.set_item("last_tick", r.last_tick)?;
+        dict.set_item("messages_copied", r.messages_copied)?;
+        let warnings: Vec<String> = edited
+            .warnings()
+            .map(|w| format!("tick {}: {}", w.tick, w.message))
+            .collect();
+        dict.set_item("warnings", warnings)?;
+        if let Some(range) = edited.range {
+            dict.set_item("from_tick", range.from)?;
+            dict.set_item("to_tick", range.to)?;
+        }
+        let cut = edited.cut.map(|c| cut_message(&self.input.name, &c));
+        Ok((dict, cut))
+    }
+
     /// A demo read from its path, once its bytes are checked to start a
     /// Source 2 demo.
     fn checked(input: DemoInput) -> PyResult<Self> {
@@ -712,6 +751,62 @@ impl NativeDemo {
             out.append(to_python(py, tables)?)?;
         }
         Ok((out, cut.map(|c| cut_message(&self.input.name, &c))))
+    }
+
+    /// Writes the demo again from its decoded model into the file `out`
+    /// (`gamewire rewrite`): the report and the cut of a demo cut short.
+    fn rewrite<'py>(
+        &self,
+        py: Python<'py>,
+        out: PathBuf,
+    ) -> PyResult<(Bound<'py, PyDict>, Option<String>)> {
+        self.edit(py, &out, &Edit::Rewrite)
+    }
+
+    /// Writes the ticks `from_tick..=to_tick`, or CS2 round `round`, as a
+    /// demo of their own into the file `out` (`gamewire cut`).
+    #[pyo3(signature = (out, from_tick=None, to_tick=None, round=None))]
+    fn cut<'py>(
+        &self,
+        py: Python<'py>,
+        out: PathBuf,
+        from_tick: Option<i32>,
+        to_tick: Option<i32>,
+        round: Option<u32>,
+    ) -> PyResult<(Bound<'py, PyDict>, Option<String>)> {
+        let range = match (from_tick, to_tick, round) {
+            (Some(from), Some(to), None) => CutRange::Ticks(TickRange { from, to }),
+            (None, None, Some(n)) => CutRange::Round(n),
+            _ => {
+                return Err(bad_argument(
+                    "Demo.cut: give from_tick and to_tick, or round".to_string(),
+                ))
+            }
+        };
+        self.edit(py, &out, &Edit::Cut(range))
+    }
+
+    /// Writes the demo with every player's name and ids replaced by keyed
+    /// pseudonyms into the file `out` (`gamewire anonymize`); without `key`,
+    /// a random key for this call.
+    #[pyo3(signature = (out, key=None, keep_chat=false))]
+    fn anonymize<'py>(
+        &self,
+        py: Python<'py>,
+        out: PathBuf,
+        key: Option<String>,
+        keep_chat: bool,
+    ) -> PyResult<(Bound<'py, PyDict>, Option<String>)> {
+        let options = match &key {
+            Some(k) => AnonymizeOptions::from_passphrase(k),
+            None => AnonymizeOptions::random()
+                .map_err(|e| PyOSError::new_err(format!("cannot draw a random key: {e}")))?,
+        };
+        let options = AnonymizeOptions {
+            keep_chat,
+            ..options
+        };
+        self.edit(py, &out, &Edit::Anonymize(options))
     }
 
     fn __repr__(&self) -> String {

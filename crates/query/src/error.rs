@@ -106,6 +106,20 @@ pub enum QueryError {
         /// The tables that use it, comma-separated.
         tables: String,
     },
+    /// A cut that cannot be made as asked ([`crate::edit`]): a first tick
+    /// after the last, a round the demo does not have, a round of a game
+    /// without rounds.
+    #[error("{0}")]
+    BadCut(String),
+    /// An output that cannot take a demo ([`crate::edit`]): standard
+    /// output, a directory.
+    #[error("cannot write a demo to {}: {reason}", path.display())]
+    BadOutput {
+        /// The output given.
+        path: std::path::PathBuf,
+        /// Why not.
+        reason: &'static str,
+    },
 }
 
 /// What kind of failure a [`QueryError`] is: the command line's exit code
@@ -119,7 +133,8 @@ pub enum ErrorCategory {
     /// compressed stream or broadcast fragment).
     Truncated,
     /// The query is malformed: an option no table uses, a tick set that does
-    /// not parse, ticks beyond the demo's end.
+    /// not parse, ticks beyond the demo's end; a cut that cannot be made as
+    /// asked, an output that cannot take a demo.
     Usage,
     /// The query names something that does not exist: a table, a prop, an
     /// event, a class, a grenade prop, an output format.
@@ -155,7 +170,9 @@ impl QueryError {
             | QueryError::UnknownFormat(_) => ErrorCategory::UnknownName,
             QueryError::BadTicks { .. }
             | QueryError::TickOutOfRange { .. }
-            | QueryError::OptionNotUsed { .. } => ErrorCategory::Usage,
+            | QueryError::OptionNotUsed { .. }
+            | QueryError::BadCut(_)
+            | QueryError::BadOutput { .. } => ErrorCategory::Usage,
             QueryError::Write { .. } | QueryError::Parquet { .. } => ErrorCategory::Io,
         }
     }

@@ -18,7 +18,8 @@
 //! Beside the tables, the views of a demo the command line prints: the
 //! entities at a tick ([`entities`]), the user messages decoded to JSON
 //! ([`messages`]), the demo's summary ([`summary`]), its send tables as
-//! a tree ([`schema`]) and the props it offers ([`props`]).
+//! a tree ([`schema`]) and the props it offers ([`props`]); and the demo
+//! writers for files ([`edit`]: rewrite, cut, anonymize).
 //!
 //! A query is checked before the parse ([`Query::validate`]: an option no
 //! table asked for uses is an error) and after it (names the demo does not
@@ -54,12 +55,15 @@
 //   `schema` (the serializer tree; uses `prop_checks`), `props` (the props
 //   a demo offers; uses `prop_checks`, `schema`, `run`);
 // - Teeworlds 0.7 recordings as tables: `teeworlds` (uses `table`);
+// - demos written to files: `edit` (rewrite, cut, anonymize; uses `input`,
+//   `run` and the `rounds` query for a cut by round);
 // - this file: the query, the visitor that fans a pass out to the
 //   collectors (`Collectors`), and the runs.
 pub mod actions;
 pub mod classes;
 pub mod collect;
 pub mod coords;
+pub mod edit;
 pub mod entities;
 pub mod error;
 pub mod event_players;

@@ -25,6 +25,10 @@ Many demos at once: `gamewire.parse_many(paths, ["kills", "rounds"])` parses the
 (one worker per core, the GIL released) and returns one DataFrame per table with a `demo` column
 (the file's stem).
 
+Writing demos (docs/writing.md): `demo.cut("clip.dem", 1000, 2000)` (or `round=7` for CS2),
+`demo.anonymize("public.dem", key="dataset key")` and `demo.rewrite("copy.dem")` write a new
+demo file, under a temporary name renamed once complete, and return what they did as a dict.
+
 Errors: `DemoError` (a `ValueError`) and its subclasses `NotADemoError` (not a Source 2 demo),
 `DemoTruncatedError` (a demo cut short, with `strict=True`), `UnknownNameError` (an unknown
 table, prop, event or class; the message lists the closest names) and `BadArgumentError` (also

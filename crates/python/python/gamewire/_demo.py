@@ -776,6 +776,64 @@ class Demo:
         carried it and the classes that send it."""
         return self._table("updated_fields", polars)
 
+    # -- writing demos ---------------------------------------------------------------------
+    # Each writes a new demo file to `out` (a temporary file in its folder, renamed once
+    # complete: a failure leaves no file) and returns the report: `frames_read`,
+    # `frames_written`, `first_tick`, `last_tick`, `messages_copied` (messages written as
+    # their original bytes), `warnings` (a list of str), and for a cut `from_tick`, `to_tick`.
+    # A demo cut short is written up to its cut, then warns (`DemoTruncatedWarning`) or with
+    # `strict=True` raises `DemoTruncatedError`.
+
+    def _edit(self, where: str, out: PathArg, run: str, *args: object) -> Dict[str, object]:
+        if not isinstance(out, (str, _os.PathLike)):
+            raise _bad(where, "out", "a path (str or os.PathLike)", out)
+        report, cut = getattr(self._native, run)(_os.fspath(out), *args)
+        _cut(cut, self._strict)
+        return report
+
+    def rewrite(self, out: PathArg) -> Dict[str, object]:
+        """Writes the demo again into `out`, every frame from its decoded model
+        (`gamewire rewrite`); what the writer does not model is copied and counted in
+        `messages_copied`."""
+        return self._edit("Demo.rewrite", out, "rewrite")
+
+    def cut(self, out: PathArg, from_tick: Optional[int] = None,
+            to_tick: Optional[int] = None, *, round: Optional[int] = None) -> Dict[str, object]:
+        """Writes the ticks `from_tick..to_tick` (both included) as a demo of their own into
+        `out` (`gamewire cut`): the state at `from_tick` as one full packet, then the demo's
+        frames up to `to_tick`. CS2: `round=N` instead takes round N's ticks from the `rounds`
+        table (a demo without that round, or of another game, raises `BadArgumentError`)."""
+        where = "Demo.cut"
+        if round is not None:
+            if from_tick is not None or to_tick is not None:
+                raise BadArgumentError(f"{where}: give from_tick and to_tick, or round, not both")
+            if not isinstance(round, SupportsIndex) or isinstance(round, bool) \
+                    or not 1 <= _operator.index(round) < 2 ** 32:
+                raise _bad(where, "round", "a round number (1, 2, ...)", round)
+            return self._edit(where, out, "cut", None, None, _operator.index(round))
+        if from_tick is None or to_tick is None:
+            raise BadArgumentError(f"{where}: give from_tick and to_tick (or round)")
+        ticks = []
+        for option, value in (("from_tick", from_tick), ("to_tick", to_tick)):
+            if not isinstance(value, SupportsIndex) or isinstance(value, bool) \
+                    or _operator.index(value) not in _TICK_RANGE:
+                raise _bad(where, option, "a tick (int)", value)
+            ticks.append(_operator.index(value))
+        return self._edit(where, out, "cut", ticks[0], ticks[1], None)
+
+    def anonymize(self, out: PathArg, *, key: Optional[str] = None,
+                  keep_chat: bool = False) -> Dict[str, object]:
+        """Writes the demo into `out` with every player's name replaced by a pseudonym and
+        their steam ids, account ids and xuids by fake ids derived from `key`
+        (`gamewire anonymize`): with the same key, a player gets the same pseudonym in every
+        demo. Without `key`, a random key is drawn for this call (its pseudonyms match no
+        other call). Chat text is dropped unless `keep_chat`; voice data is dropped."""
+        where = "Demo.anonymize"
+        if key is not None and not isinstance(key, str):
+            raise _bad(where, "key", "a key (str) or None", key)
+        keep_chat = _flag(where, "keep_chat", keep_chat)
+        return self._edit(where, out, "anonymize", key, keep_chat)
+
 
 def _paths(where: str, value: object) -> List[str]:
     if isinstance(value, (str, _os.PathLike)):

@@ -87,6 +87,26 @@ class NativeDemo:
     ) -> Tuple[List[List[Tuple[str, List[Column]]]], Optional[str]]:
         """Runs queries in one pass: per query, a list of `(table name, columns)`; and the cut
         message of a demo cut short (its tables hold everything before the cut), or None."""
+    def rewrite(self, out: Union[str, "os.PathLike[str]"]) -> Tuple[Dict[str, object], Optional[str]]:
+        """Writes the demo again into `out`: the report dict, and the cut message of a demo
+        cut short (or None)."""
+    def cut(
+        self,
+        out: Union[str, "os.PathLike[str]"],
+        from_tick: Optional[int] = None,
+        to_tick: Optional[int] = None,
+        round: Optional[int] = None,
+    ) -> Tuple[Dict[str, object], Optional[str]]:
+        """Writes the ticks `from_tick..=to_tick` (or CS2 round `round`) as a demo into `out`:
+        the report dict, and the cut message of a demo cut short (or None)."""
+    def anonymize(
+        self,
+        out: Union[str, "os.PathLike[str]"],
+        key: Optional[str] = None,
+        keep_chat: bool = False,
+    ) -> Tuple[Dict[str, object], Optional[str]]:
+        """Writes the demo anonymized into `out` (a random key without `key`): the report
+        dict, and the cut message of a demo cut short (or None)."""
     def __repr__(self) -> str: ...
 
 def schema(table: str) -> List[Tuple[str, str]]:
