@@ -592,7 +592,14 @@ impl<'a> DemoParser<'a> {
                 if let Some(data) = packet {
                     let apply_entities =
                         self.state.entities.is_empty() && self.state.full_packets_applied == 0;
-                    self.handle_packet(data, visitor, interests, !apply_entities)?;
+                    // Visitors that make one row per update (the ticks
+                    // table) skip it: the world it repeats is the one the
+                    // packets of this tick already gave, or (the first state
+                    // of a cut demo) the one they are about to change.
+                    self.state.in_full_packet = true;
+                    let handled = self.handle_packet(data, visitor, interests, !apply_entities);
+                    self.state.in_full_packet = false;
+                    handled?;
                     if apply_entities {
                         self.state.full_packets_applied += 1;
                     }
