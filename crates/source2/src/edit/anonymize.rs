@@ -115,16 +115,27 @@ use prost::Message;
 use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
+use std::collections::VecDeque;
+
+use gamewire_bits::{BitReader, BitWriter};
+
 use super::frames::FrameStream;
 use super::pseudonym::{decimal_len, Pseudonyms};
-use super::{missing_stop, EditReport};
+use super::{missing_stop, EditReport, StateOnly};
 use crate::container::DemoCommand;
 use crate::container_writer::DemoWriter;
+use crate::entity::FieldState;
+use crate::entity_writer::{decode_packet_entities, encode_packet_entities, EntityOp};
 use crate::error::{DemoError, ErrorKind, Location, Warning};
+use crate::fieldpath::{read_field_paths, FieldPath};
 use crate::messages::Game;
 use crate::packet_writer::{PacketMessages, PacketWriter};
+use crate::serializer::{SendTables, SerializerId};
+use crate::state::DemoState;
 use crate::stringtable::StringTable;
-use crate::stringtable_writer::{read_entry_stream, write_entry_stream};
+use crate::stringtable_writer::{read_entry_stream, write_entry_stream, IndexStep};
+use crate::value::Value;
+use crate::DemoParser;
 
 /// What to anonymize with.
 #[derive(Clone)]
@@ -201,7 +212,7 @@ pub struct Identity {
     pub steamid: u64,
 }
 
-/// One replacement: `find` becomes `replace` (same length).
+/// One in-place replacement: `find` becomes `replace` (same length).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pattern {
     /// The original bytes.
@@ -220,36 +231,14 @@ fn varint_bytes(mut v: u64) -> Vec<u8> {
     out
 }
 
-/// The byte patterns that write this player's identity, and their
-/// replacements (see the module documentation).
+/// The byte patterns of a player's ids, and their replacements, for the
+/// blobs gamewire does not model (`DEM_AnimationHeader`): the steam id as
+/// 64 bits little-endian, as a varint and in decimal, the account id as 32
+/// bits little-endian, as a varint (from three bytes) and in decimal (from
+/// six digits). The fake ids are written in as many bytes as the real ones
+/// ([`Pseudonyms::account_id`]), so they replace them bit for bit.
 pub fn patterns_for(player: &Identity, pseudonyms: &Pseudonyms) -> Vec<Pattern> {
     let mut out = Vec::new();
-    let name = player.name.as_bytes();
-    let len = name.len();
-    if len >= 3 {
-        let fake = pseudonyms.name(player.steamid, &player.name, len);
-        let fake = fake.as_bytes();
-        if len >= 5 {
-            out.push(Pattern {
-                find: name.to_vec(),
-                replace: fake.to_vec(),
-            });
-        } else {
-            let mut find = name.to_vec();
-            find.push(0);
-            let mut replace = fake.to_vec();
-            replace.push(0);
-            out.push(Pattern { find, replace });
-        }
-    }
-    if (1..128).contains(&len) {
-        let fake = pseudonyms.name(player.steamid, &player.name, len);
-        let mut find = vec![len as u8];
-        find.extend_from_slice(name);
-        let mut replace = vec![len as u8];
-        replace.extend_from_slice(fake.as_bytes());
-        out.push(Pattern { find, replace });
-    }
     let s = player.steamid;
     // An account id below 2^16 is no real player's (they are counted from
     // 1 and now exceed 10^9), and too short a pattern to look for.
@@ -285,17 +274,447 @@ pub fn patterns_for(player: &Identity, pseudonyms: &Pseudonyms) -> Vec<Pattern> 
                 replace: fa.to_string().into_bytes(),
             });
         }
-        for universe in ["0", "1"] {
-            out.push(Pattern {
-                find: format!("STEAM_{universe}:{}:{}", a & 1, a >> 1).into_bytes(),
-                replace: format!("STEAM_{universe}:{}:{}", fa & 1, fa >> 1).into_bytes(),
-            });
-        }
     }
     out.retain(|p| p.find != p.replace && p.find.len() == p.replace.len());
     out
 }
 
+/// Each known player's name, steam id and account id, and their
+/// pseudonyms: what a value is renamed to.
+#[derive(Debug, Clone, Default)]
+pub struct Renamer {
+    names: FxHashMap<String, String>,
+    steamids: FxHashMap<u64, u64>,
+    accounts: FxHashMap<u32, u32>,
+    /// What is replaced inside longer text, longest first: names of three
+    /// bytes or more, and the ids' text forms (decimal steam id,
+    /// `[U:1:id]`, `STEAM_x:y:z`, decimal account id of six digits or
+    /// more).
+    in_text: Vec<(String, String)>,
+}
+
+impl Renamer {
+    /// The renaming of these players under these pseudonyms.
+    pub fn new<'a>(players: impl IntoIterator<Item = &'a Identity>, p: &Pseudonyms) -> Self {
+        let mut r = Renamer::default();
+        for pl in players {
+            if !pl.name.is_empty() {
+                let fake = p.name(pl.steamid, &pl.name);
+                if pl.name.len() >= 3 {
+                    r.in_text.push((pl.name.clone(), fake.clone()));
+                }
+                r.names.insert(pl.name.clone(), fake);
+            }
+            let s = pl.steamid;
+            if s != 0 {
+                let fs = p.steamid(s);
+                let (a, fa) = (s as u32, fs as u32);
+                r.steamids.insert(s, fs);
+                if a != 0 {
+                    r.accounts.insert(a, fa);
+                }
+                r.in_text.push((s.to_string(), fs.to_string()));
+                r.in_text.push((format!("[U:1:{a}]"), format!("[U:1:{fa}]")));
+                for universe in 0..2 {
+                    r.in_text.push((
+                        format!("STEAM_{universe}:{}:{}", a & 1, a >> 1),
+                        format!("STEAM_{universe}:{}:{}", fa & 1, fa >> 1),
+                    ));
+                }
+                if decimal_len(u64::from(a)) >= 6 {
+                    r.in_text.push((a.to_string(), fa.to_string()));
+                }
+            }
+        }
+        r.in_text
+            .sort_by(|x, y| y.0.len().cmp(&x.0.len()).then(x.0.cmp(&y.0)));
+        r.in_text.dedup_by(|x, y| x.0 == y.0);
+        r
+    }
+
+    /// Whether no player is known.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.steamids.is_empty()
+    }
+
+    /// A text renamed: a known name as a whole becomes its pseudonym;
+    /// inside longer text, names of three bytes or more and the ids' text
+    /// forms are replaced (in one pass, so a replacement is never matched
+    /// again). `None` when nothing changed.
+    pub fn text(&self, s: &str) -> Option<String> {
+        if let Some(n) = self.names.get(s) {
+            return Some(n.clone());
+        }
+        let bytes = s.as_bytes();
+        let mut out = String::new();
+        let (mut i, mut last) = (0, 0);
+        while i < bytes.len() {
+            let rest = bytes.get(i..).unwrap_or_default();
+            match self
+                .in_text
+                .iter()
+                .find(|(f, _)| rest.starts_with(f.as_bytes()))
+            {
+                // A match starts where a character does: `f` starts with one.
+                Some((f, r)) => {
+                    out.push_str(s.get(last..i)?);
+                    out.push_str(r);
+                    i += f.len();
+                    last = i;
+                }
+                None => i += 1,
+            }
+        }
+        if last == 0 {
+            return None;
+        }
+        out.push_str(s.get(last..)?);
+        Some(out)
+    }
+
+    /// The fake steam id of a known one.
+    pub fn steamid(&self, v: u64) -> Option<u64> {
+        self.steamids.get(&v).copied()
+    }
+
+    /// The fake account id of a known one.
+    pub fn account(&self, v: u32) -> Option<u32> {
+        self.accounts.get(&v).copied()
+    }
+
+    /// A number that is a steam id, or an account id when `id_field`
+    /// says the field holds one.
+    fn number(&self, v: u64, id_field: impl FnOnce() -> bool) -> Option<u64> {
+        if let Some(f) = self.steamid(v) {
+            return Some(f);
+        }
+        let a = u32::try_from(v).ok()?;
+        let f = self.account(a)?;
+        id_field().then_some(u64::from(f))
+    }
+
+    /// An entity field's value renamed: strings by [`Renamer::text`], a
+    /// known steam id in any integer field, a known account id in a field
+    /// whose name says it holds one (`xuid`, `steamid`, `accountid`:
+    /// `m_OriginalOwnerXuidLow`, `m_iAccountID`, ...). `name` gives the
+    /// field's name, asked for only when needed.
+    pub fn value(&self, v: &Value, name: impl FnOnce() -> Option<String>) -> Option<Value> {
+        let id_field = || {
+            name().is_some_and(|n| {
+                let n = n.to_ascii_lowercase();
+                ["xuid", "steamid", "accountid"].iter().any(|k| n.contains(k))
+            })
+        };
+        match v {
+            Value::String(s) => self.text(s).map(|t| Value::String(t.into())),
+            Value::U64(x) => self.number(*x, id_field).map(Value::U64),
+            Value::I64(x) => self
+                .number(*x as u64, id_field)
+                .map(|f| Value::I64(f as i64)),
+            Value::U32(x) => self
+                .number(u64::from(*x), id_field)
+                .and_then(|f| u32::try_from(f).ok())
+                .map(Value::U32),
+            Value::I32(x) => self
+                .number(u64::from(*x as u32), id_field)
+                .and_then(|f| u32::try_from(f).ok())
+                .map(|f| Value::I32(f as i32)),
+            _ => None,
+        }
+    }
+
+    /// A protobuf message renamed field by field, without its schema (see
+    /// the module documentation): `None` when nothing changed or `msg` is
+    /// not a whole protobuf message.
+    pub fn protobuf(&self, msg: &[u8]) -> Option<Vec<u8>> {
+        if self.is_empty() {
+            return None;
+        }
+        self.walk(msg, 0).flatten()
+    }
+
+    /// `None`: not a message; `Some(None)`: a message, unchanged.
+    fn walk(&self, msg: &[u8], depth: u32) -> Option<Option<Vec<u8>>> {
+        let mut pos = 0;
+        let mut out: Option<Vec<u8>> = None;
+        let mut copied = 0;
+        while pos < msg.len() {
+            let key = read_varint(msg, &mut pos)?;
+            if key >> 3 == 0 {
+                return None;
+            }
+            let start = pos;
+            let replacement = match key & 7 {
+                0 => {
+                    let v = read_varint(msg, &mut pos)?;
+                    self.number(v, || true).map(varint_bytes)
+                }
+                1 => {
+                    let b: [u8; 8] = msg.get(pos..pos.checked_add(8)?)?.try_into().ok()?;
+                    pos += 8;
+                    self.steamid(u64::from_le_bytes(b))
+                        .map(|f| f.to_le_bytes().to_vec())
+                }
+                5 => {
+                    let b: [u8; 4] = msg.get(pos..pos.checked_add(4)?)?.try_into().ok()?;
+                    pos += 4;
+                    self.account(u32::from_le_bytes(b))
+                        .map(|f| f.to_le_bytes().to_vec())
+                }
+                2 => {
+                    let len = usize::try_from(read_varint(msg, &mut pos)?).ok()?;
+                    let end = pos.checked_add(len)?;
+                    let sub = msg.get(pos..end)?;
+                    pos = end;
+                    self.len_field(sub, depth).map(|new| {
+                        let mut v = varint_bytes(new.len() as u64);
+                        v.extend_from_slice(&new);
+                        v
+                    })
+                }
+                _ => return None,
+            };
+            if let Some(rep) = replacement {
+                let o = out.get_or_insert_with(|| Vec::with_capacity(msg.len() + 16));
+                o.extend_from_slice(msg.get(copied..start)?);
+                o.extend_from_slice(&rep);
+                copied = pos;
+            }
+        }
+        match out {
+            Some(mut o) => {
+                o.extend_from_slice(msg.get(copied..)?);
+                Some(Some(o))
+            }
+            None => Some(None),
+        }
+    }
+
+    /// A length-delimited field: a nested message if it reads as one and
+    /// something in it changes, else text if it is UTF-8 without control
+    /// bytes (a nested message that changes nothing is often valid UTF-8
+    /// too, but starts with a control byte: its first key).
+    fn len_field(&self, sub: &[u8], depth: u32) -> Option<Vec<u8>> {
+        if depth < 8 && !sub.is_empty() {
+            if let Some(r) = self.walk(sub, depth + 1) {
+                if r.is_some() {
+                    return r;
+                }
+                if sub.iter().any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) {
+                    return None;
+                }
+            }
+        }
+        let s = std::str::from_utf8(sub).ok()?;
+        self.text(s).map(String::into_bytes)
+    }
+}
+
+fn read_varint(data: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for i in 0..10 {
+        let b = *data.get(*pos)?;
+        *pos += 1;
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+fn unwritable(what: &'static str, reason: impl std::fmt::Display) -> ErrorKind {
+    ErrorKind::Unwritable {
+        what,
+        reason: reason.to_string(),
+    }
+}
+
+/// The dotted name of a record's field, resolving array lengths and
+/// pointer types from the record's earlier fields, then from `base`.
+fn field_name(
+    tables: &SendTables,
+    serializer: SerializerId,
+    fp: &FieldPath,
+    fields: &[(FieldPath, Value)],
+    base: Option<&FieldState>,
+) -> Option<String> {
+    tables.path_name(serializer, fp, |len| {
+        let prefix = fp.as_slice().get(..len)?;
+        fields
+            .iter()
+            .rev()
+            .find(|(p, _)| p.as_slice() == prefix)
+            .map(|(_, v)| v)
+            .or_else(|| base.and_then(|b| b.get(prefix)))
+            .and_then(Value::as_u64)
+            .and_then(|v| u32::try_from(v).ok())
+    })
+}
+
+/// Renames the values of one record's fields; how many changed.
+fn rename_fields(
+    renamer: &Renamer,
+    tables: &SendTables,
+    serializer: Option<SerializerId>,
+    fields: &mut [(FieldPath, Value)],
+    base: Option<&FieldState>,
+) -> u64 {
+    let mut n = 0;
+    for i in 0..fields.len() {
+        let new = {
+            let Some((fp, v)) = fields.get(i) else { break };
+            renamer.value(v, || {
+                field_name(tables, serializer?, fp, fields.get(..i)?, base)
+            })
+        };
+        if let (Some(new), Some(slot)) = (new, fields.get_mut(i)) {
+            slot.1 = new;
+            n += 1;
+        }
+    }
+    n
+}
+
+/// One `svc_PacketEntities` body with its identity fields renamed, decoded
+/// and encoded against the state right before it
+/// ([`crate::entity_writer`]): the new body and how many values changed,
+/// `None` when none did.
+pub fn rename_packet_entities(
+    body: &[u8],
+    state: &DemoState,
+    renamer: &Renamer,
+) -> Result<Option<(Vec<u8>, u64)>, ErrorKind> {
+    let tables = state
+        .send_tables
+        .as_deref()
+        .ok_or_else(|| unwritable("svc_PacketEntities", "before the send tables"))?;
+    let mut p = decode_packet_entities(body, state)?;
+    let mut n = 0;
+    for rec in &mut p.records {
+        let existing = state.entities.get(rec.index);
+        match &mut rec.op {
+            EntityOp::Create {
+                class_id, fields, ..
+            } => {
+                let serializer = state
+                    .classes
+                    .get(*class_id as usize)
+                    .and_then(|c| c.serializer);
+                let base = existing
+                    .filter(|e| e.class_id == *class_id)
+                    .map(|e| &e.state);
+                n += rename_fields(renamer, tables, serializer, fields, base);
+            }
+            EntityOp::Update { fields, .. } => {
+                n += rename_fields(
+                    renamer,
+                    tables,
+                    existing.map(|e| e.serializer),
+                    fields,
+                    existing.map(|e| &e.state),
+                );
+            }
+            EntityOp::Leave | EntityOp::Delete => {}
+        }
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    Ok(Some((encode_packet_entities(&p, state)?, n)))
+}
+
+/// One `instancebaseline` value (a class's baseline: field data as in an
+/// entity create, against the class serializer) with its identity fields
+/// renamed: the new value and how many values changed, `None` when none
+/// did.
+pub fn rename_baseline(
+    data: &[u8],
+    class_id: u32,
+    state: &DemoState,
+    renamer: &Renamer,
+) -> Result<Option<(Vec<u8>, u64)>, ErrorKind> {
+    let what = "instancebaseline value";
+    let tables = state
+        .send_tables
+        .as_deref()
+        .ok_or_else(|| unwritable(what, "before the send tables"))?;
+    let serializer = state
+        .classes
+        .get(class_id as usize)
+        .and_then(|c| c.serializer)
+        .ok_or_else(|| unwritable(what, format!("class {class_id} has no serializer")))?;
+    let mut r = BitReader::new(data);
+    let mut paths = Vec::new();
+    read_field_paths(&mut r, &mut paths).map_err(|e| unwritable(what, e))?;
+    let mut fields: Vec<(FieldPath, Value)> = Vec::with_capacity(paths.len());
+    let mut decoders = Vec::with_capacity(paths.len());
+    for fp in &paths {
+        let decoder = tables
+            .resolve(serializer, fp, |len| {
+                let prefix = fp.as_slice().get(..len)?;
+                fields
+                    .iter()
+                    .rev()
+                    .find(|(p, _)| p.as_slice() == prefix)
+                    .and_then(|(_, v)| v.as_u64())
+                    .and_then(|v| u32::try_from(v).ok())
+            })
+            .map_err(|e| unwritable(what, format!("class {class_id}, path {fp}: {e}")))?;
+        let value = decoder
+            .decode(&mut r, state.tick_interval)
+            .map_err(|e| unwritable(what, format!("class {class_id}, path {fp}: {e}")))?;
+        fields.push((*fp, value));
+        decoders.push(decoder);
+    }
+    let n = rename_fields(renamer, tables, Some(serializer), &mut fields, None);
+    if n == 0 {
+        return Ok(None);
+    }
+    let mut w = BitWriter::new();
+    crate::fieldpath_writer::write_field_paths(&mut w, &paths)?;
+    for ((fp, value), decoder) in fields.iter().zip(decoders) {
+        decoder
+            .encode(&mut w, value, state.tick_interval)
+            .map_err(|e| unwritable(what, format!("class {class_id}, path {fp}: {e}")))?;
+    }
+    Ok(Some((w.finish(), n)))
+}
+
+/// The visitor an anonymizing pass feeds its parser: the state, and each
+/// `svc_PacketEntities` renamed against the state right before it.
+struct EntityPass<'r> {
+    renamer: &'r Renamer,
+    /// Per message, in order: the renamed body (`None`: unchanged), or why
+    /// it could not be renamed.
+    bodies: VecDeque<Result<Option<Vec<u8>>, String>>,
+    renamed: u64,
+}
+
+impl crate::Visitor for EntityPass<'_> {
+    fn interests(&self) -> crate::Interests {
+        StateOnly.interests()
+    }
+
+    fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
+        if self.renamer.is_empty() {
+            self.bodies.push_back(Ok(None));
+            return;
+        }
+        let r = match rename_packet_entities(body, state, self.renamer) {
+            Ok(Some((b, n))) => {
+                self.renamed += n;
+                Ok(Some(b))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        };
+        self.bodies.push_back(r);
+    }
+}
+
+/// The tables whose values name players.
+const RENAMED_TABLES: &[&str] = &["userinfo", "EconItems", "instancebaseline"];
 /// Replaces patterns at any bit offset of a buffer (bits least significant
 /// first, as the demo's bit streams are read).
 #[derive(Debug, Clone, Default)]
@@ -460,6 +879,7 @@ pub struct Anonymizer {
     keep_chat: bool,
     game: Game,
     players: std::collections::BTreeSet<Identity>,
+    renamer: Renamer,
     substituter: Substituter,
     /// The string tables' formats, by id (creation order).
     tables: Vec<StringTable>,
@@ -467,13 +887,16 @@ pub struct Anonymizer {
     chat_events: Vec<i32>,
     /// Key names of the game events that introduce a player, by event id.
     player_events: FxHashMap<i32, Vec<String>>,
-    /// Counts, for the report.
+    /// Values renamed (entity fields, string-table values, protobuf
+    /// fields).
     pub renamed: u64,
+    /// Ids replaced in place in blobs not modeled.
+    pub replaced_in_place: u64,
     /// Messages dropped as chat.
     pub chat_dropped: u64,
     /// Messages dropped as voice.
     pub voice_dropped: u64,
-    /// Messages kept as their original bytes (renamed in place or not).
+    /// Messages kept as their original bytes.
     pub messages_kept: u64,
     warnings: Vec<Warning>,
 }
@@ -484,19 +907,6 @@ struct FieldSpan {
     start: usize,
     /// Where its length-delimited value starts and ends.
     value: std::ops::Range<usize>,
-}
-
-fn read_varint(data: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for i in 0..10 {
-        let b = *data.get(*pos)?;
-        *pos += 1;
-        v |= u64::from(b & 0x7f) << (7 * i);
-        if b & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
 }
 
 /// The last occurrence of length-delimited field `field` in a message.
@@ -544,6 +954,18 @@ fn splice_len_field(msg: &[u8], span: &FieldSpan, field: u64, value: &[u8]) -> V
     out
 }
 
+/// The format of a table created by this message.
+fn format_of(c: &pb::CSvcMsgCreateStringTable) -> StringTable {
+    StringTable {
+        name: c.name().to_string(),
+        user_data_fixed_size: c.user_data_fixed_size(),
+        user_data_size_bits: c.user_data_size_bits().max(0) as u32,
+        flags: c.flags(),
+        using_varint_bitcounts: c.using_varint_bitcounts(),
+        ..Default::default()
+    }
+}
+
 impl Anonymizer {
     /// An anonymizer with these options, knowing no player yet.
     pub fn new(options: &AnonymizeOptions) -> Self {
@@ -552,11 +974,13 @@ impl Anonymizer {
             keep_chat: options.keep_chat,
             game: Game::Any,
             players: Default::default(),
+            renamer: Renamer::default(),
             substituter: Substituter::default(),
             tables: Vec::new(),
             chat_events: Vec::new(),
             player_events: FxHashMap::default(),
             renamed: 0,
+            replaced_in_place: 0,
             chat_dropped: 0,
             voice_dropped: 0,
             messages_kept: 0,
@@ -569,6 +993,11 @@ impl Anonymizer {
         self.players.iter()
     }
 
+    /// The renaming of the players learned so far.
+    pub fn renamer(&self) -> &Renamer {
+        &self.renamer
+    }
+
     /// Whether the `userinfo` table has been seen.
     pub fn knows_userinfo(&self) -> bool {
         self.tables.iter().any(|t| t.name == "userinfo")
@@ -579,7 +1008,6 @@ impl Anonymizer {
             self.warnings.push(Warning { tick, message });
         }
     }
-
     /// Learns a player from a `userinfo` value (`CMsgPlayerInfo`).
     pub fn learn_player_info(&mut self, value: &[u8]) {
         let Ok(info) = pb::CMsgPlayerInfo::decode(value) else {
@@ -649,6 +1077,7 @@ impl Anonymizer {
                 .flat_map(|p| patterns_for(p, &self.pseudonyms))
                 .collect();
             self.substituter = Substituter::new(patterns);
+            self.renamer = Renamer::new(&self.players, &self.pseudonyms);
         }
     }
 
@@ -701,14 +1130,7 @@ impl Anonymizer {
                     } else {
                         raw
                     };
-                    self.tables.push(StringTable {
-                        name: c.name().to_string(),
-                        user_data_fixed_size: c.user_data_fixed_size(),
-                        user_data_size_bits: c.user_data_size_bits().max(0) as u32,
-                        flags: c.flags(),
-                        using_varint_bitcounts: c.using_varint_bitcounts(),
-                        ..Default::default()
-                    });
+                    self.tables.push(format_of(&c));
                     self.learn_entry_stream(self.tables.len() - 1, &data, c.num_entries());
                 }
                 45 => {
@@ -795,48 +1217,138 @@ impl Anonymizer {
             .is_some_and(|t| CHAT_TYPES.contains(&t))
     }
 
-    /// Renames inside compressed string-table data; `None` when nothing
-    /// changed.
-    fn string_table_message(&mut self, id: u32, body: &[u8]) -> Result<Option<Vec<u8>>, ErrorKind> {
-        let compressed_values = |t: &StringTable| t.flags & 1 != 0 && !t.user_data_fixed_size;
-        if id == 44 {
-            let mut c =
-                pb::CSvcMsgCreateStringTable::decode(body).map_err(|e| ErrorKind::Unwritable {
-                    what: "svc_CreateStringTable",
-                    reason: e.to_string(),
-                })?;
-            let format = StringTable {
-                name: c.name().to_string(),
-                user_data_fixed_size: c.user_data_fixed_size(),
-                user_data_size_bits: c.user_data_size_bits().max(0) as u32,
-                flags: c.flags(),
-                using_varint_bitcounts: c.using_varint_bitcounts(),
-                ..Default::default()
+    /// A string-table value renamed (see [`RENAMED_TABLES`]): how many
+    /// values changed and the new value.
+    fn table_value(
+        &mut self,
+        table: &str,
+        key: Option<&[u8]>,
+        value: &[u8],
+        state: &DemoState,
+    ) -> Result<Option<Vec<u8>>, ErrorKind> {
+        match table {
+            "userinfo" | "EconItems" => Ok(self.renamer.protobuf(value).inspect(|_| {
+                self.renamed += 1;
+            })),
+            "instancebaseline" => {
+                let Some(class_id) = key
+                    .and_then(|k| std::str::from_utf8(k).ok())
+                    .and_then(|k| k.parse::<u32>().ok())
+                else {
+                    return Ok(None);
+                };
+                Ok(
+                    rename_baseline(value, class_id, state, &self.renamer)?.map(|(v, n)| {
+                        self.renamed += n;
+                        v
+                    }),
+                )
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// An entry stream with its values renamed; `None` when nothing
+    /// changed. `keys_of` gives the key of an entry the stream does not
+    /// name (an update of its value only).
+    fn entry_stream(
+        &mut self,
+        format: &StringTable,
+        data: &[u8],
+        count: i32,
+        state: &DemoState,
+        table_id: Option<usize>,
+    ) -> Result<Option<Vec<u8>>, ErrorKind> {
+        if !RENAMED_TABLES.contains(&format.name.as_str())
+            || format.user_data_fixed_size
+            || self.renamer.is_empty()
+        {
+            return Ok(None);
+        }
+        let mut stream = read_entry_stream(format, data, count)?;
+        let mut history: VecDeque<Vec<u8>> = VecDeque::new();
+        let mut index: i64 = -1;
+        let mut changed = false;
+        for e in &mut stream.entries {
+            index = match e.step {
+                IndexStep::Next => index + 1,
+                IndexStep::Explicit(v) => i64::from(v) + 1,
             };
-            if !c.data_compressed() && !compressed_values(&format) {
+            // The key history (the last 32 keys of this stream) gives the
+            // prefixes, as the reader builds keys.
+            let key = match &e.key {
+                Some(k) => {
+                    let mut full = match k.prefix {
+                        Some(p) => history
+                            .get(usize::from(p.position))
+                            .map(|h| h.get(..usize::from(p.length)).unwrap_or(h).to_vec())
+                            .unwrap_or_default(),
+                        None => Vec::new(),
+                    };
+                    full.extend_from_slice(&k.suffix);
+                    if history.len() >= 32 {
+                        history.pop_front();
+                    }
+                    history.push_back(full.clone());
+                    Some(full)
+                }
+                None => table_id
+                    .and_then(|t| state.string_tables.get(t))
+                    .and_then(|t| t.entries.get(usize::try_from(index).ok()?))
+                    .map(|e| e.key.as_bytes().to_vec()),
+            };
+            let Some(v) = e.value.as_mut() else { continue };
+            let compressed = v.compressed == Some(true);
+            let raw = if compressed {
+                crate::stringtable::decompress(&v.stored, "string table value")?
+            } else {
+                std::mem::take(&mut v.stored)
+            };
+            match self.table_value(&format.name, key.as_deref(), &raw, state)? {
+                Some(new) => {
+                    changed = true;
+                    if compressed {
+                        crate::container_writer::compress_payload(&new, &mut v.stored)?;
+                    } else {
+                        v.stored = new;
+                    }
+                }
+                None if !compressed => v.stored = raw,
+                None => {}
+            }
+        }
+        if !changed {
+            return Ok(None);
+        }
+        Ok(Some(write_entry_stream(format, &stream)?))
+    }
+
+    /// A string-table message with its values renamed; `None` when
+    /// nothing changed.
+    fn string_table_message(
+        &mut self,
+        id: u32,
+        body: &[u8],
+        state: &DemoState,
+    ) -> Result<Option<Vec<u8>>, ErrorKind> {
+        if id == 44 {
+            let mut c = pb::CSvcMsgCreateStringTable::decode(body)
+                .map_err(|e| unwritable("svc_CreateStringTable", e))?;
+            let format = format_of(&c);
+            if !RENAMED_TABLES.contains(&format.name.as_str()) {
                 return Ok(None);
             }
             let raw = c.string_data.take().unwrap_or_default();
-            let mut data = if c.data_compressed() {
+            let data = if c.data_compressed() {
                 crate::stringtable::decompress(&raw, "string table data")?
             } else {
-                raw.clone()
+                raw
             };
-            let mut changed = false;
-            if compressed_values(&format) {
-                if let Some(d) = self.compressed_values(&format, &data, c.num_entries())? {
-                    data = d;
-                    changed = true;
-                }
-            }
-            if c.data_compressed() {
-                let n = self.substituter.apply(&mut data);
-                self.renamed += n as u64;
-                changed |= n > 0;
-            }
-            if !changed {
+            let table_id = state.string_tables.iter().rposition(|t| t.name == format.name);
+            let Some(data) = self.entry_stream(&format, &data, c.num_entries(), state, table_id)?
+            else {
                 return Ok(None);
-            }
+            };
             if c.data_compressed() {
                 c.uncompressed_size = Some(i32::try_from(data.len()).unwrap_or(i32::MAX));
                 let mut out = Vec::new();
@@ -847,20 +1359,19 @@ impl Anonymizer {
             }
             return Ok(Some(c.encode_to_vec()));
         }
-        let mut u =
-            pb::CSvcMsgUpdateStringTable::decode(body).map_err(|e| ErrorKind::Unwritable {
-                what: "svc_UpdateStringTable",
-                reason: e.to_string(),
-            })?;
-        let Some(format) = usize::try_from(u.table_id())
-            .ok()
-            .and_then(|i| self.tables.get(i))
-            .filter(|t| compressed_values(t))
-            .cloned()
-        else {
+        let mut u = pb::CSvcMsgUpdateStringTable::decode(body)
+            .map_err(|e| unwritable("svc_UpdateStringTable", e))?;
+        let table_id = usize::try_from(u.table_id()).ok();
+        let Some(format) = table_id.and_then(|i| self.tables.get(i)).cloned() else {
             return Ok(None);
         };
-        match self.compressed_values(&format, u.string_data(), u.num_changed_entries())? {
+        match self.entry_stream(
+            &format,
+            u.string_data(),
+            u.num_changed_entries(),
+            state,
+            table_id,
+        )? {
             Some(data) => {
                 u.string_data = Some(data);
                 Ok(Some(u.encode_to_vec()))
@@ -869,37 +1380,39 @@ impl Anonymizer {
         }
     }
 
-    /// Renames inside the compressed values of an entry stream.
-    fn compressed_values(
+    /// A `CDemoStringTables` snapshot renamed; `None` when unchanged.
+    fn string_tables(
         &mut self,
-        format: &StringTable,
-        data: &[u8],
-        count: i32,
-    ) -> Result<Option<Vec<u8>>, ErrorKind> {
-        let mut stream = read_entry_stream(format, data, count)?;
+        tables: &mut pb::CDemoStringTables,
+        state: &DemoState,
+    ) -> Result<bool, ErrorKind> {
         let mut changed = false;
-        for e in &mut stream.entries {
-            let Some(v) = e.value.as_mut() else { continue };
-            if v.compressed != Some(true) {
+        for t in &mut tables.tables {
+            let name = t.table_name().to_string();
+            if !RENAMED_TABLES.contains(&name.as_str()) {
                 continue;
             }
-            let mut raw = crate::stringtable::decompress(&v.stored, "string table value")?;
-            let n = self.substituter.apply(&mut raw);
-            if n > 0 {
-                self.renamed += n as u64;
-                crate::container_writer::compress_payload(&raw, &mut v.stored)?;
-                changed = true;
+            for item in &mut t.items {
+                let Some(data) = &item.data else { continue };
+                let key = item.str.as_deref().map(str::as_bytes);
+                if let Some(new) = self.table_value(&name, key, data, state)? {
+                    item.data = Some(new);
+                    changed = true;
+                }
             }
         }
-        if !changed {
-            return Ok(None);
-        }
-        Ok(Some(write_entry_stream(format, &stream)?))
+        Ok(changed)
     }
 
-    /// A packet without its voice and chat messages and with its compressed
-    /// string-table data renamed; `None` when no message changed.
-    fn transform_packet(&mut self, data: &[u8], tick: i32) -> Option<Vec<u8>> {
+    /// A packet without its voice and chat messages and with its players
+    /// renamed; `None` when no message changed.
+    fn transform_packet(
+        &mut self,
+        data: &[u8],
+        tick: i32,
+        entities: &mut VecDeque<Result<Option<Vec<u8>>, String>>,
+        state: &DemoState,
+    ) -> Option<Vec<u8>> {
         let mut messages = PacketMessages::new(data);
         let mut out: Vec<(u32, std::borrow::Cow<'_, [u8]>)> = Vec::new();
         let mut changed = false;
@@ -910,7 +1423,7 @@ impl Anonymizer {
                 Err(e) => {
                     self.warn(
                         tick,
-                        format!("a packet could not be split ({e}); renamed in place only"),
+                        format!("a packet could not be split ({e}); kept as it was"),
                     );
                     return None;
                 }
@@ -925,19 +1438,43 @@ impl Anonymizer {
                 changed = true;
                 continue;
             }
-            if m.id == 44 || m.id == 45 {
-                match self.string_table_message(m.id, &m.body) {
-                    Ok(Some(body)) => {
-                        changed = true;
-                        out.push((m.id, body.into()));
-                        continue;
+            let new = match m.id {
+                55 => match entities.pop_front() {
+                    Some(Ok(b)) => b,
+                    Some(Err(e)) => {
+                        self.warn(
+                            tick,
+                            format!("svc_PacketEntities could not be renamed ({e}); kept"),
+                        );
+                        None
                     }
-                    Ok(None) => {}
-                    Err(e) => self.warn(tick, format!("string table message {}: {e}", m.id)),
+                    None => None,
+                },
+                44 | 45 => match self.string_table_message(m.id, &m.body, state) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        self.warn(tick, format!("string table message {}: {e}; kept", m.id));
+                        None
+                    }
+                },
+                _ => {
+                    let b = self.renamer.protobuf(&m.body);
+                    if b.is_some() {
+                        self.renamed += 1;
+                    }
+                    b
+                }
+            };
+            match new {
+                Some(body) => {
+                    changed = true;
+                    out.push((m.id, body.into()));
+                }
+                None => {
+                    kept += 1;
+                    out.push((m.id, m.body));
                 }
             }
-            kept += 1;
-            out.push((m.id, m.body));
         }
         self.messages_kept += kept;
         if !changed {
@@ -954,9 +1491,8 @@ impl Anonymizer {
                 return None;
             }
         }
-        // The original padding bits when they fit the new last byte (the
-        // packet is shorter by whole messages, so its last byte may have
-        // fewer free bits): zero bits otherwise, which readers ignore.
+        // The original padding bits when they fit the new last byte: zero
+        // bits otherwise, which readers ignore.
         if left > 0 && left < 8 {
             if let Ok(bytes) = w.clone().finish_with_padding(padding as u8) {
                 return Some(bytes);
@@ -966,52 +1502,93 @@ impl Anonymizer {
     }
 
     /// A `CDemoPacket` with its packet transformed; `None` when unchanged.
-    fn transform_demo_packet(&mut self, payload: &[u8], tick: i32) -> Option<Vec<u8>> {
+    fn transform_demo_packet(
+        &mut self,
+        payload: &[u8],
+        tick: i32,
+        entities: &mut VecDeque<Result<Option<Vec<u8>>, String>>,
+        state: &DemoState,
+    ) -> Option<Vec<u8>> {
         let span = find_len_field(payload, 3)?;
         let data = payload.get(span.value.clone())?;
-        let packet = self.transform_packet(data, tick)?;
+        let packet = self.transform_packet(data, tick, entities, state)?;
         Some(splice_len_field(payload, &span, 3, &packet))
     }
 
-    /// The anonymized payload of a frame (decompressed), or `None` when
-    /// it is unchanged. [`Anonymizer::learn`] must have seen this frame and
-    /// the ones before.
-    pub fn transform(
+    /// The anonymized payload of a frame (decompressed), or `None` when it
+    /// is unchanged. [`Anonymizer::learn`] must have seen this frame and
+    /// the ones before; `entities` holds its `svc_PacketEntities` renamed
+    /// against the state before each, `state` is the state after it.
+    fn transform(
         &mut self,
         command: DemoCommand,
         tick: i32,
         payload: &[u8],
+        entities: &mut VecDeque<Result<Option<Vec<u8>>, String>>,
+        state: &DemoState,
     ) -> Option<Vec<u8>> {
-        let mut changed = match command {
-            // Schema only: field and class names, in which a short bot name
-            // can occur by chance.
-            DemoCommand::SendTables | DemoCommand::ClassInfo => return None,
-            DemoCommand::Packet | DemoCommand::SignonPacket => {
-                self.transform_demo_packet(payload, tick)
+        match command {
+            DemoCommand::FileHeader | DemoCommand::FileInfo => {
+                let new = self.renamer.protobuf(payload);
+                if new.is_some() {
+                    self.renamed += 1;
+                }
+                new
             }
-            DemoCommand::FullPacket => find_len_field(payload, 2).and_then(|span| {
-                let inner = payload.get(span.value.clone())?;
-                let packet = self.transform_demo_packet(inner, tick)?;
-                Some(splice_len_field(payload, &span, 2, &packet))
-            }),
+            DemoCommand::Packet | DemoCommand::SignonPacket => {
+                self.transform_demo_packet(payload, tick, entities, state)
+            }
+            DemoCommand::FullPacket => {
+                let mut full = pb::CDemoFullPacket::decode(payload).ok()?;
+                let mut changed = false;
+                if let Some(t) = full.string_table.as_mut() {
+                    match self.string_tables(t, state) {
+                        Ok(c) => changed |= c,
+                        Err(e) => self.warn(tick, format!("full packet string tables: {e}")),
+                    }
+                }
+                if let Some(p) = full.packet.as_mut() {
+                    let data = p.data.take().unwrap_or_default();
+                    match self.transform_packet(&data, tick, entities, state) {
+                        Some(new) => {
+                            p.data = Some(new);
+                            changed = true;
+                        }
+                        None => p.data = Some(data),
+                    }
+                }
+                changed.then(|| full.encode_to_vec())
+            }
+            DemoCommand::StringTables => {
+                let mut t = pb::CDemoStringTables::decode(payload).ok()?;
+                match self.string_tables(&mut t, state) {
+                    Ok(true) => Some(t.encode_to_vec()),
+                    Ok(false) => None,
+                    Err(e) => {
+                        self.warn(tick, format!("DEM_StringTables: {e}; kept"));
+                        None
+                    }
+                }
+            }
+            DemoCommand::AnimationHeader => {
+                let mut data = payload.to_vec();
+                let n = self.substituter.apply(&mut data);
+                self.replaced_in_place += n as u64;
+                (n > 0).then_some(data)
+            }
             _ => None,
-        };
-        let mut data = changed.take().unwrap_or_else(|| payload.to_vec());
-        let differs = data.len() != payload.len() || data != payload;
-        let n = self.substituter.apply(&mut data);
-        self.renamed += n as u64;
-        (differs || n > 0).then_some(data)
+        }
     }
 }
 
-/// A frame held back: as stored.
+/// A frame held back until the players are known.
 struct HeldFrame {
     command: DemoCommand,
     compressed: bool,
     tick: i32,
-    offset: u64,
-    index: u64,
     stored: Vec<u8>,
+    payload: Vec<u8>,
+    entities: VecDeque<Result<Option<Vec<u8>>, String>>,
 }
 
 /// Frames held back before the players are known: at most this many bytes.
@@ -1029,18 +1606,18 @@ pub fn anonymize<R: Read, W: Write + Seek>(
     options: &AnonymizeOptions,
 ) -> Result<EditReport, DemoError> {
     let mut stream = FrameStream::new(input)?;
+    let mut parser = DemoParser::detached()?;
     let mut writer = DemoWriter::new(out)?;
     let mut anon = Anonymizer::new(options);
     let mut report = EditReport::new();
     let mut held: Vec<HeldFrame> = Vec::new();
     let mut held_bytes = 0usize;
-    let mut stopped = false;
     let mut last_tick = -1;
     loop {
         let frame = match stream.next_frame() {
             Ok(Some(f)) => f,
             Ok(None) => {
-                if !stopped {
+                if !parser.state.reached_stop {
                     report.ended_early(missing_stop(&stream));
                 }
                 break;
@@ -1053,9 +1630,16 @@ pub fn anonymize<R: Read, W: Write + Seek>(
         };
         let f = &frame.frame;
         report.frame_read(f.tick);
-        stopped |= f.command == DemoCommand::Stop;
         last_tick = f.tick;
         anon.learn(f.command, &f.payload);
+        let mut pass = EntityPass {
+            renamer: &anon.renamer,
+            bodies: VecDeque::new(),
+            renamed: 0,
+        };
+        parser.apply_frame(f, &mut pass)?;
+        let mut entities = pass.bodies;
+        anon.renamed += pass.renamed;
         let hold = !anon.knows_userinfo()
             && !matches!(f.command, DemoCommand::Packet | DemoCommand::Stop)
             && held_bytes + frame.stored.len() <= MAX_HELD_BACK;
@@ -1065,25 +1649,26 @@ pub fn anonymize<R: Read, W: Write + Seek>(
                 command: f.command,
                 compressed: f.compressed,
                 tick: f.tick,
-                offset: f.offset,
-                index: f.index,
                 stored: frame.stored.to_vec(),
+                payload: f.payload.to_vec(),
+                entities,
             });
             continue;
         }
-        for h in held.drain(..) {
-            write_held(&mut writer, &mut anon, &h)?;
+        for mut h in held.drain(..) {
+            write_held(&mut writer, &mut anon, &mut h, &parser.state)?;
         }
         held_bytes = 0;
-        match anon.transform(f.command, f.tick, &f.payload) {
+        match anon.transform(f.command, f.tick, &f.payload, &mut entities, &parser.state) {
             Some(new) => writer.write_frame(f.command, f.tick, f.compressed, &new)?,
             None => writer.write_raw_frame(f.command, f.tick, f.compressed, frame.stored)?,
         }
     }
-    for h in held.drain(..) {
-        write_held(&mut writer, &mut anon, &h)?;
+    parser.finish_frames(&mut StateOnly);
+    for mut h in held.drain(..) {
+        write_held(&mut writer, &mut anon, &mut h, &parser.state)?;
     }
-    if report.cut.is_some() && !stopped {
+    if report.cut.is_some() && !parser.state.reached_stop {
         writer.write_frame(DemoCommand::Stop, last_tick, false, &[])?;
     }
     report.frames_written = writer.frames_written();
@@ -1092,9 +1677,11 @@ pub fn anonymize<R: Read, W: Write + Seek>(
     report.warnings.push(Warning {
         tick: last_tick,
         message: format!(
-            "anonymized: {} players, {} identities renamed in place, {} chat and {} voice messages dropped",
+            "anonymized: {} players, {} values renamed, {} ids replaced in place in unmodeled blobs, \
+             {} chat and {} voice messages dropped",
             anon.players.len(),
             anon.renamed,
+            anon.replaced_in_place,
             anon.chat_dropped,
             anon.voice_dropped
         ),
@@ -1107,25 +1694,16 @@ pub fn anonymize<R: Read, W: Write + Seek>(
 fn write_held<W: Write + Seek>(
     writer: &mut DemoWriter<W>,
     anon: &mut Anonymizer,
-    frame: &HeldFrame,
+    frame: &mut HeldFrame,
+    state: &DemoState,
 ) -> Result<(), DemoError> {
-    let owned;
-    let payload: &[u8] = if frame.compressed {
-        owned = crate::stringtable::decompress(&frame.stored, "frame payload").map_err(|kind| {
-            DemoError {
-                kind,
-                location: Location {
-                    byte_offset: frame.offset,
-                    frame: frame.index,
-                    tick: frame.tick,
-                },
-            }
-        })?;
-        &owned
-    } else {
-        &frame.stored
-    };
-    match anon.transform(frame.command, frame.tick, payload) {
+    match anon.transform(
+        frame.command,
+        frame.tick,
+        &frame.payload,
+        &mut frame.entities,
+        state,
+    ) {
         Some(new) => writer.write_frame(frame.command, frame.tick, frame.compressed, &new),
         None => writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.stored),
     }
@@ -1156,26 +1734,39 @@ mod tests {
     }
 
     #[test]
-    fn player_info_is_renamed_in_place() {
+    fn player_info_is_renamed_field_by_field() {
         let options = AnonymizeOptions::from_passphrase("test");
         let mut anon = Anonymizer::new(&options);
+        let s = 76_561_197_966_986_733;
         let info = pb::CMsgPlayerInfo {
             name: Some("Partridge".into()),
-            xuid: Some(76_561_197_966_986_733),
-            steamid: Some(76_561_197_966_986_733),
+            xuid: Some(s),
+            steamid: Some(s),
             userid: Some(0),
             ..Default::default()
         };
         let bytes = info.encode_to_vec();
         anon.learn_player_info(&bytes);
-        let out = anon.transform(DemoCommand::CustomData, 1, &bytes).unwrap();
-        assert_eq!(out.len(), bytes.len());
+        let out = anon.renamer().protobuf(&bytes).unwrap();
         let back = pb::CMsgPlayerInfo::decode(&*out).unwrap();
         let p = options.pseudonyms();
-        assert_eq!(back.name(), p.name(76_561_197_966_986_733, "", 9));
-        assert_eq!(back.steamid(), p.steamid(76_561_197_966_986_733));
+        assert_eq!(back.name(), p.name(s, "Partridge"));
+        assert!(back.name().starts_with("Player-"));
+        assert_eq!(back.steamid(), p.steamid(s));
         assert_eq!(back.xuid(), back.steamid());
         assert_eq!(back.userid(), 0);
+        // Nested in another message, and inside text.
+        let packet = pb::CDemoPacket { data: Some(bytes) }.encode_to_vec();
+        let out = anon.renamer().protobuf(&packet).unwrap();
+        let inner = pb::CDemoPacket::decode(&*out).unwrap();
+        let back = pb::CMsgPlayerInfo::decode(inner.data()).unwrap();
+        assert_eq!(back.name(), p.name(s, "Partridge"));
+        let fake = p.account_id(s);
+        assert_eq!(
+            anon.renamer().text("Partridge (STEAM_1:1:3360502) joined").unwrap(),
+            format!("{} (STEAM_1:{}:{}) joined", p.name(s, ""), fake & 1, fake >> 1)
+        );
+        assert_eq!(anon.renamer().text("nobody here"), None);
     }
 
     #[test]
@@ -1191,7 +1782,10 @@ mod tests {
         w.push_message(118, &say).unwrap();
         w.push(VOICE_DATA, &[1, 2, 3]).unwrap();
         let data = w.finish_with_padding(0b101).unwrap();
-        let out = anon.transform_packet(&data, 0).unwrap();
+        let state = DemoState::default();
+        let out = anon
+            .transform_packet(&data, 0, &mut VecDeque::new(), &state)
+            .unwrap();
         let mut it = PacketMessages::new(&out);
         let ids: Vec<u32> = it.by_ref().map(|m| m.unwrap().id).collect();
         assert_eq!(ids, [4]);
@@ -1201,7 +1795,9 @@ mod tests {
             ..AnonymizeOptions::from_passphrase("k")
         });
         keep.game = Game::Cs2;
-        let out = keep.transform_packet(&data, 0).unwrap();
+        let out = keep
+            .transform_packet(&data, 0, &mut VecDeque::new(), &state)
+            .unwrap();
         let ids: Vec<u32> = PacketMessages::new(&out).map(|m| m.unwrap().id).collect();
         assert_eq!(ids, [4, 118]);
     }
@@ -1280,7 +1876,13 @@ mod tests {
             anon.learn(DemoCommand::SignonPacket, &payload);
             assert_eq!(anon.players().count(), 1);
             let out = anon
-                .transform(DemoCommand::SignonPacket, -1, &payload)
+                .transform(
+                    DemoCommand::SignonPacket,
+                    -1,
+                    &payload,
+                    &mut VecDeque::new(),
+                    &DemoState::default(),
+                )
                 .unwrap();
             let packet = pb::CDemoPacket::decode(&*out).unwrap();
             let m = PacketMessages::new(packet.data()).next().unwrap().unwrap();
@@ -1305,7 +1907,7 @@ mod tests {
             };
             let info = pb::CMsgPlayerInfo::decode(&*raw).unwrap();
             let p = options.pseudonyms();
-            assert_eq!(info.name(), p.name(steamid, "", 16));
+            assert_eq!(info.name(), p.name(steamid, ""));
             assert_eq!(info.steamid(), p.steamid(steamid));
             assert_eq!(info.xuid(), p.steamid(steamid));
         }
@@ -1383,7 +1985,15 @@ mod tests {
             ]
         );
         // The events themselves are renamed, the network id too.
-        let out = anon.transform(DemoCommand::Packet, 1, &payload).unwrap();
+        let out = anon
+            .transform(
+                DemoCommand::Packet,
+                1,
+                &payload,
+                &mut VecDeque::new(),
+                &DemoState::default(),
+            )
+            .unwrap();
         let packet = pb::CDemoPacket::decode(&*out).unwrap();
         let events: Vec<pb::CSvcMsgGameEvent> = PacketMessages::new(packet.data())
             .map(|m| m.unwrap())
@@ -1396,12 +2006,12 @@ mod tests {
         let text = |e: &pb::CSvcMsgGameEvent, i: usize| {
             String::from_utf8(e.keys[i].val_string().to_vec()).unwrap()
         };
-        assert_eq!(text(&events[0], 0), p.name(s, "", 9));
+        assert_eq!(text(&events[0], 0), p.name(s, ""));
         assert_eq!(
             text(&events[0], 2),
             format!("STEAM_1:{}:{}", fake & 1, fake >> 1)
         );
-        assert_eq!(text(&events[1], 0), p.name(0, "Waldo", 5));
+        assert_eq!(text(&events[1], 0), p.name(0, "Waldo"));
         assert_eq!(text(&events[1], 2), "BOT");
     }
 
