@@ -358,6 +358,9 @@ fn no_identity_is_left_and_everything_else_is_equal() {
                 .map(|w| w.message.as_str())
                 .unwrap_or("")
         );
+        for w in &report.warnings {
+            println!("  {name}: tick {}: {}", w.tick, w.message);
+        }
         assert!(total > 0, "{name}: IN has no identity to find");
         assert!(after.is_empty(), "{name}: left in OUT: {after:#?}");
 

@@ -28,62 +28,76 @@
 //! | `EconItems` string table | `CSOEconItem.account_id` of each item | varint (account id) | Dota 2 |
 //! | `DEM_FileHeader` | `server_name` (a listen server is named after its host) | protobuf string | all |
 //! | `svc_ServerInfo` | `host_name` (likewise) | protobuf string | all |
-//! | `DEM_AnimationHeader` | 20 records holding the steam id | 64 bits | CS2 (14011) |
+//! | `DEM_AnimationHeader` | 20 records holding the name and the steam id | bytes; 64 bits | CS2 (14011) |
 //!
-//! Not in the corpus but of the same kinds, and covered by the same
-//! forms: game events with a player's name, `networkid` (`STEAM_1:y:z`,
-//! `[U:1:id]`) or xuid (`player_connect`, `player_info`,
-//! `player_disconnect`), chat (`SayText2`'s `param1`), CS2's end-of-match
-//! and rank messages (xuids as fixed64 or varint), Dota 2's
-//! `CDemoFileInfo.game_info.dota.player_info` (`player_name`, `steamid`).
-//! A name that contains no other player's name and is not written
-//! anywhere in these forms is not in the table: Valve's `SendTables` hold
-//! schema text in which a short bot name can occur (`Vox`), which is not
-//! about the player and is kept.
+//! Not in the corpus but of the same kinds: game events with a player's
+//! name, `networkid` (`STEAM_1:y:z`, `[U:1:id]`) or xuid
+//! (`player_connect`, `player_info`, `player_disconnect`), chat
+//! (`SayText2`'s `param1`), CS2's end-of-match and rank messages (xuids as
+//! fixed64 or varint), Dota 2's `CDemoFileInfo.game_info.dota.player_info`
+//! (`player_name`, `steamid`).
 //!
 //! # How it is renamed
 //!
-//! Every form above is replaced by its pseudonym in place, bit for bit,
-//! wherever the original bits occur in a frame's decompressed payload,
-//! whatever the message: a fake account id is chosen to be written in as
-//! many bytes as the real one in every form, and a player's fake name has
-//! as many bytes as the real one. Nothing around the replaced bits moves,
-//! so no length, varint, field path or bit offset changes, and every
-//! message keeps its original bytes but for the identities in it (entity
-//! data is not decoded and encoded again; packets keep their padding).
-//! What is matched, by length of the original:
+//! Each value is renamed where the format says it is, decoded and encoded
+//! again, so a pseudonym need not have the original's length and nothing
+//! else is touched:
 //!
-//! - names of five bytes or more: their bytes, anywhere;
-//! - names of three or four bytes: only as a cstring (followed by a zero
-//!   byte, as entity fields and string-table keys write strings) or as a
-//!   protobuf string (preceded by its length byte), 32 bits or more;
-//! - steam ids: 64 bits little-endian, varint, decimal; account ids: 32 bits
-//!   little-endian, varint (from three bytes), decimal (from six digits),
-//!   and `STEAM_0:y:z` / `STEAM_1:y:z`.
+//! - **Entity fields.** Every `svc_PacketEntities` is decoded into its
+//!   records against the state right before it
+//!   ([`crate::entity_writer::decode_packet_entities`], the state kept
+//!   current by a [`DemoParser`](crate::DemoParser) fed each frame), each
+//!   field value renamed ([`Renamer::value`]), and the message encoded
+//!   again ([`crate::entity_writer::encode_packet_entities`]) when a value
+//!   changed; the other messages keep their original bytes. A string field
+//!   holding a name, any integer field holding a known steam id, and a
+//!   field named for an id (`xuid`, `steamid`, `accountid` in its name)
+//!   holding a known account id are renamed.
+//! - **Baselines.** An `instancebaseline` value is field data against its
+//!   class's serializer (the key is the class id): read, renamed the same
+//!   way and written again ([`rename_baseline`]).
+//! - **String-table values.** `userinfo` (`CMsgPlayerInfo`) and
+//!   `EconItems` (`CSOEconItem`) values, in `svc_CreateStringTable`,
+//!   `svc_UpdateStringTable`, `DEM_StringTables` and the tables of
+//!   `DEM_FullPacket`: the entry stream is read into its records
+//!   ([`crate::stringtable_writer`]), each value (snappy-decompressed when
+//!   it is) renamed as a protobuf message, and the stream written again,
+//!   compressed again where it was.
+//! - **Protobuf messages.** The file header, the file info and every other
+//!   packet message (`svc_ServerInfo.host_name`, game events, user
+//!   messages) are renamed field by field on the protobuf wire format,
+//!   without their schema ([`Renamer::protobuf`]): a varint or fixed64
+//!   equal to a known steam id, a varint or fixed32 equal to a known
+//!   account id, a length-delimited field that reads as a message is
+//!   renamed inside, else a UTF-8 text by [`Renamer::text`] (a name as a
+//!   whole; names of three bytes or more and the ids' text forms inside
+//!   longer text). A message that changes is written again with the new
+//!   lengths; one that does not keeps its bytes.
+//! - **Blobs gamewire does not model** (`DEM_AnimationHeader`, which holds
+//!   the players' names and steam ids): replaced in place at any bit offset
+//!   ([`Substituter`], [`patterns_for`]), names by a fake name of their own
+//!   length (base32 characters from the same keyed hash: not the
+//!   `Player-` pseudonym, which would not fit), ids by fake ids written in
+//!   as many bytes as the real ones in every form
+//!   ([`Pseudonyms::account_id`]), so nothing moves. A 32-bit account id
+//!   matches unrelated bits by chance about once in 2^32 bit offsets, which
+//!   is why this is used nowhere else.
 //!
-//! A pattern of 32 bits occurs by chance about once in 2^32 bit offsets,
-//! which a demo of a few megabytes reaches with a probability of about 1%;
-//! the corpus test checks that every entity field but the renamed ones
-//! decodes to the same value after the rename, which would catch it.
-//! Names of one or two bytes cannot be told from chance bits in bit-packed
-//! data and are renamed only where they are byte-aligned protobuf strings
-//! preceded by their length (in `userinfo` and messages). The SourceTV
-//! client (`ishltv`) is not a player and keeps its name.
+//! Pseudonyms ([`crate::edit::pseudonym`]): `Player-` and six base32
+//! characters of a keyed hash of the steam id (of the name for bots), and
+//! fake steam ids that keep the real ones' upper bits. The SourceTV client
+//! (`ishltv`) is not a player and keeps its name.
 //!
 //! Players are learned as the demo goes, from `userinfo` (entries created,
 //! updated, or restored by a `DEM_StringTables` snapshot) and from the game
 //! events that introduce a player (`player_connect`, `player_info`,
 //! `player_disconnect`: `name`, and `xuid`, `steamid` or `networkid`),
 //! each frame before it is written, so a player is renamed from the frame
-//! that first names them in either. Frames before the table exists (the
-//! file header and the signon, which name the listen server's host) are
-//! held back until it does, at most the signon. A name or id written in an
+//! that first names them in either. Frames before the table and the
+//! classes exist (the file header and the signon, which name the listen
+//! server's host and hold the baselines) are held back until they do, at
+//! most the signon. A name or id written in an
 //! earlier frame than both (none in the corpus) would stay.
-//!
-//! String-table data that is snappy-compressed (`data_compressed`, or a
-//! value's own compression flag) is decompressed, renamed and compressed
-//! again. Frames whose payload changed are compressed again when they were
-//! compressed; other frames are copied as their original bytes.
 //!
 //! # What is dropped
 //!
@@ -91,8 +105,8 @@
 //! [`AnonymizeOptions::keep_chat`]: the user messages `SayText`,
 //! `SayText2` (and CS2's legacy ids of both), Dota 2's `ChatMessage`,
 //! Deadlock's `ChatMsg`, and the game events `player_chat` and
-//! `player_say`. A packet that loses messages is written again from its
-//! other messages' original bodies and its padding bits.
+//! `player_say`. A packet that loses or changes messages is written again
+//! from its messages' bodies and its padding bits.
 //!
 //! ```no_run
 //! use gamewire_source2::edit::anonymize::{anonymize, AnonymizeOptions};
@@ -231,14 +245,40 @@ fn varint_bytes(mut v: u64) -> Vec<u8> {
     out
 }
 
-/// The byte patterns of a player's ids, and their replacements, for the
-/// blobs gamewire does not model (`DEM_AnimationHeader`): the steam id as
-/// 64 bits little-endian, as a varint and in decimal, the account id as 32
-/// bits little-endian, as a varint (from three bytes) and in decimal (from
-/// six digits). The fake ids are written in as many bytes as the real ones
-/// ([`Pseudonyms::account_id`]), so they replace them bit for bit.
+/// The byte patterns of a player's identity, and their replacements, for
+/// the blobs gamewire does not model (`DEM_AnimationHeader`): the name
+/// (five bytes or more anywhere, three or four as a cstring, any length
+/// after its protobuf length byte) replaced by a fake name of the same
+/// length ([`Pseudonyms::name_of_length`]); the steam id as 64 bits
+/// little-endian, as a varint and in decimal, the account id as 32 bits
+/// little-endian, as a varint (from three bytes) and in decimal (from six
+/// digits). The fake ids are written in as many bytes as the real ones
+/// ([`Pseudonyms::account_id`]), so everything is replaced bit for bit.
 pub fn patterns_for(player: &Identity, pseudonyms: &Pseudonyms) -> Vec<Pattern> {
     let mut out = Vec::new();
+    let name = player.name.as_bytes();
+    let len = name.len();
+    if (1..128).contains(&len) {
+        let fake = pseudonyms.name_of_length(player.steamid, &player.name, len);
+        let fake = fake.as_bytes();
+        if len >= 5 {
+            out.push(Pattern {
+                find: name.to_vec(),
+                replace: fake.to_vec(),
+            });
+        } else if len >= 3 {
+            let mut find = name.to_vec();
+            find.push(0);
+            let mut replace = fake.to_vec();
+            replace.push(0);
+            out.push(Pattern { find, replace });
+        }
+        let mut find = vec![len as u8];
+        find.extend_from_slice(name);
+        let mut replace = vec![len as u8];
+        replace.extend_from_slice(fake);
+        out.push(Pattern { find, replace });
+    }
     let s = player.steamid;
     // An account id below 2^16 is no real player's (they are counted from
     // 1 and now exceed 10^9), and too short a pattern to look for.
@@ -314,7 +354,8 @@ impl Renamer {
                     r.accounts.insert(a, fa);
                 }
                 r.in_text.push((s.to_string(), fs.to_string()));
-                r.in_text.push((format!("[U:1:{a}]"), format!("[U:1:{fa}]")));
+                r.in_text
+                    .push((format!("[U:1:{a}]"), format!("[U:1:{fa}]")));
                 for universe in 0..2 {
                     r.in_text.push((
                         format!("STEAM_{universe}:{}:{}", a & 1, a >> 1),
@@ -402,7 +443,9 @@ impl Renamer {
         let id_field = || {
             name().is_some_and(|n| {
                 let n = n.to_ascii_lowercase();
-                ["xuid", "steamid", "accountid"].iter().any(|k| n.contains(k))
+                ["xuid", "steamid", "accountid"]
+                    .iter()
+                    .any(|k| n.contains(k))
             })
         };
         match v {
@@ -500,7 +543,10 @@ impl Renamer {
                 if r.is_some() {
                     return r;
                 }
-                if sub.iter().any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) {
+                if sub
+                    .iter()
+                    .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+                {
                     return None;
                 }
             }
@@ -1344,7 +1390,10 @@ impl Anonymizer {
             } else {
                 raw
             };
-            let table_id = state.string_tables.iter().rposition(|t| t.name == format.name);
+            let table_id = state
+                .string_tables
+                .iter()
+                .rposition(|t| t.name == format.name);
             let Some(data) = self.entry_stream(&format, &data, c.num_entries(), state, table_id)?
             else {
                 return Ok(None);
@@ -1640,7 +1689,12 @@ pub fn anonymize<R: Read, W: Write + Seek>(
         parser.apply_frame(f, &mut pass)?;
         let mut entities = pass.bodies;
         anon.renamed += pass.renamed;
-        let hold = !anon.knows_userinfo()
+        // Held until the players and the classes are known: baselines,
+        // created in the signon, are read against the class serializers.
+        let ready = anon.knows_userinfo()
+            && parser.state.send_tables.is_some()
+            && !parser.state.classes.is_empty();
+        let hold = !ready
             && !matches!(f.command, DemoCommand::Packet | DemoCommand::Stop)
             && held_bytes + frame.stored.len() <= MAX_HELD_BACK;
         if hold {
@@ -1763,8 +1817,15 @@ mod tests {
         assert_eq!(back.name(), p.name(s, "Partridge"));
         let fake = p.account_id(s);
         assert_eq!(
-            anon.renamer().text("Partridge (STEAM_1:1:3360502) joined").unwrap(),
-            format!("{} (STEAM_1:{}:{}) joined", p.name(s, ""), fake & 1, fake >> 1)
+            anon.renamer()
+                .text("Partridge (STEAM_1:1:3360502) joined")
+                .unwrap(),
+            format!(
+                "{} (STEAM_1:{}:{}) joined",
+                p.name(s, ""),
+                fake & 1,
+                fake >> 1
+            )
         );
         assert_eq!(anon.renamer().text("nobody here"), None);
     }

@@ -186,6 +186,36 @@ impl Pseudonyms {
     }
 }
 
+impl Pseudonyms {
+    /// A fake name of exactly `len` base32 characters (`HMAC(key, "name" ‖
+    /// steam id)`, or `"bot" ‖ name` for a bot, over as many blocks as
+    /// needed): for blobs gamewire does not model, where a name can only be
+    /// replaced in place.
+    pub fn name_of_length(&self, steamid: u64, name: &str, len: usize) -> String {
+        let (label, data): (&[u8], Vec<u8>) = if steamid == 0 {
+            (b"bot", name.as_bytes().to_vec())
+        } else {
+            (b"name", steamid.to_le_bytes().to_vec())
+        };
+        let mut out = String::with_capacity(len);
+        let mut block = 1u32;
+        while out.len() < len {
+            let mac = self.mac(label, &data, block);
+            block += 1;
+            // One character from each byte's low 5 bits.
+            for &b in &mac {
+                if out.len() >= len {
+                    break;
+                }
+                out.push(char::from(
+                    BASE32.get(usize::from(b & 31)).copied().unwrap_or(b'A'),
+                ));
+            }
+        }
+        out
+    }
+}
+
 /// What every fake name starts with.
 pub const NAME_PREFIX: &str = "Player-";
 
@@ -245,5 +275,10 @@ mod tests {
         assert_ne!(a.name(0, "Vox"), a.name(0, "Uri"));
         assert_eq!(a.name(0, "Vox"), a.name(0, "Vox"));
         assert_ne!(a.account_id(s), b.account_id(s));
+        for len in [0, 1, 3, 32, 33, 100] {
+            let n = a.name_of_length(s, "Partridge", len);
+            assert_eq!(n.len(), len);
+            assert!(n.bytes().all(|c| BASE32.contains(&c)));
+        }
     }
 }
