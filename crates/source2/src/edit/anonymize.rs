@@ -67,8 +67,9 @@
 //!   packet message (`svc_ServerInfo.host_name`, game events, user
 //!   messages) are renamed field by field on the protobuf wire format,
 //!   without their schema ([`Renamer::protobuf`]): a varint or fixed64
-//!   equal to a known steam id, a varint or fixed32 equal to a known
-//!   account id, a length-delimited field that reads as a message is
+//!   equal to a known steam id, a varint equal to a known account id (not
+//!   a fixed32: those are mostly floats, and no account id is sent so), a
+//!   length-delimited field that reads as a message is
 //!   renamed inside, else a UTF-8 text by [`Renamer::text`] (a name as a
 //!   whole; names of three bytes or more and the ids' text forms inside
 //!   longer text). A message that changes is written again with the new
@@ -498,11 +499,12 @@ impl Renamer {
                     self.steamid(u64::from_le_bytes(b))
                         .map(|f| f.to_le_bytes().to_vec())
                 }
+                // 32 bits: floats mostly, which would match an account id
+                // by chance about once in 2^32; no account id is written so.
                 5 => {
-                    let b: [u8; 4] = msg.get(pos..pos.checked_add(4)?)?.try_into().ok()?;
-                    pos += 4;
-                    self.account(u32::from_le_bytes(b))
-                        .map(|f| f.to_le_bytes().to_vec())
+                    pos = pos.checked_add(4)?;
+                    msg.get(..pos)?;
+                    None
                 }
                 2 => {
                     let len = usize::try_from(read_varint(msg, &mut pos)?).ok()?;
@@ -1647,8 +1649,9 @@ const MAX_HELD_BACK: usize = 64 << 20;
 /// documentation). Frames are read one at a time
 /// ([`FrameStream`](super::frames::FrameStream)), so memory does not grow
 /// with the demo's length (beyond the signon, held back until `userinfo`
-/// exists). A demo that ends early is written up to its last whole frame,
-/// then `DEM_Stop`, and [`EditReport::cut`] says where it ended.
+/// exists). A demo that ends early, or whose frame does not decode, is
+/// written up to the frame before, then `DEM_Stop`, and
+/// [`EditReport::cut`] says where it ended.
 pub fn anonymize<R: Read, W: Write + Seek>(
     input: R,
     out: W,
@@ -1671,22 +1674,27 @@ pub fn anonymize<R: Read, W: Write + Seek>(
                 }
                 break;
             }
-            Err(e) if e.is_truncation() => {
+            // A frame that ends early or does not decompress: the demo is
+            // anonymized up to it.
+            Err(e) => {
                 report.ended_early(e);
                 break;
             }
-            Err(e) => return Err(e),
         };
         let f = &frame.frame;
-        report.frame_read(f.tick);
-        last_tick = f.tick;
         anon.learn(f.command, &f.payload);
         let mut pass = EntityPass {
             renamer: &anon.renamer,
             bodies: VecDeque::new(),
             renamed: 0,
         };
-        parser.apply_frame(f, &mut pass)?;
+        // A frame that does not decode ends the demo there, as a cut.
+        if let Err(e) = parser.apply_frame(f, &mut pass) {
+            report.ended_early(e);
+            break;
+        }
+        report.frame_read(f.tick);
+        last_tick = f.tick;
         let mut entities = pass.bodies;
         anon.renamed += pass.renamed;
         // Held until the players and the classes are known: baselines,
