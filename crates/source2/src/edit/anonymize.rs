@@ -150,6 +150,7 @@ use crate::state::DemoState;
 use crate::stringtable::StringTable;
 use crate::stringtable_writer::{read_entry_stream, write_entry_stream, IndexStep};
 use crate::value::Value;
+use crate::visitor::message_name_in;
 use crate::DemoParser;
 
 /// What to anonymize with.
@@ -938,6 +939,8 @@ pub struct Anonymizer {
     /// Values renamed (entity fields, string-table values, protobuf
     /// fields).
     pub renamed: u64,
+    /// Renamed values by where they were: message or table.
+    pub renamed_in: std::collections::BTreeMap<String, u64>,
     /// Ids replaced in place in blobs not modeled.
     pub replaced_in_place: u64,
     /// Messages dropped as chat.
@@ -1028,6 +1031,7 @@ impl Anonymizer {
             chat_events: Vec::new(),
             player_events: FxHashMap::default(),
             renamed: 0,
+            renamed_in: Default::default(),
             replaced_in_place: 0,
             chat_dropped: 0,
             voice_dropped: 0,
@@ -1049,6 +1053,12 @@ impl Anonymizer {
     /// Whether the `userinfo` table has been seen.
     pub fn knows_userinfo(&self) -> bool {
         self.tables.iter().any(|t| t.name == "userinfo")
+    }
+
+    /// Counts `n` values renamed in `place`.
+    fn count(&mut self, place: String, n: u64) {
+        self.renamed += n;
+        *self.renamed_in.entry(place).or_default() += n;
     }
 
     fn warn(&mut self, tick: i32, message: String) {
@@ -1275,9 +1285,13 @@ impl Anonymizer {
         state: &DemoState,
     ) -> Result<Option<Vec<u8>>, ErrorKind> {
         match table {
-            "userinfo" | "EconItems" => Ok(self.renamer.protobuf(value).inspect(|_| {
-                self.renamed += 1;
-            })),
+            "userinfo" | "EconItems" => {
+                let new = self.renamer.protobuf(value);
+                if new.is_some() {
+                    self.count(format!("{table} values"), 1);
+                }
+                Ok(new)
+            }
             "instancebaseline" => {
                 let Some(class_id) = key
                     .and_then(|k| std::str::from_utf8(k).ok())
@@ -1287,7 +1301,7 @@ impl Anonymizer {
                 };
                 Ok(
                     rename_baseline(value, class_id, state, &self.renamer)?.map(|(v, n)| {
-                        self.renamed += n;
+                        self.count("instancebaseline fields".into(), n);
                         v
                     }),
                 )
@@ -1511,7 +1525,7 @@ impl Anonymizer {
                 _ => {
                     let b = self.renamer.protobuf(&m.body);
                     if b.is_some() {
-                        self.renamed += 1;
+                        self.count(message_name_in(self.game, m.id), 1);
                     }
                     b
                 }
@@ -1582,7 +1596,7 @@ impl Anonymizer {
             DemoCommand::FileHeader | DemoCommand::FileInfo => {
                 let new = self.renamer.protobuf(payload);
                 if new.is_some() {
-                    self.renamed += 1;
+                    self.count(command.name(), 1);
                 }
                 new
             }
@@ -1696,7 +1710,9 @@ pub fn anonymize<R: Read, W: Write + Seek>(
         report.frame_read(f.tick);
         last_tick = f.tick;
         let mut entities = pass.bodies;
-        anon.renamed += pass.renamed;
+        if pass.renamed > 0 {
+            anon.count("svc_PacketEntities fields".into(), pass.renamed);
+        }
         // Held until the players and the classes are known: baselines,
         // created in the signon, are read against the class serializers.
         let ready = anon.knows_userinfo()
@@ -1739,10 +1755,15 @@ pub fn anonymize<R: Read, W: Write + Seek>(
     report.warnings.push(Warning {
         tick: last_tick,
         message: format!(
-            "anonymized: {} players, {} values renamed, {} ids replaced in place in unmodeled blobs, \
-             {} chat and {} voice messages dropped",
+            "anonymized: {} players, {} values renamed ({}), {} ids and names replaced in place \
+             in unmodeled blobs, {} chat and {} voice messages dropped",
             anon.players.len(),
             anon.renamed,
+            anon.renamed_in
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
             anon.replaced_in_place,
             anon.chat_dropped,
             anon.voice_dropped
