@@ -2106,6 +2106,80 @@ mod tests {
     }
 
     #[test]
+    fn string_table_snapshots_are_renamed() {
+        use pb::c_demo_string_tables::{ItemsT, TableT};
+        let options = AnonymizeOptions::from_passphrase("k");
+        let mut anon = Anonymizer::new(&options);
+        let s = 76_561_198_170_642_933;
+        let info = pb::CMsgPlayerInfo {
+            name: Some("Zu".into()),
+            steamid: Some(s),
+            xuid: Some(s),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let other = ItemsT {
+            str: Some("Zu".into()),
+            data: Some(b"Zu".to_vec()),
+        };
+        let tables = pb::CDemoStringTables {
+            tables: vec![
+                TableT {
+                    table_name: Some("userinfo".into()),
+                    items: vec![ItemsT {
+                        str: Some("0".into()),
+                        data: Some(info),
+                    }],
+                    ..Default::default()
+                },
+                TableT {
+                    table_name: Some("soundprecache".into()),
+                    items: vec![other.clone()],
+                    ..Default::default()
+                },
+            ],
+        };
+        let payload = tables.encode_to_vec();
+        anon.learn(DemoCommand::StringTables, &payload);
+        let full = pb::CDemoFullPacket {
+            string_table: Some(tables),
+            packet: None,
+        }
+        .encode_to_vec();
+        let p = options.pseudonyms();
+        for (command, payload) in [
+            (DemoCommand::StringTables, payload),
+            (DemoCommand::FullPacket, full),
+        ] {
+            let out = anon
+                .transform(
+                    command,
+                    5,
+                    &payload,
+                    &mut VecDeque::new(),
+                    &DemoState::default(),
+                )
+                .unwrap();
+            let t = if command == DemoCommand::FullPacket {
+                pb::CDemoFullPacket::decode(&*out)
+                    .unwrap()
+                    .string_table
+                    .unwrap()
+            } else {
+                pb::CDemoStringTables::decode(&*out).unwrap()
+            };
+            let data = t.tables[0].items[0].data.as_deref().unwrap();
+            let back = pb::CMsgPlayerInfo::decode(data).unwrap();
+            // A two-byte name too: renamed where it is known to be a name.
+            assert_eq!(back.name(), p.name(s, "Zu"));
+            assert_eq!(back.steamid(), p.steamid(s));
+            assert_eq!(back.xuid(), p.steamid(s));
+            // Tables that name no player are kept.
+            assert_eq!(t.tables[1].items[0], other);
+        }
+    }
+
+    #[test]
     fn protobuf_fields_are_spliced() {
         let p = pb::CDemoPacket {
             data: Some(vec![1, 2, 3]),
