@@ -616,12 +616,12 @@ fn mutated_demos_are_errors_or_demos_never_panics() {
         .unwrap();
     let data = std::fs::read(&path).unwrap();
     let options = AnonymizeOptions::from_passphrase("k");
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
     };
     let (mut ok, mut failed) = (0, 0);
     for _ in 0..24 {
