@@ -28,68 +28,77 @@
 //! | `EconItems` string table | `CSOEconItem.account_id` of each item | varint (account id) | Dota 2 |
 //! | `DEM_FileHeader` | `server_name` (a listen server is named after its host) | protobuf string | all |
 //! | `svc_ServerInfo` | `host_name` (likewise) | protobuf string | all |
-//! | `DEM_AnimationHeader` | 20 records holding the steam id | 64 bits | CS2 (14011) |
+//! | `DEM_AnimationHeader` | 20 records holding the name and the steam id | bytes; 64 bits | CS2 (14011) |
 //!
-//! Not in the corpus but of the same kinds, and covered by the same
-//! forms: game events with a player's name, `networkid` (`STEAM_1:y:z`,
-//! `[U:1:id]`) or xuid (`player_connect`, `player_info`,
-//! `player_disconnect`), chat (`SayText2`'s `param1`), CS2's end-of-match
-//! and rank messages (xuids as fixed64 or varint), Dota 2's
-//! `CDemoFileInfo.game_info.dota.player_info` (`player_name`, `steamid`).
-//! A name that contains no other player's name and is not written
-//! anywhere in these forms is not in the table: Valve's `SendTables` hold
-//! schema text in which a short bot name can occur (`Vox`), which is not
-//! about the player and is kept.
+//! Not in the corpus but of the same kinds: game events with a player's
+//! name, `networkid` (`STEAM_1:y:z`, `[U:1:id]`) or xuid
+//! (`player_connect`, `player_info`, `player_disconnect`), chat
+//! (`SayText2`'s `param1`), CS2's end-of-match and rank messages (xuids as
+//! fixed64 or varint), Dota 2's `CDemoFileInfo.game_info.dota.player_info`
+//! (`player_name`, `steamid`).
 //!
 //! # How it is renamed
 //!
-//! Every form above is replaced by its pseudonym in place, bit for bit,
-//! wherever the original bits occur in a frame's decompressed payload,
-//! whatever the message: a fake account id is chosen to be written in as
-//! many bytes as the real one in every form, and a player's fake name has
-//! as many bytes as the real one. Nothing around the replaced bits moves,
-//! so no length, varint, field path or bit offset changes, and every
-//! message keeps its original bytes but for the identities in it (entity
-//! data is not decoded and encoded again; packets keep their padding).
-//! What is matched, by length of the original:
+//! Each value is renamed where the format says it is, decoded and encoded
+//! again, so a pseudonym need not have the original's length and nothing
+//! else is touched:
 //!
-//! - names of five bytes or more: their bytes, anywhere;
-//! - names of three or four bytes: only as a cstring (followed by a zero
-//!   byte, as entity fields and string-table keys write strings) or as a
-//!   protobuf string (preceded by its length byte), 32 bits or more;
-//! - steam ids: 64 bits little-endian, varint, decimal; account ids: 32 bits
-//!   little-endian, varint (from three bytes), decimal (from six digits),
-//!   and `STEAM_0:y:z` / `STEAM_1:y:z`.
+//! - **Entity fields.** Every `svc_PacketEntities` is decoded into its
+//!   records against the state right before it
+//!   ([`crate::entity_writer::decode_packet_entities`], the state kept
+//!   current by a [`DemoParser`](crate::DemoParser) fed each frame), each
+//!   field value renamed ([`Renamer::value`]), and the message encoded
+//!   again ([`crate::entity_writer::encode_packet_entities`]) when a value
+//!   changed; the other messages keep their original bytes. A string field
+//!   holding a name, any integer field holding a known steam id, and a
+//!   field named for an id (`xuid`, `steamid`, `accountid` in its name)
+//!   holding a known account id are renamed.
+//! - **Baselines.** An `instancebaseline` value is field data against its
+//!   class's serializer (the key is the class id): read, renamed the same
+//!   way and written again ([`rename_baseline`]).
+//! - **String-table values.** `userinfo` (`CMsgPlayerInfo`) and
+//!   `EconItems` (`CSOEconItem`) values, in `svc_CreateStringTable`,
+//!   `svc_UpdateStringTable`, `DEM_StringTables` and the tables of
+//!   `DEM_FullPacket`: the entry stream is read into its records
+//!   ([`crate::stringtable_writer`]), each value (snappy-decompressed when
+//!   it is) renamed as a protobuf message, and the stream written again,
+//!   compressed again where it was.
+//! - **Protobuf messages.** The file header, the file info and every other
+//!   packet message (`svc_ServerInfo.host_name`, game events, user
+//!   messages) are renamed field by field on the protobuf wire format,
+//!   without their schema ([`Renamer::protobuf`]): a varint or fixed64
+//!   equal to a known steam id, a varint equal to a known account id (not
+//!   a fixed32: those are mostly floats, and no account id is sent so), a
+//!   length-delimited field that reads as a message is
+//!   renamed inside, else a UTF-8 text by [`Renamer::text`] (a name as a
+//!   whole; names of three bytes or more and the ids' text forms inside
+//!   longer text). A message that changes is written again with the new
+//!   lengths; one that does not keeps its bytes.
+//! - **Blobs gamewire does not model** (`DEM_AnimationHeader`, which holds
+//!   the players' names and steam ids): replaced in place at any bit offset
+//!   ([`Substituter`], [`patterns_for`]), names by a fake name of their own
+//!   length (base32 characters from the same keyed hash: not the
+//!   `Player-` pseudonym, which would not fit), ids by fake ids written in
+//!   as many bytes as the real ones in every form
+//!   ([`Pseudonyms::account_id`]), so nothing moves. A 32-bit account id
+//!   matches unrelated bits by chance about once in 2^32 bit offsets, which
+//!   is why this is used nowhere else.
 //!
-//! A pattern of 32 bits occurs by chance about once in 2^32 bit offsets,
-//! which a demo of a few megabytes reaches with a probability of about 1%.
-//! So every frame is checked as it is written: IN and OUT are decoded side
-//! by side (two parsers fed frame by frame), and the entity changes and
-//! game events of each frame of OUT must be IN's with the identities
-//! renamed (a string holding a name, a 64-bit value equal to a steam id, a
-//! 32-bit one equal to an account id) and nothing else changed. A chance
-//! match inside an unrelated value fails that check, and the
-//! anonymization stops with an error naming the frame: a wrong demo is
-//! never written. (User messages are not decoded by the check.)
-//! Names of one or two bytes cannot be told from chance bits (8 to 24 of
-//! them, with their length or terminator) and are not renamed: the report
-//! warns of each such player. The SourceTV client (`ishltv`) is not a
-//! player and keeps its name.
+//! Pseudonyms ([`crate::edit::pseudonym`]): `Player-` and six base32
+//! characters of a keyed hash of the steam id (of the name for bots), and
+//! fake steam ids that keep the real ones' upper bits. The SourceTV client
+//! (`ishltv`) is not a player and keeps its name.
 //!
 //! Players are learned as the demo goes, from `userinfo` (entries created,
 //! updated, or restored by a `DEM_StringTables` snapshot) and from the game
 //! events that introduce a player (`player_connect`, `player_info`,
 //! `player_disconnect`: `name`, and `xuid`, `steamid` or `networkid`),
 //! each frame before it is written, so a player is renamed from the frame
-//! that first names them in either. Frames before the table exists (the
-//! file header and the signon, which name the listen server's host) are
-//! held back until it does, at most the signon. A name or id written in an
+//! that first names them in either. Frames before the table and the
+//! classes exist (the file header and the signon, which name the listen
+//! server's host and hold the baselines) are held back until they do, at
+//! most the signon. A name or id written in an
 //! earlier frame than both (none in the corpus) would stay.
-//!
-//! String-table data that is snappy-compressed (`data_compressed`, or a
-//! value's own compression flag) is decompressed, renamed and compressed
-//! again. Frames whose payload changed are compressed again when they were
-//! compressed; other frames are copied as their original bytes.
 //!
 //! # What is dropped
 //!
@@ -97,8 +106,8 @@
 //! [`AnonymizeOptions::keep_chat`]: the user messages `SayText`,
 //! `SayText2` (and CS2's legacy ids of both), Dota 2's `ChatMessage`,
 //! Deadlock's `ChatMsg`, and the game events `player_chat` and
-//! `player_say`. A packet that loses messages is written again from its
-//! other messages' original bodies and its padding bits.
+//! `player_say`. A packet that loses or changes messages is written again
+//! from its messages' bodies and its padding bits.
 //!
 //! ```no_run
 //! use gamewire_source2::edit::anonymize::{anonymize, AnonymizeOptions};
@@ -121,17 +130,28 @@ use prost::Message;
 use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
+use std::collections::VecDeque;
+
+use gamewire_bits::{BitReader, BitWriter};
+
 use super::frames::FrameStream;
 use super::pseudonym::{decimal_len, Pseudonyms};
-use super::{missing_stop, EditReport};
+use super::{missing_stop, EditReport, StateOnly};
 use crate::container::DemoCommand;
 use crate::container_writer::DemoWriter;
+use crate::entity::FieldState;
+use crate::entity_writer::{decode_packet_entities, encode_packet_entities, EntityOp};
 use crate::error::{DemoError, ErrorKind, Location, Warning};
+use crate::fieldpath::{read_field_paths, FieldPath};
 use crate::messages::Game;
 use crate::packet_writer::{PacketMessages, PacketWriter};
+use crate::serializer::{SendTables, SerializerId};
+use crate::state::DemoState;
 use crate::stringtable::StringTable;
-use crate::stringtable_writer::{read_entry_stream, write_entry_stream};
+use crate::stringtable_writer::{read_entry_stream, write_entry_stream, IndexStep};
 use crate::value::Value;
+use crate::visitor::message_name_in;
+use crate::DemoParser;
 
 /// What to anonymize with.
 #[derive(Clone)]
@@ -208,7 +228,7 @@ pub struct Identity {
     pub steamid: u64,
 }
 
-/// One replacement: `find` becomes `replace` (same length).
+/// One in-place replacement: `find` becomes `replace` (same length).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pattern {
     /// The original bytes.
@@ -227,34 +247,38 @@ fn varint_bytes(mut v: u64) -> Vec<u8> {
     out
 }
 
-/// The byte patterns that write this player's identity, and their
-/// replacements (see the module documentation).
+/// The byte patterns of a player's identity, and their replacements, for
+/// the blobs gamewire does not model (`DEM_AnimationHeader`): the name
+/// (five bytes or more anywhere, three or four as a cstring, any length
+/// after its protobuf length byte) replaced by a fake name of the same
+/// length ([`Pseudonyms::name_of_length`]); the steam id as 64 bits
+/// little-endian, as a varint and in decimal, the account id as 32 bits
+/// little-endian, as a varint (from three bytes) and in decimal (from six
+/// digits). The fake ids are written in as many bytes as the real ones
+/// ([`Pseudonyms::account_id`]), so everything is replaced bit for bit.
 pub fn patterns_for(player: &Identity, pseudonyms: &Pseudonyms) -> Vec<Pattern> {
     let mut out = Vec::new();
     let name = player.name.as_bytes();
     let len = name.len();
-    if len >= 3 {
-        let fake = pseudonyms.name(player.steamid, &player.name, len);
+    if (1..128).contains(&len) {
+        let fake = pseudonyms.name_of_length(player.steamid, &player.name, len);
         let fake = fake.as_bytes();
         if len >= 5 {
             out.push(Pattern {
                 find: name.to_vec(),
                 replace: fake.to_vec(),
             });
-        } else {
+        } else if len >= 3 {
             let mut find = name.to_vec();
             find.push(0);
             let mut replace = fake.to_vec();
             replace.push(0);
             out.push(Pattern { find, replace });
         }
-    }
-    if (3..128).contains(&len) {
-        let fake = pseudonyms.name(player.steamid, &player.name, len);
         let mut find = vec![len as u8];
         find.extend_from_slice(name);
         let mut replace = vec![len as u8];
-        replace.extend_from_slice(fake.as_bytes());
+        replace.extend_from_slice(fake);
         out.push(Pattern { find, replace });
     }
     let s = player.steamid;
@@ -292,17 +316,454 @@ pub fn patterns_for(player: &Identity, pseudonyms: &Pseudonyms) -> Vec<Pattern> 
                 replace: fa.to_string().into_bytes(),
             });
         }
-        for universe in ["0", "1"] {
-            out.push(Pattern {
-                find: format!("STEAM_{universe}:{}:{}", a & 1, a >> 1).into_bytes(),
-                replace: format!("STEAM_{universe}:{}:{}", fa & 1, fa >> 1).into_bytes(),
-            });
-        }
     }
     out.retain(|p| p.find != p.replace && p.find.len() == p.replace.len());
     out
 }
 
+/// Each known player's name, steam id and account id, and their
+/// pseudonyms: what a value is renamed to.
+#[derive(Debug, Clone, Default)]
+pub struct Renamer {
+    names: FxHashMap<String, String>,
+    steamids: FxHashMap<u64, u64>,
+    accounts: FxHashMap<u32, u32>,
+    /// What is replaced inside longer text, longest first: names of three
+    /// bytes or more, and the ids' text forms (decimal steam id,
+    /// `[U:1:id]`, `STEAM_x:y:z`, decimal account id of six digits or
+    /// more).
+    in_text: Vec<(String, String)>,
+}
+
+impl Renamer {
+    /// The renaming of these players under these pseudonyms.
+    pub fn new<'a>(players: impl IntoIterator<Item = &'a Identity>, p: &Pseudonyms) -> Self {
+        let mut r = Renamer::default();
+        for pl in players {
+            if !pl.name.is_empty() {
+                let fake = p.name(pl.steamid, &pl.name);
+                if pl.name.len() >= 3 {
+                    r.in_text.push((pl.name.clone(), fake.clone()));
+                }
+                r.names.insert(pl.name.clone(), fake);
+            }
+            let s = pl.steamid;
+            if s != 0 {
+                let fs = p.steamid(s);
+                let (a, fa) = (s as u32, fs as u32);
+                r.steamids.insert(s, fs);
+                if a != 0 {
+                    r.accounts.insert(a, fa);
+                }
+                r.in_text.push((s.to_string(), fs.to_string()));
+                r.in_text
+                    .push((format!("[U:1:{a}]"), format!("[U:1:{fa}]")));
+                for universe in 0..2 {
+                    r.in_text.push((
+                        format!("STEAM_{universe}:{}:{}", a & 1, a >> 1),
+                        format!("STEAM_{universe}:{}:{}", fa & 1, fa >> 1),
+                    ));
+                }
+                if decimal_len(u64::from(a)) >= 6 {
+                    r.in_text.push((a.to_string(), fa.to_string()));
+                }
+            }
+        }
+        r.in_text
+            .sort_by(|x, y| y.0.len().cmp(&x.0.len()).then(x.0.cmp(&y.0)));
+        r.in_text.dedup_by(|x, y| x.0 == y.0);
+        r
+    }
+
+    /// Whether no player is known.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.steamids.is_empty()
+    }
+
+    /// A text renamed: a known name as a whole becomes its pseudonym;
+    /// inside longer text, names of three bytes or more and the ids' text
+    /// forms are replaced (in one pass, so a replacement is never matched
+    /// again). `None` when nothing changed.
+    pub fn text(&self, s: &str) -> Option<String> {
+        if let Some(n) = self.names.get(s) {
+            return Some(n.clone());
+        }
+        let bytes = s.as_bytes();
+        let mut out = String::new();
+        let (mut i, mut last) = (0, 0);
+        while i < bytes.len() {
+            let rest = bytes.get(i..).unwrap_or_default();
+            match self
+                .in_text
+                .iter()
+                .find(|(f, _)| rest.starts_with(f.as_bytes()))
+            {
+                // A match starts where a character does: `f` starts with one.
+                Some((f, r)) => {
+                    out.push_str(s.get(last..i)?);
+                    out.push_str(r);
+                    i += f.len();
+                    last = i;
+                }
+                None => i += 1,
+            }
+        }
+        if last == 0 {
+            return None;
+        }
+        out.push_str(s.get(last..)?);
+        Some(out)
+    }
+
+    /// The fake steam id of a known one.
+    pub fn steamid(&self, v: u64) -> Option<u64> {
+        self.steamids.get(&v).copied()
+    }
+
+    /// The fake account id of a known one.
+    pub fn account(&self, v: u32) -> Option<u32> {
+        self.accounts.get(&v).copied()
+    }
+
+    /// A number that is a steam id, or an account id when `id_field`
+    /// says the field holds one.
+    fn number(&self, v: u64, id_field: impl FnOnce() -> bool) -> Option<u64> {
+        if let Some(f) = self.steamid(v) {
+            return Some(f);
+        }
+        let a = u32::try_from(v).ok()?;
+        let f = self.account(a)?;
+        id_field().then_some(u64::from(f))
+    }
+
+    /// An entity field's value renamed: strings by [`Renamer::text`], a
+    /// known steam id in any integer field, a known account id in a field
+    /// whose name says it holds one (`xuid`, `steamid`, `accountid`:
+    /// `m_OriginalOwnerXuidLow`, `m_iAccountID`, ...). `name` gives the
+    /// field's name, asked for only when needed.
+    pub fn value(&self, v: &Value, name: impl FnOnce() -> Option<String>) -> Option<Value> {
+        let id_field = || {
+            name().is_some_and(|n| {
+                let n = n.to_ascii_lowercase();
+                ["xuid", "steamid", "accountid"]
+                    .iter()
+                    .any(|k| n.contains(k))
+            })
+        };
+        match v {
+            Value::String(s) => self.text(s).map(|t| Value::String(t.into())),
+            Value::U64(x) => self.number(*x, id_field).map(Value::U64),
+            Value::I64(x) => self
+                .number(*x as u64, id_field)
+                .map(|f| Value::I64(f as i64)),
+            Value::U32(x) => self
+                .number(u64::from(*x), id_field)
+                .and_then(|f| u32::try_from(f).ok())
+                .map(Value::U32),
+            Value::I32(x) => self
+                .number(u64::from(*x as u32), id_field)
+                .and_then(|f| u32::try_from(f).ok())
+                .map(|f| Value::I32(f as i32)),
+            _ => None,
+        }
+    }
+
+    /// A protobuf message renamed field by field, without its schema (see
+    /// the module documentation): `None` when nothing changed or `msg` is
+    /// not a whole protobuf message.
+    pub fn protobuf(&self, msg: &[u8]) -> Option<Vec<u8>> {
+        if self.is_empty() {
+            return None;
+        }
+        self.walk(msg, 0).flatten()
+    }
+
+    /// `None`: not a message; `Some(None)`: a message, unchanged.
+    fn walk(&self, msg: &[u8], depth: u32) -> Option<Option<Vec<u8>>> {
+        let mut pos = 0;
+        let mut out: Option<Vec<u8>> = None;
+        let mut copied = 0;
+        while pos < msg.len() {
+            let key = read_varint(msg, &mut pos)?;
+            if key >> 3 == 0 {
+                return None;
+            }
+            let start = pos;
+            let replacement = match key & 7 {
+                0 => {
+                    let v = read_varint(msg, &mut pos)?;
+                    self.number(v, || true).map(varint_bytes)
+                }
+                1 => {
+                    let b: [u8; 8] = msg.get(pos..pos.checked_add(8)?)?.try_into().ok()?;
+                    pos += 8;
+                    self.steamid(u64::from_le_bytes(b))
+                        .map(|f| f.to_le_bytes().to_vec())
+                }
+                // 32 bits: floats mostly, which would match an account id
+                // by chance about once in 2^32; no account id is written so.
+                5 => {
+                    pos = pos.checked_add(4)?;
+                    msg.get(..pos)?;
+                    None
+                }
+                2 => {
+                    let len = usize::try_from(read_varint(msg, &mut pos)?).ok()?;
+                    let end = pos.checked_add(len)?;
+                    let sub = msg.get(pos..end)?;
+                    pos = end;
+                    self.len_field(sub, depth).map(|new| {
+                        let mut v = varint_bytes(new.len() as u64);
+                        v.extend_from_slice(&new);
+                        v
+                    })
+                }
+                _ => return None,
+            };
+            if let Some(rep) = replacement {
+                let o = out.get_or_insert_with(|| Vec::with_capacity(msg.len() + 16));
+                o.extend_from_slice(msg.get(copied..start)?);
+                o.extend_from_slice(&rep);
+                copied = pos;
+            }
+        }
+        match out {
+            Some(mut o) => {
+                o.extend_from_slice(msg.get(copied..)?);
+                Some(Some(o))
+            }
+            None => Some(None),
+        }
+    }
+
+    /// A length-delimited field: a nested message if it reads as one and
+    /// something in it changes, else text if it is UTF-8 without control
+    /// bytes (a nested message that changes nothing is often valid UTF-8
+    /// too, but starts with a control byte: its first key).
+    fn len_field(&self, sub: &[u8], depth: u32) -> Option<Vec<u8>> {
+        if depth < 8 && !sub.is_empty() {
+            if let Some(r) = self.walk(sub, depth + 1) {
+                if r.is_some() {
+                    return r;
+                }
+                if sub
+                    .iter()
+                    .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+                {
+                    return None;
+                }
+            }
+        }
+        let s = std::str::from_utf8(sub).ok()?;
+        self.text(s).map(String::into_bytes)
+    }
+}
+
+fn read_varint(data: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for i in 0..10 {
+        let b = *data.get(*pos)?;
+        *pos += 1;
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+fn unwritable(what: &'static str, reason: impl std::fmt::Display) -> ErrorKind {
+    ErrorKind::Unwritable {
+        what,
+        reason: reason.to_string(),
+    }
+}
+
+/// The dotted name of a record's field, resolving array lengths and
+/// pointer types from the record's earlier fields, then from `base`.
+fn field_name(
+    tables: &SendTables,
+    serializer: SerializerId,
+    fp: &FieldPath,
+    fields: &[(FieldPath, Value)],
+    base: Option<&FieldState>,
+) -> Option<String> {
+    tables.path_name(serializer, fp, |len| {
+        let prefix = fp.as_slice().get(..len)?;
+        fields
+            .iter()
+            .rev()
+            .find(|(p, _)| p.as_slice() == prefix)
+            .map(|(_, v)| v)
+            .or_else(|| base.and_then(|b| b.get(prefix)))
+            .and_then(Value::as_u64)
+            .and_then(|v| u32::try_from(v).ok())
+    })
+}
+
+/// Renames the values of one record's fields; how many changed.
+fn rename_fields(
+    renamer: &Renamer,
+    tables: &SendTables,
+    serializer: Option<SerializerId>,
+    fields: &mut [(FieldPath, Value)],
+    base: Option<&FieldState>,
+) -> u64 {
+    let mut n = 0;
+    for i in 0..fields.len() {
+        let new = {
+            let Some((fp, v)) = fields.get(i) else { break };
+            renamer.value(v, || {
+                field_name(tables, serializer?, fp, fields.get(..i)?, base)
+            })
+        };
+        if let (Some(new), Some(slot)) = (new, fields.get_mut(i)) {
+            slot.1 = new;
+            n += 1;
+        }
+    }
+    n
+}
+
+/// One `svc_PacketEntities` body with its identity fields renamed, decoded
+/// and encoded against the state right before it
+/// ([`crate::entity_writer`]): the new body and how many values changed,
+/// `None` when none did.
+pub fn rename_packet_entities(
+    body: &[u8],
+    state: &DemoState,
+    renamer: &Renamer,
+) -> Result<Option<(Vec<u8>, u64)>, ErrorKind> {
+    let tables = state
+        .send_tables
+        .as_deref()
+        .ok_or_else(|| unwritable("svc_PacketEntities", "before the send tables"))?;
+    let mut p = decode_packet_entities(body, state)?;
+    let mut n = 0;
+    for rec in &mut p.records {
+        let existing = state.entities.get(rec.index);
+        match &mut rec.op {
+            EntityOp::Create {
+                class_id, fields, ..
+            } => {
+                let serializer = state
+                    .classes
+                    .get(*class_id as usize)
+                    .and_then(|c| c.serializer);
+                let base = existing
+                    .filter(|e| e.class_id == *class_id)
+                    .map(|e| &e.state);
+                n += rename_fields(renamer, tables, serializer, fields, base);
+            }
+            EntityOp::Update { fields, .. } => {
+                n += rename_fields(
+                    renamer,
+                    tables,
+                    existing.map(|e| e.serializer),
+                    fields,
+                    existing.map(|e| &e.state),
+                );
+            }
+            EntityOp::Leave | EntityOp::Delete => {}
+        }
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    Ok(Some((encode_packet_entities(&p, state)?, n)))
+}
+
+/// One `instancebaseline` value (a class's baseline: field data as in an
+/// entity create, against the class serializer) with its identity fields
+/// renamed: the new value and how many values changed, `None` when none
+/// did.
+pub fn rename_baseline(
+    data: &[u8],
+    class_id: u32,
+    state: &DemoState,
+    renamer: &Renamer,
+) -> Result<Option<(Vec<u8>, u64)>, ErrorKind> {
+    let what = "instancebaseline value";
+    let tables = state
+        .send_tables
+        .as_deref()
+        .ok_or_else(|| unwritable(what, "before the send tables"))?;
+    let serializer = state
+        .classes
+        .get(class_id as usize)
+        .and_then(|c| c.serializer)
+        .ok_or_else(|| unwritable(what, format!("class {class_id} has no serializer")))?;
+    let mut r = BitReader::new(data);
+    let mut paths = Vec::new();
+    read_field_paths(&mut r, &mut paths).map_err(|e| unwritable(what, e))?;
+    let mut fields: Vec<(FieldPath, Value)> = Vec::with_capacity(paths.len());
+    let mut decoders = Vec::with_capacity(paths.len());
+    for fp in &paths {
+        let decoder = tables
+            .resolve(serializer, fp, |len| {
+                let prefix = fp.as_slice().get(..len)?;
+                fields
+                    .iter()
+                    .rev()
+                    .find(|(p, _)| p.as_slice() == prefix)
+                    .and_then(|(_, v)| v.as_u64())
+                    .and_then(|v| u32::try_from(v).ok())
+            })
+            .map_err(|e| unwritable(what, format!("class {class_id}, path {fp}: {e}")))?;
+        let value = decoder
+            .decode(&mut r, state.tick_interval)
+            .map_err(|e| unwritable(what, format!("class {class_id}, path {fp}: {e}")))?;
+        fields.push((*fp, value));
+        decoders.push(decoder);
+    }
+    let n = rename_fields(renamer, tables, Some(serializer), &mut fields, None);
+    if n == 0 {
+        return Ok(None);
+    }
+    let mut w = BitWriter::new();
+    crate::fieldpath_writer::write_field_paths(&mut w, &paths)?;
+    for ((fp, value), decoder) in fields.iter().zip(decoders) {
+        decoder
+            .encode(&mut w, value, state.tick_interval)
+            .map_err(|e| unwritable(what, format!("class {class_id}, path {fp}: {e}")))?;
+    }
+    Ok(Some((w.finish(), n)))
+}
+
+/// The visitor an anonymizing pass feeds its parser: the state, and each
+/// `svc_PacketEntities` renamed against the state right before it.
+struct EntityPass<'r> {
+    renamer: &'r Renamer,
+    /// Per message, in order: the renamed body (`None`: unchanged), or why
+    /// it could not be renamed.
+    bodies: VecDeque<Result<Option<Vec<u8>>, String>>,
+    renamed: u64,
+}
+
+impl crate::Visitor for EntityPass<'_> {
+    fn interests(&self) -> crate::Interests {
+        StateOnly.interests()
+    }
+
+    fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
+        if self.renamer.is_empty() {
+            self.bodies.push_back(Ok(None));
+            return;
+        }
+        let r = match rename_packet_entities(body, state, self.renamer) {
+            Ok(Some((b, n))) => {
+                self.renamed += n;
+                Ok(Some(b))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        };
+        self.bodies.push_back(r);
+    }
+}
+
+/// The tables whose values name players.
+const RENAMED_TABLES: &[&str] = &["userinfo", "EconItems", "instancebaseline"];
 /// Replaces patterns at any bit offset of a buffer (bits least significant
 /// first, as the demo's bit streams are read).
 #[derive(Debug, Clone, Default)]
@@ -346,33 +807,6 @@ impl Substituter {
     /// The patterns, longest first.
     pub fn patterns(&self) -> &[Pattern] {
         &self.patterns
-    }
-
-    /// Replaces every byte-aligned occurrence; returns how many.
-    pub fn apply_aligned(&self, data: &mut [u8]) -> usize {
-        let mut count = 0;
-        let mut i = 0;
-        'pos: while i + 1 < data.len() {
-            if let Some(candidates) = data.get(i..i + 2).and_then(|k| {
-                self.by_prefix
-                    .get(&(u16::from(k[0]) | (u16::from(k[1]) << 8)))
-            }) {
-                for &c in candidates {
-                    let Some(p) = self.patterns.get(c) else {
-                        continue;
-                    };
-                    let end = i + p.find.len();
-                    if let Some(slot) = data.get_mut(i..end).filter(|d| **d == p.find[..]) {
-                        slot.copy_from_slice(&p.replace);
-                        count += 1;
-                        i = end;
-                        continue 'pos;
-                    }
-                }
-            }
-            i += 1;
-        }
-        count
     }
 
     /// Replaces every occurrence, at every bit offset; returns how many.
@@ -494,6 +928,7 @@ pub struct Anonymizer {
     keep_chat: bool,
     game: Game,
     players: std::collections::BTreeSet<Identity>,
+    renamer: Renamer,
     substituter: Substituter,
     /// The string tables' formats, by id (creation order).
     tables: Vec<StringTable>,
@@ -501,13 +936,18 @@ pub struct Anonymizer {
     chat_events: Vec<i32>,
     /// Key names of the game events that introduce a player, by event id.
     player_events: FxHashMap<i32, Vec<String>>,
-    /// Counts, for the report.
+    /// Values renamed (entity fields, string-table values, protobuf
+    /// fields).
     pub renamed: u64,
+    /// Renamed values by where they were: message or table.
+    pub renamed_in: std::collections::BTreeMap<String, u64>,
+    /// Ids replaced in place in blobs not modeled.
+    pub replaced_in_place: u64,
     /// Messages dropped as chat.
     pub chat_dropped: u64,
     /// Messages dropped as voice.
     pub voice_dropped: u64,
-    /// Messages kept as their original bytes (renamed in place or not).
+    /// Messages kept as their original bytes.
     pub messages_kept: u64,
     warnings: Vec<Warning>,
 }
@@ -518,19 +958,6 @@ struct FieldSpan {
     start: usize,
     /// Where its length-delimited value starts and ends.
     value: std::ops::Range<usize>,
-}
-
-fn read_varint(data: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for i in 0..10 {
-        let b = *data.get(*pos)?;
-        *pos += 1;
-        v |= u64::from(b & 0x7f) << (7 * i);
-        if b & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
 }
 
 /// The last occurrence of length-delimited field `field` in a message.
@@ -578,6 +1005,18 @@ fn splice_len_field(msg: &[u8], span: &FieldSpan, field: u64, value: &[u8]) -> V
     out
 }
 
+/// The format of a table created by this message.
+fn format_of(c: &pb::CSvcMsgCreateStringTable) -> StringTable {
+    StringTable {
+        name: c.name().to_string(),
+        user_data_fixed_size: c.user_data_fixed_size(),
+        user_data_size_bits: c.user_data_size_bits().max(0) as u32,
+        flags: c.flags(),
+        using_varint_bitcounts: c.using_varint_bitcounts(),
+        ..Default::default()
+    }
+}
+
 impl Anonymizer {
     /// An anonymizer with these options, knowing no player yet.
     pub fn new(options: &AnonymizeOptions) -> Self {
@@ -586,11 +1025,14 @@ impl Anonymizer {
             keep_chat: options.keep_chat,
             game: Game::Any,
             players: Default::default(),
+            renamer: Renamer::default(),
             substituter: Substituter::default(),
             tables: Vec::new(),
             chat_events: Vec::new(),
             player_events: FxHashMap::default(),
             renamed: 0,
+            renamed_in: Default::default(),
+            replaced_in_place: 0,
             chat_dropped: 0,
             voice_dropped: 0,
             messages_kept: 0,
@@ -603,9 +1045,20 @@ impl Anonymizer {
         self.players.iter()
     }
 
+    /// The renaming of the players learned so far.
+    pub fn renamer(&self) -> &Renamer {
+        &self.renamer
+    }
+
     /// Whether the `userinfo` table has been seen.
     pub fn knows_userinfo(&self) -> bool {
         self.tables.iter().any(|t| t.name == "userinfo")
+    }
+
+    /// Counts `n` values renamed in `place`.
+    fn count(&mut self, place: String, n: u64) {
+        self.renamed += n;
+        *self.renamed_in.entry(place).or_default() += n;
     }
 
     fn warn(&mut self, tick: i32, message: String) {
@@ -613,7 +1066,6 @@ impl Anonymizer {
             self.warnings.push(Warning { tick, message });
         }
     }
-
     /// Learns a player from a `userinfo` value (`CMsgPlayerInfo`).
     pub fn learn_player_info(&mut self, value: &[u8]) {
         let Ok(info) = pb::CMsgPlayerInfo::decode(value) else {
@@ -676,15 +1128,6 @@ impl Anonymizer {
         if id.name.is_empty() && id.steamid == 0 {
             return;
         }
-        if (1..3).contains(&id.name.len()) && !self.players.contains(&id) {
-            self.warn(
-                -1,
-                format!(
-                    "a player's name of {} byte(s) is too short to be found in bit-packed data: kept",
-                    id.name.len()
-                ),
-            );
-        }
         if self.players.insert(id) {
             let patterns = self
                 .players
@@ -692,6 +1135,7 @@ impl Anonymizer {
                 .flat_map(|p| patterns_for(p, &self.pseudonyms))
                 .collect();
             self.substituter = Substituter::new(patterns);
+            self.renamer = Renamer::new(&self.players, &self.pseudonyms);
         }
     }
 
@@ -744,14 +1188,7 @@ impl Anonymizer {
                     } else {
                         raw
                     };
-                    self.tables.push(StringTable {
-                        name: c.name().to_string(),
-                        user_data_fixed_size: c.user_data_fixed_size(),
-                        user_data_size_bits: c.user_data_size_bits().max(0) as u32,
-                        flags: c.flags(),
-                        using_varint_bitcounts: c.using_varint_bitcounts(),
-                        ..Default::default()
-                    });
+                    self.tables.push(format_of(&c));
                     self.learn_entry_stream(self.tables.len() - 1, &data, c.num_entries());
                 }
                 45 => {
@@ -838,48 +1275,145 @@ impl Anonymizer {
             .is_some_and(|t| CHAT_TYPES.contains(&t))
     }
 
-    /// Renames inside compressed string-table data; `None` when nothing
-    /// changed.
-    fn string_table_message(&mut self, id: u32, body: &[u8]) -> Result<Option<Vec<u8>>, ErrorKind> {
-        let compressed_values = |t: &StringTable| t.flags & 1 != 0 && !t.user_data_fixed_size;
-        if id == 44 {
-            let mut c =
-                pb::CSvcMsgCreateStringTable::decode(body).map_err(|e| ErrorKind::Unwritable {
-                    what: "svc_CreateStringTable",
-                    reason: e.to_string(),
-                })?;
-            let format = StringTable {
-                name: c.name().to_string(),
-                user_data_fixed_size: c.user_data_fixed_size(),
-                user_data_size_bits: c.user_data_size_bits().max(0) as u32,
-                flags: c.flags(),
-                using_varint_bitcounts: c.using_varint_bitcounts(),
-                ..Default::default()
+    /// A string-table value renamed (see [`RENAMED_TABLES`]): how many
+    /// values changed and the new value.
+    fn table_value(
+        &mut self,
+        table: &str,
+        key: Option<&[u8]>,
+        value: &[u8],
+        state: &DemoState,
+    ) -> Result<Option<Vec<u8>>, ErrorKind> {
+        match table {
+            "userinfo" | "EconItems" => {
+                let new = self.renamer.protobuf(value);
+                if new.is_some() {
+                    self.count(format!("{table} values"), 1);
+                }
+                Ok(new)
+            }
+            "instancebaseline" => {
+                let Some(class_id) = key
+                    .and_then(|k| std::str::from_utf8(k).ok())
+                    .and_then(|k| k.parse::<u32>().ok())
+                else {
+                    return Ok(None);
+                };
+                Ok(
+                    rename_baseline(value, class_id, state, &self.renamer)?.map(|(v, n)| {
+                        self.count("instancebaseline fields".into(), n);
+                        v
+                    }),
+                )
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// An entry stream with its values renamed; `None` when nothing
+    /// changed. `keys_of` gives the key of an entry the stream does not
+    /// name (an update of its value only).
+    fn entry_stream(
+        &mut self,
+        format: &StringTable,
+        data: &[u8],
+        count: i32,
+        state: &DemoState,
+        table_id: Option<usize>,
+    ) -> Result<Option<Vec<u8>>, ErrorKind> {
+        if !RENAMED_TABLES.contains(&format.name.as_str())
+            || format.user_data_fixed_size
+            || self.renamer.is_empty()
+        {
+            return Ok(None);
+        }
+        let mut stream = read_entry_stream(format, data, count)?;
+        let mut history: VecDeque<Vec<u8>> = VecDeque::new();
+        let mut index: i64 = -1;
+        let mut changed = false;
+        for e in &mut stream.entries {
+            index = match e.step {
+                IndexStep::Next => index + 1,
+                IndexStep::Explicit(v) => i64::from(v) + 1,
             };
-            if !c.data_compressed() && !compressed_values(&format) {
+            // The key history (the last 32 keys of this stream) gives the
+            // prefixes, as the reader builds keys.
+            let key = match &e.key {
+                Some(k) => {
+                    let mut full = match k.prefix {
+                        Some(p) => history
+                            .get(usize::from(p.position))
+                            .map(|h| h.get(..usize::from(p.length)).unwrap_or(h).to_vec())
+                            .unwrap_or_default(),
+                        None => Vec::new(),
+                    };
+                    full.extend_from_slice(&k.suffix);
+                    if history.len() >= 32 {
+                        history.pop_front();
+                    }
+                    history.push_back(full.clone());
+                    Some(full)
+                }
+                None => table_id
+                    .and_then(|t| state.string_tables.get(t))
+                    .and_then(|t| t.entries.get(usize::try_from(index).ok()?))
+                    .map(|e| e.key.as_bytes().to_vec()),
+            };
+            let Some(v) = e.value.as_mut() else { continue };
+            let compressed = v.compressed == Some(true);
+            let raw = if compressed {
+                crate::stringtable::decompress(&v.stored, "string table value")?
+            } else {
+                std::mem::take(&mut v.stored)
+            };
+            match self.table_value(&format.name, key.as_deref(), &raw, state)? {
+                Some(new) => {
+                    changed = true;
+                    if compressed {
+                        crate::container_writer::compress_payload(&new, &mut v.stored)?;
+                    } else {
+                        v.stored = new;
+                    }
+                }
+                None if !compressed => v.stored = raw,
+                None => {}
+            }
+        }
+        if !changed {
+            return Ok(None);
+        }
+        Ok(Some(write_entry_stream(format, &stream)?))
+    }
+
+    /// A string-table message with its values renamed; `None` when
+    /// nothing changed.
+    fn string_table_message(
+        &mut self,
+        id: u32,
+        body: &[u8],
+        state: &DemoState,
+    ) -> Result<Option<Vec<u8>>, ErrorKind> {
+        if id == 44 {
+            let mut c = pb::CSvcMsgCreateStringTable::decode(body)
+                .map_err(|e| unwritable("svc_CreateStringTable", e))?;
+            let format = format_of(&c);
+            if !RENAMED_TABLES.contains(&format.name.as_str()) {
                 return Ok(None);
             }
             let raw = c.string_data.take().unwrap_or_default();
-            let mut data = if c.data_compressed() {
+            let data = if c.data_compressed() {
                 crate::stringtable::decompress(&raw, "string table data")?
             } else {
-                raw.clone()
+                raw
             };
-            let mut changed = false;
-            if compressed_values(&format) {
-                if let Some(d) = self.compressed_values(&format, &data, c.num_entries())? {
-                    data = d;
-                    changed = true;
-                }
-            }
-            if c.data_compressed() {
-                let n = self.substituter.apply(&mut data);
-                self.renamed += n as u64;
-                changed |= n > 0;
-            }
-            if !changed {
+            let table_id = state
+                .string_tables
+                .iter()
+                .rposition(|t| t.name == format.name);
+            let Some(data) = self.entry_stream(&format, &data, c.num_entries(), state, table_id)?
+            else {
                 return Ok(None);
-            }
+            };
             if c.data_compressed() {
                 c.uncompressed_size = Some(i32::try_from(data.len()).unwrap_or(i32::MAX));
                 let mut out = Vec::new();
@@ -890,20 +1424,19 @@ impl Anonymizer {
             }
             return Ok(Some(c.encode_to_vec()));
         }
-        let mut u =
-            pb::CSvcMsgUpdateStringTable::decode(body).map_err(|e| ErrorKind::Unwritable {
-                what: "svc_UpdateStringTable",
-                reason: e.to_string(),
-            })?;
-        let Some(format) = usize::try_from(u.table_id())
-            .ok()
-            .and_then(|i| self.tables.get(i))
-            .filter(|t| compressed_values(t))
-            .cloned()
-        else {
+        let mut u = pb::CSvcMsgUpdateStringTable::decode(body)
+            .map_err(|e| unwritable("svc_UpdateStringTable", e))?;
+        let table_id = usize::try_from(u.table_id()).ok();
+        let Some(format) = table_id.and_then(|i| self.tables.get(i)).cloned() else {
             return Ok(None);
         };
-        match self.compressed_values(&format, u.string_data(), u.num_changed_entries())? {
+        match self.entry_stream(
+            &format,
+            u.string_data(),
+            u.num_changed_entries(),
+            state,
+            table_id,
+        )? {
             Some(data) => {
                 u.string_data = Some(data);
                 Ok(Some(u.encode_to_vec()))
@@ -912,37 +1445,39 @@ impl Anonymizer {
         }
     }
 
-    /// Renames inside the compressed values of an entry stream.
-    fn compressed_values(
+    /// A `CDemoStringTables` snapshot renamed; `None` when unchanged.
+    fn string_tables(
         &mut self,
-        format: &StringTable,
-        data: &[u8],
-        count: i32,
-    ) -> Result<Option<Vec<u8>>, ErrorKind> {
-        let mut stream = read_entry_stream(format, data, count)?;
+        tables: &mut pb::CDemoStringTables,
+        state: &DemoState,
+    ) -> Result<bool, ErrorKind> {
         let mut changed = false;
-        for e in &mut stream.entries {
-            let Some(v) = e.value.as_mut() else { continue };
-            if v.compressed != Some(true) {
+        for t in &mut tables.tables {
+            let name = t.table_name().to_string();
+            if !RENAMED_TABLES.contains(&name.as_str()) {
                 continue;
             }
-            let mut raw = crate::stringtable::decompress(&v.stored, "string table value")?;
-            let n = self.substituter.apply(&mut raw);
-            if n > 0 {
-                self.renamed += n as u64;
-                crate::container_writer::compress_payload(&raw, &mut v.stored)?;
-                changed = true;
+            for item in &mut t.items {
+                let Some(data) = &item.data else { continue };
+                let key = item.str.as_deref().map(str::as_bytes);
+                if let Some(new) = self.table_value(&name, key, data, state)? {
+                    item.data = Some(new);
+                    changed = true;
+                }
             }
         }
-        if !changed {
-            return Ok(None);
-        }
-        Ok(Some(write_entry_stream(format, &stream)?))
+        Ok(changed)
     }
 
-    /// A packet without its voice and chat messages and with its compressed
-    /// string-table data renamed; `None` when no message changed.
-    fn transform_packet(&mut self, data: &[u8], tick: i32) -> Option<Vec<u8>> {
+    /// A packet without its voice and chat messages and with its players
+    /// renamed; `None` when no message changed.
+    fn transform_packet(
+        &mut self,
+        data: &[u8],
+        tick: i32,
+        entities: &mut VecDeque<Result<Option<Vec<u8>>, String>>,
+        state: &DemoState,
+    ) -> Option<Vec<u8>> {
         let mut messages = PacketMessages::new(data);
         let mut out: Vec<(u32, std::borrow::Cow<'_, [u8]>)> = Vec::new();
         let mut changed = false;
@@ -953,7 +1488,7 @@ impl Anonymizer {
                 Err(e) => {
                     self.warn(
                         tick,
-                        format!("a packet could not be split ({e}); renamed in place only"),
+                        format!("a packet could not be split ({e}); kept as it was"),
                     );
                     return None;
                 }
@@ -968,19 +1503,43 @@ impl Anonymizer {
                 changed = true;
                 continue;
             }
-            if m.id == 44 || m.id == 45 {
-                match self.string_table_message(m.id, &m.body) {
-                    Ok(Some(body)) => {
-                        changed = true;
-                        out.push((m.id, body.into()));
-                        continue;
+            let new = match m.id {
+                55 => match entities.pop_front() {
+                    Some(Ok(b)) => b,
+                    Some(Err(e)) => {
+                        self.warn(
+                            tick,
+                            format!("svc_PacketEntities could not be renamed ({e}); kept"),
+                        );
+                        None
                     }
-                    Ok(None) => {}
-                    Err(e) => self.warn(tick, format!("string table message {}: {e}", m.id)),
+                    None => None,
+                },
+                44 | 45 => match self.string_table_message(m.id, &m.body, state) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        self.warn(tick, format!("string table message {}: {e}; kept", m.id));
+                        None
+                    }
+                },
+                _ => {
+                    let b = self.renamer.protobuf(&m.body);
+                    if b.is_some() {
+                        self.count(message_name_in(self.game, m.id), 1);
+                    }
+                    b
+                }
+            };
+            match new {
+                Some(body) => {
+                    changed = true;
+                    out.push((m.id, body.into()));
+                }
+                None => {
+                    kept += 1;
+                    out.push((m.id, m.body));
                 }
             }
-            kept += 1;
-            out.push((m.id, m.body));
         }
         self.messages_kept += kept;
         if !changed {
@@ -997,9 +1556,8 @@ impl Anonymizer {
                 return None;
             }
         }
-        // The original padding bits when they fit the new last byte (the
-        // packet is shorter by whole messages, so its last byte may have
-        // fewer free bits): zero bits otherwise, which readers ignore.
+        // The original padding bits when they fit the new last byte: zero
+        // bits otherwise, which readers ignore.
         if left > 0 && left < 8 {
             if let Ok(bytes) = w.clone().finish_with_padding(padding as u8) {
                 return Some(bytes);
@@ -1009,258 +1567,93 @@ impl Anonymizer {
     }
 
     /// A `CDemoPacket` with its packet transformed; `None` when unchanged.
-    fn transform_demo_packet(&mut self, payload: &[u8], tick: i32) -> Option<Vec<u8>> {
+    fn transform_demo_packet(
+        &mut self,
+        payload: &[u8],
+        tick: i32,
+        entities: &mut VecDeque<Result<Option<Vec<u8>>, String>>,
+        state: &DemoState,
+    ) -> Option<Vec<u8>> {
         let span = find_len_field(payload, 3)?;
         let data = payload.get(span.value.clone())?;
-        let packet = self.transform_packet(data, tick)?;
+        let packet = self.transform_packet(data, tick, entities, state)?;
         Some(splice_len_field(payload, &span, 3, &packet))
     }
 
-    /// The anonymized payload of a frame (decompressed), or `None` when
-    /// it is unchanged. [`Anonymizer::learn`] must have seen this frame and
-    /// the ones before.
-    pub fn transform(
+    /// The anonymized payload of a frame (decompressed), or `None` when it
+    /// is unchanged. [`Anonymizer::learn`] must have seen this frame and
+    /// the ones before; `entities` holds its `svc_PacketEntities` renamed
+    /// against the state before each, `state` is the state after it.
+    fn transform(
         &mut self,
         command: DemoCommand,
         tick: i32,
         payload: &[u8],
+        entities: &mut VecDeque<Result<Option<Vec<u8>>, String>>,
+        state: &DemoState,
     ) -> Option<Vec<u8>> {
-        let mut changed = match command {
-            // Schema only: field and class names, in which a short bot name
-            // can occur by chance.
-            DemoCommand::SendTables | DemoCommand::ClassInfo => return None,
-            DemoCommand::Packet | DemoCommand::SignonPacket => {
-                self.transform_demo_packet(payload, tick)
-            }
-            DemoCommand::FullPacket => find_len_field(payload, 2).and_then(|span| {
-                let inner = payload.get(span.value.clone())?;
-                let packet = self.transform_demo_packet(inner, tick)?;
-                Some(splice_len_field(payload, &span, 2, &packet))
-            }),
-            _ => None,
-        };
-        let mut data = changed.take().unwrap_or_else(|| payload.to_vec());
-        let differs = data.len() != payload.len() || data != payload;
-        let n = self.substituter.apply(&mut data);
-        self.renamed += n as u64;
-        (differs || n > 0).then_some(data)
-    }
-}
-
-/// What OUT must decode to, from what IN decodes to: IN's values under
-/// the renaming.
-#[derive(Debug, Default)]
-struct ValueMap {
-    substituter: Substituter,
-    steamids: FxHashMap<u64, u64>,
-    accounts: FxHashMap<u32, u32>,
-}
-
-impl ValueMap {
-    fn new(anon: &Anonymizer) -> Self {
-        let mut m = ValueMap {
-            substituter: anon.substituter.clone(),
-            ..Default::default()
-        };
-        for p in &anon.players {
-            if p.steamid as u32 >= 1 << 16 {
-                m.steamids
-                    .insert(p.steamid, anon.pseudonyms.steamid(p.steamid));
-                m.accounts
-                    .insert(p.steamid as u32, anon.pseudonyms.account_id(p.steamid));
-            }
-        }
-        m
-    }
-
-    fn string(&self, s: &str) -> Vec<u8> {
-        // As a cstring, the way entity fields write strings.
-        let mut bytes = Vec::with_capacity(s.len() + 1);
-        bytes.extend_from_slice(s.as_bytes());
-        bytes.push(0);
-        self.substituter.apply_aligned(&mut bytes);
-        bytes
-    }
-
-    fn hash_value(&self, v: &Value, h: &mut impl std::hash::Hasher) {
-        use std::hash::Hash;
-        match v {
-            Value::String(s) => self.string(s).hash(h),
-            Value::U64(x) => self.steamids.get(x).unwrap_or(x).hash(h),
-            Value::U32(x) => self.accounts.get(x).unwrap_or(x).hash(h),
-            Value::I32(x) => self
-                .accounts
-                .get(&(*x as u32))
-                .map_or(*x, |a| *a as i32)
-                .hash(h),
-            Value::I64(x) => self
-                .steamids
-                .get(&(*x as u64))
-                .map_or(*x, |a| *a as i64)
-                .hash(h),
-            Value::F32(f) => f.to_bits().hash(h),
-            Value::Vec2(a) => a.map(f32::to_bits).hash(h),
-            Value::Vec3(a) => a.map(f32::to_bits).hash(h),
-            Value::Vec4(a) => a.map(f32::to_bits).hash(h),
-            Value::Vec6(a) => a.map(f32::to_bits).hash(h),
-            Value::Bool(b) => b.hash(h),
-            Value::Bytes(b) => b.hash(h),
-        }
-    }
-}
-
-/// Digests the entity changes and game events of a frame.
-#[derive(Debug, Default)]
-struct FrameDigest {
-    map: Option<ValueMap>,
-    entities: u64,
-    events: u64,
-}
-
-impl crate::Visitor for FrameDigest {
-    fn interests(&self) -> crate::Interests {
-        crate::Interests {
-            entities: true,
-            game_events: true,
-            send_tables: true,
-            ..crate::Interests::NONE
-        }
-    }
-
-    fn on_entity(
-        &mut self,
-        _state: &crate::DemoState,
-        change: crate::EntityChange,
-        entity: &crate::Entity,
-        paths: &[crate::FieldPath],
-    ) {
-        use std::hash::{Hash, Hasher};
-        let mut h = rustc_hash::FxHasher::default();
-        (entity.index, entity.serial, entity.class_id, change as u8).hash(&mut h);
-        let none = ValueMap::default();
-        let map = self.map.as_ref().unwrap_or(&none);
-        for p in paths {
-            p.as_slice().hash(&mut h);
-            if let Some(v) = entity.get(p) {
-                map.hash_value(v, &mut h);
-            }
-        }
-        self.entities = self.entities.wrapping_mul(31).wrapping_add(h.finish());
-    }
-
-    fn on_game_event(&mut self, _state: &crate::DemoState, event: &crate::GameEvent) {
-        use std::hash::{Hash, Hasher};
-        if CHAT_EVENTS.contains(&event.name.as_str()) {
-            return;
-        }
-        let mut h = rustc_hash::FxHasher::default();
-        event.id.hash(&mut h);
-        for (_, _, v) in &event.keys {
-            match v {
-                crate::EventValue::String(s) => match &self.map {
-                    Some(m) => m.string(s).hash(&mut h),
-                    None => {
-                        let mut b = s.as_bytes().to_vec();
-                        b.push(0);
-                        b.hash(&mut h);
-                    }
-                },
-                crate::EventValue::U64(x) => {
-                    let m = self.map.as_ref().and_then(|m| m.steamids.get(x));
-                    m.unwrap_or(x).hash(&mut h);
+        match command {
+            DemoCommand::FileHeader | DemoCommand::FileInfo => {
+                let new = self.renamer.protobuf(payload);
+                if new.is_some() {
+                    self.count(command.name(), 1);
                 }
-                crate::EventValue::Float(f) => f.to_bits().hash(&mut h),
-                crate::EventValue::Int(i) => i.hash(&mut h),
-                crate::EventValue::Bool(b) => b.hash(&mut h),
+                new
             }
-        }
-        self.events = self.events.wrapping_mul(31).wrapping_add(h.finish());
-    }
-}
-
-/// Decodes IN and OUT side by side, frame by frame: the entity changes and
-/// game events of each frame of OUT must be IN's with the identities
-/// renamed, and nothing else changed. A chance match of an identity's
-/// bits inside an unrelated value would show here, and stops the
-/// anonymization with an error instead of writing a wrong demo.
-struct Verifier {
-    input: crate::DemoParser<'static>,
-    output: crate::DemoParser<'static>,
-    players: usize,
-    map: FrameDigest,
-    plain: FrameDigest,
-}
-
-impl Verifier {
-    fn new() -> Result<Self, DemoError> {
-        Ok(Verifier {
-            input: crate::DemoParser::detached()?,
-            output: crate::DemoParser::detached()?,
-            players: usize::MAX,
-            map: FrameDigest::default(),
-            plain: FrameDigest::default(),
-        })
-    }
-
-    /// Checks one frame: `payload` as read, `written` as written (`None`:
-    /// the same). `Ok(Err(e))`: IN itself does not decode here, the edit
-    /// ends before this frame as at a cut; `Err`: OUT is not IN renamed.
-    fn check(
-        &mut self,
-        anon: &Anonymizer,
-        frame: &crate::container::Frame<'_>,
-        written: Option<&[u8]>,
-    ) -> Result<Result<(), DemoError>, DemoError> {
-        if self.players != anon.players.len() {
-            self.players = anon.players.len();
-            self.map.map = Some(ValueMap::new(anon));
-        }
-        self.map.entities = 0;
-        self.map.events = 0;
-        self.plain.entities = 0;
-        self.plain.events = 0;
-        if let Err(e) = self.input.apply_frame(frame, &mut self.map) {
-            return Ok(Err(e));
-        }
-        let out = crate::container::Frame {
-            payload: std::borrow::Cow::Borrowed(written.unwrap_or(&frame.payload)),
-            ..frame.clone()
-        };
-        self.output.apply_frame(&out, &mut self.plain)?;
-        if (self.map.entities, self.map.events) != (self.plain.entities, self.plain.events) {
-            return Err(DemoError {
-                kind: ErrorKind::Unwritable {
-                    what: "anonymized frame",
-                    reason: format!(
-                        "renaming in place would change more than the identities in frame {} \
-                         (its {} decode to other values): a chance match, not written",
-                        frame.index,
-                        if self.map.entities != self.plain.entities {
-                            "entities"
-                        } else {
-                            "game events"
+            DemoCommand::Packet | DemoCommand::SignonPacket => {
+                self.transform_demo_packet(payload, tick, entities, state)
+            }
+            DemoCommand::FullPacket => {
+                let mut full = pb::CDemoFullPacket::decode(payload).ok()?;
+                let mut changed = false;
+                if let Some(t) = full.string_table.as_mut() {
+                    match self.string_tables(t, state) {
+                        Ok(c) => changed |= c,
+                        Err(e) => self.warn(tick, format!("full packet string tables: {e}")),
+                    }
+                }
+                if let Some(p) = full.packet.as_mut() {
+                    let data = p.data.take().unwrap_or_default();
+                    match self.transform_packet(&data, tick, entities, state) {
+                        Some(new) => {
+                            p.data = Some(new);
+                            changed = true;
                         }
-                    ),
-                },
-                location: Location {
-                    byte_offset: frame.offset,
-                    frame: frame.index,
-                    tick: frame.tick,
-                },
-            });
+                        None => p.data = Some(data),
+                    }
+                }
+                changed.then(|| full.encode_to_vec())
+            }
+            DemoCommand::StringTables => {
+                let mut t = pb::CDemoStringTables::decode(payload).ok()?;
+                match self.string_tables(&mut t, state) {
+                    Ok(true) => Some(t.encode_to_vec()),
+                    Ok(false) => None,
+                    Err(e) => {
+                        self.warn(tick, format!("DEM_StringTables: {e}; kept"));
+                        None
+                    }
+                }
+            }
+            DemoCommand::AnimationHeader => {
+                let mut data = payload.to_vec();
+                let n = self.substituter.apply(&mut data);
+                self.replaced_in_place += n as u64;
+                (n > 0).then_some(data)
+            }
+            _ => None,
         }
-        Ok(Ok(()))
     }
 }
 
-/// A frame held back: as stored.
+/// A frame held back until the players are known.
 struct HeldFrame {
     command: DemoCommand,
     compressed: bool,
     tick: i32,
-    offset: u64,
-    index: u64,
     stored: Vec<u8>,
+    payload: Vec<u8>,
+    entities: VecDeque<Result<Option<Vec<u8>>, String>>,
 }
 
 /// Frames held back before the players are known: at most this many bytes.
@@ -1279,19 +1672,18 @@ pub fn anonymize<R: Read, W: Write + Seek>(
     options: &AnonymizeOptions,
 ) -> Result<EditReport, DemoError> {
     let mut stream = FrameStream::new(input)?;
+    let mut parser = DemoParser::detached()?;
     let mut writer = DemoWriter::new(out)?;
     let mut anon = Anonymizer::new(options);
-    let mut verifier = Verifier::new()?;
     let mut report = EditReport::new();
     let mut held: Vec<HeldFrame> = Vec::new();
     let mut held_bytes = 0usize;
-    let mut stopped = false;
     let mut last_tick = -1;
     loop {
         let frame = match stream.next_frame() {
             Ok(Some(f)) => f,
             Ok(None) => {
-                if !stopped {
+                if !parser.state.reached_stop {
                     report.ended_early(missing_stop(&stream));
                 }
                 break;
@@ -1304,11 +1696,29 @@ pub fn anonymize<R: Read, W: Write + Seek>(
             }
         };
         let f = &frame.frame;
-        report.frame_read(f.tick);
-        stopped |= f.command == DemoCommand::Stop;
-        last_tick = f.tick;
         anon.learn(f.command, &f.payload);
-        let hold = !anon.knows_userinfo()
+        let mut pass = EntityPass {
+            renamer: &anon.renamer,
+            bodies: VecDeque::new(),
+            renamed: 0,
+        };
+        // A frame that does not decode ends the demo there, as a cut.
+        if let Err(e) = parser.apply_frame(f, &mut pass) {
+            report.ended_early(e);
+            break;
+        }
+        report.frame_read(f.tick);
+        last_tick = f.tick;
+        let mut entities = pass.bodies;
+        if pass.renamed > 0 {
+            anon.count("svc_PacketEntities fields".into(), pass.renamed);
+        }
+        // Held until the players and the classes are known: baselines,
+        // created in the signon, are read against the class serializers.
+        let ready = anon.knows_userinfo()
+            && parser.state.send_tables.is_some()
+            && !parser.state.classes.is_empty();
+        let hold = !ready
             && !matches!(f.command, DemoCommand::Packet | DemoCommand::Stop)
             && held_bytes + frame.stored.len() <= MAX_HELD_BACK;
         if hold {
@@ -1317,40 +1727,26 @@ pub fn anonymize<R: Read, W: Write + Seek>(
                 command: f.command,
                 compressed: f.compressed,
                 tick: f.tick,
-                offset: f.offset,
-                index: f.index,
                 stored: frame.stored.to_vec(),
+                payload: f.payload.to_vec(),
+                entities,
             });
             continue;
         }
-        let mut unreadable = None;
-        for h in held.drain(..) {
-            if unreadable.is_none() {
-                unreadable = write_held(&mut writer, &mut anon, &mut verifier, &h)?.err();
-            }
+        for mut h in held.drain(..) {
+            write_held(&mut writer, &mut anon, &mut h, &parser.state)?;
         }
         held_bytes = 0;
-        if let Some(e) = unreadable {
-            report.ended_early(e);
-            break;
-        }
-        let new = anon.transform(f.command, f.tick, &f.payload);
-        if let Err(e) = verifier.check(&anon, f, new.as_deref())? {
-            report.ended_early(e);
-            break;
-        }
-        match new {
+        match anon.transform(f.command, f.tick, &f.payload, &mut entities, &parser.state) {
             Some(new) => writer.write_frame(f.command, f.tick, f.compressed, &new)?,
             None => writer.write_raw_frame(f.command, f.tick, f.compressed, frame.stored)?,
         }
     }
-    for h in held.drain(..) {
-        if let Err(e) = write_held(&mut writer, &mut anon, &mut verifier, &h)? {
-            report.ended_early(e);
-            break;
-        }
+    parser.finish_frames(&mut StateOnly);
+    for mut h in held.drain(..) {
+        write_held(&mut writer, &mut anon, &mut h, &parser.state)?;
     }
-    if report.cut.is_some() && !stopped {
+    if report.cut.is_some() && !parser.state.reached_stop {
         writer.write_frame(DemoCommand::Stop, last_tick, false, &[])?;
     }
     report.frames_written = writer.frames_written();
@@ -1359,9 +1755,16 @@ pub fn anonymize<R: Read, W: Write + Seek>(
     report.warnings.push(Warning {
         tick: last_tick,
         message: format!(
-            "anonymized: {} players, {} identities renamed in place, {} chat and {} voice messages dropped",
+            "anonymized: {} players, {} values renamed ({}), {} ids and names replaced in place \
+             in unmodeled blobs, {} chat and {} voice messages dropped",
             anon.players.len(),
             anon.renamed,
+            anon.renamed_in
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            anon.replaced_in_place,
             anon.chat_dropped,
             anon.voice_dropped
         ),
@@ -1374,48 +1777,23 @@ pub fn anonymize<R: Read, W: Write + Seek>(
 fn write_held<W: Write + Seek>(
     writer: &mut DemoWriter<W>,
     anon: &mut Anonymizer,
-    verifier: &mut Verifier,
-    frame: &HeldFrame,
-) -> Result<Result<(), DemoError>, DemoError> {
-    let owned;
-    let payload: &[u8] = if frame.compressed {
-        owned = crate::stringtable::decompress(&frame.stored, "frame payload").map_err(|kind| {
-            DemoError {
-                kind,
-                location: Location {
-                    byte_offset: frame.offset,
-                    frame: frame.index,
-                    tick: frame.tick,
-                },
-            }
-        })?;
-        &owned
-    } else {
-        &frame.stored
-    };
-    let new = anon.transform(frame.command, frame.tick, payload);
-    let read = crate::container::Frame {
-        command: frame.command,
-        tick: frame.tick,
-        compressed: frame.compressed,
-        offset: frame.offset,
-        index: frame.index,
-        payload: std::borrow::Cow::Borrowed(payload),
-    };
-    if let Err(e) = verifier.check(anon, &read, new.as_deref())? {
-        return Ok(Err(e));
+    frame: &mut HeldFrame,
+    state: &DemoState,
+) -> Result<(), DemoError> {
+    match anon.transform(
+        frame.command,
+        frame.tick,
+        &frame.payload,
+        &mut frame.entities,
+        state,
+    ) {
+        Some(new) => writer.write_frame(frame.command, frame.tick, frame.compressed, &new),
+        None => writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.stored),
     }
-    match new {
-        Some(new) => writer.write_frame(frame.command, frame.tick, frame.compressed, &new)?,
-        None => {
-            writer.write_raw_frame(frame.command, frame.tick, frame.compressed, &frame.stored)?
-        }
-    }
-    Ok(Ok(()))
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::panic)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -1439,26 +1817,46 @@ mod tests {
     }
 
     #[test]
-    fn player_info_is_renamed_in_place() {
+    fn player_info_is_renamed_field_by_field() {
         let options = AnonymizeOptions::from_passphrase("test");
         let mut anon = Anonymizer::new(&options);
+        let s = 76_561_197_966_986_733;
         let info = pb::CMsgPlayerInfo {
             name: Some("Partridge".into()),
-            xuid: Some(76_561_197_966_986_733),
-            steamid: Some(76_561_197_966_986_733),
+            xuid: Some(s),
+            steamid: Some(s),
             userid: Some(0),
             ..Default::default()
         };
         let bytes = info.encode_to_vec();
         anon.learn_player_info(&bytes);
-        let out = anon.transform(DemoCommand::CustomData, 1, &bytes).unwrap();
-        assert_eq!(out.len(), bytes.len());
+        let out = anon.renamer().protobuf(&bytes).unwrap();
         let back = pb::CMsgPlayerInfo::decode(&*out).unwrap();
         let p = options.pseudonyms();
-        assert_eq!(back.name(), p.name(76_561_197_966_986_733, "", 9));
-        assert_eq!(back.steamid(), p.steamid(76_561_197_966_986_733));
+        assert_eq!(back.name(), p.name(s, "Partridge"));
+        assert!(back.name().starts_with("Player-"));
+        assert_eq!(back.steamid(), p.steamid(s));
         assert_eq!(back.xuid(), back.steamid());
         assert_eq!(back.userid(), 0);
+        // Nested in another message, and inside text.
+        let packet = pb::CDemoPacket { data: Some(bytes) }.encode_to_vec();
+        let out = anon.renamer().protobuf(&packet).unwrap();
+        let inner = pb::CDemoPacket::decode(&*out).unwrap();
+        let back = pb::CMsgPlayerInfo::decode(inner.data()).unwrap();
+        assert_eq!(back.name(), p.name(s, "Partridge"));
+        let fake = p.account_id(s);
+        assert_eq!(
+            anon.renamer()
+                .text("Partridge (STEAM_1:1:3360502) joined")
+                .unwrap(),
+            format!(
+                "{} (STEAM_1:{}:{}) joined",
+                p.name(s, ""),
+                fake & 1,
+                fake >> 1
+            )
+        );
+        assert_eq!(anon.renamer().text("nobody here"), None);
     }
 
     #[test]
@@ -1474,7 +1872,10 @@ mod tests {
         w.push_message(118, &say).unwrap();
         w.push(VOICE_DATA, &[1, 2, 3]).unwrap();
         let data = w.finish_with_padding(0b101).unwrap();
-        let out = anon.transform_packet(&data, 0).unwrap();
+        let state = DemoState::default();
+        let out = anon
+            .transform_packet(&data, 0, &mut VecDeque::new(), &state)
+            .unwrap();
         let mut it = PacketMessages::new(&out);
         let ids: Vec<u32> = it.by_ref().map(|m| m.unwrap().id).collect();
         assert_eq!(ids, [4]);
@@ -1484,7 +1885,9 @@ mod tests {
             ..AnonymizeOptions::from_passphrase("k")
         });
         keep.game = Game::Cs2;
-        let out = keep.transform_packet(&data, 0).unwrap();
+        let out = keep
+            .transform_packet(&data, 0, &mut VecDeque::new(), &state)
+            .unwrap();
         let ids: Vec<u32> = PacketMessages::new(&out).map(|m| m.unwrap().id).collect();
         assert_eq!(ids, [4, 118]);
     }
@@ -1563,7 +1966,13 @@ mod tests {
             anon.learn(DemoCommand::SignonPacket, &payload);
             assert_eq!(anon.players().count(), 1);
             let out = anon
-                .transform(DemoCommand::SignonPacket, -1, &payload)
+                .transform(
+                    DemoCommand::SignonPacket,
+                    -1,
+                    &payload,
+                    &mut VecDeque::new(),
+                    &DemoState::default(),
+                )
                 .unwrap();
             let packet = pb::CDemoPacket::decode(&*out).unwrap();
             let m = PacketMessages::new(packet.data()).next().unwrap().unwrap();
@@ -1588,7 +1997,7 @@ mod tests {
             };
             let info = pb::CMsgPlayerInfo::decode(&*raw).unwrap();
             let p = options.pseudonyms();
-            assert_eq!(info.name(), p.name(steamid, "", 16));
+            assert_eq!(info.name(), p.name(steamid, ""));
             assert_eq!(info.steamid(), p.steamid(steamid));
             assert_eq!(info.xuid(), p.steamid(steamid));
         }
@@ -1666,7 +2075,15 @@ mod tests {
             ]
         );
         // The events themselves are renamed, the network id too.
-        let out = anon.transform(DemoCommand::Packet, 1, &payload).unwrap();
+        let out = anon
+            .transform(
+                DemoCommand::Packet,
+                1,
+                &payload,
+                &mut VecDeque::new(),
+                &DemoState::default(),
+            )
+            .unwrap();
         let packet = pb::CDemoPacket::decode(&*out).unwrap();
         let events: Vec<pb::CSvcMsgGameEvent> = PacketMessages::new(packet.data())
             .map(|m| m.unwrap())
@@ -1679,65 +2096,87 @@ mod tests {
         let text = |e: &pb::CSvcMsgGameEvent, i: usize| {
             String::from_utf8(e.keys[i].val_string().to_vec()).unwrap()
         };
-        assert_eq!(text(&events[0], 0), p.name(s, "", 9));
+        assert_eq!(text(&events[0], 0), p.name(s, ""));
         assert_eq!(
             text(&events[0], 2),
             format!("STEAM_1:{}:{}", fake & 1, fake >> 1)
         );
-        assert_eq!(text(&events[1], 0), p.name(0, "Waldo", 5));
+        assert_eq!(text(&events[1], 0), p.name(0, "Waldo"));
         assert_eq!(text(&events[1], 2), "BOT");
     }
 
-    /// An account id equal to 32 bits somewhere in the middle of a frame's
-    /// entity data is renamed there too, by chance: the side-by-side
-    /// decode sees the entities change and stops with an error.
     #[test]
-    fn a_chance_match_is_refused() {
-        use crate::container::FrameReader;
-        let data = std::fs::read(gamewire_corpus::path("cs2/14065.dem")).unwrap();
-        let mut reader = FrameReader::new(&data).unwrap();
-        let mut frames = Vec::new();
-        while let Some(f) = reader.next_frame().unwrap() {
-            frames.push(f);
-        }
-        // 32 bits from the middle of a large packet of entity updates.
-        let (at, f) = frames
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.command == DemoCommand::Packet && f.tick > 10)
-            .max_by_key(|(_, f)| f.payload.len())
-            .unwrap();
-        let mid = f.payload.len() / 2;
-        let mut bits = [0u8; 5];
-        bits.copy_from_slice(&f.payload[mid..mid + 5]);
-        let word = (u64::from_le_bytes([bits[0], bits[1], bits[2], bits[3], bits[4], 0, 0, 0]) >> 3)
-            as u32;
-        assert!(word >= 1 << 16);
+    fn string_table_snapshots_are_renamed() {
+        use pb::c_demo_string_tables::{ItemsT, TableT};
         let options = AnonymizeOptions::from_passphrase("k");
         let mut anon = Anonymizer::new(&options);
-        let mut verifier = Verifier::new().unwrap();
-        let mut failed = None;
-        for (i, f) in frames.iter().enumerate() {
-            anon.learn(f.command, &f.payload);
-            if i == at {
-                anon.learn_identity(Identity {
-                    name: String::new(),
-                    steamid: super::super::pseudonym::STEAM_ID64_BASE + u64::from(word),
-                });
-            }
-            let new = anon.transform(f.command, f.tick, &f.payload);
-            match verifier.check(&anon, f, new.as_deref()) {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => panic!("IN does not decode: {e}"),
-                Err(e) => {
-                    failed = Some((i, e));
-                    break;
-                }
-            }
+        let s = 76_561_198_170_642_933;
+        let info = pb::CMsgPlayerInfo {
+            name: Some("Zu".into()),
+            steamid: Some(s),
+            xuid: Some(s),
+            ..Default::default()
         }
-        let (i, e) = failed.unwrap();
-        assert_eq!(i, at);
-        assert_eq!(e.location.frame, f.index);
+        .encode_to_vec();
+        let other = ItemsT {
+            str: Some("Zu".into()),
+            data: Some(b"Zu".to_vec()),
+        };
+        let tables = pb::CDemoStringTables {
+            tables: vec![
+                TableT {
+                    table_name: Some("userinfo".into()),
+                    items: vec![ItemsT {
+                        str: Some("0".into()),
+                        data: Some(info),
+                    }],
+                    ..Default::default()
+                },
+                TableT {
+                    table_name: Some("soundprecache".into()),
+                    items: vec![other.clone()],
+                    ..Default::default()
+                },
+            ],
+        };
+        let payload = tables.encode_to_vec();
+        anon.learn(DemoCommand::StringTables, &payload);
+        let full = pb::CDemoFullPacket {
+            string_table: Some(tables),
+            packet: None,
+        }
+        .encode_to_vec();
+        let p = options.pseudonyms();
+        for (command, payload) in [
+            (DemoCommand::StringTables, payload),
+            (DemoCommand::FullPacket, full),
+        ] {
+            let out = anon
+                .transform(
+                    command,
+                    5,
+                    &payload,
+                    &mut VecDeque::new(),
+                    &DemoState::default(),
+                )
+                .unwrap();
+            let t = if command == DemoCommand::FullPacket {
+                pb::CDemoFullPacket::decode(&*out)
+                    .unwrap()
+                    .string_table
+                    .unwrap()
+            } else {
+                pb::CDemoStringTables::decode(&*out).unwrap()
+            };
+            let data = t.tables[0].items[0].data.as_deref().unwrap();
+            let back = pb::CMsgPlayerInfo::decode(data).unwrap();
+            // A two-byte name too: renamed where it is known to be a name.
+            assert_eq!(back.name(), p.name(s, "Zu"));
+            assert_eq!(back.steamid(), p.steamid(s));
+            assert_eq!(back.xuid(), p.steamid(s));
+            // Tables that name no player are kept.
+            assert_eq!(t.tables[1].items[0], other);
+        }
     }
 
     #[test]

@@ -27,16 +27,16 @@
 //! - a steam id to the steam id with the same upper 32 bits (universe,
 //!   type, instance) and the fake account id: still a valid-looking
 //!   `7656119…` id;
-//! - a player to a name of base32 characters (RFC 4648's alphabet, A-Z and
-//!   2-7) drawn from `HMAC(key, "name" ‖ steam id)`, or, for bots (steam id
-//!   0), from `HMAC(key, "bot" ‖ name)`, as many characters as the original
-//!   name has bytes (see the module documentation of
-//!   [`crate::edit::anonymize`] for why the length is kept).
+//! - a player to `Player-` and six characters of RFC 4648's base32
+//!   alphabet (A-Z, 2-7) drawn from `HMAC(key, "name" ‖ steam id)`, or, for
+//!   bots (steam id 0), from `HMAC(key, "bot" ‖ name)`: 2^30 names, so two
+//!   players of one dataset share a name with a probability of about
+//!   n²/2^31 (n = 1000 players: 0.05%); the fake steam id stays the key to
+//!   join on.
 //!
 //! The same key gives the same player the same fake ids in every demo: the
 //! fake steam id is the key to join anonymized demos on. A player's fake
-//! name is a prefix of one fixed character sequence, so it stays the same
-//! as long as the real name keeps its length. Without the key, the fake ids
+//! name does not depend on the name they play under. Without the key, the fake ids
 //! cannot be traced back to real ones; a key derived from a passphrase
 //! ([`crate::edit::anonymize::AnonymizeOptions::from_passphrase`]) is only
 //! as secret as the passphrase is hard to guess.
@@ -164,39 +164,63 @@ impl Pseudonyms {
         (steamid & 0xffff_ffff_0000_0000) | u64::from(self.account_id(steamid))
     }
 
-    /// The fake name of a player: `len` base32 characters, from the steam id,
-    /// or from the name for a bot (`steamid` 0).
-    pub fn name(&self, steamid: u64, name: &str, len: usize) -> String {
+    /// The fake name of a player: `Player-` and six base32 characters (30
+    /// bits) of `HMAC(key, "name" ‖ steam id)`, or for a bot (`steamid` 0)
+    /// of `HMAC(key, "bot" ‖ name)`.
+    pub fn name(&self, steamid: u64, name: &str) -> String {
+        let mac = if steamid == 0 {
+            self.mac(b"bot", name.as_bytes(), 0)
+        } else {
+            self.mac(b"name", &steamid.to_le_bytes(), 0)
+        };
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&mac[..8]);
+        let bits = u64::from_le_bytes(word);
+        let mut out = String::with_capacity(NAME_PREFIX.len() + NAME_CHARS);
+        out.push_str(NAME_PREFIX);
+        for i in 0..NAME_CHARS {
+            let c = ((bits >> (5 * i)) & 31) as usize;
+            out.push(char::from(BASE32.get(c).copied().unwrap_or(b'A')));
+        }
+        out
+    }
+}
+
+impl Pseudonyms {
+    /// A fake name of exactly `len` base32 characters (`HMAC(key, "name" ‖
+    /// steam id)`, or `"bot" ‖ name` for a bot, over as many blocks as
+    /// needed): for blobs gamewire does not model, where a name can only be
+    /// replaced in place.
+    pub fn name_of_length(&self, steamid: u64, name: &str, len: usize) -> String {
         let (label, data): (&[u8], Vec<u8>) = if steamid == 0 {
             (b"bot", name.as_bytes().to_vec())
         } else {
             (b"name", steamid.to_le_bytes().to_vec())
         };
         let mut out = String::with_capacity(len);
-        let mut block = 0u32;
+        let mut block = 1u32;
         while out.len() < len {
             let mac = self.mac(label, &data, block);
             block += 1;
-            // 5 bits per character: 51 characters from the 256 bits.
-            let mut acc = 0u32;
-            let mut bits = 0u32;
+            // One character from each byte's low 5 bits.
             for &b in &mac {
                 if out.len() >= len {
                     break;
                 }
-                acc = (acc << 8) | u32::from(b);
-                bits += 8;
-                while bits >= 5 && out.len() < len {
-                    bits -= 5;
-                    let i = ((acc >> bits) & 31) as usize;
-                    out.push(char::from(BASE32.get(i).copied().unwrap_or(b'A')));
-                }
-                acc &= (1 << bits) - 1;
+                out.push(char::from(
+                    BASE32.get(usize::from(b & 31)).copied().unwrap_or(b'A'),
+                ));
             }
         }
         out
     }
 }
+
+/// What every fake name starts with.
+pub const NAME_PREFIX: &str = "Player-";
+
+/// Base32 characters after [`NAME_PREFIX`].
+const NAME_CHARS: usize = 6;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -237,19 +261,24 @@ mod tests {
     }
 
     #[test]
-    fn names_are_keyed_stable_and_sized() {
+    fn names_are_keyed_and_stable() {
         let a = Pseudonyms::new([1; 32]);
         let b = Pseudonyms::new([2; 32]);
         let s = 76_561_197_966_986_733;
-        let n = a.name(s, "Partridge", 9);
-        assert_eq!(n.len(), 9);
-        assert!(n.bytes().all(|c| BASE32.contains(&c)));
-        assert_eq!(n, a.name(s, "another name", 9));
-        assert!(a.name(s, "x", 60).starts_with(&n));
-        assert_eq!(a.name(s, "x", 60).len(), 60);
-        assert_ne!(n, b.name(s, "Partridge", 9));
-        assert_ne!(a.name(0, "Vox", 3), a.name(0, "Uri", 3));
-        assert_eq!(a.name(0, "Vox", 3), a.name(0, "Vox", 3));
+        let n = a.name(s, "Partridge");
+        assert_eq!(n.len(), NAME_PREFIX.len() + NAME_CHARS);
+        assert!(n.starts_with(NAME_PREFIX));
+        assert!(n[NAME_PREFIX.len()..].bytes().all(|c| BASE32.contains(&c)));
+        // A player keeps the name whatever they call themselves.
+        assert_eq!(n, a.name(s, "another name"));
+        assert_ne!(n, b.name(s, "Partridge"));
+        assert_ne!(a.name(0, "Vox"), a.name(0, "Uri"));
+        assert_eq!(a.name(0, "Vox"), a.name(0, "Vox"));
         assert_ne!(a.account_id(s), b.account_id(s));
+        for len in [0, 1, 3, 32, 33, 100] {
+            let n = a.name_of_length(s, "Partridge", len);
+            assert_eq!(n.len(), len);
+            assert!(n.bytes().all(|c| BASE32.contains(&c)));
+        }
     }
 }
