@@ -136,3 +136,20 @@ def test_wrong_calls_raise_the_package_errors_and_leave_no_file(tmp_path):
     report = demo.cut(out, round=1)
     assert (report["from_tick"], report["to_tick"]) == (142, demo.header()["last_tick"])
     assert [p.name for p in tmp_path.iterdir()] == ["out.dem"]
+
+
+def test_demoparser2_reads_a_rewrite_as_the_demo(source, tmp_path):
+    # Every prop demoparser2 finds updated in the demo, and every event.
+    out = tmp_path / "rewrite.dem"
+    gamewire.Demo(source).rewrite(out)
+    want_parser, got_parser = demoparser2.DemoParser(str(source)), demoparser2.DemoParser(str(out))
+    props = want_parser.list_updated_fields()
+    assert len(props) > 100 and got_parser.list_updated_fields() == props
+    want, got = want_parser.parse_ticks(props), got_parser.parse_ticks(props)
+    assert len(want) > 0
+    pd.testing.assert_frame_equal(got, want)
+    COMPARED["rewritten tick values"] = COMPARED.get("rewritten tick values", 0) + want.size
+    want_events, got_events = events(source), events(out)
+    assert set(got_events) == set(want_events)
+    for name, frame in want_events.items():
+        pd.testing.assert_frame_equal(got_events[name], frame, obj=name)

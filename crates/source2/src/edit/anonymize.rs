@@ -46,7 +46,7 @@
 //! - **Entity fields.** Every `svc_PacketEntities` is decoded into its
 //!   records against the state right before it
 //!   ([`crate::entity_writer::decode_packet_entities`], the state kept
-//!   current by a [`DemoParser`](crate::DemoParser) fed each frame), each
+//!   current by a [`DemoParser`] fed each frame), each
 //!   field value renamed ([`Renamer::value`]), and the message encoded
 //!   again ([`crate::entity_writer::encode_packet_entities`]) when a value
 //!   changed; the other messages keep their original bytes. A string field
@@ -1227,7 +1227,7 @@ impl Anonymizer {
 
     /// Learns what a frame tells (the game, players, string-table formats,
     /// event ids). Call it for every frame, in order, before
-    /// [`Anonymizer::transform`] of the same frame.
+    /// `Anonymizer::transform` of the same frame.
     pub fn learn(&mut self, command: DemoCommand, payload: &[u8]) {
         match command {
             DemoCommand::FileHeader => {
@@ -1661,7 +1661,7 @@ const MAX_HELD_BACK: usize = 64 << 20;
 
 /// Anonymizes the demo read from `input` into `out` (see the module
 /// documentation). Frames are read one at a time
-/// ([`FrameStream`](super::frames::FrameStream)), so memory does not grow
+/// ([`FrameStream`]), so memory does not grow
 /// with the demo's length (beyond the signon, held back until `userinfo`
 /// exists). A demo that ends early, or whose frame does not decode, is
 /// written up to the frame before, then `DEM_Stop`, and

@@ -13,7 +13,7 @@
 //!
 //! so an individual public account is `76561197960265728 + account id`
 //! (`0x0110_0001_0000_0000 + account id`). The demo carries the account id
-//! in the forms listed in [`crate::edit::anonymize`]: as 64 or 32 bits
+//! in the forms listed in [`mod@crate::edit::anonymize`]: as 64 or 32 bits
 //! little-endian, as protobuf varints, and as decimal text (`[U:1:id]`,
 //! `STEAM_1:y:z` with `y = id & 1`, `z = id >> 1`).
 //!
