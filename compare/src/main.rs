@@ -265,6 +265,38 @@ fn rewrite_speed(rounds: usize) -> bool {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--rewrite-to") {
+        // Writes each corpus demo rewritten into DIR (to compare writers).
+        let Some(dir) = args.get(2) else {
+            eprintln!("usage: --rewrite-to DIR");
+            std::process::exit(2);
+        };
+        let mut ok = true;
+        for game in ["cs2", "deadlock", "dota2"] {
+            let Ok(d) = std::fs::read_dir(format!("../../shared/corpus/{game}")) else {
+                continue;
+            };
+            for p in d.flatten().map(|e| e.path()) {
+                if !p.extension().is_some_and(|x| x == "dem") {
+                    continue;
+                }
+                let data = std::fs::read(&p).unwrap_or_default();
+                let mut out = std::io::Cursor::new(Vec::new());
+                let name = p.file_name().map(|n| n.to_string_lossy().to_string());
+                match gamewire_source2::edit::rewrite(&data[..], &mut out) {
+                    Ok(_) => {
+                        let to = std::path::Path::new(dir).join(name.unwrap_or_default());
+                        ok &= std::fs::write(to, out.get_ref()).is_ok();
+                    }
+                    Err(e) => {
+                        println!("{}: {e}", p.display());
+                        ok = false;
+                    }
+                }
+            }
+        }
+        std::process::exit(if ok { 0 } else { 1 });
+    }
     if args.get(1).map(String::as_str) == Some("--rewrite") {
         let rounds = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10);
         std::process::exit(if rewrite_speed(rounds) { 0 } else { 1 });

@@ -111,7 +111,7 @@ use prost::Message;
 use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
-use crate::entity::{read_fields, FieldState, SERIAL_BITS};
+use crate::entity::{skip_fields, FieldState, SERIAL_BITS};
 use crate::error::{EntityError, EntityProblem, ErrorKind, FieldError, PathError};
 use crate::fieldpath::{read_field_paths, FieldPath, Paths};
 use crate::serializer::{FieldDecoder, LastParent, SendTables, SerializerId};
@@ -329,7 +329,10 @@ impl<'s> Context<'s> {
             let mut r = BitReader::new(data);
             let mut paths = Paths::with_capacity(64);
             let ti = self.state.tick_interval;
-            read_fields(self.tables, serializer, &mut state, &mut r, &mut paths, ti).map_err(
+            // Only the values that shape paths are read from a base
+            // (lengths, pointers): the others are read past, as the
+            // reader does for a class nobody asked for.
+            skip_fields(self.tables, serializer, &mut state, &mut r, &mut paths, ti).map_err(
                 |PathError { path, error }| {
                     self.error(-1, Some(class_id), path, EntityProblem::Baseline(error))
                 },

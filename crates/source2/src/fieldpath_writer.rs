@@ -524,8 +524,11 @@ pub fn write_field_paths_with(
 #[derive(Debug, Default)]
 pub(crate) struct OpCache {
     style: Option<PathStyle>,
-    steps: rustc_hash::FxHashMap<(u128, u128), (u64, u32)>,
+    steps: Steps,
 }
+
+/// Steps by (previous, next) path key: their bits and bit count.
+type Steps = rustc_hash::FxHashMap<(u128, u128), (u64, u32)>;
 
 /// [`write_field_paths_with`], each step's bits worked out once per
 /// (previous, next) pair through `cache`: the same bits.
@@ -567,7 +570,7 @@ fn write_paths(
     w: &mut BitWriter,
     paths: &[FieldPath],
     style: PathStyle,
-    mut cache: Option<&mut rustc_hash::FxHashMap<(u128, u128), (u64, u32)>>,
+    mut cache: Option<&mut Steps>,
 ) -> Result<(), ErrorKind> {
     if paths.len() > MAX_PATHS_PER_UPDATE {
         return Err(ErrorKind::Unwritable {
