@@ -10,7 +10,8 @@
 //! `/usr/bin/time -f %M`; more for a profiler). source2-demo's panics are
 //! caught and reported as failures, without their backtraces.
 //! `--edited [DIR]` has source2-demo read each demo rewritten and cut by
-//! gamewire's writer (see `edited`).
+//! gamewire's writer (see `edited`). `--rewrite [N]` times gamewire's
+//! `edit::rewrite` against its own full parse (see `rewrite_speed`).
 
 use std::panic::AssertUnwindSafe;
 use std::time::{Duration, Instant};
@@ -191,8 +192,115 @@ fn edited(dir: &str) -> bool {
     ok
 }
 
+/// `--rewrite [N]`: for each CS2, Deadlock and Dota 2 corpus demo, the best
+/// of N (default 10) rounds of a full parse (entities and game events) and of
+/// `edit::rewrite` into memory, alternated round by round; prints both
+/// speeds and the rewrite's share of the parse's throughput.
+fn rewrite_speed(rounds: usize) -> bool {
+    let mut paths = Vec::new();
+    for game in ["cs2", "deadlock", "dota2"] {
+        let dir = format!("../../shared/corpus/{game}");
+        if let Ok(d) = std::fs::read_dir(&dir) {
+            let mut found: Vec<_> = d
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "dem"))
+                .collect();
+            found.sort();
+            paths.extend(found);
+        }
+    }
+    let mut ok = !paths.is_empty();
+    println!(
+        "{:<28} {:>6} {:>24} {:>24} {:>7}",
+        "demo", "KB", "parse", "rewrite", "ratio"
+    );
+    for p in paths {
+        let data = std::fs::read(&p).unwrap_or_default();
+        let mb = data.len() as f64 / 1e6;
+        let (mut parse, mut rewrite) = (Duration::MAX, Duration::MAX);
+        let mut failed = None;
+        for _ in 0..rounds.max(1) {
+            let t = Instant::now();
+            if let Err(e) = ours(&data) {
+                failed = Some(format!("parse: {e}"));
+                break;
+            }
+            parse = parse.min(t.elapsed());
+            let mut out = std::io::Cursor::new(Vec::with_capacity(data.len() * 2));
+            let t = Instant::now();
+            if let Err(e) = gamewire_source2::edit::rewrite(&data[..], &mut out) {
+                failed = Some(format!("rewrite: {e}"));
+                break;
+            }
+            rewrite = rewrite.min(t.elapsed());
+        }
+        let name = p
+            .strip_prefix("../../shared/corpus/")
+            .unwrap_or(&p)
+            .display()
+            .to_string();
+        if let Some(e) = failed {
+            println!("{name:<28} {:>6} {e}", data.len() / 1000);
+            ok = false;
+            continue;
+        }
+        let fmt = |t: Duration| {
+            format!(
+                "{:.1} MB/s ({:.1} ms)",
+                mb / t.as_secs_f64(),
+                t.as_secs_f64() * 1e3
+            )
+        };
+        println!(
+            "{name:<28} {:>6} {:>24} {:>24} {:>6.2}x",
+            data.len() / 1000,
+            fmt(parse),
+            fmt(rewrite),
+            parse.as_secs_f64() / rewrite.as_secs_f64()
+        );
+    }
+    ok
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--rewrite-to") {
+        // Writes each corpus demo rewritten into DIR (to compare writers).
+        let Some(dir) = args.get(2) else {
+            eprintln!("usage: --rewrite-to DIR");
+            std::process::exit(2);
+        };
+        let mut ok = true;
+        for game in ["cs2", "deadlock", "dota2"] {
+            let Ok(d) = std::fs::read_dir(format!("../../shared/corpus/{game}")) else {
+                continue;
+            };
+            for p in d.flatten().map(|e| e.path()) {
+                if !p.extension().is_some_and(|x| x == "dem") {
+                    continue;
+                }
+                let data = std::fs::read(&p).unwrap_or_default();
+                let mut out = std::io::Cursor::new(Vec::new());
+                let name = p.file_name().map(|n| n.to_string_lossy().to_string());
+                match gamewire_source2::edit::rewrite(&data[..], &mut out) {
+                    Ok(_) => {
+                        let to = std::path::Path::new(dir).join(name.unwrap_or_default());
+                        ok &= std::fs::write(to, out.get_ref()).is_ok();
+                    }
+                    Err(e) => {
+                        println!("{}: {e}", p.display());
+                        ok = false;
+                    }
+                }
+            }
+        }
+        std::process::exit(if ok { 0 } else { 1 });
+    }
+    if args.get(1).map(String::as_str) == Some("--rewrite") {
+        let rounds = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10);
+        std::process::exit(if rewrite_speed(rounds) { 0 } else { 1 });
+    }
     if args.get(1).map(String::as_str) == Some("--edited") {
         std::panic::set_hook(Box::new(|_| {}));
         let dir = args

@@ -111,7 +111,7 @@ use prost::Message;
 use rustc_hash::FxHashMap;
 use source2_demo_protobufs as pb;
 
-use crate::entity::{read_fields, FieldState, SERIAL_BITS};
+use crate::entity::{skip_fields, FieldState, SERIAL_BITS};
 use crate::error::{EntityError, EntityProblem, ErrorKind, FieldError, PathError};
 use crate::fieldpath::{read_field_paths, FieldPath, Paths};
 use crate::serializer::{FieldDecoder, LastParent, SendTables, SerializerId};
@@ -329,7 +329,10 @@ impl<'s> Context<'s> {
             let mut r = BitReader::new(data);
             let mut paths = Paths::with_capacity(64);
             let ti = self.state.tick_interval;
-            read_fields(self.tables, serializer, &mut state, &mut r, &mut paths, ti).map_err(
+            // Only the values that shape paths are read from a base
+            // (lengths, pointers): the others are read past, as the
+            // reader does for a class nobody asked for.
+            skip_fields(self.tables, serializer, &mut state, &mut r, &mut paths, ti).map_err(
                 |PathError { path, error }| {
                     self.error(-1, Some(class_id), path, EntityProblem::Baseline(error))
                 },
@@ -510,6 +513,167 @@ fn decode_message(
         trailing,
         trailing_bits,
     })
+}
+
+/// [`decode_packet_entities`] then [`encode_packet_entities`] in one pass,
+/// without the records in between: each record's field paths are read and
+/// written again, then each value is read and written again by the decoder
+/// its path resolves to, resolved once for both. The same bytes as the
+/// two calls (the same resolution, the same encodings), and an error
+/// wherever either would fail.
+pub(crate) fn reencode_packet_entities(
+    body: &[u8],
+    state: &DemoState,
+    scratch: &mut Scratch,
+) -> Result<Vec<u8>, ErrorKind> {
+    let mut message = pb::CSvcMsgPacketEntities::decode(body)
+        .map_err(|e| ErrorKind::protobuf("CSVCMsg_PacketEntities", e))?;
+    let mut cx = Context::new(state)?;
+    let data = message.entity_data.take().unwrap_or_default();
+    let count = message.updated_entries.unwrap_or(0);
+    if count < 0 || count as usize > crate::entity::MAX_ENTITIES {
+        return Err(ErrorKind::LimitExceeded {
+            what: "updated entries",
+            value: count.unsigned_abs().into(),
+            limit: crate::entity::MAX_ENTITIES as u64,
+        });
+    }
+    let has_vis_bits = message.has_pvs_vis_bits_deprecated.unwrap_or(0) > 0;
+    let ti = state.tick_interval;
+    let mut r = BitReader::new(&data);
+    let mut w = BitWriter::with_capacity(data.len() + 16);
+    let hdr = |e| ErrorKind::bits("entity header", e);
+    let mut index: i64 = -1;
+    for _ in 0..count {
+        let delta = r.read_ubitvar().map_err(hdr)?;
+        index += i64::from(delta) + 1;
+        if index >= crate::entity::MAX_ENTITIES as i64 {
+            return Err(ErrorKind::LimitExceeded {
+                what: "entity index",
+                value: index.unsigned_abs(),
+                limit: crate::entity::MAX_ENTITIES as u64 - 1,
+            });
+        }
+        let idx = index as i32;
+        // The delta as the encoder writes it: the index minus the one
+        // before, minus one.
+        w.write_ubitvar(delta);
+        let cmd = r.read_bits(2).map_err(hdr)?;
+        w.write_bits(cmd, 2).map_err(hdr)?;
+        match cmd {
+            2 => {
+                let class_id = r.read_bits(state.class_id_bits).map_err(hdr)? as u32;
+                let serial = r.read_bits(SERIAL_BITS).map_err(hdr)? as u32;
+                let spare = r.read_varuint32().map_err(hdr)?;
+                w.write_bits(u64::from(class_id), state.class_id_bits)
+                    .map_err(hdr)?;
+                w.write_bits(u64::from(serial), SERIAL_BITS).map_err(hdr)?;
+                w.write_varuint32(spare);
+                let serializer = cx.serializer_of(idx, class_id)?;
+                let base = cx.create_base(idx, class_id, serial, serializer)?;
+                reencode_fields(
+                    &cx,
+                    (idx, Some(class_id), serializer),
+                    base.get(),
+                    &mut r,
+                    &mut w,
+                    scratch,
+                    ti,
+                )?;
+            }
+            0 => {
+                if has_vis_bits {
+                    let pvs = r.read_bits(2).map_err(hdr)?;
+                    w.write_bits(pvs & 3, 2).map_err(hdr)?;
+                    if pvs & 1 == 1 {
+                        continue;
+                    }
+                }
+                let (base, serializer, class_id) = cx.existing(idx)?;
+                reencode_fields(
+                    &cx,
+                    (idx, Some(class_id), serializer),
+                    base,
+                    &mut r,
+                    &mut w,
+                    scratch,
+                    ti,
+                )?;
+            }
+            _ => {}
+        }
+    }
+    let trailing_bits = r.bits_remaining();
+    let trailing = r.read_bits_to_vec(trailing_bits).map_err(hdr)?;
+    write_stored_bits(&mut w, &trailing, trailing_bits)?;
+    cx.baselines.clear();
+    message.updated_entries = Some(count);
+    message.entity_data = Some(w.finish());
+    Ok(message.encode_to_vec())
+}
+
+/// What [`reencode_packet_entities`] reuses from record to record and
+/// message to message: buffers, and the field-path operations chosen.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    paths: Vec<FieldPath>,
+    overlay: Overlay,
+    ops: crate::fieldpath_writer::OpCache,
+}
+
+/// Reads one record's field paths and values and writes them again
+/// (see [`reencode_packet_entities`]).
+fn reencode_fields(
+    cx: &Context<'_>,
+    (index, class_id, serializer): (i32, Option<u32>, SerializerId),
+    base: &FieldState,
+    r: &mut BitReader<'_>,
+    w: &mut BitWriter,
+    scratch: &mut Scratch,
+    tick_interval: f32,
+) -> Result<(), ErrorKind> {
+    let Scratch {
+        paths,
+        overlay,
+        ops,
+    } = scratch;
+    read_field_paths(r, paths).map_err(|e| {
+        cx.error(
+            index,
+            class_id,
+            None,
+            EntityProblem::Field(FieldError::FieldPaths(e)),
+        )
+    })?;
+    crate::fieldpath_writer::write_field_paths_cached(
+        w,
+        paths,
+        crate::fieldpath_writer::PathStyle::Game,
+        ops,
+    )?;
+    overlay.clear();
+    let mut resolver = Resolver::default();
+    for fp in paths.iter() {
+        let field_error = |e| cx.error(index, class_id, Some(*fp), EntityProblem::Field(e));
+        let decoder = resolver
+            .resolve(cx.tables, serializer, fp, Some(base), overlay)
+            .map_err(field_error)?;
+        let value = decoder
+            .decode(r, tick_interval)
+            .map_err(|e| field_error(FieldError::Value(e)))?;
+        if shapes_paths(decoder) {
+            if let Some(k) = fp.key() {
+                overlay.insert(k, value.as_u64());
+            }
+        }
+        decoder.encode(w, &value, tick_interval).map_err(|e| {
+            unwritable(format!(
+                "entity {index} ({}) at field path {fp}: {e}",
+                cx.class_name(class_id)
+            ))
+        })?;
+    }
+    Ok(())
 }
 
 /// Reads one record's field paths and values (`entity`: index, class id,
@@ -1049,6 +1213,66 @@ mod tests {
             ..Default::default()
         };
         assert!(encode_entity_data(&p, &state).is_err());
+    }
+
+    /// Checks [`reencode_packet_entities`] against decoding and encoding,
+    /// and keeps what it gives.
+    #[derive(Default)]
+    struct Same {
+        /// Read entity values past (only the ones that shape paths kept).
+        skip: bool,
+        scratch: Scratch,
+        out: Vec<Result<Vec<u8>, String>>,
+        differ: Vec<String>,
+    }
+
+    impl crate::Visitor for Same {
+        fn wants_class(&self, _class_name: &str) -> bool {
+            !self.skip
+        }
+
+        fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
+            let one =
+                reencode_packet_entities(body, state, &mut self.scratch).map_err(|e| e.to_string());
+            if !self.skip {
+                let two = decode_packet_entities(body, state)
+                    .and_then(|m| encode_packet_entities(&m, state))
+                    .map_err(|e| e.to_string());
+                if one != two && self.differ.len() < 5 {
+                    self.differ.push(format!(
+                        "tick {}: {:?}",
+                        state.tick,
+                        (one.is_ok(), two.is_ok())
+                    ));
+                }
+            }
+            self.out.push(one);
+        }
+    }
+
+    /// One pass gives the bytes of decoding then encoding, and the same
+    /// bytes when the reader keeps only the values that shape paths (as
+    /// `edit::rewrite` has it do).
+    #[test]
+    fn reencoding_in_one_pass_gives_the_bytes_of_decode_then_encode() {
+        for path in gamewire_corpus::source2_demos().unwrap() {
+            let data = std::fs::read(&path).unwrap();
+            let mut full = Same::default();
+            crate::parse_with(&data, &mut full).unwrap();
+            let mut skip = Same {
+                skip: true,
+                ..Same::default()
+            };
+            crate::parse_with(&data, &mut skip).unwrap();
+            let name = path.display();
+            assert!(full.out.len() > 10, "{name}: {}", full.out.len());
+            assert!(full.differ.is_empty(), "{name}: {:?}", full.differ);
+            let encoded = full.out.iter().filter(|r| r.is_ok()).count();
+            assert!(encoded * 100 >= full.out.len() * 99, "{name}: {encoded}");
+            let first = full.out.iter().zip(&skip.out).position(|(a, b)| a != b);
+            assert_eq!(full.out.len(), skip.out.len(), "{name}");
+            assert_eq!(first, None, "{name}");
+        }
     }
 
     #[test]

@@ -239,7 +239,9 @@ impl<'a> Pair<'a> {
         Some(Pair {
             p,
             n,
-            same_prefix: p.get(..at) == n.get(..at),
+            // Index by index: a slice comparison calls `memcmp`, slow for
+            // a few indices.
+            same_prefix: p.iter().zip(n).take(at).all(|(a, b)| a == b),
             delta,
             game: style == PathStyle::Game,
         })
@@ -511,6 +513,65 @@ pub fn write_field_paths_with(
     paths: &[FieldPath],
     style: PathStyle,
 ) -> Result<(), ErrorKind> {
+    write_paths(w, paths, style, None)
+}
+
+/// The steps [`write_field_paths_with`] wrote, by (previous path, next
+/// path) key ([`FieldPath::key`]), for a writer of many records: the
+/// records of one class repeat the same steps, and a step's bits depend on
+/// the two paths and the style only. A step is kept as its bits (operation
+/// code and operands, least significant first) and their count.
+#[derive(Debug, Default)]
+pub(crate) struct OpCache {
+    style: Option<PathStyle>,
+    steps: Steps,
+}
+
+/// Steps by (previous, next) path key: their bits and bit count.
+type Steps = rustc_hash::FxHashMap<(u128, u128), (u64, u32)>;
+
+/// [`write_field_paths_with`], each step's bits worked out once per
+/// (previous, next) pair through `cache`: the same bits.
+pub(crate) fn write_field_paths_cached(
+    w: &mut BitWriter,
+    paths: &[FieldPath],
+    style: PathStyle,
+    cache: &mut OpCache,
+) -> Result<(), ErrorKind> {
+    if cache.style != Some(style) {
+        cache.steps.clear();
+        cache.style = Some(style);
+    }
+    write_paths(w, paths, style, Some(&mut cache.steps))
+}
+
+/// Writes the step from `prev` to `next` (the `i`th path): the cheapest
+/// operation and its operands.
+fn write_step(
+    w: &mut BitWriter,
+    i: usize,
+    prev: &FieldPath,
+    next: &FieldPath,
+    style: PathStyle,
+) -> Result<(), ErrorKind> {
+    let (op, _) = cheapest(prev, next, style).ok_or_else(|| unreachable_path(i, prev, next))?;
+    let pair = Pair::new(prev, next, style).ok_or_else(|| unreachable_path(i, prev, next))?;
+    let mut emit = Emit { w, error: None };
+    if !plan(op, &pair, &mut emit) {
+        return Err(unreachable_path(i, prev, next));
+    }
+    match emit.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn write_paths(
+    w: &mut BitWriter,
+    paths: &[FieldPath],
+    style: PathStyle,
+    mut cache: Option<&mut Steps>,
+) -> Result<(), ErrorKind> {
     if paths.len() > MAX_PATHS_PER_UPDATE {
         return Err(ErrorKind::Unwritable {
             what: "field paths",
@@ -521,6 +582,10 @@ pub fn write_field_paths_with(
         });
     }
     let codes = codes();
+    let bits_error = |e: gamewire_bits::BitError| ErrorKind::Unwritable {
+        what: "a field-path operation",
+        reason: e.to_string(),
+    };
     let mut prev = FieldPath::default();
     for (i, next) in paths.iter().enumerate() {
         // The common case first: a sibling 1 to 4 indices on. PlusOne..
@@ -530,27 +595,45 @@ pub fn write_field_paths_with(
         let (p, n) = (prev.as_slice(), next.as_slice());
         if let (Some((&a, pa)), Some((&b, na))) = (p.split_last(), n.split_last()) {
             let d = b.wrapping_sub(a);
-            if pa == na && (1..=4).contains(&d) {
+            // Compared index by index, not with `memcmp`.
+            if (1..=4).contains(&d)
+                && pa.len() == na.len()
+                && pa.iter().zip(na).all(|(x, y)| x == y)
+            {
                 if let Some(&(bits, len)) = codes.get(d as usize - 1) {
-                    w.write_bits(u64::from(bits), len)
-                        .map_err(|e| ErrorKind::Unwritable {
-                            what: "a field-path operation",
-                            reason: e.to_string(),
-                        })?;
+                    w.write_bits(u64::from(bits), len).map_err(bits_error)?;
                     prev = *next;
                     continue;
                 }
             }
         }
-        let (op, _) =
-            cheapest(&prev, next, style).ok_or_else(|| unreachable_path(i, &prev, next))?;
-        let pair = Pair::new(&prev, next, style).ok_or_else(|| unreachable_path(i, &prev, next))?;
-        let mut emit = Emit { w, error: None };
-        if !plan(op, &pair, &mut emit) {
-            return Err(unreachable_path(i, &prev, next));
-        }
-        if let Some(e) = emit.error {
-            return Err(e);
+        let key = match (&cache, prev.key(), next.key()) {
+            (Some(_), Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        };
+        match (&mut cache, key) {
+            (Some(c), Some(k)) => {
+                if let Some(&(bits, len)) = c.get(&k) {
+                    w.write_bits(bits, len).map_err(bits_error)?;
+                } else {
+                    let mut step = BitWriter::new();
+                    write_step(&mut step, i, &prev, next, style)?;
+                    let len = step.bits_written();
+                    let bytes = step.finish();
+                    let mut word = [0u8; 8];
+                    for (to, from) in word.iter_mut().zip(&bytes) {
+                        *to = *from;
+                    }
+                    if len <= 64 {
+                        let bits = u64::from_le_bytes(word);
+                        c.insert(k, (bits, len as u32));
+                        w.write_bits(bits, len as u32).map_err(bits_error)?;
+                    } else {
+                        write_step(w, i, &prev, next, style)?;
+                    }
+                }
+            }
+            _ => write_step(w, i, &prev, next, style)?,
         }
         prev = *next;
     }

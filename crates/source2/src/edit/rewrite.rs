@@ -55,7 +55,7 @@ use crate::DemoParser;
 
 use super::frames::FrameStream;
 use super::{missing_stop, EditReport, StateOnly};
-use crate::entity_writer::{decode_packet_entities, encode_packet_entities};
+use crate::entity_writer::{reencode_packet_entities, Scratch};
 
 /// Decodes and writes a demo again, every frame from its decoded model
 /// (see the module documentation). `out` receives a whole demo; a demo
@@ -120,6 +120,8 @@ pub fn rewrite<R: Read, W: Write + Seek>(input: R, out: W) -> Result<EditReport,
 #[derive(Debug, Default)]
 pub(crate) struct Entities {
     pub(crate) bodies: std::collections::VecDeque<Result<Vec<u8>, String>>,
+    /// Buffers and choices kept from message to message.
+    scratch: Scratch,
 }
 
 impl crate::Visitor for Entities {
@@ -127,10 +129,16 @@ impl crate::Visitor for Entities {
         StateOnly.interests()
     }
 
+    /// Entity values are read past, not kept: re-encoding a record needs
+    /// only the values that shape its paths (array lengths, pointers),
+    /// which the reader keeps for every class.
+    fn wants_class(&self, _class_name: &str) -> bool {
+        false
+    }
+
     fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
-        let encoded = decode_packet_entities(body, state)
-            .and_then(|model| encode_packet_entities(&model, state))
-            .map_err(|e| e.to_string());
+        let encoded =
+            reencode_packet_entities(body, state, &mut self.scratch).map_err(|e| e.to_string());
         self.bodies.push_back(encoded);
     }
 }
@@ -235,7 +243,8 @@ impl Rebuild {
     /// bytes, else copied.
     fn proto<M: Message + Default>(&mut self, payload: &[u8], name: &str) -> Vec<u8> {
         match same_after::<M>(payload) {
-            Some(m) => m.encode_to_vec(),
+            // Its model encodes to exactly these bytes.
+            Some(_) => payload.to_vec(),
             None => {
                 let why = match M::decode(payload) {
                     Ok(m) => {
