@@ -23,7 +23,8 @@ def substitute(code: str) -> str:
 
 
 @pytest.mark.parametrize("index", range(len(blocks("python"))))
-def test_python_examples_run(index):
+def test_python_examples_run(index, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # what an example writes goes there
     code = substitute(blocks("python")[index])
     namespace: dict = {}
     with warnings.catch_warnings():
