@@ -277,7 +277,7 @@ fn main() {
                 continue;
             };
             for p in d.flatten().map(|e| e.path()) {
-                if !p.extension().is_some_and(|x| x == "dem") {
+                if p.extension().is_none_or(|x| x != "dem") {
                     continue;
                 }
                 let data = std::fs::read(&p).unwrap_or_default();

@@ -151,13 +151,13 @@ mod tests {
     use super::BitWriter;
 
     #[test]
-    fn unaligned_bytes_are_the_bytes_written_one_by_one() {
+    fn unaligned_bytes_are_the_bytes_written_one_by_one() -> crate::error::Result<()> {
         let data: Vec<u8> = (0u8..23).map(|i| i.wrapping_mul(37) ^ 0xA5).collect();
         for offset in 0..16 {
             for len in 0..data.len() {
                 let (mut fast, mut slow) = (BitWriter::new(), BitWriter::new());
                 for w in [&mut fast, &mut slow] {
-                    w.write_bits(0x5A5A & ((1 << offset) - 1), offset).unwrap();
+                    w.write_bits(0x5A5A & ((1 << offset) - 1), offset)?;
                 }
                 fast.write_bytes(&data[..len]);
                 for &b in &data[..len] {
@@ -167,5 +167,6 @@ mod tests {
                 assert_eq!(fast.finish(), slow.finish(), "offset {offset}, {len} bytes");
             }
         }
+        Ok(())
     }
 }
