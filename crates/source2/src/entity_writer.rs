@@ -420,12 +420,11 @@ pub fn field_path_bits(
 /// Field paths with the bits they took, per record ([`field_path_bits`]).
 type PathBits = Vec<(Vec<FieldPath>, u64)>;
 
-fn decode_message(
-    mut message: pb::CSvcMsgPacketEntities,
-    state: &DemoState,
-    mut path_bits: Option<&mut PathBits>,
-) -> Result<PacketEntities, ErrorKind> {
-    let mut cx = Context::new(state)?;
+/// The entity bitstream of a message (taken out of it), its record count
+/// (checked against the entity limit) and whether updates carry PVS bits.
+fn take_entity_data(
+    message: &mut pb::CSvcMsgPacketEntities,
+) -> Result<(Vec<u8>, i32, bool), ErrorKind> {
     let data = message.entity_data.take().unwrap_or_default();
     let count = message.updated_entries.unwrap_or(0);
     if count < 0 || count as usize > crate::entity::MAX_ENTITIES {
@@ -436,6 +435,16 @@ fn decode_message(
         });
     }
     let has_vis_bits = message.has_pvs_vis_bits_deprecated.unwrap_or(0) > 0;
+    Ok((data, count, has_vis_bits))
+}
+
+fn decode_message(
+    mut message: pb::CSvcMsgPacketEntities,
+    state: &DemoState,
+    mut path_bits: Option<&mut PathBits>,
+) -> Result<PacketEntities, ErrorKind> {
+    let mut cx = Context::new(state)?;
+    let (data, count, has_vis_bits) = take_entity_data(&mut message)?;
     let ti = state.tick_interval;
     let mut r = BitReader::new(&data);
     let hdr = |e| ErrorKind::bits("entity header", e);
@@ -529,16 +538,7 @@ pub(crate) fn reencode_packet_entities(
     let mut message = pb::CSvcMsgPacketEntities::decode(body)
         .map_err(|e| ErrorKind::protobuf("CSVCMsg_PacketEntities", e))?;
     let mut cx = Context::new(state)?;
-    let data = message.entity_data.take().unwrap_or_default();
-    let count = message.updated_entries.unwrap_or(0);
-    if count < 0 || count as usize > crate::entity::MAX_ENTITIES {
-        return Err(ErrorKind::LimitExceeded {
-            what: "updated entries",
-            value: count.unsigned_abs().into(),
-            limit: crate::entity::MAX_ENTITIES as u64,
-        });
-    }
-    let has_vis_bits = message.has_pvs_vis_bits_deprecated.unwrap_or(0) > 0;
+    let (data, count, has_vis_bits) = take_entity_data(&mut message)?;
     let ti = state.tick_interval;
     let mut r = BitReader::new(&data);
     let mut w = BitWriter::with_capacity(data.len() + 16);

@@ -298,6 +298,33 @@ pub fn write_entry_stream(
     Ok(w.finish())
 }
 
+/// Every table of `tables` with its entries, as the `CDemoStringTables`
+/// snapshot a `DEM_StringTables` frame or a `DEM_FullPacket` carries (the
+/// form the parser restores tables from).
+pub fn snapshot(
+    tables: &[crate::stringtable::StringTable],
+) -> source2_demo_protobufs::CDemoStringTables {
+    use source2_demo_protobufs::c_demo_string_tables::{ItemsT, TableT};
+    source2_demo_protobufs::CDemoStringTables {
+        tables: tables
+            .iter()
+            .map(|t| TableT {
+                table_name: Some(t.name.clone()),
+                items: t
+                    .entries
+                    .iter()
+                    .map(|e| ItemsT {
+                        str: Some(e.key.clone()),
+                        data: Some(e.value.clone()),
+                    })
+                    .collect(),
+                items_clientside: Vec::new(),
+                table_flags: Some(t.flags),
+            })
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

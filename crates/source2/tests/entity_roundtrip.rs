@@ -447,26 +447,7 @@ struct Snapshot {
 }
 
 fn string_tables(state: &DemoState) -> pb::CDemoStringTables {
-    use pb::c_demo_string_tables::{ItemsT, TableT};
-    pb::CDemoStringTables {
-        tables: state
-            .string_tables
-            .iter()
-            .map(|t| TableT {
-                table_name: Some(t.name.clone()),
-                items: t
-                    .entries
-                    .iter()
-                    .map(|e| ItemsT {
-                        str: Some(e.key.clone()),
-                        data: Some(e.value.clone()),
-                    })
-                    .collect(),
-                items_clientside: Vec::new(),
-                table_flags: Some(t.flags),
-            })
-            .collect(),
-    }
+    gamewire_source2::stringtable_writer::snapshot(&state.string_tables)
 }
 
 fn entity_list(state: &DemoState) -> Vec<(i32, u32, u32, u64)> {

@@ -68,9 +68,7 @@ use source2_demo_protobufs as pb;
 
 use crate::container::DemoCommand;
 use crate::container_writer::DemoWriter;
-use crate::entity_writer::{
-    encode_packet_entities, full_state, EntityOp, EntityRecord, PacketEntities,
-};
+use crate::entity_writer::{encode_packet_entities, full_state, pvs_leaves};
 use crate::error::{DemoError, ErrorKind, Location};
 use crate::packet_writer::{PacketMessages, PacketWriter};
 use crate::state::DemoState;
@@ -251,26 +249,7 @@ fn last_net_tick(frame: &crate::container::Frame<'_>) -> Result<Option<Vec<u8>>,
 /// The payload of the cut's `DEM_FullPacket`: every string table and every
 /// live entity of `state`.
 fn full_packet(state: &DemoState, net_tick: Option<&[u8]>) -> Result<Vec<u8>, ErrorKind> {
-    use pb::c_demo_string_tables::{ItemsT, TableT};
-    let tables = pb::CDemoStringTables {
-        tables: state
-            .string_tables
-            .iter()
-            .map(|t| TableT {
-                table_name: Some(t.name.clone()),
-                items: t
-                    .entries
-                    .iter()
-                    .map(|e| ItemsT {
-                        str: Some(e.key.clone()),
-                        data: Some(e.value.clone()),
-                    })
-                    .collect(),
-                items_clientside: Vec::new(),
-                table_flags: Some(t.flags),
-            })
-            .collect(),
-    };
+    let tables = crate::stringtable_writer::snapshot(&state.string_tables);
     let mut packet = PacketWriter::new();
     let tick = match net_tick {
         Some(body) => body.to_vec(),
@@ -285,28 +264,9 @@ fn full_packet(state: &DemoState, net_tick: Option<&[u8]>) -> Result<Vec<u8>, Er
     packet.push(55, &encode_packet_entities(&entities, state)?)?;
     // A create makes an entity active: the ones outside the PVS leave it
     // again, in a delta message after the full one.
-    let leaves: Vec<EntityRecord> = state
-        .entities
-        .iter()
-        .filter(|e| !e.active)
-        .map(|e| EntityRecord {
-            index: e.index,
-            op: EntityOp::Leave,
-        })
-        .collect();
-    if !leaves.is_empty() {
-        let message = pb::CSvcMsgPacketEntities {
-            max_entries: entities.message.max_entries,
-            legacy_is_delta: Some(true),
-            server_tick: entities.message.server_tick,
-            ..Default::default()
-        };
-        let leave = PacketEntities {
-            message,
-            records: leaves,
-            trailing: Vec::new(),
-            trailing_bits: 0,
-        };
+    if let Some(mut leave) = pvs_leaves(state) {
+        leave.message.max_entries = entities.message.max_entries;
+        leave.message.server_tick = entities.message.server_tick;
         packet.push(55, &encode_packet_entities(&leave, state)?)?;
     }
     let data = packet.finish();
