@@ -8,8 +8,8 @@ use gamewire_query::{Cell, Column, Query, TableKind, TickSet};
 use gamewire_synth::emit::{write_demo, write_demo_with_report};
 use gamewire_synth::schema::{from_demo, Schema};
 use gamewire_synth::timeline::{
-    ChatLine, EventValue, Frame, GameEvent, Item, MatchInfo, PlayerInfo, PlayerState, Rules,
-    TeamState, Timeline,
+    ChatLine, EventValue, Frame, GameEvent, GrenadeKind, Inferno, Item, MatchInfo, PlayerInfo,
+    PlayerState, PlantedBomb, Projectile, Rules, TeamState, Timeline,
 };
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -29,6 +29,19 @@ const FREEZE_END: i32 = 10;
 const CHAT_TICK: i32 = 150;
 const KILL_TICK: i32 = 200;
 const ROUND_END: i32 = 300;
+/// A smoke thrown by slot 3: in flight, smoking, expired.
+const SMOKE_THROW: i32 = 60;
+const SMOKE_POP: i32 = 80;
+const SMOKE_END: i32 = 250;
+/// A molotov thrown by slot 1, and its fire.
+const MOLOTOV_THROW: i32 = 100;
+const FIRE_START: i32 = 115;
+const FIRE_END: i32 = 230;
+/// Slot 0 plants the bomb at site B.
+const PLANT: i32 = 260;
+const SMOKE_REST: [f32; 3] = [-400.0, 900.0, 16.0];
+const FIRE_AT: [f32; 3] = [250.0, -300.0, 8.0];
+const BOMB_AT: [f32; 3] = [-1500.0, 2600.0, 4.0];
 
 /// Four players, T (slots 0, 1) against CT (slots 2, 3); slots 1 and 3 are
 /// bots. Slot 0 kills slot 2 at `KILL_TICK` with a headshot.
@@ -200,6 +213,80 @@ fn frame(info: &MatchInfo, tick: i32) -> Frame {
             ],
         ));
     }
+    let mut projectiles = Vec::new();
+    if (SMOKE_THROW..=SMOKE_END).contains(&tick) {
+        let from = position(3, SMOKE_THROW);
+        let t = ((tick - SMOKE_THROW) as f32 / (SMOKE_POP - SMOKE_THROW) as f32).min(1.0);
+        let at = [0, 1, 2].map(|k| from[k] + (SMOKE_REST[k] - from[k]) * t);
+        projectiles.push(Projectile {
+            id: 300,
+            kind: GrenadeKind::Smoke,
+            thrower: 3,
+            position: at,
+            smoking: tick >= SMOKE_POP,
+        });
+    }
+    if (MOLOTOV_THROW..FIRE_START).contains(&tick) {
+        let from = position(1, MOLOTOV_THROW);
+        let t = (tick - MOLOTOV_THROW) as f32 / (FIRE_START - MOLOTOV_THROW) as f32;
+        projectiles.push(Projectile {
+            id: 301,
+            kind: GrenadeKind::Molotov,
+            thrower: 1,
+            position: [0, 1, 2].map(|k| from[k] + (FIRE_AT[k] - from[k]) * t),
+            smoking: false,
+        });
+    }
+    let infernos = if (FIRE_START..=FIRE_END).contains(&tick) {
+        vec![Inferno {
+            id: 302,
+            thrower: 1,
+            position: FIRE_AT,
+        }]
+    } else {
+        Vec::new()
+    };
+    let at = |p: [f32; 3]| {
+        vec![
+            ("x", EventValue::Float(p[0])),
+            ("y", EventValue::Float(p[1])),
+            ("z", EventValue::Float(p[2])),
+        ]
+    };
+    for (when, name, id, who) in [
+        (SMOKE_POP, "smokegrenade_detonate", 300, Some(3)),
+        (SMOKE_END, "smokegrenade_expired", 300, Some(3)),
+        (FIRE_START, "inferno_startburn", 302, None),
+        (FIRE_END, "inferno_expire", 302, None),
+    ] {
+        if tick == when {
+            let mut keys = vec![("entityid", EventValue::Entity(id))];
+            if let Some(who) = who {
+                keys.push(("userid", EventValue::Player(who)));
+                keys.push(("userid_pawn", EventValue::Pawn(who)));
+            }
+            keys.extend(at(if id == 300 { SMOKE_REST } else { FIRE_AT }));
+            events.push(ev(name, keys));
+        }
+    }
+    if tick == PLANT {
+        events.push(ev(
+            "bomb_planted",
+            vec![
+                ("userid", EventValue::Player(0)),
+                ("userid_pawn", EventValue::Pawn(0)),
+                ("site", EventValue::Int(1)),
+            ],
+        ));
+    }
+    let planted_bomb = (tick >= PLANT).then_some(PlantedBomb {
+        position: BOMB_AT,
+        site: 1,
+        blow_time: (PLANT + 40 * 64) as f32 / 64.0,
+        defuser: None,
+        defused: false,
+        exploded: false,
+    });
     let chat = if tick == CHAT_TICK {
         vec![ChatLine {
             player: 1,
@@ -224,6 +311,7 @@ fn frame(info: &MatchInfo, tick: i32) -> Frame {
             round_win_reason: if ended { 9 } else { 0 },
             round_start_count: 1,
             round_end_count: i32::from(ended),
+            bomb_planted: tick >= PLANT,
             ..Rules::default()
         },
         teams: [
@@ -242,9 +330,9 @@ fn frame(info: &MatchInfo, tick: i32) -> Frame {
         ],
         players,
         items,
-        projectiles: Vec::new(),
-        infernos: Vec::new(),
-        planted_bomb: None,
+        projectiles,
+        infernos,
+        planted_bomb,
         events,
         chat,
     }
@@ -293,11 +381,25 @@ fn check(schema: &Schema, label: &str) -> Result {
     let (out, report) = write_demo_with_report(&timeline, schema, Cursor::new(Vec::new()))?;
     let demo = out.into_inner();
     assert_eq!(report.packets, (LAST_TICK - FIRST_TICK + 1) as u64, "{label}");
-    assert_eq!(report.events, 4, "{label}");
+    assert_eq!(report.events, 9, "{label}");
+    assert!(report.skipped_fields.is_empty(), "{label}: {report:?}");
 
     // Ticks: positions, angles and health at chosen ticks.
     let chosen = [FIRST_TICK, 57, CHAT_TICK, KILL_TICK - 1, KILL_TICK + 5, LAST_TICK];
-    let props = ["X", "Y", "Z", "pitch", "yaw", "health", "is_alive", "team_num"];
+    let props = [
+        "X",
+        "Y",
+        "Z",
+        "pitch",
+        "yaw",
+        "health",
+        "is_alive",
+        "team_num",
+        "armor_value",
+        "balance",
+        "active_weapon_name",
+        "inventory",
+    ];
     let t = run(
         &demo,
         Query {
@@ -338,6 +440,22 @@ fn check(schema: &Schema, label: &str) -> Result {
             );
         }
         assert_eq!(cell(&t, "is_alive", r)?, Cell::Bool(alive), "{label}");
+        let armor = if alive { 100 } else { 0 };
+        assert_eq!(cell(&t, "armor_value", r)?, Cell::Int(armor), "{label}");
+        let money = 800 + 100 * i as i64;
+        assert_eq!(cell(&t, "balance", r)?, Cell::Int(money), "{label}");
+        let side = usize::from(i >= 2);
+        let (weapon, inventory) = if alive {
+            let rifle = if side == 0 { "AK-47" } else { "M4A4" };
+            (
+                Cell::Str(rifle.into()),
+                Cell::Strs(vec![KNIVES[side].0.into(), rifle.into()]),
+            )
+        } else {
+            (Cell::Null, Cell::Strs(Vec::new()))
+        };
+        assert_eq!(cell(&t, "active_weapon_name", r)?, weapon, "{label}");
+        assert_eq!(cell(&t, "inventory", r)?, inventory, "{label}");
     }
 
     // Players: every player with name, steam id and bot flag.
@@ -409,12 +527,78 @@ fn check(schema: &Schema, label: &str) -> Result {
     assert_eq!(cell(rounds, "reason", 0)?, Cell::Int(9));
     assert_eq!(cell(rounds, "reason_name", 0)?, Cell::Str("ct_killed".into()));
 
+    check_grenades_and_bomb(&demo, label)?;
+
     assert_eq!(chat.rows(), 1, "{label}: chat");
     assert_eq!(cell(chat, "tick", 0)?, Cell::Int(i64::from(CHAT_TICK)));
     assert_eq!(cell(chat, "slot", 0)?, Cell::Int(1));
     assert_eq!(cell(chat, "name", 0)?, Cell::Str("Bravo".into()));
     assert_eq!(cell(chat, "text", 0)?, Cell::Str("nice one".into()));
     assert_eq!(cell(chat, "all_chat", 0)?, Cell::Bool(true), "{label}");
+    Ok(())
+}
+
+/// The smoke, the fire and the plant: grenades, smokes, infernos and bomb.
+fn check_grenades_and_bomb(demo: &[u8], label: &str) -> Result {
+    let tables = run(
+        demo,
+        Query {
+            tables: vec![
+                TableKind::Grenades,
+                TableKind::Smokes,
+                TableKind::Infernos,
+                TableKind::Bomb,
+            ],
+            ..Query::default()
+        },
+    )?;
+    let [grenades, smokes, infernos, bomb] = &tables[..] else {
+        return Err(format!("{label}: {} tables", tables.len()).into());
+    };
+    // One row per tick a projectile moved: the smoke's flight and the
+    // molotov's, each with its thrower.
+    let mut kinds = std::collections::BTreeMap::new();
+    for r in 0..grenades.rows() {
+        let (Cell::Str(kind), Cell::Str(thrower)) = (
+            cell(grenades, "grenade_type", r)?,
+            cell(grenades, "thrower_name", r)?,
+        ) else {
+            return Err(format!("{label}: grenade row {r}").into());
+        };
+        kinds.insert(kind, thrower);
+    }
+    assert_eq!(
+        kinds,
+        [("molotov", "Bravo"), ("smoke", "Delta")]
+            .map(|(k, t)| (k.to_string(), t.to_string()))
+            .into(),
+        "{label}"
+    );
+
+    assert_eq!(smokes.rows(), 1, "{label}: smokes");
+    assert_eq!(cell(smokes, "start_tick", 0)?, Cell::Int(i64::from(SMOKE_POP)));
+    assert_eq!(cell(smokes, "end_tick", 0)?, Cell::Int(i64::from(SMOKE_END)));
+    assert_eq!(cell(smokes, "thrower_name", 0)?, Cell::Str("Delta".into()));
+    assert_eq!(cell(smokes, "thrower_slot", 0)?, Cell::Int(3));
+    assert_eq!(cell(smokes, "x", 0)?, Cell::Float(SMOKE_REST[0]));
+
+    assert_eq!(infernos.rows(), 1, "{label}: infernos");
+    assert_eq!(
+        cell(infernos, "start_tick", 0)?,
+        Cell::Int(i64::from(FIRE_START))
+    );
+    assert_eq!(cell(infernos, "end_tick", 0)?, Cell::Int(i64::from(FIRE_END)));
+    assert_eq!(
+        cell(infernos, "thrower_name", 0)?,
+        Cell::Str("Bravo".into()),
+        "{label}"
+    );
+    assert_eq!(cell(infernos, "thrower_team", 0)?, Cell::Int(2));
+
+    assert_eq!(bomb.rows(), 1, "{label}: bomb");
+    assert_eq!(cell(bomb, "action", 0)?, Cell::Str("planted".into()));
+    assert_eq!(cell(bomb, "name", 0)?, Cell::Str("Alpha".into()));
+    assert_eq!(cell(bomb, "site", 0)?, Cell::Int(1));
     Ok(())
 }
 

@@ -17,7 +17,9 @@
 //! DEM_SyncTick
 //! DEM_Packet         per frame: net_Tick (4), the frame's game events
 //!                    (CMsgSource1LegacyGameEvent, 207), its chat lines
-//!                    (CUserMessageSayText2, 118), then svc_PacketEntities (55)
+//!                    (CUserMessageSayText2, 118), at the last tick the players'
+//!                    CCSUsrMsg_EndOfMatchAllPlayersData (375), then
+//!                    svc_PacketEntities (55)
 //! DEM_Stop
 //! DEM_FileInfo       playback ticks, frames and time
 //! ```
@@ -41,9 +43,9 @@
 //! | `CCSPlayerPawn` | from 65 | position (body component cell and offset), eye angles, health, armor, life state, team, helmet, defuser, weapons, active weapon, flash duration, controller handle |
 //! | `CCSTeam` ×4 | from 65 | team number (0 unassigned, 1 spectator, 2, 3), name, clan name, score, half and overtime scores |
 //! | `CCSGameRulesProxy` | from 65 | the `m_pGameRules` fields of [`crate::timeline::Rules`] |
-//! | weapons (`CAK47`, `CKnife`, `CC4`, ...) | from 65 | owner handle, item definition index, clip, position when on the ground |
-//! | grenade projectiles | from 65 | thrower and owner handles, position, smoke started, incendiary |
-//! | `CInferno` | from 65 | owner handle, position, fire type |
+//! | weapons (`CAK47`, `CKnife`, `CC4`, ...) | from 65 | owner handles (`m_hOwnerEntity`, `m_nOwnerId`), item definition index, clip, original owner's steam id, position when on the ground |
+//! | grenade projectiles | from 65 | thrower and owner handles (`m_hThrower`, `m_hOwnerEntity`, `m_nOwnerId`), position, smoke started, incendiary |
+//! | `CInferno` | from 65 | owner handles, position, fire count |
 //! | `CPlantedC4` | from 65 | position, site, blow time, ticking, defuser, defused, exploded |
 //!
 //! A handle is `serial << 14 | index` (the null handle is `0xFFFFFF`, as
@@ -95,6 +97,7 @@ const SVC_SERVER_INFO: u32 = 40;
 const SVC_CREATE_STRING_TABLE: u32 = 44;
 const SVC_PACKET_ENTITIES: u32 = 55;
 const UM_SAY_TEXT2: u32 = 118;
+const CS_UM_END_OF_MATCH_ALL_PLAYERS_DATA: u32 = 375;
 const GAME_EVENT_LIST: u32 = 205;
 const GAME_EVENT: u32 = 207;
 
@@ -251,6 +254,10 @@ struct Emitter<'t, W: Write + Seek> {
     report: EmitReport,
     last_tick: i32,
     previous_tick: Option<i32>,
+    /// Whether the end-of-match player list was written.
+    ended: bool,
+    /// The last frame's players (for an end-of-match list written after it).
+    last_players: Vec<PlayerState>,
 }
 
 impl<'t, W: Write + Seek> Emitter<'t, W> {
@@ -295,6 +302,8 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             report: EmitReport::default(),
             last_tick: info.first_tick,
             previous_tick: None,
+            ended: false,
+            last_players: Vec::new(),
         })
     }
 
@@ -645,6 +654,12 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             packet.push_message(UM_SAY_TEXT2, &self.say_text(frame, line)?).map_err(wire)?;
             self.report.chat_lines += 1;
         }
+        if tick >= self.timeline.info().last_tick && !self.ended {
+            packet
+                .push_message(CS_UM_END_OF_MATCH_ALL_PLAYERS_DATA, &self.end_of_match(&frame.players))
+                .map_err(wire)?;
+            self.ended = true;
+        }
         let first = self.previous_tick.is_none();
         let max_entries = self
             .live
@@ -675,7 +690,33 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
         self.free.extend(freed);
         self.previous_tick = Some(tick);
         self.last_tick = tick;
+        self.last_players.clone_from(&frame.players);
         Ok(())
+    }
+
+    /// `CCSUsrMsg_EndOfMatchAllPlayersData`: every player's slot, steam id,
+    /// name, team and bot flag, as the game sends it when the match ends
+    /// (demoparser2's `parse_player_info` reads it).
+    fn end_of_match(&self, players: &[PlayerState]) -> pb::CCsUsrMsgEndOfMatchAllPlayersData {
+        use pb::ccs_usr_msg_end_of_match_all_players_data::PlayerData;
+        let info = self.timeline.info();
+        let allplayerdata = info
+            .players
+            .iter()
+            .zip(players)
+            .map(|(who, state)| PlayerData {
+                slot: Some(i32::from(who.slot)),
+                xuid: Some(who.steamid),
+                name: Some(state.name.clone()),
+                teamnumber: Some(i32::from(state.team)),
+                isbot: Some(who.bot),
+                ..Default::default()
+            })
+            .collect();
+        pb::CCsUsrMsgEndOfMatchAllPlayersData {
+            allplayerdata,
+            scene: None,
+        }
     }
 
     /// Sets the fields of one entity from the frame.
@@ -808,6 +849,7 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                     .owner
                     .map_or(NULL_HANDLE, |o| self.handle_of(Self::pawn_key(frame, o)));
                 f.set("m_hOwnerEntity", V::Int(owner));
+                f.set("m_nOwnerId", V::Int(owner));
                 f.set_any(
                     &[
                         "m_iItemDefinitionIndex",
@@ -836,6 +878,7 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                 let thrower = self.handle_of(Self::pawn_key(frame, p.thrower));
                 f.set("m_hThrower", V::Int(thrower));
                 f.set("m_hOwnerEntity", V::Int(thrower));
+                f.set("m_nOwnerId", V::Int(thrower));
                 position(f, p.position);
                 if p.kind == GrenadeKind::Smoke {
                     f.set("m_bDidSmokeEffect", V::Bool(p.smoking));
@@ -853,6 +896,7 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                 };
                 let owner = self.handle_of(Self::pawn_key(frame, fire.thrower));
                 f.set("m_hOwnerEntity", V::Int(owner));
+                f.set("m_nOwnerId", V::Int(owner));
                 position(f, fire.position);
                 f.set("m_fireCount", V::Int(1));
             }
@@ -1058,6 +1102,26 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
 
     fn finish(mut self) -> Result<(W, EmitReport), SynthError> {
         let last = self.last_tick.max(0);
+        if !self.ended && self.previous_tick.is_some() {
+            // The frames ended before the last tick the timeline announced:
+            // the end-of-match list in a packet of its own.
+            let players = std::mem::take(&mut self.last_players);
+            let mut packet = PacketWriter::new();
+            packet
+                .push_message(
+                    NET_TICK,
+                    &pb::CNetMsgTick {
+                        tick: u32::try_from(last).ok(),
+                        ..Default::default()
+                    },
+                )
+                .map_err(wire)?;
+            packet
+                .push_message(CS_UM_END_OF_MATCH_ALL_PLAYERS_DATA, &self.end_of_match(&players))
+                .map_err(wire)?;
+            self.emit_packet(DemoCommand::Packet, last, packet)?;
+            self.report.packets += 1;
+        }
         self.writer.write_frame(DemoCommand::Stop, last, false, &[])?;
         let interval = 1.0 / self.timeline.info().tick_rate as f32;
         let info = pb::CDemoFileInfo {
