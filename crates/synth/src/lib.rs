@@ -10,7 +10,11 @@
 
 pub mod emit;
 pub mod error;
+pub mod items;
+pub mod scenario;
 pub mod schema;
 pub mod timeline;
+pub mod validate;
 
 pub use error::{SynthError, SynthErrorKind};
+pub use scenario::{load, Scenario, ScenarioFormat};
