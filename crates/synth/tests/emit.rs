@@ -8,8 +8,8 @@ use gamewire_query::{Cell, Column, Query, TableKind, TickSet};
 use gamewire_synth::emit::{write_demo, write_demo_with_report};
 use gamewire_synth::schema::{from_demo, Schema};
 use gamewire_synth::timeline::{
-    ChatLine, EventValue, Frame, GameEvent, GrenadeKind, Inferno, Item, MatchInfo, PlayerInfo,
-    PlayerState, PlantedBomb, Projectile, Rules, TeamState, Timeline,
+    ChatLine, EventValue, Frame, GameEvent, GrenadeKind, Inferno, Item, MatchInfo, PlantedBomb,
+    PlayerInfo, PlayerState, Projectile, Rules, TeamState, Timeline,
 };
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -157,7 +157,11 @@ fn frame(info: &MatchInfo, tick: i32) -> Frame {
             position: pos,
             pitch,
             yaw,
-            weapons: if alive { vec![knife, rifle] } else { Vec::new() },
+            weapons: if alive {
+                vec![knife, rifle]
+            } else {
+                Vec::new()
+            },
             active_weapon: alive.then_some(rifle),
             flash_duration: 0.0,
             kills: i32::from(i == 0 && tick >= KILL_TICK),
@@ -380,12 +384,23 @@ fn check(schema: &Schema, label: &str) -> Result {
     let timeline = Match::new();
     let (out, report) = write_demo_with_report(&timeline, schema, Cursor::new(Vec::new()))?;
     let demo = out.into_inner();
-    assert_eq!(report.packets, (LAST_TICK - FIRST_TICK + 1) as u64, "{label}");
+    assert_eq!(
+        report.packets,
+        (LAST_TICK - FIRST_TICK + 1) as u64,
+        "{label}"
+    );
     assert_eq!(report.events, 9, "{label}");
     assert!(report.skipped_fields.is_empty(), "{label}: {report:?}");
 
     // Ticks: positions, angles and health at chosen ticks.
-    let chosen = [FIRST_TICK, 57, CHAT_TICK, KILL_TICK - 1, KILL_TICK + 5, LAST_TICK];
+    let chosen = [
+        FIRST_TICK,
+        57,
+        CHAT_TICK,
+        KILL_TICK - 1,
+        KILL_TICK + 5,
+        LAST_TICK,
+    ];
     let props = [
         "X",
         "Y",
@@ -516,16 +531,25 @@ fn check(schema: &Schema, label: &str) -> Result {
 
     assert_eq!(rounds.rows(), 1, "{label}: rounds");
     assert_eq!(cell(rounds, "round", 0)?, Cell::Int(1));
-    assert_eq!(cell(rounds, "start_tick", 0)?, Cell::Int(i64::from(FIRST_TICK)));
+    assert_eq!(
+        cell(rounds, "start_tick", 0)?,
+        Cell::Int(i64::from(FIRST_TICK))
+    );
     assert_eq!(
         cell(rounds, "freeze_end_tick", 0)?,
         Cell::Int(i64::from(FREEZE_END))
     );
-    assert_eq!(cell(rounds, "end_tick", 0)?, Cell::Int(i64::from(ROUND_END)));
+    assert_eq!(
+        cell(rounds, "end_tick", 0)?,
+        Cell::Int(i64::from(ROUND_END))
+    );
     assert_eq!(cell(rounds, "winner_team", 0)?, Cell::Int(2));
     assert_eq!(cell(rounds, "winner_side", 0)?, Cell::Str("T".into()));
     assert_eq!(cell(rounds, "reason", 0)?, Cell::Int(9));
-    assert_eq!(cell(rounds, "reason_name", 0)?, Cell::Str("ct_killed".into()));
+    assert_eq!(
+        cell(rounds, "reason_name", 0)?,
+        Cell::Str("ct_killed".into())
+    );
 
     check_grenades_and_bomb(&demo, label)?;
 
@@ -576,8 +600,14 @@ fn check_grenades_and_bomb(demo: &[u8], label: &str) -> Result {
     );
 
     assert_eq!(smokes.rows(), 1, "{label}: smokes");
-    assert_eq!(cell(smokes, "start_tick", 0)?, Cell::Int(i64::from(SMOKE_POP)));
-    assert_eq!(cell(smokes, "end_tick", 0)?, Cell::Int(i64::from(SMOKE_END)));
+    assert_eq!(
+        cell(smokes, "start_tick", 0)?,
+        Cell::Int(i64::from(SMOKE_POP))
+    );
+    assert_eq!(
+        cell(smokes, "end_tick", 0)?,
+        Cell::Int(i64::from(SMOKE_END))
+    );
     assert_eq!(cell(smokes, "thrower_name", 0)?, Cell::Str("Delta".into()));
     assert_eq!(cell(smokes, "thrower_slot", 0)?, Cell::Int(3));
     assert_eq!(cell(smokes, "x", 0)?, Cell::Float(SMOKE_REST[0]));
@@ -587,7 +617,10 @@ fn check_grenades_and_bomb(demo: &[u8], label: &str) -> Result {
         cell(infernos, "start_tick", 0)?,
         Cell::Int(i64::from(FIRE_START))
     );
-    assert_eq!(cell(infernos, "end_tick", 0)?, Cell::Int(i64::from(FIRE_END)));
+    assert_eq!(
+        cell(infernos, "end_tick", 0)?,
+        Cell::Int(i64::from(FIRE_END))
+    );
     assert_eq!(
         cell(infernos, "thrower_name", 0)?,
         Cell::Str("Bravo".into()),

@@ -94,7 +94,7 @@ fn resolve(tables: &SendTables, root: SerializerId, name: &str) -> Option<Resolv
         let last = parts.peek().is_none();
         match &field.model {
             FieldModel::Value(d) => {
-                return last.then(|| Resolved {
+                return last.then_some(Resolved {
                     path,
                     decoder: *d,
                     pointers,
@@ -121,7 +121,7 @@ fn resolve(tables: &SendTables, root: SerializerId, name: &str) -> Option<Resolv
                     });
                 };
                 path.push(next.parse().ok()?);
-                return parts.peek().is_none().then(|| Resolved {
+                return parts.peek().is_none().then_some(Resolved {
                     path,
                     decoder: *element,
                     pointers,

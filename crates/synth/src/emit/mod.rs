@@ -50,7 +50,7 @@
 //!
 //! A handle is `serial << 14 | index` (the null handle is `0xFFFFFF`, as
 //! CS2 writes it). Every field is named, and resolved in the schema's
-//! serializers ([`fields`]): a field the schema lacks is skipped and
+//! serializers (the `fields` module): a field the schema lacks is skipped and
 //! counted in the [`EmitReport`]; a class it lacks is an error naming it.
 //!
 //! The encoding itself is `gamewire-source2`'s: the emitter keeps a
@@ -79,9 +79,7 @@ use gamewire_source2::stringtable::StringTable;
 use gamewire_source2::stringtable_writer::{
     write_entry_stream, EncodedKey, EncodedValue, EntryRecord, EntryStream, IndexStep,
 };
-use gamewire_source2::{
-    DemoError, DemoParser, ErrorKind, FieldPath, Interests, Location, Visitor,
-};
+use gamewire_source2::{DemoError, DemoParser, ErrorKind, FieldPath, Interests, Location, Visitor};
 use prost::Message;
 use source2_demo_protobufs as pb;
 
@@ -312,7 +310,8 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
         let offset = self.writer.offset();
         let index = self.writer.frames_written();
         let compressed = payload.len() > 64;
-        self.writer.write_frame(command, tick, compressed, payload)?;
+        self.writer
+            .write_frame(command, tick, compressed, payload)?;
         let frame = DemoFrame {
             command,
             tick,
@@ -350,8 +349,12 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
         server_info.map_name = Some(info.map.clone());
         server_info.tick_interval = Some(interval);
         let mut packet = PacketWriter::new();
-        packet.push_message(SVC_SERVER_INFO, &server_info).map_err(wire)?;
-        packet.push_message(GAME_EVENT_LIST, &self.schema.game_events).map_err(wire)?;
+        packet
+            .push_message(SVC_SERVER_INFO, &server_info)
+            .map_err(wire)?;
+        packet
+            .push_message(GAME_EVENT_LIST, &self.schema.game_events)
+            .map_err(wire)?;
         self.emit_packet(DemoCommand::SignonPacket, -1, packet)?;
 
         self.emit(
@@ -366,8 +369,12 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
         )?;
 
         let mut packet = PacketWriter::new();
-        packet.push_message(SVC_CREATE_STRING_TABLE, &self.baselines()?).map_err(wire)?;
-        packet.push_message(SVC_CREATE_STRING_TABLE, &self.userinfo()?).map_err(wire)?;
+        packet
+            .push_message(SVC_CREATE_STRING_TABLE, &self.baselines()?)
+            .map_err(wire)?;
+        packet
+            .push_message(SVC_CREATE_STRING_TABLE, &self.userinfo()?)
+            .map_err(wire)?;
         self.emit_packet(DemoCommand::SignonPacket, -1, packet)?;
         self.emit(DemoCommand::SyncTick, -1, &[])?;
         if self.parser.state.send_tables.is_none() {
@@ -415,7 +422,11 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                     ishltv: Some(false),
                     ..Default::default()
                 };
-                (usize::from(p.slot), p.slot.to_string(), info.encode_to_vec())
+                (
+                    usize::from(p.slot),
+                    p.slot.to_string(),
+                    info.encode_to_vec(),
+                )
             })
             .collect();
         string_table("userinfo", &entries)
@@ -441,9 +452,9 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             self.next_index += 1;
             self.next_index - 1
         } else {
-            self.free
-                .pop_first()
-                .ok_or_else(|| timeline_error("frames", "more entities at once than a demo holds"))?
+            self.free.pop_first().ok_or_else(|| {
+                timeline_error("frames", "more entities at once than a demo holds")
+            })?
         };
         Ok((index, self.next_serial(index)))
     }
@@ -637,26 +648,32 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
 
         let tick = frame.tick;
         let mut packet = PacketWriter::new();
-        packet.push_message(
-            NET_TICK,
-            &pb::CNetMsgTick {
-                tick: u32::try_from(tick).ok(),
-                ..Default::default()
-            },
-        )
-        .map_err(wire)?;
+        packet
+            .push_message(
+                NET_TICK,
+                &pb::CNetMsgTick {
+                    tick: u32::try_from(tick).ok(),
+                    ..Default::default()
+                },
+            )
+            .map_err(wire)?;
         for (i, event) in frame.events.iter().enumerate() {
             let body = self.game_event(frame, event, i)?;
             packet.push(GAME_EVENT, &body).map_err(wire)?;
             self.report.events += 1;
         }
         for line in &frame.chat {
-            packet.push_message(UM_SAY_TEXT2, &self.say_text(frame, line)?).map_err(wire)?;
+            packet
+                .push_message(UM_SAY_TEXT2, &self.say_text(frame, line)?)
+                .map_err(wire)?;
             self.report.chat_lines += 1;
         }
         if tick >= self.timeline.info().last_tick && !self.ended {
             packet
-                .push_message(CS_UM_END_OF_MATCH_ALL_PLAYERS_DATA, &self.end_of_match(&frame.players))
+                .push_message(
+                    CS_UM_END_OF_MATCH_ALL_PLAYERS_DATA,
+                    &self.end_of_match(&frame.players),
+                )
                 .map_err(wire)?;
             self.ended = true;
         }
@@ -1117,12 +1134,16 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                 )
                 .map_err(wire)?;
             packet
-                .push_message(CS_UM_END_OF_MATCH_ALL_PLAYERS_DATA, &self.end_of_match(&players))
+                .push_message(
+                    CS_UM_END_OF_MATCH_ALL_PLAYERS_DATA,
+                    &self.end_of_match(&players),
+                )
                 .map_err(wire)?;
             self.emit_packet(DemoCommand::Packet, last, packet)?;
             self.report.packets += 1;
         }
-        self.writer.write_frame(DemoCommand::Stop, last, false, &[])?;
+        self.writer
+            .write_frame(DemoCommand::Stop, last, false, &[])?;
         let interval = 1.0 / self.timeline.info().tick_rate as f32;
         let info = pb::CDemoFileInfo {
             playback_time: Some(last as f32 * interval),

@@ -69,8 +69,8 @@ pub fn from_demo(bytes: &[u8]) -> Result<Schema, SynthError> {
                 );
             }
             DemoCommand::SignonPacket => {
-                let packet = pb::CDemoPacket::decode(&*frame.payload)
-                    .map_err(protobuf("CDemoPacket"))?;
+                let packet =
+                    pb::CDemoPacket::decode(&*frame.payload).map_err(protobuf("CDemoPacket"))?;
                 let data = packet.data.unwrap_or_default();
                 for m in PacketMessages::new(&data) {
                     let m = m.map_err(|k| schema_error("signon packet", k))?;
