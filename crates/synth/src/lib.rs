@@ -12,6 +12,7 @@ pub mod error;
 pub mod items;
 pub mod scenario;
 pub mod schema;
+pub mod simulate;
 pub mod timeline;
 pub mod validate;
 

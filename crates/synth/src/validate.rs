@@ -121,7 +121,8 @@ pub const MAX_PLAYERS: usize = 64;
 
 /// Checks a scenario: as written, then played through.
 pub fn check(s: &Scenario) -> Result<(), Problem> {
-    check_written(s)
+    check_written(s)?;
+    crate::simulate::dry_run(s)
 }
 
 fn finite_nonneg(key: String, v: f64) -> Result<(), Problem> {
