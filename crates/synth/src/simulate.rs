@@ -766,7 +766,7 @@ impl<'s> Sim<'s> {
         if r < max {
             let half = r / (max / 2);
             (
-                r % (max / 2) == 0,
+                r.is_multiple_of(max / 2),
                 half == 1,
                 2 + half as i32,
                 false,
@@ -777,7 +777,7 @@ impl<'s> Sim<'s> {
             let k = j / ot;
             let w = (j % ot) / (ot / 2);
             (
-                (j % (ot / 2)) == 0,
+                j.is_multiple_of(ot / 2),
                 (1 + k + w) % 2 == 1,
                 2 + w as i32,
                 true,
@@ -1116,7 +1116,8 @@ impl<'s> Sim<'s> {
     /// The attacker may use the weapon: carries it, or threw that
     /// grenade this round (grenades and fires hurt after the thrower's
     /// death), or the weapon is the world or the planted bomb.
-    fn may_use(&self, p: usize, weapon: &str, key: &str, doing: &str) -> Result<(), Problem> {
+    fn may_use(&self, p: usize, weapon: &str, ek: &str, doing: &str) -> Result<(), Problem> {
+        let key = format!("{ek}.attacker");
         let thrown = |g: &[&str]| {
             self.thrown
                 .get(p)
@@ -1129,7 +1130,7 @@ impl<'s> Sim<'s> {
                 thrown(&[weapon]) || self.carried_named(p, weapon).is_some()
             }
             _ => {
-                self.must_live(p, key, doing)?;
+                self.must_live(p, &key, doing)?;
                 self.carried_named(p, weapon).is_some()
             }
         };
@@ -1137,7 +1138,7 @@ impl<'s> Sim<'s> {
             Ok(())
         } else {
             Err(problem(
-                format!("{key}.weapon"),
+                format!("{ek}.weapon"),
                 format!(
                     "`{}` does not carry `{weapon}`{}",
                     self.name(p),
@@ -1192,7 +1193,7 @@ impl<'s> Sim<'s> {
                 }
                 if let Some(a) = a {
                     if a != v {
-                        self.may_use(a, weapon, &format!("{ek}.attacker"), "kill")?;
+                        self.may_use(a, weapon, &ek, "kill")?;
                     }
                 }
                 let group = hitgroup
@@ -1282,7 +1283,7 @@ impl<'s> Sim<'s> {
                 }
                 if let Some(a) = a {
                     if a != v {
-                        self.may_use(a, weapon, &format!("{ek}.attacker"), "do damage")?;
+                        self.may_use(a, weapon, &ek, "do damage")?;
                     }
                 }
                 let health = self.players.get(v).map_or(0, |ps| ps.st.health);

@@ -151,10 +151,10 @@ pub fn check_written(s: &Scenario) -> Result<(), Problem> {
         return Err(problem("start_tick", "must be 0 to 16777216"));
     }
     let r = &s.rules;
-    if r.max_rounds < 2 || r.max_rounds % 2 != 0 {
+    if r.max_rounds < 2 || !r.max_rounds.is_multiple_of(2) {
         return Err(problem("rules.max_rounds", "must be an even number ≥ 2"));
     }
-    if r.overtime_max_rounds < 2 || r.overtime_max_rounds % 2 != 0 {
+    if r.overtime_max_rounds < 2 || !r.overtime_max_rounds.is_multiple_of(2) {
         return Err(problem(
             "rules.overtime_max_rounds",
             "must be an even number ≥ 2",
