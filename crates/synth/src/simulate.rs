@@ -5,7 +5,7 @@
 //! each round's start, freeze end and end, and its events; steps that
 //! events cause later (a grenade's detonation after its flight, a smoke's
 //! end, a fire's end) join the schedule when their cause is played. A
-//! state machine ([`Sim`]) plays the steps in order (tick, then kind:
+//! state machine (`Sim`) plays the steps in order (tick, then kind:
 //! round start, freeze end, caused steps, the scenario's events, round
 //! end; then the order written) and derives what CS2 derives: health and
 //! armor after hits, deaths and the items a dead player drops, money after
