@@ -425,6 +425,13 @@ impl<'s> Sim<'s> {
         }
     }
 
+    /// Adds a round event unless the scenario leaves those out.
+    fn round_event(&mut self, e: GameEvent) {
+        if self.s.round_events {
+            self.events.push(e);
+        }
+    }
+
     fn schedule(&mut self, tick: i32, step: Step) {
         self.queue.insert((tick, step.rank(), self.seq), step);
         self.seq += 1;
@@ -791,7 +798,7 @@ impl<'s> Sim<'s> {
             return Ok(());
         };
         if r > 0 {
-            self.events.push(ev("round_officially_ended", vec![]));
+            self.round_event(ev("round_officially_ended", vec![]));
         }
         // Whatever still lies, flies or burns goes.
         let flights = std::mem::take(&mut self.flights);
@@ -851,7 +858,7 @@ impl<'s> Sim<'s> {
         if r == 0 {
             self.events.push(ev("begin_new_match", vec![]));
         }
-        self.events.push(ev(
+        self.round_event(ev(
             "round_start",
             vec![
                 (
@@ -1048,7 +1055,7 @@ impl<'s> Sim<'s> {
             }
         }
         let connected = self.players.iter().filter(|p| p.st.connected).count();
-        self.events.push(ev(
+        self.round_event(ev(
             "round_end",
             vec![
                 ("winner", EventValue::Int(i64::from(winner_team))),
@@ -1066,7 +1073,7 @@ impl<'s> Sim<'s> {
         if last {
             self.rules.game_phase = 5;
             self.rules.match_end_count += 1;
-            self.events.push(ev("cs_win_panel_match", vec![]));
+            self.round_event(ev("cs_win_panel_match", vec![]));
         } else if self.half_of(r + 1).0 && self.half_of(r + 1).1 != self.swapped {
             self.rules.game_phase = 4;
             self.events.push(ev("announce_phase_end", vec![]));
@@ -2331,6 +2338,39 @@ end = 20
         assert_eq!(f.teams[1].score_second_half, 1);
         assert_eq!(f.rules.game_phase, 5);
         assert!(f.events.iter().any(|e| e.name == "cs_win_panel_match"));
+        Ok(())
+    }
+
+    #[test]
+    fn round_events_can_be_left_out() -> Result<(), Box<dyn std::error::Error>> {
+        let text = SMALL.replace(
+            "map = \"de_dust2\"",
+            "map = \"de_dust2\"\nround_events = false",
+        );
+        let s = load(&text, ScenarioFormat::Toml)?;
+        let mut names = std::collections::BTreeSet::new();
+        let mut last = Rules::default();
+        for f in s.timeline()?.frames() {
+            names.extend(f.events.iter().map(|e| e.name.clone()));
+            last = f.rules;
+        }
+        for gone in [
+            "round_start",
+            "round_end",
+            "round_officially_ended",
+            "cs_win_panel_match",
+        ] {
+            assert!(!names.contains(gone), "{gone}");
+        }
+        assert!(names.contains("round_freeze_end") && names.contains("player_death"));
+        assert_eq!(
+            (
+                last.round_start_count,
+                last.round_end_count,
+                last.match_end_count
+            ),
+            (3, 3, 1)
+        );
         Ok(())
     }
 

@@ -69,6 +69,12 @@ pub struct Scenario {
     /// The tick of the first written frame, where round 1 starts (default 1).
     #[serde(default = "default_start_tick")]
     pub start_tick: i32,
+    /// Write `round_start`, `round_end`, `round_officially_ended` and
+    /// `cs_win_panel_match` as game events (default true). Some CS2 demos
+    /// leave them out, and readers (demoparser2, demofile-net) derive them
+    /// from the game rules' round counters, which are written either way.
+    #[serde(default = "default_true")]
+    pub round_events: bool,
     /// Clan names of the two teams.
     #[serde(default)]
     pub teams: TeamNames,
