@@ -8,6 +8,7 @@
 //! from a real demo), and `emit` writes the demo through `gamewire-source2`'s
 //! writer.
 
+pub mod emit;
 pub mod error;
 pub mod items;
 pub mod scenario;

@@ -9,6 +9,10 @@
 
 use source2_demo_protobufs as pb;
 
+mod from_demo;
+
+pub use from_demo::from_demo;
+
 /// The declarations a synthesized demo carries.
 #[derive(Debug, Clone)]
 pub struct Schema {
