@@ -1047,9 +1047,9 @@ impl<'s> Sim<'s> {
                         continue;
                     }
                     if ps.clan == Some(w) {
-                        ps.st.money = (ps.st.money + win).min(max);
+                        ps.st.money = ps.st.money.saturating_add(win).min(max);
                     } else if ps.clan == Some(l) {
-                        ps.st.money = (ps.st.money + loss).min(max);
+                        ps.st.money = ps.st.money.saturating_add(loss).min(max);
                     }
                 }
             }
@@ -1255,7 +1255,7 @@ impl<'s> Sim<'s> {
                         if let Some(ps) = self.players.get_mut(a) {
                             ps.st.kills += 1;
                             if economy {
-                                ps.st.money = (ps.st.money + reward).min(max);
+                                ps.st.money = ps.st.money.saturating_add(reward).min(max);
                             }
                         }
                     }
@@ -1861,7 +1861,7 @@ impl<'s> Sim<'s> {
         if let Some(a) = a {
             if let Some(ps) = self.players.get_mut(a) {
                 if a != v && ps.st.team != vteam {
-                    ps.st.damage += dmg_health;
+                    ps.st.damage = ps.st.damage.saturating_add(dmg_health);
                 }
             }
         }

@@ -271,6 +271,18 @@ fn event_after_the_round() -> Res {
 }
 
 #[test]
+fn time_out_of_range() -> Res {
+    let text = toml_with(&round_with(&[])).replace("end = 60", "end = 1e300");
+    check(
+        &text,
+        ScenarioFormat::Toml,
+        "rounds[0].end",
+        "must be a number of seconds from 0 to 86400",
+        "end = 1e300",
+    )
+}
+
+#[test]
 fn both_t_and_tick() -> Res {
     let text = toml_with(&round_with(&[
         "t = 20\ntick = 30\ntype = \"chat\"\nplayer = \"bob\"\ntext = \"a\"",
