@@ -559,3 +559,35 @@ fn error_display_names_line_and_key() -> Res {
     );
     Ok(())
 }
+
+#[test]
+fn cut_scenarios_are_errors_not_panics() -> Res {
+    let toml = toml_with(&round_with(&[
+        "t = 16\ntype = \"purchase\"\nplayer = \"alice\"\nitem = \"flashbang\"",
+        "t = 18\ntype = \"throw\"\nplayer = \"alice\"\ngrenade = \"flashbang\"\nto = [1.0, 2.0, 3.0]\nblinds = [{ player = \"carol\", duration = 2.0 }]",
+        "t = 20\ntype = \"kill\"\nattacker = \"alice\"\nvictim = \"carol\"\nweapon = \"glock\"",
+    ]));
+    let scenario = load(&toml, ScenarioFormat::Toml)?;
+    let json = serde_json::to_string_pretty(&scenario)?;
+    assert_eq!(load(&json, ScenarioFormat::Json)?, scenario);
+    for (text, format) in [(&toml, ScenarioFormat::Toml), (&json, ScenarioFormat::Json)] {
+        let mut cuts = 0;
+        for end in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let Some(cut) = text.get(..end) else {
+                continue;
+            };
+            // Every cut either reads (a whole table ends there) or names a line.
+            if let Err(e) = load(cut, format) {
+                match e.kind {
+                    SynthErrorKind::Scenario { line, .. } => {
+                        assert!(line.is_none_or(|l| l <= cut.lines().count() + 1));
+                    }
+                    other => return Err(format!("not a scenario error: {other}").into()),
+                }
+                cuts += 1;
+            }
+        }
+        assert!(cuts > text.len() / 2, "{cuts} of {}", text.len());
+    }
+    Ok(())
+}
