@@ -846,6 +846,12 @@ impl<'s> Sim<'s> {
         } else {
             self.s.rules.start_money
         };
+        if fresh {
+            // A half starts afresh: no loss streak carries over.
+            for c in &mut self.clans {
+                c.losses = 0;
+            }
+        }
         self.round = Some(r);
         self.rules.freeze_period = true;
         self.rules.game_phase = phase;
@@ -2338,6 +2344,59 @@ end = 20
         assert_eq!(f.teams[1].score_second_half, 1);
         assert_eq!(f.rules.game_phase, 5);
         assert!(f.events.iter().any(|e| e.name == "cs_win_panel_match"));
+        Ok(())
+    }
+
+    #[test]
+    fn sides_and_money_through_overtime() -> Result<(), Box<dyn std::error::Error>> {
+        let mut text = String::from(
+            "map = \"de_nuke\"\n[rules]\nmax_rounds = 2\novertime_max_rounds = 2\n\
+             [[players]]\nname = \"a\"\nsteamid = 1\nteam = \"T\"\n\
+             [[players]]\nname = \"b\"\nsteamid = 2\nteam = \"CT\"\n",
+        );
+        for w in ["T", "T", "CT", "T", "CT"] {
+            text.push_str(&format!(
+                "[[rounds]]\nwinner = \"{w}\"\nend = 20\nbomb = \"\"\n"
+            ));
+        }
+        let s = load(&text, ScenarioFormat::Toml)?;
+        let rounds = s.schedule();
+        let mut at = BTreeMap::new();
+        for f in s.timeline()?.frames() {
+            at.insert(f.tick, f);
+        }
+        let get = |t: i32| at.get(&t).ok_or(format!("no frame at {t}"));
+        // Regulation: a is T, then CT; after 1-1 the first overtime half
+        // keeps the sides, the second switches them, the next overtime
+        // keeps them again.
+        let teams: Vec<u8> = rounds
+            .iter()
+            .map(|r| get(r.start).map(|f| f.players[0].team))
+            .collect::<Result<_, _>>()?;
+        assert_eq!(teams, [2, 3, 3, 2, 2]);
+        // Round 1: a (T) wins; b gets the loss bonus. Round 2 starts a half: 800 again.
+        assert_eq!(get(rounds[0].end)?.players[1].money, 800 + 1400);
+        assert_eq!(get(rounds[1].start)?.players[0].money, 800);
+        // Round 2: b (now T) wins, a (CT) loses: its first loss of the half.
+        assert_eq!(get(rounds[1].end)?.players[0].money, 800 + 1400);
+        // Overtime halves start with the overtime money.
+        assert_eq!(get(rounds[2].start)?.players[0].money, 12500);
+        assert_eq!(get(rounds[3].start)?.players[1].money, 12500);
+        // Round 3: CT (a) wins in overtime; a's team is team 3 then.
+        let f = get(rounds[2].end)?;
+        assert_eq!((f.teams[1].score, f.teams[1].score_overtime), (2, 1));
+        assert_eq!(f.teams[1].clan_name, "Team A");
+        // The end: a won rounds 1, 3 and 4 (as T) ... and 5 went to the CTs (b).
+        let f = get(rounds[4].end)?;
+        assert_eq!(f.rules.total_rounds_played, 5);
+        let a_team = if f.teams[0].clan_name == "Team A" {
+            0
+        } else {
+            1
+        };
+        assert_eq!(f.teams[a_team].score, 3);
+        assert_eq!(f.teams[1 - a_team].score, 2);
+        assert_eq!(f.rules.game_phase, 5);
         Ok(())
     }
 
