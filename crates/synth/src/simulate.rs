@@ -2401,6 +2401,48 @@ end = 20
     }
 
     #[test]
+    fn the_documented_example_plays_as_its_expected_rows_say(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let doc = include_str!("../../../docs/scenarios.md");
+        let start = doc.find("```toml\n").ok_or("no TOML example")? + "```toml\n".len();
+        let len = doc
+            .get(start..)
+            .and_then(|d| d.find("\n```"))
+            .ok_or("unclosed")?;
+        let text = doc.get(start..start + len).ok_or("bad example")?;
+        let s = load(text, ScenarioFormat::Toml)?;
+        let kills = s.expected().get("kills").ok_or("no expected kills")?;
+        let want = kills
+            .first()
+            .and_then(|r| r.get("tick"))
+            .and_then(|t| t.as_i64())
+            .ok_or("no tick")?;
+        let mut deaths = Vec::new();
+        let mut hurt = None;
+        let mut chat = 0;
+        let mut last = None;
+        for f in s.timeline()?.frames() {
+            for e in &f.events {
+                if e.name == "player_death" {
+                    deaths.push(i64::from(f.tick));
+                }
+            }
+            if f.events.iter().any(|e| e.name == "player_hurt") && hurt.is_none() {
+                hurt = Some((f.players[0].health, f.players[0].armor, f.players[0].money));
+            }
+            chat += f.chat.len();
+            last = Some(f);
+        }
+        assert_eq!(deaths, [want]);
+        // alice: 100 health, kevlar bought (800 - 650), then 34 and 5 taken.
+        assert_eq!(hurt, Some((66, 95, 150)));
+        assert_eq!(chat, 1);
+        let last = last.ok_or("no frame")?;
+        assert_eq!(last.teams[0].score, 1);
+        Ok(())
+    }
+
+    #[test]
     fn round_events_can_be_left_out() -> Result<(), Box<dyn std::error::Error>> {
         let text = SMALL.replace(
             "map = \"de_dust2\"",
