@@ -938,6 +938,21 @@ impl<'s> Sim<'s> {
         for (name, rp) in &round.players {
             let key = format!("rounds[{r}].players.{name}");
             let p = player_index(self.s, &key, name)?;
+            let sets_state = rp.money.is_some()
+                || rp.health.is_some()
+                || rp.armor.is_some()
+                || rp.helmet.is_some()
+                || rp.defuser.is_some()
+                || rp.weapons.is_some();
+            if sets_state && !spawned.contains(&p) {
+                return Err(problem(
+                    key,
+                    format!(
+                        "`{name}` does not play round {} (not connected, or a spectator): only keys can be given",
+                        r + 1
+                    ),
+                ));
+            }
             if let Some(ws) = &rp.weapons {
                 self.clear_inventory(p);
                 for w in ws {

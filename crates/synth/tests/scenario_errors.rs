@@ -516,6 +516,21 @@ fn bomb_carrier_not_a_terrorist() -> Res {
 }
 
 #[test]
+fn state_for_a_player_not_in_the_round() -> Res {
+    let text = toml_with(&round_with(&[])).replace(
+        "team = \"CT\"\nbot = true",
+        "team = \"CT\"\nbot = true\nconnected = false",
+    ) + "\n[rounds.players.dave]\nmoney = 3000\n";
+    check(
+        &text,
+        ScenarioFormat::Toml,
+        "rounds[0].players.dave",
+        "`dave` does not play round 1",
+        "[rounds.players.dave]",
+    )
+}
+
+#[test]
 fn takeover_by_a_living_player() -> Res {
     let text = toml_with(&round_with(&[
         "t = 20\ntype = \"takeover\"\nplayer = \"carol\"\nbot = \"dave\"",
