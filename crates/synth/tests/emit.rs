@@ -6,6 +6,7 @@ use std::io::Cursor;
 
 use gamewire_query::{Cell, Column, Query, TableKind, TickSet};
 use gamewire_synth::emit::{write_demo, write_demo_with_report};
+use gamewire_synth::schema::builtin::builtin;
 use gamewire_synth::schema::{from_demo, Schema};
 use gamewire_synth::timeline::{
     ChatLine, EventValue, Frame, GameEvent, GrenadeKind, Inferno, Item, MatchInfo, PlantedBomb,
@@ -645,6 +646,11 @@ fn a_match_written_with_each_corpus_schema_reads_back() -> Result {
 }
 
 #[test]
+fn a_match_written_with_the_built_in_schema_reads_back() -> Result {
+    check(&builtin(), "built-in schema")
+}
+
+#[test]
 fn the_schema_of_a_corpus_demo_is_its_signon() -> Result {
     for demo in CS2_DEMOS {
         let schema = schema_of(demo)?;
@@ -757,8 +763,11 @@ fn players_leave_come_back_and_take_over_bots() -> Result {
     info.last_tick = COMINGS_LAST;
     let timeline = Comings { info };
     let ticks = [40, 60, 90, 110, 130, COMINGS_LAST];
+    let mut schemas = vec![("built-in", builtin())];
     for demo in CS2_DEMOS {
-        let schema = schema_of(demo)?;
+        schemas.push((demo, schema_of(demo)?));
+    }
+    for (demo, schema) in schemas {
         let out = write_demo(&timeline, &schema, Cursor::new(Vec::new()))?;
         let data = out.into_inner();
         let t = run(
