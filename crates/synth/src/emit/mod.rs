@@ -877,9 +877,10 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                 if let Some(clip) = item.clip {
                     f.set("m_iClip1", V::Int(i64::from(clip)));
                 }
-                if item.owner.is_none() {
-                    position(f, item.position);
-                }
+                // Always: the body component exists from the item's creation
+                // on (a pointer first made present by an update is not
+                // read alike by every reader).
+                position(f, item.position);
                 if let Some(o) = item.owner.and_then(|o| info.players.get(o)) {
                     f.set(
                         "m_OriginalOwnerXuidLow",
