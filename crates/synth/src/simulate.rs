@@ -1238,6 +1238,7 @@ impl<'s> Sim<'s> {
                     *penetrated
                 };
                 let dist = apos.map_or(0.0, |ap| distance(ap, vpos));
+                self.fire(a, v, weapon);
                 self.hurt(a, v, weapon, health, armor_taken, &group);
                 self.events.push(ev(
                     "player_death",
@@ -1325,6 +1326,7 @@ impl<'s> Sim<'s> {
                 }
                 let armor = self.players.get(v).map_or(0, |ps| ps.st.armor);
                 let group = hitgroup.clone().unwrap_or_else(|| "chest".to_string());
+                self.fire(a, v, weapon);
                 self.hurt(a, v, weapon, *dmg_health, (*dmg_armor).min(armor), &group);
             }
             Action::Purchase { player, item: name } => {
@@ -1858,6 +1860,46 @@ impl<'s> Sim<'s> {
         Ok(())
     }
 
+    /// The shot of a hit with a gun, a knife or the Zeus: the attacker
+    /// holds that weapon, its clip loses a round, and `weapon_fire` fires.
+    fn fire(&mut self, a: Option<usize>, v: usize, weapon: &str) {
+        let Some(a) = a.filter(|&a| a != v) else {
+            return;
+        };
+        let Some(def) = item(weapon) else {
+            return;
+        };
+        if matches!(
+            def.kind,
+            ItemKind::Grenade | ItemKind::C4 | ItemKind::Equipment
+        ) {
+            return;
+        }
+        let Some(id) = self.carried_named(a, weapon) else {
+            return;
+        };
+        self.set_active(a, Some(id));
+        let name = self
+            .items
+            .get_mut(&id)
+            .map(|it| {
+                if let Some(c) = &mut it.clip {
+                    *c = (*c - 1).max(0);
+                }
+                it.weapon.clone()
+            })
+            .unwrap_or_else(|| def.name.to_string());
+        self.events.push(ev(
+            "weapon_fire",
+            vec![
+                ("userid", EventValue::Player(a)),
+                ("userid_pawn", EventValue::Pawn(a)),
+                ("weapon", EventValue::Str(format!("weapon_{name}"))),
+                ("silenced", EventValue::Bool(name.ends_with("_silencer"))),
+            ],
+        ));
+    }
+
     /// `player_hurt`, and the health, armor and damage counters after it.
     fn hurt(
         &mut self,
@@ -2317,7 +2359,13 @@ end = 20
         // The kill: dead, health 0, counted, kill reward.
         let f = frame_at(&frames, at(20))?;
         let names: Vec<&str> = f.events.iter().map(|e| e.name.as_str()).collect();
-        assert_eq!(names, ["player_hurt", "player_death"]);
+        assert_eq!(names, ["weapon_fire", "player_hurt", "player_death"]);
+        // The shot: alice holds her glock, one round fewer in its clip.
+        let held = f.players[0]
+            .active_weapon
+            .and_then(|id| f.items.iter().find(|i| i.id == id))
+            .ok_or("alice holds nothing")?;
+        assert_eq!((held.weapon.as_str(), held.clip), ("glock", Some(19)));
         assert!(!f.players[2].alive && f.players[2].health == 0);
         assert_eq!((f.players[0].kills, f.players[2].deaths), (1, 1));
         assert_eq!(f.players[0].money, 450);

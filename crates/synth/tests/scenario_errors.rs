@@ -606,3 +606,17 @@ fn cut_scenarios_are_errors_not_panics() -> Res {
     }
     Ok(())
 }
+
+#[test]
+fn error_lines_in_inline_tables() -> Res {
+    let text = toml_with(
+        "\n[[rounds]]\nwinner = \"T\"\nend = 60\nevents = [\n  { t = 20, type = \"chat\", player = \"bob\", text = \"a\" },\n  { t = 21, type = \"kill\", attacker = \"alice\", victim = \"erin\", weapon = \"glock\" },\n]\n",
+    );
+    check(
+        &text,
+        ScenarioFormat::Toml,
+        "rounds[0].events[1].victim",
+        "unknown player `erin`",
+        "victim = \"erin\"",
+    )
+}
