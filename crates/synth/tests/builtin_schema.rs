@@ -100,6 +100,56 @@ fn builtin_schema_decodes_into_a_demo_state() -> TestResult {
     Ok(())
 }
 
+#[test]
+fn a_reader_that_finds_nested_serializers_by_name_alone_binds_the_declared_versions() -> TestResult
+{
+    // demoparser2 keys serializers by name and binds a shared field to the
+    // latest serializer of that name declared when a serializer first
+    // uses the field; with several versions of one body component, the
+    // order of the serializers must make that the declared version.
+    let schema = builtin();
+    let msg = &schema.send_tables;
+    let sym = |i: Option<i32>| -> Result<&str, String> {
+        i.and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| msg.symbols.get(i))
+            .map(String::as_str)
+            .ok_or_else(|| format!("bad symbol {i:?}"))
+    };
+    let mut latest: std::collections::HashMap<&str, Option<i32>> = Default::default();
+    let mut bound = BTreeSet::new();
+    let mut versions_of_one_name = 0;
+    for s in &msg.serializers {
+        for &i in &s.fields_index {
+            let field = msg
+                .fields
+                .get(usize::try_from(i)?)
+                .ok_or("bad field index")?;
+            if !bound.insert(i) {
+                continue;
+            }
+            if let Some(name) = field.field_serializer_name_sym {
+                let name = sym(Some(name))?;
+                let seen = latest
+                    .get(name)
+                    .ok_or_else(|| format!("{name} used before it is declared"))?;
+                assert_eq!(
+                    *seen,
+                    field.field_serializer_version,
+                    "{} binds {name} version {seen:?}",
+                    sym(field.var_name_sym)?
+                );
+            }
+        }
+        let name = sym(s.serializer_name_sym)?;
+        if latest.insert(name, s.serializer_version).is_some() {
+            versions_of_one_name += 1;
+        }
+    }
+    // The body components come in several versions (the case this is about).
+    assert!(versions_of_one_name >= 2);
+    Ok(())
+}
+
 /// What a prop needs: (class, dotted path) pairs.
 fn needs(source: &PropSource) -> Vec<(&'static str, String)> {
     const PAWN: &str = "CCSPlayerPawn";
