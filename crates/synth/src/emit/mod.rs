@@ -254,6 +254,8 @@ struct Emitter<'t, W: Write + Seek> {
     previous_tick: Option<i32>,
     /// Whether the end-of-match player list was written.
     ended: bool,
+    /// Where each item last lay on the ground (or was first seen).
+    item_rest: HashMap<u32, [f32; 3]>,
     /// The last frame's players (for an end-of-match list written after it).
     last_players: Vec<PlayerState>,
 }
@@ -301,6 +303,7 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             last_tick: info.first_tick,
             previous_tick: None,
             ended: false,
+            item_rest: HashMap::new(),
             last_players: Vec::new(),
         })
     }
@@ -540,6 +543,13 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             }
         }
         let wanted = self.wanted(frame)?;
+        let present: BTreeSet<u32> = frame.items.iter().map(|it| it.id).collect();
+        self.item_rest.retain(|id, _| present.contains(id));
+        for item in &frame.items {
+            if item.owner.is_none() || !self.item_rest.contains_key(&item.id) {
+                self.item_rest.insert(item.id, item.position);
+            }
+        }
         // Gone, or changed class: deleted (indices freed after the frame).
         let mut records: Vec<EntityRecord> = Vec::new();
         let mut freed = Vec::new();
@@ -879,8 +889,11 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                 }
                 // Always: the body component exists from the item's creation
                 // on (a pointer first made present by an update is not
-                // read alike by every reader).
-                position(f, item.position);
+                // read alike by every reader). A carried item keeps where it
+                // last lay (or where it was first seen): it is not sent
+                // again while it moves with its carrier.
+                let at = self.item_rest.get(&id).copied().unwrap_or(item.position);
+                position(f, at);
                 if let Some(o) = item.owner.and_then(|o| info.players.get(o)) {
                     f.set(
                         "m_OriginalOwnerXuidLow",
