@@ -43,10 +43,16 @@
 //! | `CCSPlayerPawn` | from 65 | position (body component cell and offset), eye angles, health, armor, life state, team, helmet, defuser, weapons, active weapon, flash duration, controller handle |
 //! | `CCSTeam` ×4 | from 65 | team number (0 unassigned, 1 spectator, 2, 3), name, clan name, score, half and overtime scores |
 //! | `CCSGameRulesProxy` | from 65 | the `m_pGameRules` fields of [`crate::timeline::Rules`] |
-//! | weapons (`CAK47`, `CKnife`, `CC4`, ...) | from 65 | owner handles (`m_hOwnerEntity`, `m_nOwnerId`), item definition index, clip, original owner's steam id, position when on the ground |
+//! | weapons (`CAK47`, `CKnife`, `CC4`, ...) | from 65 | owner handles (`m_hOwnerEntity`, `m_nOwnerId`), item definition index, clip, original owner's steam id, position (where it last lay on the ground while it is carried) |
 //! | grenade projectiles | from 65 | thrower and owner handles (`m_hThrower`, `m_hOwnerEntity`, `m_nOwnerId`), position, smoke started, incendiary |
 //! | `CInferno` | from 65 | owner handles, position, fire count |
 //! | `CPlantedC4` | from 65 | position, site, blow time, ticking, defuser, defused, exploded |
+//!
+//! A player's controller lives for the whole demo; its pawn exists while
+//! the player is connected (`m_iConnected` 0; 4 once gone, the pawn
+//! deleted, and a new pawn, with a new serial, when the player is back). A
+//! player who has taken over a bot has no pawn of its own: its controller's
+//! `m_hPlayerPawn` is the bot's pawn, which then takes that player's state.
 //!
 //! A handle is `serial << 14 | index` (the null handle is `0xFFFFFF`, as
 //! CS2 writes it). Every field is named, and resolved in the schema's
