@@ -838,3 +838,37 @@ fn players_leave_come_back_and_take_over_bots() -> Result {
     }
     Ok(())
 }
+
+#[test]
+fn players_keep_their_slots_when_slots_have_gaps() -> Result {
+    let mut timeline = Match::new();
+    let slots = [0u16, 3, 4, 9];
+    for (p, slot) in timeline.info.players.iter_mut().zip(slots) {
+        p.slot = slot;
+    }
+    let schema = schema_of("cs2/14065.dem")?;
+    let demo = write_demo(&timeline, &schema, Cursor::new(Vec::new()))?.into_inner();
+    let tables = run(
+        &demo,
+        Query {
+            tables: vec![TableKind::Players, TableKind::Kills, TableKind::Chat],
+            ..Query::default()
+        },
+    )?;
+    let [players, kills, chat] = &tables[..] else {
+        return Err(format!("{} tables", tables.len()).into());
+    };
+    assert_eq!(players.rows(), 4);
+    for (r, who) in timeline.info.players.iter().enumerate() {
+        assert_eq!(cell(players, "slot", r)?, Cell::Int(i64::from(who.slot)));
+        assert_eq!(cell(players, "name", r)?, Cell::Str(who.name.clone()));
+        assert_eq!(cell(players, "steamid", r)?, Cell::UInt(who.steamid));
+    }
+    // Slot 0 kills the player at slot 4; slot 3 chats.
+    assert_eq!(cell(kills, "attacker_slot", 0)?, Cell::Int(0));
+    assert_eq!(cell(kills, "victim_slot", 0)?, Cell::Int(4));
+    assert_eq!(cell(kills, "victim_name", 0)?, Cell::Str("Charlie".into()));
+    assert_eq!(cell(chat, "slot", 0)?, Cell::Int(3));
+    assert_eq!(cell(chat, "name", 0)?, Cell::Str("Bravo".into()));
+    Ok(())
+}
