@@ -415,6 +415,8 @@ fn check(schema: &Schema, label: &str) -> Result {
         "balance",
         "active_weapon_name",
         "inventory",
+        "kills_this_round",
+        "deaths_this_round",
     ];
     let t = run(
         &demo,
@@ -472,6 +474,19 @@ fn check(schema: &Schema, label: &str) -> Result {
         };
         assert_eq!(cell(&t, "active_weapon_name", r)?, weapon, "{label}");
         assert_eq!(cell(&t, "inventory", r)?, inventory, "{label}");
+        // One round: the round's counters are the match's.
+        let kills = i64::from(i == 0 && tick >= KILL_TICK && tick < ROUND_END);
+        let deaths = i64::from(dead(i, tick) && tick < ROUND_END);
+        assert_eq!(
+            cell(&t, "kills_this_round", r)?,
+            Cell::Int(kills),
+            "{label} {tick} {i}"
+        );
+        assert_eq!(
+            cell(&t, "deaths_this_round", r)?,
+            Cell::Int(deaths),
+            "{label} {tick} {i}"
+        );
     }
 
     // Players: every player with name, steam id and bot flag.

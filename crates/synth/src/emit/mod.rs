@@ -39,7 +39,7 @@
 //!
 //! | entity | index | fields |
 //! |---|---|---|
-//! | `CCSPlayerController` | slot + 1 | name, steam id, team, connected state, pawn handles, pawn alive/health/armor/helmet/defuser, money, kills/deaths/assists/damage, controlling a bot |
+//! | `CCSPlayerController` | slot + 1 | name, steam id, team, connected state, pawn handles, pawn alive/health/armor/helmet/defuser, money, kills/deaths/assists/damage in the match and in the current round (`m_perRoundStats`, indexed by `m_totalRoundsPlayed`), controlling a bot |
 //! | `CCSPlayerPawn` | from 65 | position (body component cell and offset), eye angles, health, armor, life state, team, helmet, defuser, weapons, active weapon, flash duration, controller handle |
 //! | `CCSTeam` ×4 | from 65 | team number (0 unassigned, 1 spectator, 2, 3), name, clan name, score, half and overtime scores |
 //! | `CCSGameRulesProxy` | from 65 | the `m_pGameRules` fields of [`crate::timeline::Rules`] |
@@ -262,6 +262,9 @@ struct Emitter<'t, W: Write + Seek> {
     ended: bool,
     /// Where each item last lay on the ground (or was first seen).
     item_rest: HashMap<u32, [f32; 3]>,
+    /// Per player, the match counters (kills, deaths, assists, damage) when
+    /// each round began, by round index (`m_totalRoundsPlayed`).
+    round_base: Vec<Vec<[i32; 4]>>,
     /// The last frame's players (for an end-of-match list written after it).
     last_players: Vec<PlayerState>,
 }
@@ -310,6 +313,7 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             previous_tick: None,
             ended: false,
             item_rest: HashMap::new(),
+            round_base: Vec::new(),
             last_players: Vec::new(),
         })
     }
@@ -549,6 +553,7 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             }
         }
         let wanted = self.wanted(frame)?;
+        self.note_round(frame);
         let present: BTreeSet<u32> = frame.items.iter().map(|it| it.id).collect();
         self.item_rest.retain(|id, _| present.contains(id));
         for item in &frame.items {
@@ -727,6 +732,18 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
         Ok(())
     }
 
+    /// Records each player's counters when a round is first seen.
+    fn note_round(&mut self, frame: &Frame) {
+        let round = usize::try_from(frame.rules.total_rounds_played).unwrap_or(0);
+        self.round_base.resize_with(frame.players.len(), Vec::new);
+        for (base, p) in self.round_base.iter_mut().zip(&frame.players) {
+            let now = [p.kills, p.deaths, p.assists, p.damage];
+            while base.len() <= round {
+                base.push(now);
+            }
+        }
+    }
+
     /// `CCSUsrMsg_EndOfMatchAllPlayersData`: every player's slot, steam id,
     /// name, team and bot flag, as the game sends it when the match ends
     /// (demoparser2's `parse_player_info` reads it).
@@ -801,6 +818,26 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                         &format!("m_pActionTrackingServices.{name}"),
                         V::Int(i64::from(v)),
                     );
+                }
+                // This round's counters: the vector of per-round stats is as
+                // long as the rounds played so far plus the current one; the
+                // earlier rounds' entries were sent when they were current.
+                let round = usize::try_from(frame.rules.total_rounds_played).unwrap_or(0);
+                if let Some(base) = self.round_base.get(i).and_then(|b| b.get(round)) {
+                    let stats = "m_pActionTrackingServices.m_perRoundStats";
+                    f.set(stats, V::Int(round as i64 + 1));
+                    for (k, (name, v)) in [
+                        ("m_iKills", p.kills),
+                        ("m_iDeaths", p.deaths),
+                        ("m_iAssists", p.assists),
+                        ("m_iDamage", p.damage),
+                    ]
+                    .into_iter()
+                    .enumerate()
+                    {
+                        let since = v - base.get(k).copied().unwrap_or(0);
+                        f.set(&format!("{stats}.{round}.{name}"), V::Int(i64::from(since)));
+                    }
                 }
             }
             Key::Pawn(i) => {
