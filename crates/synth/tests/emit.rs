@@ -475,7 +475,7 @@ fn check(schema: &Schema, label: &str) -> Result {
         assert_eq!(cell(&t, "active_weapon_name", r)?, weapon, "{label}");
         assert_eq!(cell(&t, "inventory", r)?, inventory, "{label}");
         // One round: the round's counters are the match's.
-        let kills = i64::from(i == 0 && tick >= KILL_TICK && tick < ROUND_END);
+        let kills = i64::from(i == 0 && (KILL_TICK..ROUND_END).contains(&tick));
         let deaths = i64::from(dead(i, tick) && tick < ROUND_END);
         assert_eq!(
             cell(&t, "kills_this_round", r)?,
