@@ -13,6 +13,7 @@ pub mod error;
 pub mod items;
 pub mod scenario;
 pub mod schema;
+pub mod simulate;
 pub mod timeline;
 pub mod validate;
 

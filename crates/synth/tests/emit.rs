@@ -6,6 +6,7 @@ use std::io::Cursor;
 
 use gamewire_query::{Cell, Column, Query, TableKind, TickSet};
 use gamewire_synth::emit::{write_demo, write_demo_with_report};
+use gamewire_synth::schema::builtin::builtin;
 use gamewire_synth::schema::{from_demo, Schema};
 use gamewire_synth::timeline::{
     ChatLine, EventValue, Frame, GameEvent, GrenadeKind, Inferno, Item, MatchInfo, PlantedBomb,
@@ -414,6 +415,8 @@ fn check(schema: &Schema, label: &str) -> Result {
         "balance",
         "active_weapon_name",
         "inventory",
+        "kills_this_round",
+        "deaths_this_round",
     ];
     let t = run(
         &demo,
@@ -471,6 +474,19 @@ fn check(schema: &Schema, label: &str) -> Result {
         };
         assert_eq!(cell(&t, "active_weapon_name", r)?, weapon, "{label}");
         assert_eq!(cell(&t, "inventory", r)?, inventory, "{label}");
+        // One round: the round's counters are the match's.
+        let kills = i64::from(i == 0 && (KILL_TICK..ROUND_END).contains(&tick));
+        let deaths = i64::from(dead(i, tick) && tick < ROUND_END);
+        assert_eq!(
+            cell(&t, "kills_this_round", r)?,
+            Cell::Int(kills),
+            "{label} {tick} {i}"
+        );
+        assert_eq!(
+            cell(&t, "deaths_this_round", r)?,
+            Cell::Int(deaths),
+            "{label} {tick} {i}"
+        );
     }
 
     // Players: every player with name, steam id and bot flag.
@@ -645,6 +661,11 @@ fn a_match_written_with_each_corpus_schema_reads_back() -> Result {
 }
 
 #[test]
+fn a_match_written_with_the_built_in_schema_reads_back() -> Result {
+    check(&builtin(), "built-in schema")
+}
+
+#[test]
 fn the_schema_of_a_corpus_demo_is_its_signon() -> Result {
     for demo in CS2_DEMOS {
         let schema = schema_of(demo)?;
@@ -679,5 +700,190 @@ fn a_class_the_schema_lacks_is_an_error_naming_it() -> Result {
         Err(e) => e.to_string(),
     };
     assert!(err.contains("CAK47"), "{err}");
+    Ok(())
+}
+
+/// Three players: slot 2 leaves at `LEAVE` and comes back at `BACK`; slot 0
+/// dies at `DIE` and drives the bot of slot 1 from `TAKEOVER` on.
+struct Comings {
+    info: MatchInfo,
+}
+
+const LEAVE: i32 = 50;
+const BACK: i32 = 120;
+const DIE: i32 = 80;
+const TAKEOVER: i32 = 100;
+const COMINGS_LAST: i32 = 200;
+
+fn comings_frame(info: &MatchInfo, tick: i32) -> Frame {
+    let players = (0..3)
+        .map(|i| {
+            let away = i == 2 && (LEAVE..BACK).contains(&tick);
+            let dead = i == 0 && (DIE..TAKEOVER).contains(&tick);
+            let alive = !away && !dead;
+            let (pitch, yaw) = angles(i, tick);
+            PlayerState {
+                connected: !away,
+                name: info.players[i].name.clone(),
+                team: if i < 2 { 2 } else { 3 },
+                alive,
+                health: if alive { 100 } else { 0 },
+                armor: 0,
+                position: position(i, tick),
+                pitch,
+                yaw,
+                money: 800,
+                controlling_bot: (i == 0 && tick >= TAKEOVER).then_some(1),
+                ..PlayerState::default()
+            }
+        })
+        .collect();
+    Frame {
+        tick,
+        rules: Rules::default(),
+        teams: [
+            TeamState {
+                number: 2,
+                ..TeamState::default()
+            },
+            TeamState {
+                number: 3,
+                ..TeamState::default()
+            },
+        ],
+        players,
+        items: Vec::new(),
+        projectiles: Vec::new(),
+        infernos: Vec::new(),
+        planted_bomb: None,
+        events: Vec::new(),
+        chat: Vec::new(),
+    }
+}
+
+impl Timeline for Comings {
+    fn info(&self) -> &MatchInfo {
+        &self.info
+    }
+
+    fn frames(&self) -> Box<dyn Iterator<Item = Frame> + '_> {
+        Box::new((1..=COMINGS_LAST).map(|t| comings_frame(&self.info, t)))
+    }
+}
+
+#[test]
+fn players_leave_come_back_and_take_over_bots() -> Result {
+    let mut info = Match::new().info;
+    info.players.truncate(3);
+    info.last_tick = COMINGS_LAST;
+    let timeline = Comings { info };
+    let ticks = [40, 60, 90, 110, 130, COMINGS_LAST];
+    let mut schemas = vec![("built-in", builtin())];
+    for demo in CS2_DEMOS {
+        schemas.push((demo, schema_of(demo)?));
+    }
+    for (demo, schema) in schemas {
+        let out = write_demo(&timeline, &schema, Cursor::new(Vec::new()))?;
+        let data = out.into_inner();
+        let t = run(
+            &data,
+            Query {
+                tables: vec![TableKind::Ticks],
+                player_props: ["X", "Y", "is_connected", "is_controlling_bot", "is_alive"]
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect(),
+                ticks: Some(TickSet::from_ticks(ticks.to_vec())),
+                ..Query::default()
+            },
+        )?
+        .remove(0);
+        let row = |tick: i32, slot: i64| -> Result<Option<usize>> {
+            for r in 0..t.rows() {
+                if cell(&t, "tick", r)? == Cell::Int(i64::from(tick))
+                    && cell(&t, "slot", r)? == Cell::Int(slot)
+                {
+                    return Ok(Some(r));
+                }
+            }
+            Ok(None)
+        };
+        for tick in ticks {
+            // Slot 2: away from LEAVE to BACK (its controller says so), at
+            // its place before and after.
+            if let Some(r) = row(tick, 2)? {
+                let away = (LEAVE..BACK).contains(&tick);
+                let state = if away { 4 } else { 0 };
+                assert_eq!(
+                    cell(&t, "is_connected", r)?,
+                    Cell::Int(state),
+                    "{demo} {tick}"
+                );
+                if !away {
+                    let x = float(&cell(&t, "X", r)?).ok_or("X")?;
+                    assert!(
+                        (x - f64::from(position(2, tick)[0])).abs() < 0.05,
+                        "{demo} {tick}"
+                    );
+                }
+            } else {
+                assert!(
+                    (LEAVE..BACK).contains(&tick),
+                    "{demo}: no row for slot 2 at {tick}"
+                );
+            }
+            // Slot 0 drives slot 1's pawn from TAKEOVER on: its row is that
+            // pawn, where slot 0's state puts it.
+            let r = row(tick, 0)?.ok_or(format!("{demo}: no row for slot 0 at {tick}"))?;
+            let driving = tick >= TAKEOVER;
+            assert_eq!(
+                cell(&t, "is_controlling_bot", r)?,
+                Cell::Bool(driving),
+                "{demo} {tick}"
+            );
+            if driving || tick < DIE {
+                let x = float(&cell(&t, "X", r)?).ok_or("X")?;
+                assert!(
+                    (x - f64::from(position(0, tick)[0])).abs() < 0.05,
+                    "{demo} {tick}"
+                );
+                assert_eq!(cell(&t, "is_alive", r)?, Cell::Bool(true), "{demo} {tick}");
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn players_keep_their_slots_when_slots_have_gaps() -> Result {
+    let mut timeline = Match::new();
+    let slots = [0u16, 3, 4, 9];
+    for (p, slot) in timeline.info.players.iter_mut().zip(slots) {
+        p.slot = slot;
+    }
+    let schema = schema_of("cs2/14065.dem")?;
+    let demo = write_demo(&timeline, &schema, Cursor::new(Vec::new()))?.into_inner();
+    let tables = run(
+        &demo,
+        Query {
+            tables: vec![TableKind::Players, TableKind::Kills, TableKind::Chat],
+            ..Query::default()
+        },
+    )?;
+    let [players, kills, chat] = &tables[..] else {
+        return Err(format!("{} tables", tables.len()).into());
+    };
+    assert_eq!(players.rows(), 4);
+    for (r, who) in timeline.info.players.iter().enumerate() {
+        assert_eq!(cell(players, "slot", r)?, Cell::Int(i64::from(who.slot)));
+        assert_eq!(cell(players, "name", r)?, Cell::Str(who.name.clone()));
+        assert_eq!(cell(players, "steamid", r)?, Cell::UInt(who.steamid));
+    }
+    // Slot 0 kills the player at slot 4; slot 3 chats.
+    assert_eq!(cell(kills, "attacker_slot", 0)?, Cell::Int(0));
+    assert_eq!(cell(kills, "victim_slot", 0)?, Cell::Int(4));
+    assert_eq!(cell(kills, "victim_name", 0)?, Cell::Str("Charlie".into()));
+    assert_eq!(cell(chat, "slot", 0)?, Cell::Int(3));
+    assert_eq!(cell(chat, "name", 0)?, Cell::Str("Bravo".into()));
     Ok(())
 }

@@ -215,7 +215,8 @@ fn fit(decoder: &FieldDecoder, v: &V) -> Option<Value> {
 /// Names resolved per serializer, and the names a schema lacks.
 #[derive(Debug, Default)]
 pub(crate) struct Names {
-    resolved: HashMap<(SerializerId, String), Option<Resolved>>,
+    /// By serializer, then by name (looked up without allocating).
+    resolved: HashMap<SerializerId, HashMap<String, Option<Resolved>>>,
     /// `Class.field` names the schema lacks (or whose type does not take
     /// the value), each with how many values were skipped.
     pub(crate) skipped: BTreeMap<String, u64>,
@@ -252,12 +253,12 @@ impl<'a> Fields<'a> {
     }
 
     fn lookup(&mut self, name: &str) -> Option<Resolved> {
-        let key = (self.serializer, name.to_string());
-        if let Some(r) = self.names.resolved.get(&key) {
+        let names = self.names.resolved.entry(self.serializer).or_default();
+        if let Some(r) = names.get(name) {
             return r.clone();
         }
         let r = resolve(self.tables, self.serializer, name);
-        self.names.resolved.insert(key, r.clone());
+        names.insert(name.to_string(), r.clone());
         r
     }
 

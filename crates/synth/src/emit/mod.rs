@@ -39,14 +39,20 @@
 //!
 //! | entity | index | fields |
 //! |---|---|---|
-//! | `CCSPlayerController` | slot + 1 | name, steam id, team, connected state, pawn handles, pawn alive/health/armor/helmet/defuser, money, kills/deaths/assists/damage, controlling a bot |
+//! | `CCSPlayerController` | slot + 1 | name, steam id, team, connected state, pawn handles, pawn alive/health/armor/helmet/defuser, money, kills/deaths/assists/damage in the match and in the current round (`m_perRoundStats`, indexed by `m_totalRoundsPlayed`), controlling a bot |
 //! | `CCSPlayerPawn` | from 65 | position (body component cell and offset), eye angles, health, armor, life state, team, helmet, defuser, weapons, active weapon, flash duration, controller handle |
 //! | `CCSTeam` ×4 | from 65 | team number (0 unassigned, 1 spectator, 2, 3), name, clan name, score, half and overtime scores |
 //! | `CCSGameRulesProxy` | from 65 | the `m_pGameRules` fields of [`crate::timeline::Rules`] |
-//! | weapons (`CAK47`, `CKnife`, `CC4`, ...) | from 65 | owner handles (`m_hOwnerEntity`, `m_nOwnerId`), item definition index, clip, original owner's steam id, position when on the ground |
+//! | weapons (`CAK47`, `CKnife`, `CC4`, ...) | from 65 | owner handles (`m_hOwnerEntity`, `m_nOwnerId`), item definition index, clip, original owner's steam id, position (where it last lay on the ground while it is carried) |
 //! | grenade projectiles | from 65 | thrower and owner handles (`m_hThrower`, `m_hOwnerEntity`, `m_nOwnerId`), position, smoke started, incendiary |
 //! | `CInferno` | from 65 | owner handles, position, fire count |
 //! | `CPlantedC4` | from 65 | position, site, blow time, ticking, defuser, defused, exploded |
+//!
+//! A player's controller lives for the whole demo; its pawn exists while
+//! the player is connected (`m_iConnected` 0; 4 once gone, the pawn
+//! deleted, and a new pawn, with a new serial, when the player is back). A
+//! player who has taken over a bot has no pawn of its own: its controller's
+//! `m_hPlayerPawn` is the bot's pawn, which then takes that player's state.
 //!
 //! A handle is `serial << 14 | index` (the null handle is `0xFFFFFF`, as
 //! CS2 writes it). Every field is named, and resolved in the schema's
@@ -254,6 +260,11 @@ struct Emitter<'t, W: Write + Seek> {
     previous_tick: Option<i32>,
     /// Whether the end-of-match player list was written.
     ended: bool,
+    /// Where each item last lay on the ground (or was first seen).
+    item_rest: HashMap<u32, [f32; 3]>,
+    /// Per player, the match counters (kills, deaths, assists, damage) when
+    /// each round began, by round index (`m_totalRoundsPlayed`).
+    round_base: Vec<Vec<[i32; 4]>>,
     /// The last frame's players (for an end-of-match list written after it).
     last_players: Vec<PlayerState>,
 }
@@ -301,6 +312,8 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             last_tick: info.first_tick,
             previous_tick: None,
             ended: false,
+            item_rest: HashMap::new(),
+            round_base: Vec::new(),
             last_players: Vec::new(),
         })
     }
@@ -540,6 +553,14 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             }
         }
         let wanted = self.wanted(frame)?;
+        self.note_round(frame);
+        let present: BTreeSet<u32> = frame.items.iter().map(|it| it.id).collect();
+        self.item_rest.retain(|id, _| present.contains(id));
+        for item in &frame.items {
+            if item.owner.is_none() || !self.item_rest.contains_key(&item.id) {
+                self.item_rest.insert(item.id, item.position);
+            }
+        }
         // Gone, or changed class: deleted (indices freed after the frame).
         let mut records: Vec<EntityRecord> = Vec::new();
         let mut freed = Vec::new();
@@ -711,6 +732,18 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
         Ok(())
     }
 
+    /// Records each player's counters when a round is first seen.
+    fn note_round(&mut self, frame: &Frame) {
+        let round = usize::try_from(frame.rules.total_rounds_played).unwrap_or(0);
+        self.round_base.resize_with(frame.players.len(), Vec::new);
+        for (base, p) in self.round_base.iter_mut().zip(&frame.players) {
+            let now = [p.kills, p.deaths, p.assists, p.damage];
+            while base.len() <= round {
+                base.push(now);
+            }
+        }
+    }
+
     /// `CCSUsrMsg_EndOfMatchAllPlayersData`: every player's slot, steam id,
     /// name, team and bot flag, as the game sends it when the match ends
     /// (demoparser2's `parse_player_info` reads it).
@@ -785,6 +818,26 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                         &format!("m_pActionTrackingServices.{name}"),
                         V::Int(i64::from(v)),
                     );
+                }
+                // This round's counters: the vector of per-round stats is as
+                // long as the rounds played so far plus the current one; the
+                // earlier rounds' entries were sent when they were current.
+                let round = usize::try_from(frame.rules.total_rounds_played).unwrap_or(0);
+                if let Some(base) = self.round_base.get(i).and_then(|b| b.get(round)) {
+                    let stats = "m_pActionTrackingServices.m_perRoundStats";
+                    f.set(stats, V::Int(round as i64 + 1));
+                    for (k, (name, v)) in [
+                        ("m_iKills", p.kills),
+                        ("m_iDeaths", p.deaths),
+                        ("m_iAssists", p.assists),
+                        ("m_iDamage", p.damage),
+                    ]
+                    .into_iter()
+                    .enumerate()
+                    {
+                        let since = v - base.get(k).copied().unwrap_or(0);
+                        f.set(&format!("{stats}.{round}.{name}"), V::Int(i64::from(since)));
+                    }
                 }
             }
             Key::Pawn(i) => {
@@ -877,9 +930,13 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                 if let Some(clip) = item.clip {
                     f.set("m_iClip1", V::Int(i64::from(clip)));
                 }
-                if item.owner.is_none() {
-                    position(f, item.position);
-                }
+                // Always: the body component exists from the item's creation
+                // on (a pointer first made present by an update is not
+                // read alike by every reader). A carried item keeps where it
+                // last lay (or where it was first seen): it is not sent
+                // again while it moves with its carrier.
+                let at = self.item_rest.get(&id).copied().unwrap_or(item.position);
+                position(f, at);
                 if let Some(o) = item.owner.and_then(|o| info.players.get(o)) {
                     f.set(
                         "m_OriginalOwnerXuidLow",
