@@ -150,6 +150,25 @@ fn a_reader_that_finds_nested_serializers_by_name_alone_binds_the_declared_versi
     Ok(())
 }
 
+#[test]
+fn every_item_a_scenario_may_carry_has_its_class() -> TestResult {
+    let schema = builtin();
+    let classes: BTreeSet<&str> = schema
+        .class_info
+        .classes
+        .iter()
+        .filter_map(|c| c.network_name.as_deref())
+        .collect();
+    let missing: Vec<(&str, &str)> = gamewire_synth::items::ITEMS
+        .iter()
+        // Equipment (kevlar, defuser) is no entity: it has no class.
+        .filter(|item| !item.class.is_empty() && !classes.contains(item.class))
+        .map(|item| (item.name, item.class))
+        .collect();
+    assert!(missing.is_empty(), "items without a class: {missing:?}");
+    Ok(())
+}
+
 /// What a prop needs: (class, dotted path) pairs.
 fn needs(source: &PropSource) -> Vec<(&'static str, String)> {
     const PAWN: &str = "CCSPlayerPawn";

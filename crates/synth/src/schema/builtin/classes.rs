@@ -291,6 +291,12 @@ pub(super) const PAWN: &[FieldDef] = &[
     f("m_flFlashDuration", "float32").bits(32),
     f("m_flFlashMaxAlpha", "float32").bits(32),
     f("m_hOriginalController", "CHandle< CCSPlayerController >").var_ser("ehandle"),
+    f("m_pBuyServices", "CCSPlayer_BuyServices*").table("CCSPlayer_BuyServices", 0),
+    f(
+        "m_pActionTrackingServices",
+        "CCSPlayer_ActionTrackingServices*",
+    )
+    .table("CCSPlayer_ActionTrackingServices", 0),
     f("m_szLastPlaceName", "char[18]"),
     f("m_bInBuyZone", "bool"),
     f("m_bInHostageRescueZone", "bool"),
@@ -310,6 +316,39 @@ pub(super) const PAWN: &[FieldDef] = &[
     f("m_unCurrentEquipmentValue", "uint16"),
     f("m_unRoundStartEquipmentValue", "uint16"),
     f("m_unFreezetimeEndEquipmentValue", "uint16"),
+];
+
+pub(super) const SELLBACK_PURCHASE_ENTRY: &[FieldDef] = &[
+    f("m_unDefIdx", "uint16"),
+    f("m_nCost", "int32"),
+    f("m_nPrevArmor", "int32"),
+    f("m_bPrevHelmet", "bool"),
+    f("m_hItem", "CEntityHandle").var_ser("ehandle"),
+];
+
+pub(super) const BUY_SERVICES: &[FieldDef] = &[f(
+    "m_vecSellbackPurchaseEntries",
+    "CUtlVectorEmbeddedNetworkVar< SellbackPurchaseEntry_t >",
+)
+.table("SellbackPurchaseEntry_t", 0)];
+
+pub(super) const WEAPON_PURCHASE_COUNT: &[FieldDef] =
+    &[f("m_nItemDefIndex", "uint16"), f("m_nCount", "uint16")];
+
+pub(super) const PAWN_ACTION_TRACKING_SERVICES: &[FieldDef] = &[
+    f("m_bIsRescuing", "bool"),
+    f(
+        "m_weaponPurchases",
+        "CUtlVectorEmbeddedNetworkVar< WeaponPurchaseCount_t >",
+    )
+    .table("WeaponPurchaseCount_t", 0)
+    .node("m_weaponPurchasesThisMatch"),
+    f(
+        "m_weaponPurchases",
+        "CUtlVectorEmbeddedNetworkVar< WeaponPurchaseCount_t >",
+    )
+    .table("WeaponPurchaseCount_t", 0)
+    .node("m_weaponPurchasesThisRound"),
 ];
 
 pub(super) const WEAPON_SERVICES: &[FieldDef] = &[
