@@ -53,8 +53,8 @@ use crate::stringtable_writer::{read_entry_stream, write_entry_stream};
 use crate::visitor::message_name_in;
 use crate::DemoParser;
 
-use super::frames::FrameStream;
-use super::{missing_stop, EditReport, StateOnly};
+use super::frames::StreamFrame;
+use super::{EditReport, Flow, FrameEdit, FrameLoop, StateOnly, Step};
 use crate::entity_writer::{reencode_packet_entities, Scratch};
 
 /// Decodes and writes a demo again, every frame from its decoded model
@@ -62,55 +62,75 @@ use crate::entity_writer::{reencode_packet_entities, Scratch};
 /// that ends early is written up to where it ends, then `DEM_Stop`
 /// ([`EditReport::cut`] says where).
 pub fn rewrite<R: Read, W: Write + Seek>(input: R, out: W) -> Result<EditReport, DemoError> {
-    let mut stream = FrameStream::new(input)?;
-    let mut parser = DemoParser::detached()?;
-    let mut writer = DemoWriter::new(out)?;
-    let mut report = EditReport::new();
-    let mut model = Rebuild::default();
-    let mut visitor = Entities::default();
-    let mut last = (DemoCommand::Stop, -1);
-    loop {
-        let frame = match stream.next_frame() {
-            Ok(Some(f)) => f.frame,
-            Ok(None) => {
-                if !parser.state.reached_stop {
-                    report.ended_early(missing_stop(&stream));
-                }
-                break;
-            }
-            Err(e) if e.is_truncation() => {
-                report.ended_early(e);
-                break;
-            }
-            Err(e) => return Err(e),
-        };
-        report.frame_read(frame.tick);
+    let mut frames = FrameLoop::new(input)?;
+    let mut edit = Rewrite {
+        writer: DemoWriter::new(out)?,
+        model: Rebuild::default(),
+        visitor: Entities::default(),
+        tables_before: 0,
+    };
+    frames.run(&mut edit)?;
+    let Rewrite {
+        mut writer, model, ..
+    } = edit;
+    if frames.needs_stop() {
+        writer.write_frame(DemoCommand::Stop, frames.last_tick, false, &[])?;
+    }
+    let mut report = frames.report;
+    report.frames_written = writer.frames_written();
+    model.report(&mut report);
+    writer.finish()?;
+    Ok(report)
+}
+
+/// The rewrite in the frame loop: each frame applied with [`Entities`],
+/// then written again from its model.
+struct Rewrite<W: Write + Seek> {
+    writer: DemoWriter<W>,
+    model: Rebuild,
+    visitor: Entities,
+    /// String tables that existed before the current frame.
+    tables_before: usize,
+}
+
+impl<W: Write + Seek> FrameEdit for Rewrite<W> {
+    // The frame is applied first: the visitor re-encodes each
+    // svc_PacketEntities against the state right before it, as the
+    // reader decodes it. The other messages need only the string
+    // tables that existed before the frame.
+    fn before(&mut self, _frame: &StreamFrame<'_>, state: &DemoState) -> Result<Step, DemoError> {
+        self.tables_before = state.string_tables.len();
+        self.visitor.bodies.clear();
+        Ok(Step::Apply)
+    }
+
+    fn apply(
+        &mut self,
+        parser: &mut DemoParser<'static>,
+        frame: &Frame<'_>,
+    ) -> Result<(), DemoError> {
+        parser.apply_frame(frame, &mut self.visitor)
+    }
+
+    fn after(&mut self, next: &StreamFrame<'_>, state: &DemoState) -> Result<Flow, DemoError> {
+        let frame = &next.frame;
         let location = Location {
             byte_offset: frame.offset,
             frame: frame.index,
             tick: frame.tick,
         };
-        // The frame is applied first: the visitor re-encodes each
-        // svc_PacketEntities against the state right before it, as the
-        // reader decodes it. The other messages need only the string
-        // tables that existed before the frame.
-        let tables_before = parser.state.string_tables.len();
-        visitor.bodies.clear();
-        parser.apply_frame(&frame, &mut visitor)?;
-        let payload = model
-            .frame(&frame, &parser.state, tables_before, &mut visitor.bodies)
+        let payload = self
+            .model
+            .frame(frame, state, self.tables_before, &mut self.visitor.bodies)
             .map_err(|kind| DemoError { kind, location })?;
-        writer.write_frame(frame.command, frame.tick, frame.compressed, &payload)?;
-        last = (frame.command, frame.tick);
+        self.writer
+            .write_frame(frame.command, frame.tick, frame.compressed, &payload)?;
+        Ok(Flow::Continue)
     }
-    parser.finish_frames(&mut visitor);
-    if report.cut.is_some() && !parser.state.reached_stop {
-        writer.write_frame(DemoCommand::Stop, last.1, false, &[])?;
+
+    fn finish(&mut self, parser: &mut DemoParser<'static>) {
+        parser.finish_frames(&mut self.visitor);
     }
-    report.frames_written = writer.frames_written();
-    model.report(&mut report);
-    writer.finish()?;
-    Ok(report)
 }
 
 /// The rewrite's visitor: what [`StateOnly`] reads, and each
