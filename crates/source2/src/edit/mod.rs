@@ -233,7 +233,6 @@ impl<R: Read> FrameLoop<R> {
     /// applied (a message that does not decode) ends the input there, as a
     /// cut, instead of ending the edit with an error.
     #[must_use]
-    #[allow(dead_code)]
     pub(crate) fn lenient(mut self) -> Self {
         self.lenient = true;
         self
