@@ -76,7 +76,6 @@
 //! `-----` (1,156). Byte alignment tells nothing either: a packet's
 //! messages start at any bit, and the 31 varint hits above fall at shifts
 //! 0, 2 and 6 of their frames.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
@@ -98,10 +97,13 @@ use gamewire_source2::{
 use prost::Message;
 use source2_demo_protobufs as pb;
 
-fn demos() -> Vec<PathBuf> {
-    let out = gamewire_corpus::source2_demos().unwrap_or_else(|e| panic!("{e}"));
+/// What the tests return: an error fails the test with its message.
+type TestResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
+
+fn demos() -> TestResult<Vec<PathBuf>> {
+    let out = gamewire_corpus::source2_demos().map_err(|e| e.to_string())?;
     assert!(out.len() >= 7, "expected the 7 corpus demos, found {out:?}");
-    out
+    Ok(out)
 }
 
 /// A player of IN and the pseudonyms OUT must show.
@@ -398,16 +400,23 @@ impl Scan {
 /// Searches the demo's decompressed payloads at every bit offset for each
 /// needle (schema frames left out), and counts the byte statistics of
 /// the same views for [`Scan::expected`].
-fn search(demo: &[u8], needles: &[Needle]) -> Scan {
+fn search(demo: &[u8], needles: &[Needle]) -> TestResult<Scan> {
     let mut scan = Scan {
         hits: vec![BTreeMap::new(); needles.len()],
         unigrams: vec![0; 256],
         bigrams: vec![0; 256 * 256],
         runs: vec![0; MAX_RUN + 1],
     };
-    let mut reader = FrameReader::new(demo).unwrap();
+    let mut reader = FrameReader::new(demo)?;
     let mut view = Vec::new();
-    while let Some(frame) = reader.next_frame().unwrap() {
+    let mut by_first = vec![Vec::new(); 256];
+    for (i, n) in needles.iter().enumerate() {
+        if let Some(&b) = n.bytes.first() {
+            by_first[usize::from(b)].push(i);
+        }
+    }
+    let mut counts = vec![0u64; needles.len()];
+    while let Some(frame) = reader.next_frame()? {
         if matches!(
             frame.command,
             DemoCommand::SendTables | DemoCommand::ClassInfo
@@ -437,18 +446,23 @@ fn search(demo: &[u8], needles: &[Needle]) -> Scan {
                     scan.runs[n] += len - n as u64 + 1;
                 }
             }
-            for (i, n) in needles.iter().enumerate() {
-                let c = view
-                    .windows(n.bytes.len())
-                    .filter(|w| *w == &n.bytes[..])
-                    .count() as u64;
-                if c > 0 {
-                    *scan.hits[i].entry(frame.command.name()).or_default() += c;
+            // One pass: at each place, the needles that start with its byte.
+            for (at, &b) in view.iter().enumerate() {
+                for &i in &by_first[usize::from(b)] {
+                    if view[at..].starts_with(&needles[i].bytes) {
+                        counts[i] += 1;
+                    }
                 }
             }
         }
+        for (i, c) in counts.iter_mut().enumerate() {
+            if *c > 0 {
+                *scan.hits[i].entry(frame.command.name()).or_default() += *c;
+                *c = 0;
+            }
+        }
     }
-    scan
+    Ok(scan)
 }
 
 /// Below this many expected chance occurrences a pattern must be absent
@@ -610,33 +624,32 @@ impl Visitor for Decoded {
     }
 }
 
-fn anonymized(data: &[u8], options: &AnonymizeOptions) -> Vec<u8> {
+fn anonymized(data: &[u8], options: &AnonymizeOptions) -> TestResult<Vec<u8>> {
     let mut out = Cursor::new(Vec::new());
-    let report = anonymize(Cursor::new(data), &mut out, options)
-        .unwrap_or_else(|e| panic!("anonymize: {e}"));
+    let report = anonymize(Cursor::new(data), &mut out, options)?;
     assert!(report.cut.is_none(), "{:?}", report.cut);
-    out.into_inner()
+    Ok(out.into_inner())
 }
 
 #[test]
-fn no_identity_is_left_and_everything_else_is_equal() {
+fn no_identity_is_left_and_everything_else_is_equal() -> TestResult {
     let options = AnonymizeOptions::from_passphrase("corpus test key");
     let pseudonyms = options.pseudonyms();
     let inputs = edit_common::inputs();
     assert_eq!(inputs.len(), 9, "7 corpus demos and 2 broadcasts");
     for (path, data) in inputs {
         let name = path.rsplit('/').next().unwrap_or(&path).to_string();
-        let (in_state, in_err) = parse_with(&data, &mut gamewire_source2::NoVisitor).unwrap();
+        let (in_state, in_err) = parse_with(&data, &mut gamewire_source2::NoVisitor)?;
         let players = players(&in_state);
         let mut decoded_in = Decoded::new(&players);
-        let (end_in, _) = parse_with(&data, &mut decoded_in).unwrap();
+        let (end_in, _) = parse_with(&data, &mut decoded_in)?;
         decoded_in.finish(&end_in);
         assert!(!players.is_empty(), "{name}: no players");
         let needles = needles(&players);
 
         let mut out = Cursor::new(Vec::new());
         let started = std::time::Instant::now();
-        let report = anonymize(Cursor::new(&data), &mut out, &options).unwrap();
+        let report = anonymize(Cursor::new(&data), &mut out, &options)?;
         let elapsed = started.elapsed();
         let out = out.into_inner();
         assert!(report.cut.is_none(), "{name}: {:?}", report.cut);
@@ -645,7 +658,7 @@ fn no_identity_is_left_and_everything_else_is_equal() {
 
         // Decoded content: no identity anywhere.
         let mut decoded = Decoded::new(&players);
-        let (end_out, _) = parse_with(&out, &mut decoded).unwrap();
+        let (end_out, _) = parse_with(&out, &mut decoded)?;
         decoded.finish(&end_out);
         assert!(
             !decoded_in.found.is_empty(),
@@ -658,8 +671,8 @@ fn no_identity_is_left_and_everything_else_is_equal() {
         );
 
         // Raw bytes at every bit offset.
-        let before = search(&data, &needles);
-        let after = search(&out, &needles);
+        let before = search(&data, &needles)?;
+        let after = search(&out, &needles)?;
         let total: u64 = (0..needles.len()).map(|i| before.count(i)).sum();
         let mut left = Vec::new();
         let mut chance = Vec::new();
@@ -726,9 +739,9 @@ fn no_identity_is_left_and_everything_else_is_equal() {
 
         // OUT parses to the end, to the same events and entity changes.
         let mut rin = Recorder::new(Mapping::new(&players, Some(&pseudonyms)));
-        let (in_state2, _) = parse_with(&data, &mut rin).unwrap();
+        let (in_state2, _) = parse_with(&data, &mut rin)?;
         let mut rout = Recorder::new(Mapping::new(&[], None));
-        let (out_state, out_err) = parse_with(&out, &mut rout).unwrap();
+        let (out_state, out_err) = parse_with(&out, &mut rout)?;
         assert_eq!(in_err.is_none(), out_err.is_none(), "{name}: {out_err:?}");
         assert_eq!(out_state.reached_stop, in_state.reached_stop, "{name}");
         assert_eq!(out_state.tick, in_state.tick, "{name}");
@@ -793,6 +806,7 @@ fn no_identity_is_left_and_everything_else_is_equal() {
             .collect();
         assert_eq!(got, expect, "{name}: players of OUT");
     }
+    Ok(())
 }
 
 fn players_of(state: &DemoState) -> Vec<Player> {
@@ -800,55 +814,56 @@ fn players_of(state: &DemoState) -> Vec<Player> {
 }
 
 #[test]
-fn same_key_same_pseudonyms_across_demos() {
-    let cs2: Vec<PathBuf> = demos()
+fn same_key_same_pseudonyms_across_demos() -> TestResult {
+    let cs2: Vec<PathBuf> = demos()?
         .into_iter()
         .filter(|p| p.to_string_lossy().contains("cs2"))
         .take(2)
         .collect();
     assert_eq!(cs2.len(), 2);
-    let host = |data: &[u8]| -> (String, u64) {
-        let (state, _) = parse_with(data, &mut gamewire_source2::NoVisitor).unwrap();
+    let host = |data: &[u8]| -> TestResult<(String, u64)> {
+        let (state, _) = parse_with(data, &mut gamewire_source2::NoVisitor)?;
         let p = players(&state)
             .into_iter()
             .find(|p| p.steamid != 0)
-            .expect("a human player");
-        (p.name, p.steamid)
+            .ok_or("no human player")?;
+        Ok((p.name, p.steamid))
     };
-    let a = std::fs::read(&cs2[0]).unwrap();
-    let b = std::fs::read(&cs2[1]).unwrap();
-    assert_eq!(host(&a), host(&b), "the corpus demos share their host");
+    let a = std::fs::read(&cs2[0])?;
+    let b = std::fs::read(&cs2[1])?;
+    assert_eq!(host(&a)?, host(&b)?, "the corpus demos share their host");
     let k1 = AnonymizeOptions::from_passphrase("one");
     let k2 = AnonymizeOptions::from_passphrase("two");
-    let a1 = host(&anonymized(&a, &k1));
-    let b1 = host(&anonymized(&b, &k1));
-    let a2 = host(&anonymized(&a, &k2));
+    let a1 = host(&anonymized(&a, &k1)?)?;
+    let b1 = host(&anonymized(&b, &k1)?)?;
+    let a2 = host(&anonymized(&a, &k2)?)?;
     assert_eq!(a1, b1);
     assert_ne!(a1.0, a2.0);
     assert_ne!(a1.1, a2.1);
-    assert_ne!(a1, host(&a));
+    assert_ne!(a1, host(&a)?);
     // A random key is another key again.
-    let r = AnonymizeOptions::random().unwrap();
-    assert_ne!(host(&anonymized(&a, &r)), a1);
+    let r = AnonymizeOptions::random()?;
+    assert_ne!(host(&anonymized(&a, &r)?)?, a1);
+    Ok(())
 }
 
 /// A corpus demo with a chat line (`SayText2` naming `name`) and a voice
 /// message added to its first packet after tick 0 (the corpus demos have
 /// neither).
-fn with_chat_and_voice(data: &[u8], name: &str) -> Vec<u8> {
-    let mut reader = FrameReader::new(data).unwrap();
-    let mut w = DemoWriter::new(Cursor::new(Vec::new())).unwrap();
+fn with_chat_and_voice(data: &[u8], name: &str) -> TestResult<Vec<u8>> {
+    let mut reader = FrameReader::new(data)?;
+    let mut w = DemoWriter::new(Cursor::new(Vec::new()))?;
     let mut added = false;
-    while let Some(f) = reader.next_frame().unwrap() {
+    while let Some(f) = reader.next_frame()? {
         if added || f.command != DemoCommand::Packet || f.tick <= 0 {
-            w.write_decoded_frame(&f).unwrap();
+            w.write_decoded_frame(&f)?;
             continue;
         }
-        let packet = pb::CDemoPacket::decode(&*f.payload).unwrap();
+        let packet = pb::CDemoPacket::decode(&*f.payload)?;
         let mut pw = PacketWriter::new();
         for m in PacketMessages::new(packet.data()) {
-            let m = m.unwrap();
-            pw.push(m.id, &m.body).unwrap();
+            let m = m?;
+            pw.push(m.id, &m.body)?;
         }
         let say = pb::CUserMessageSayText2 {
             entityindex: Some(1),
@@ -858,93 +873,93 @@ fn with_chat_and_voice(data: &[u8], name: &str) -> Vec<u8> {
             param2: Some("gl hf".into()),
             ..Default::default()
         };
-        pw.push_message(118, &say).unwrap();
+        pw.push_message(118, &say)?;
         let voice = pb::CSvcMsgVoiceData {
             xuid: Some(1),
             proximity: Some(true),
             ..Default::default()
         };
-        pw.push_message(47, &voice).unwrap();
+        pw.push_message(47, &voice)?;
         let payload = encode_demo_packet(pw.finish());
-        w.write_frame(f.command, f.tick, f.compressed, &payload)
-            .unwrap();
+        w.write_frame(f.command, f.tick, f.compressed, &payload)?;
         added = true;
     }
     assert!(added);
-    w.finish().unwrap().into_inner()
+    Ok(w.finish()?.into_inner())
 }
 
 /// Messages of this id in the demo's packets.
-fn count_messages(demo: &[u8], id: u32) -> usize {
-    let mut reader = FrameReader::new(demo).unwrap();
+fn count_messages(demo: &[u8], id: u32) -> TestResult<usize> {
+    let mut reader = FrameReader::new(demo)?;
     let mut n = 0;
-    while let Some(f) = reader.next_frame().unwrap() {
+    while let Some(f) = reader.next_frame()? {
         if matches!(f.command, DemoCommand::Packet | DemoCommand::SignonPacket) {
-            let p = pb::CDemoPacket::decode(&*f.payload).unwrap();
+            let p = pb::CDemoPacket::decode(&*f.payload)?;
             n += PacketMessages::new(p.data())
                 .filter(|m| m.as_ref().is_ok_and(|m| m.id == id))
                 .count();
         }
     }
-    n
+    Ok(n)
 }
 
 #[test]
-fn chat_goes_unless_kept_and_voice_goes() {
-    let path = demos()
+fn chat_goes_unless_kept_and_voice_goes() -> TestResult {
+    let path = demos()?
         .into_iter()
         .find(|p| p.to_string_lossy().contains("14065"))
-        .unwrap();
-    let original = std::fs::read(&path).unwrap();
-    let (state, _) = parse_with(&original, &mut gamewire_source2::NoVisitor).unwrap();
+        .ok_or("not found")?;
+    let original = std::fs::read(&path)?;
+    let (state, _) = parse_with(&original, &mut gamewire_source2::NoVisitor)?;
     let host = players(&state)
         .into_iter()
         .find(|p| p.steamid != 0)
-        .unwrap();
-    let data = with_chat_and_voice(&original, &host.name);
-    let chat = |d: &[u8]| {
+        .ok_or("not found")?;
+    let data = with_chat_and_voice(&original, &host.name)?;
+    let chat = |d: &[u8]| -> TestResult<Vec<(String, String)>> {
         let mut r = Recorder::new(Mapping::default());
-        let (_, err) = parse_with(d, &mut r).unwrap();
+        let (_, err) = parse_with(d, &mut r)?;
         assert!(err.is_none(), "{err:?}");
-        r.chat_lines
+        Ok(r.chat_lines)
     };
-    assert_eq!(chat(&data), [(host.name.clone(), "gl hf".to_string())]);
-    assert_eq!(count_messages(&data, 47), 1);
+    assert_eq!(chat(&data)?, [(host.name.clone(), "gl hf".to_string())]);
+    assert_eq!(count_messages(&data, 47)?, 1);
 
-    let dropped = anonymized(&data, &AnonymizeOptions::from_passphrase("k"));
-    assert!(chat(&dropped).is_empty());
-    assert_eq!(count_messages(&dropped, 47), 0);
+    let dropped = anonymized(&data, &AnonymizeOptions::from_passphrase("k"))?;
+    assert!(chat(&dropped)?.is_empty());
+    assert_eq!(count_messages(&dropped, 47)?, 0);
 
     let options = AnonymizeOptions {
         keep_chat: true,
         ..AnonymizeOptions::from_passphrase("k")
     };
-    let kept = anonymized(&data, &options);
+    let kept = anonymized(&data, &options)?;
     let pseudonym = options.pseudonyms().name(host.steamid, &host.name);
-    assert_eq!(chat(&kept), [(pseudonym, "gl hf".to_string())]);
-    assert_eq!(count_messages(&kept, 47), 0);
+    assert_eq!(chat(&kept)?, [(pseudonym, "gl hf".to_string())]);
+    assert_eq!(count_messages(&kept, 47)?, 0);
+    Ok(())
 }
 
 #[test]
-fn a_truncated_demo_is_anonymized_up_to_its_cut() {
-    let path = demos()
+fn a_truncated_demo_is_anonymized_up_to_its_cut() -> TestResult {
+    let path = demos()?
         .into_iter()
         .find(|p| p.to_string_lossy().contains("hltv_10423"))
-        .unwrap();
-    let data = std::fs::read(&path).unwrap();
+        .ok_or("not found")?;
+    let data = std::fs::read(&path)?;
     let options = AnonymizeOptions::from_passphrase("k");
     for keep in [data.len() / 3, data.len() / 2 + 7, data.len() - 1] {
         let mut out = Cursor::new(Vec::new());
-        let report = anonymize(Cursor::new(&data[..keep]), &mut out, &options).unwrap();
-        let cut = report.cut.expect("the cut is reported");
+        let report = anonymize(Cursor::new(&data[..keep]), &mut out, &options)?;
+        let cut = report.cut.ok_or("the cut is not reported")?;
         assert!(cut.is_truncation(), "{cut}");
         assert!(cut.location.byte_offset <= keep as u64);
         // OUT holds every whole frame before the cut, then DEM_Stop (unless
         // IN's was before the cut), and reads to its end.
         let out = out.into_inner();
-        let mut reader = FrameReader::new(&out).unwrap();
+        let mut reader = FrameReader::new(&out)?;
         let mut frames = Vec::new();
-        while let Some(f) = reader.next_frame().unwrap() {
+        while let Some(f) = reader.next_frame()? {
             frames.push(f.command);
         }
         assert_eq!(frames.len() as u64, report.frames_written);
@@ -953,9 +968,9 @@ fn a_truncated_demo_is_anonymized_up_to_its_cut() {
         match report.frames_written - report.frames_read {
             0 => {}
             1 => assert_eq!(frames.last(), Some(&DemoCommand::Stop)),
-            n => panic!("{n} frames added"),
+            n => return Err(format!("{n} frames added").into()),
         }
-        let (_, err) = parse_with(&out, &mut gamewire_source2::NoVisitor).unwrap();
+        let (_, err) = parse_with(&out, &mut gamewire_source2::NoVisitor)?;
         assert!(err.is_none(), "{err:?}");
     }
     for bad in [
@@ -965,15 +980,16 @@ fn a_truncated_demo_is_anonymized_up_to_its_cut() {
     ] {
         assert!(anonymize(Cursor::new(bad), Cursor::new(Vec::new()), &options).is_err());
     }
+    Ok(())
 }
 
 #[test]
-fn mutated_demos_are_errors_or_demos_never_panics() {
-    let path = demos()
+fn mutated_demos_are_errors_or_demos_never_panics() -> TestResult {
+    let path = demos()?
         .into_iter()
         .find(|p| p.to_string_lossy().contains("14155"))
-        .unwrap();
-    let data = std::fs::read(&path).unwrap();
+        .ok_or("not found")?;
+    let data = std::fs::read(&path)?;
     let options = AnonymizeOptions::from_passphrase("k");
     let mut rng = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
@@ -994,9 +1010,9 @@ fn mutated_demos_are_errors_or_demos_never_panics() {
             Ok(report) => {
                 // What was written is a whole demo, up to the cut if any.
                 let out = out.into_inner();
-                let mut reader = FrameReader::new(&out).unwrap();
+                let mut reader = FrameReader::new(&out)?;
                 let mut frames = 0;
-                while reader.next_frame().unwrap().is_some() {
+                while reader.next_frame()?.is_some() {
                     frames += 1;
                 }
                 assert_eq!(frames, report.frames_written);
@@ -1011,4 +1027,5 @@ fn mutated_demos_are_errors_or_demos_never_panics() {
     println!("mutated: {ok} anonymized (up to a cut where they do not decode), {failed} refused");
     // Every mutation lands in a frame: each demo is anonymized up to it.
     assert_eq!((ok, failed), (24, 0));
+    Ok(())
 }
