@@ -14,7 +14,8 @@
 //! low 32 bits) as 32 bits little-endian, as a varint and in decimal.
 //! Each hit was attributed to its frame and message, and entity hits to
 //! their field by decoding the entities. On the corpus (CS2 ×5, all
-//! listen-server recordings with bots; Deadlock; Dota 2 with bots):
+//! listen-server recordings with bots; Deadlock: a clip and two HTTP
+//! broadcasts of 12 players each; Dota 2 with bots):
 //!
 //! | where | field | form | games |
 //! |---|---|---|---|
@@ -29,6 +30,14 @@
 //! | `DEM_FileHeader` | `server_name` (a listen server is named after its host) | protobuf string | all |
 //! | `svc_ServerInfo` | `host_name` (likewise) | protobuf string | all |
 //! | `DEM_AnimationHeader` | 20 records holding the name and the steam id | bytes; 64 bits | CS2 (14011) |
+//! | `GE_Source1LegacyGameEvent` | `player_death.attackername` | protobuf string (the key's `val_string`) | Deadlock (broadcast) |
+//!
+//! The search also finds, in the broadcasts, short or regular patterns
+//! that are no player's: an account id's three varint bytes read 4 bits
+//! into `svc_PacketEntities` protobuf headers, the same id's 32 bits
+//! across two position floats, a name of five `-` across runs of equal
+//! 8-bit `m_PredByteVariables` values (see the anonymize test, which
+//! tells these from identities by how often chance gives them).
 //!
 //! Not in the corpus but of the same kinds: game events with a player's
 //! name, `networkid` (`STEAM_1:y:z`, `[U:1:id]`) or xuid
