@@ -37,7 +37,7 @@
 //! id has no protobuf type are copied and counted the same way, and so is a
 //! `CSVCMsg_PacketEntities` whose records cannot be encoded again.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Seek, Write};
 
 use prost::Message;
@@ -55,7 +55,6 @@ use crate::DemoParser;
 
 use super::frames::StreamFrame;
 use super::{EditReport, Flow, FrameEdit, FrameLoop, StateOnly, Step};
-use crate::entity_writer::{reencode_packet_entities, Scratch};
 
 /// Decodes and writes a demo again, every frame from its decoded model
 /// (see the module documentation). `out` receives a whole demo; a demo
@@ -63,10 +62,12 @@ use crate::entity_writer::{reencode_packet_entities, Scratch};
 /// ([`EditReport::cut`] says where).
 pub fn rewrite<R: Read, W: Write + Seek>(input: R, out: W) -> Result<EditReport, DemoError> {
     let mut frames = FrameLoop::new(input)?;
+    // The parser writes each svc_PacketEntities again as it reads it.
+    frames.parser.entity_rewrite = Some(Box::default());
     let mut edit = Rewrite {
         writer: DemoWriter::new(out)?,
         model: Rebuild::default(),
-        visitor: Entities::default(),
+        bodies: VecDeque::new(),
         tables_before: 0,
     };
     frames.run(&mut edit)?;
@@ -83,24 +84,26 @@ pub fn rewrite<R: Read, W: Write + Seek>(input: R, out: W) -> Result<EditReport,
     Ok(report)
 }
 
-/// The rewrite in the frame loop: each frame applied with [`Entities`],
-/// then written again from its model.
+/// The rewrite in the frame loop: each frame applied (its
+/// svc_PacketEntities written again by the parser as it reads them), then
+/// written again from its model.
 struct Rewrite<W: Write + Seek> {
     writer: DemoWriter<W>,
     model: Rebuild,
-    visitor: Entities,
+    /// The frame's svc_PacketEntities bodies, written again, in the order
+    /// of its messages (the reason when that failed).
+    bodies: VecDeque<Result<Vec<u8>, String>>,
     /// String tables that existed before the current frame.
     tables_before: usize,
 }
 
 impl<W: Write + Seek> FrameEdit for Rewrite<W> {
-    // The frame is applied first: the visitor re-encodes each
-    // svc_PacketEntities against the state right before it, as the
-    // reader decodes it. The other messages need only the string
-    // tables that existed before the frame.
+    // The frame is applied first: each svc_PacketEntities is written again
+    // as the parser reads it, against the state right before it. The other
+    // messages need only the string tables that existed before the frame.
     fn before(&mut self, _frame: &StreamFrame<'_>, state: &DemoState) -> Result<Step, DemoError> {
         self.tables_before = state.string_tables.len();
-        self.visitor.bodies.clear();
+        self.bodies.clear();
         Ok(Step::Apply)
     }
 
@@ -109,7 +112,11 @@ impl<W: Write + Seek> FrameEdit for Rewrite<W> {
         parser: &mut DemoParser<'static>,
         frame: &Frame<'_>,
     ) -> Result<(), DemoError> {
-        parser.apply_frame(frame, &mut self.visitor)
+        let applied = parser.apply_frame(frame, &mut ReadPast);
+        if let Some(rw) = parser.entity_rewrite.as_deref_mut() {
+            self.bodies.append(&mut rw.bodies);
+        }
+        applied
     }
 
     fn after(&mut self, next: &StreamFrame<'_>, state: &DemoState) -> Result<Flow, DemoError> {
@@ -121,45 +128,27 @@ impl<W: Write + Seek> FrameEdit for Rewrite<W> {
         };
         let payload = self
             .model
-            .frame(frame, state, self.tables_before, &mut self.visitor.bodies)
+            .frame(frame, state, self.tables_before, &mut self.bodies)
             .map_err(|kind| DemoError { kind, location })?;
         self.writer
             .write_frame(frame.command, frame.tick, frame.compressed, &payload)?;
         Ok(Flow::Continue)
     }
-
-    fn finish(&mut self, parser: &mut DemoParser<'static>) {
-        parser.finish_frames(&mut self.visitor);
-    }
 }
 
-/// The rewrite's visitor: what [`StateOnly`] reads, and each
-/// svc_PacketEntities body decoded into its records and encoded again
-/// against the state right before it (in the order of the frame's
-/// messages; the reason when that fails).
+/// The rewrite's visitor: what [`StateOnly`] reads, every class read past.
+/// Writing an entity record again needs only the values that shape its
+/// paths (array lengths, pointers), which the reader keeps for every class.
 #[derive(Debug, Default)]
-pub(crate) struct Entities {
-    pub(crate) bodies: std::collections::VecDeque<Result<Vec<u8>, String>>,
-    /// Buffers and choices kept from message to message.
-    scratch: Scratch,
-}
+struct ReadPast;
 
-impl crate::Visitor for Entities {
+impl crate::Visitor for ReadPast {
     fn interests(&self) -> crate::Interests {
         StateOnly.interests()
     }
 
-    /// Entity values are read past, not kept: re-encoding a record needs
-    /// only the values that shape its paths (array lengths, pointers),
-    /// which the reader keeps for every class.
     fn wants_class(&self, _class_name: &str) -> bool {
         false
-    }
-
-    fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
-        let encoded =
-            reencode_packet_entities(body, state, &mut self.scratch).map_err(|e| e.to_string());
-        self.bodies.push_back(encoded);
     }
 }
 
@@ -284,13 +273,13 @@ impl Rebuild {
     /// The payload of a frame, rebuilt.
     /// `state` is the state after the frame, `tables_before` the number of
     /// string tables before it, `entities` the frame's svc_PacketEntities
-    /// bodies encoded again (see [`Entities`]).
+    /// bodies encoded again (see [`EntityRewrite`](crate::entity_writer::EntityRewrite)).
     pub(crate) fn frame(
         &mut self,
         frame: &Frame<'_>,
         state: &DemoState,
         tables_before: usize,
-        entities: &mut std::collections::VecDeque<Result<Vec<u8>, String>>,
+        entities: &mut VecDeque<Result<Vec<u8>, String>>,
     ) -> Result<Vec<u8>, ErrorKind> {
         let p = &*frame.payload;
         use DemoCommand as C;
@@ -371,7 +360,7 @@ impl Rebuild {
         data: &[u8],
         state: &DemoState,
         tables_before: usize,
-        entities: &mut std::collections::VecDeque<Result<Vec<u8>, String>>,
+        entities: &mut VecDeque<Result<Vec<u8>, String>>,
     ) -> Result<Vec<u8>, ErrorKind> {
         let mut messages = PacketMessages::new(data);
         let mut w = PacketWriter::new();
