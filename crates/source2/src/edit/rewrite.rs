@@ -6,7 +6,10 @@
 //! - the frame header (command, tick, size) by
 //!   [`DemoWriter`], the payload snappy-compressed again where the original
 //!   was (our snappy blocks decompress to the original payload; they need
-//!   not be the game's bytes);
+//!   not be the game's bytes). A payload rebuilt to exactly the input's
+//!   bytes (most are) keeps the input's snappy block, which holds exactly
+//!   those bytes: the block is how the payload is stored, not part of its
+//!   model;
 //! - each frame payload through its `demo.proto` type (`CDemoFileHeader`,
 //!   `CDemoFileInfo`, `CDemoSendTables`, `CDemoClassInfo`,
 //!   `CDemoStringTables`, ...); a `CDemoPacket` (and the packet of a
@@ -130,8 +133,16 @@ impl<W: Write + Seek> FrameEdit for Rewrite<W> {
             .model
             .frame(frame, state, self.tables_before, &mut self.bodies)
             .map_err(|kind| DemoError { kind, location })?;
-        self.writer
-            .write_frame(frame.command, frame.tick, frame.compressed, &payload)?;
+        if frame.compressed && payload == *frame.payload {
+            // Rebuilt to the input's bytes: the input's snappy block holds
+            // exactly them, and compressing them again would only give
+            // another block of the same bytes.
+            self.writer
+                .write_raw_frame(frame.command, frame.tick, true, next.stored)?;
+        } else {
+            self.writer
+                .write_frame(frame.command, frame.tick, frame.compressed, &payload)?;
+        }
         Ok(Flow::Continue)
     }
 }
@@ -160,6 +171,8 @@ pub(crate) struct Rebuild {
     copied: BTreeMap<String, (u64, String)>,
     /// Messages copied.
     messages_copied: u64,
+    /// Names of the message ids copied so far (named once per id).
+    names: rustc_hash::FxHashMap<u32, String>,
 }
 
 /// Decodes `bytes` as `M` and encodes it again: `Some` when that gives
@@ -167,6 +180,46 @@ pub(crate) struct Rebuild {
 fn same_after<M: Message + Default>(bytes: &[u8]) -> Option<M> {
     let m = M::decode(bytes).ok()?;
     (m.encoded_len() == bytes.len() && m.encode_to_vec() == bytes).then_some(m)
+}
+
+/// Tag of `CDemoPacket.data` (field 3, length-delimited).
+const PACKET_DATA_TAG: u8 = 3 << 3 | 2;
+
+/// The bitstream of a `CDemoPacket` payload in the form its protobuf type
+/// encodes (the `data` field alone, its length as a shortest varint), read
+/// in place; `None` for any other form (then decoded and checked as any
+/// other payload).
+fn packet_data(payload: &[u8]) -> Option<&[u8]> {
+    let (&tag, rest) = payload.split_first()?;
+    if tag != PACKET_DATA_TAG {
+        return None;
+    }
+    let mut len = 0usize;
+    for (i, &b) in rest.iter().enumerate().take(5) {
+        len |= usize::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            let data = rest.get(i + 1..)?;
+            // The shortest varint (prost writes no other), and nothing after
+            // the field.
+            let shortest = i == 0 || b != 0;
+            return (shortest && data.len() == len).then_some(data);
+        }
+    }
+    None
+}
+
+/// A `CDemoPacket` payload holding `data`: what its protobuf type encodes.
+fn packet_payload(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 6);
+    out.push(PACKET_DATA_TAG);
+    let mut n = data.len();
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+    out.extend_from_slice(data);
+    out
 }
 
 /// The format of a string table (what its entry bitstream depends on).
@@ -226,6 +279,22 @@ impl Rebuild {
         if message {
             self.messages_copied += 1;
         }
+    }
+
+    /// Counts a packet message copied; `why` is asked only for the first
+    /// message of its name (the reason kept is the first one's).
+    fn copy_message(&mut self, game: crate::Game, id: u32, why: impl FnOnce() -> String) {
+        let name = self
+            .names
+            .entry(id)
+            .or_insert_with(|| message_name_in(game, id));
+        match self.copied.get_mut(name.as_str()) {
+            Some(entry) => entry.0 += 1,
+            None => {
+                self.copied.insert(name.clone(), (1, why()));
+            }
+        }
+        self.messages_copied += 1;
     }
 
     /// Adds the counts and one warning listing what was copied.
@@ -302,20 +371,27 @@ impl Rebuild {
             C::AnimationData => self.proto::<pb::CDemoAnimationData>(p, "CDemoAnimationData"),
             C::AnimationHeader => self.proto::<pb::CDemoAnimationHeader>(p, "CDemoAnimationHeader"),
             C::Recovery => self.proto::<pb::CDemoRecovery>(p, "CDemoRecovery"),
-            C::Packet | C::SignonPacket => match same_after::<pb::CDemoPacket>(p) {
-                Some(mut packet) => {
-                    let data = packet.data.take().unwrap_or_default();
-                    packet.data = Some(self.packet(&data, state, tables_before, entities)?);
-                    packet.encode_to_vec()
+            C::Packet | C::SignonPacket => match packet_data(p) {
+                // The usual form, read in place: no copy of the bitstream.
+                Some(data) => {
+                    let rebuilt = self.packet(data, state, tables_before, entities)?;
+                    packet_payload(&rebuilt)
                 }
-                None => {
-                    self.copy(
-                        "CDemoPacket".into(),
-                        "not a CDemoPacket as we know it".into(),
-                        false,
-                    );
-                    p.to_vec()
-                }
+                None => match same_after::<pb::CDemoPacket>(p) {
+                    Some(mut packet) => {
+                        let data = packet.data.take().unwrap_or_default();
+                        packet.data = Some(self.packet(&data, state, tables_before, entities)?);
+                        packet.encode_to_vec()
+                    }
+                    None => {
+                        self.copy(
+                            "CDemoPacket".into(),
+                            "not a CDemoPacket as we know it".into(),
+                            false,
+                        );
+                        p.to_vec()
+                    }
+                },
             },
             C::FullPacket => match same_after::<pb::CDemoFullPacket>(p) {
                 Some(mut full) => {
@@ -427,21 +503,24 @@ impl Rebuild {
                 match crate::message_writer::reencode(state.game, id, body) {
                     Some(Ok(out)) if out == body => return Ok(out),
                     Some(Ok(out)) => {
-                        let why = match crate::message_writer::explain(body, &out).first() {
+                        self.copy_message(state.game, id, || match crate::message_writer::explain(
+                            body, &out,
+                        )
+                        .first()
+                        {
                             Some(d) => format!("its protobuf type re-encodes differently: {d}"),
                             None => "its protobuf type re-encodes differently".to_string(),
-                        };
-                        self.copy(message_name_in(state.game, id), why, true);
+                        });
                         return Ok(body.to_vec());
                     }
                     Some(Err(_)) => {
                         let why = "it does not decode as its protobuf type";
-                        self.copy(message_name_in(state.game, id), why.into(), true);
+                        self.copy_message(state.game, id, || why.into());
                         return Ok(body.to_vec());
                     }
                     None => {
                         let why = "no protobuf type for its id";
-                        self.copy(message_name_in(state.game, id), why.into(), true);
+                        self.copy_message(state.game, id, || why.into());
                         return Ok(body.to_vec());
                     }
                 }
@@ -451,7 +530,7 @@ impl Rebuild {
             Some(bytes) => bytes,
             None => {
                 let why = "its protobuf type re-encodes differently";
-                self.copy(message_name_in(state.game, id), why.into(), true);
+                self.copy_message(state.game, id, || why.into());
                 body.to_vec()
             }
         })
@@ -512,5 +591,42 @@ impl Rebuild {
         let entries = read_entry_stream(&format, &raw, m.num_changed_entries())?;
         m.string_data = Some(write_entry_stream(&format, &entries)?);
         Ok(Some(m.encode_to_vec()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The in-place reading and the writing of a packet payload agree with
+    /// the protobuf type, at every varint length of the size.
+    #[test]
+    fn packet_payloads_read_and_write_as_their_protobuf_type() -> Result<(), String> {
+        for len in [0usize, 1, 127, 128, 300, 16_383, 16_384, 70_000, 2_100_000] {
+            let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let proto = pb::CDemoPacket {
+                data: Some(data.clone()),
+            }
+            .encode_to_vec();
+            if packet_payload(&data) != proto {
+                return Err(format!("{len} bytes: written differently"));
+            }
+            if packet_data(&proto) != Some(&data[..]) {
+                return Err(format!("{len} bytes: not read in place"));
+            }
+        }
+        // Other forms are left to the protobuf type: a longer varint, a
+        // field after the data, another field, nothing.
+        for odd in [
+            vec![PACKET_DATA_TAG, 0x81, 0x00, 7],
+            vec![PACKET_DATA_TAG, 1, 7, 8, 0],
+            vec![0x08, 1],
+            vec![],
+        ] {
+            if packet_data(&odd).is_some() {
+                return Err(format!("{odd:?} read in place"));
+            }
+        }
+        Ok(())
     }
 }
