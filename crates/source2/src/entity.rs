@@ -593,6 +593,172 @@ pub(crate) fn skip_fields(
     Ok(())
 }
 
+/// The rewrite's copy of the records the parser reads: each record's
+/// header, field paths and values written again as they are read
+/// ([`rewrite_fields`]), so a rewritten `svc_PacketEntities` costs one
+/// decode (the parser's) and one encode. The paths are written in
+/// [`crate::fieldpath_writer::PathStyle::Game`], each value by the encoder
+/// of the decoder that read it ([`crate::serializer::FieldDecoder::encode`]).
+/// The first value that cannot be written again ends the writing (the
+/// reading goes on) and is kept in `failed`.
+#[derive(Debug, Default)]
+pub(crate) struct RecordWriter {
+    /// The entity bitstream written so far.
+    pub(crate) w: gamewire_bits::BitWriter,
+    /// Field-path operations chosen, kept from message to message.
+    ops: crate::fieldpath_writer::OpCache,
+    /// Why the writing stopped.
+    pub(crate) failed: Option<String>,
+}
+
+impl RecordWriter {
+    /// Writes `count` bits of `value` (a header field).
+    #[inline]
+    pub(crate) fn bits(&mut self, value: u64, count: u32) {
+        if self.failed.is_none() {
+            if let Err(e) = self.w.write_bits(value, count) {
+                self.failed = Some(format!("entity header: {e}"));
+            }
+        }
+    }
+
+    /// Writes a UBitVar (an index delta).
+    #[inline]
+    pub(crate) fn ubitvar(&mut self, value: u32) {
+        if self.failed.is_none() {
+            self.w.write_ubitvar(value);
+        }
+    }
+
+    /// Writes a varuint32 (the spare field of a create).
+    #[inline]
+    pub(crate) fn varuint32(&mut self, value: u32) {
+        if self.failed.is_none() {
+            self.w.write_varuint32(value);
+        }
+    }
+
+    /// Writes a record's field-path sequence.
+    fn paths(&mut self, paths: &[FieldPath]) {
+        if self.failed.is_none() {
+            let style = crate::fieldpath_writer::PathStyle::Game;
+            let written = crate::fieldpath_writer::write_field_paths_cached(
+                &mut self.w,
+                paths,
+                style,
+                &mut self.ops,
+            );
+            if let Err(e) = written {
+                self.failed = Some(format!("field paths: {e}"));
+            }
+        }
+    }
+
+    /// Writes one value by its decoder's encoder.
+    #[inline]
+    fn value(
+        &mut self,
+        decoder: &crate::serializer::FieldDecoder,
+        value: &Value,
+        fp: &FieldPath,
+        tick_interval: f32,
+    ) {
+        if self.failed.is_none() {
+            if let Err(e) = decoder.encode(&mut self.w, value, tick_interval) {
+                self.failed = Some(format!("field path {fp}: {e}"));
+            }
+        }
+    }
+
+    /// The bitstream written, the writer emptied for the next message.
+    pub(crate) fn take(&mut self, capacity: usize) -> Vec<u8> {
+        std::mem::replace(
+            &mut self.w,
+            gamewire_bits::BitWriter::with_capacity(capacity),
+        )
+        .finish()
+    }
+}
+
+/// [`read_or_skip_fields`] that writes the record again as it reads it
+/// (see [`RecordWriter`]). Every value is decoded (an encoder needs it);
+/// the state keeps what [`read_or_skip_fields`] keeps: every value for a
+/// decoded class, the values that shape paths for one read past. The
+/// resolution is [`skip_fields`]' (read past) or [`FieldState::apply`]'s
+/// walk (decoded), so the same paths fail.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rewrite_fields(
+    decoded: bool,
+    tables: &SendTables,
+    serializer: SerializerId,
+    state: &mut FieldState,
+    r: &mut BitReader<'_>,
+    paths: &mut Paths,
+    tick_interval: f32,
+    out: &mut RecordWriter,
+) -> Result<(), PathError> {
+    use crate::serializer::FieldDecoder;
+    paths.siblings.clear();
+    crate::fieldpath::read_field_paths(r, &mut paths.paths).map_err(|e| PathError {
+        path: None,
+        error: FieldError::FieldPaths(e),
+    })?;
+    out.paths(&paths.paths);
+    if decoded {
+        for fp in &paths.paths {
+            let mut level = LastLevel::None;
+            let (at, decoder) = state
+                .walk(tables, serializer, fp, &mut level)
+                .map_err(|e| PathError::at(*fp, e))?;
+            let value = decoder
+                .decode(r, tick_interval)
+                .map_err(|e| PathError::at(*fp, FieldError::Value(e)))?;
+            out.value(decoder, &value, fp, tick_interval);
+            state.store(at, value).map_err(|e| PathError::at(*fp, e))?;
+        }
+        return Ok(());
+    }
+    // As in `skip_fields`: a path that differs from the previous one only
+    // in its last index resolves in the node the previous one ended in.
+    let mut previous: Option<(&FieldPath, crate::serializer::LastParent<'_>)> = None;
+    for fp in &paths.paths {
+        let sibling = previous.and_then(|(before, parent)| {
+            let (a, b) = (before.as_slice(), fp.as_slice());
+            let (&index, prefix) = b.split_last()?;
+            (a.len() == b.len() && a.get(..prefix.len()) == Some(prefix))
+                .then(|| parent.resolve(tables, index))
+                .flatten()
+                .map(|d| (d, parent))
+        });
+        let (decoder, parent) = match sibling {
+            Some(found) => found,
+            None => tables
+                .resolve_with_parent(serializer, fp, |len| {
+                    fp.as_slice()
+                        .get(..len)
+                        .and_then(|prefix| state.get(prefix))
+                        .and_then(Value::as_u64)
+                        .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+                })
+                .map_err(|e| PathError::at(*fp, e))?,
+        };
+        previous = Some((fp, parent));
+        let value = decoder
+            .decode(r, tick_interval)
+            .map_err(|e| PathError::at(*fp, FieldError::Value(e)))?;
+        out.value(decoder, &value, fp, tick_interval);
+        if matches!(
+            decoder,
+            FieldDecoder::ArrayLength | FieldDecoder::PointerPresent | FieldDecoder::PolyPointer
+        ) {
+            state
+                .store_structural_value(tables, serializer, fp, value)
+                .map_err(|e| PathError::at(*fp, e))?;
+        }
+    }
+    Ok(())
+}
+
 /// What resolving the previous path of an update found at its last index:
 /// the node whose slot the last index selects, and how that slot is
 /// decoded. Most paths differ from the one before only in their last index
@@ -682,6 +848,29 @@ impl FieldState {
             other => return other.skip(r, tick_interval).map_err(bits),
         };
         self.store(at, value)
+    }
+
+    /// Stores a value already decoded that shapes later paths (see
+    /// [`FieldState::store_structural`], which reads it itself).
+    #[inline(never)]
+    fn store_structural_value(
+        &mut self,
+        tables: &SendTables,
+        serializer: SerializerId,
+        fp: &FieldPath,
+        value: Value,
+    ) -> Result<(), FieldError> {
+        use crate::serializer::FieldDecoder;
+        let mut level = LastLevel::None;
+        let (at, decoder) = self.walk(tables, serializer, fp, &mut level)?;
+        match decoder {
+            FieldDecoder::ArrayLength
+            | FieldDecoder::PointerPresent
+            | FieldDecoder::PolyPointer => self.store(at, value),
+            // Not a value that shapes paths (resolve said it was): not kept,
+            // as `store_structural` keeps it not.
+            _ => Ok(()),
+        }
     }
 
     /// The stored value of the slot at arena index `at` (path `prefix`),

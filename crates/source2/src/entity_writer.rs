@@ -612,6 +612,71 @@ pub(crate) fn reencode_packet_entities(
     Ok(message.encode_to_vec())
 }
 
+/// A rewrite's share of the parser's entity reading: while the parser
+/// applies a `svc_PacketEntities`, each record is written again as it is
+/// read ([`crate::entity::RecordWriter`]), so the message is decoded once,
+/// by the parser, and encoded once. The same bytes as
+/// [`reencode_packet_entities`] against the state before the message (the
+/// same resolution, the same encodings). A message the parser does not
+/// apply (the entities of a full packet when entities exist already) is
+/// re-encoded by [`reencode_packet_entities`] instead.
+///
+/// Each message's body, in the order read: the message again, or why it
+/// could not be written again.
+#[derive(Debug, Default)]
+pub(crate) struct EntityRewrite {
+    /// The records of the message being read, written again.
+    pub(crate) records: crate::entity::RecordWriter,
+    /// For the messages re-encoded on their own.
+    scratch: Scratch,
+    /// The bodies written, for the caller to take.
+    pub(crate) bodies: std::collections::VecDeque<Result<Vec<u8>, String>>,
+}
+
+impl EntityRewrite {
+    /// Starts a message whose entity data is `len` bytes long.
+    pub(crate) fn start_message(&mut self, len: usize) {
+        self.records.take(len + 16);
+        self.records.failed = None;
+    }
+
+    /// Copies the bits after the last record, which the reader ignores.
+    pub(crate) fn trailing(&mut self, r: &mut BitReader<'_>) {
+        let bits = r.bits_remaining();
+        let written = r
+            .read_bits_to_vec(bits)
+            .map_err(|e| ErrorKind::bits("entity header", e))
+            .and_then(|trailing| write_stored_bits(&mut self.records.w, &trailing, bits));
+        if let Err(e) = written {
+            self.records.failed.get_or_insert(e.to_string());
+        }
+    }
+
+    /// Ends a message the parser applied: its body (`body`, the protobuf
+    /// bytes read) with the entity data written again.
+    pub(crate) fn finish_message(&mut self, body: &[u8]) {
+        let data = self.records.take(0);
+        let encoded = match self.records.failed.take() {
+            Some(why) => Err(why),
+            None => pb::CSvcMsgPacketEntities::decode(body)
+                .map(|mut message| {
+                    message.updated_entries = Some(message.updated_entries.unwrap_or(0));
+                    message.entity_data = Some(data);
+                    message.encode_to_vec()
+                })
+                .map_err(|e| e.to_string()),
+        };
+        self.bodies.push_back(encoded);
+    }
+
+    /// A message the parser does not apply, re-encoded against `state`.
+    pub(crate) fn reencode(&mut self, body: &[u8], state: &DemoState) {
+        let encoded =
+            reencode_packet_entities(body, state, &mut self.scratch).map_err(|e| e.to_string());
+        self.bodies.push_back(encoded);
+    }
+}
+
 /// What [`reencode_packet_entities`] reuses from record to record and
 /// message to message: buffers, and the field-path operations chosen.
 #[derive(Debug, Default)]

@@ -74,6 +74,9 @@ pub struct DemoParser<'a> {
     class_wanted: Vec<Option<bool>>,
     /// The tick [`DemoParser::apply_frame`] has started and not yet ended.
     stepped_tick: Option<i32>,
+    /// Set by a rewrite: every `svc_PacketEntities` is also written again
+    /// (see [`crate::entity_writer::EntityRewrite`]).
+    pub(crate) entity_rewrite: Option<Box<crate::entity_writer::EntityRewrite>>,
 }
 
 /// A demo without frames: the file header alone (the frame reader of a
@@ -169,6 +172,7 @@ impl<'a> DemoParser<'a> {
             helper_jobs: 0,
             class_wanted: Vec::new(),
             stepped_tick: None,
+            entity_rewrite: None,
         })
     }
 

@@ -14,7 +14,8 @@
 //! low 32 bits) as 32 bits little-endian, as a varint and in decimal.
 //! Each hit was attributed to its frame and message, and entity hits to
 //! their field by decoding the entities. On the corpus (CS2 ×5, all
-//! listen-server recordings with bots; Deadlock; Dota 2 with bots):
+//! listen-server recordings with bots; Deadlock: a clip and two HTTP
+//! broadcasts of 12 players each; Dota 2 with bots):
 //!
 //! | where | field | form | games |
 //! |---|---|---|---|
@@ -29,6 +30,14 @@
 //! | `DEM_FileHeader` | `server_name` (a listen server is named after its host) | protobuf string | all |
 //! | `svc_ServerInfo` | `host_name` (likewise) | protobuf string | all |
 //! | `DEM_AnimationHeader` | 20 records holding the name and the steam id | bytes; 64 bits | CS2 (14011) |
+//! | `GE_Source1LegacyGameEvent` | `player_death.attackername` | protobuf string (the key's `val_string`) | Deadlock (broadcast) |
+//!
+//! The search also finds, in the broadcasts, short or regular patterns
+//! that are no player's: an account id's three varint bytes read 4 bits
+//! into `svc_PacketEntities` protobuf headers, the same id's 32 bits
+//! across two position floats, a name of five `-` across runs of equal
+//! 8-bit `m_PredByteVariables` values (see the anonymize test, which
+//! tells these from identities by how often chance gives them).
 //!
 //! Not in the corpus but of the same kinds: game events with a player's
 //! name, `networkid` (`STEAM_1:y:z`, `[U:1:id]`) or xuid
@@ -134,9 +143,9 @@ use std::collections::VecDeque;
 
 use gamewire_bits::{BitReader, BitWriter};
 
-use super::frames::FrameStream;
+use super::frames::StreamFrame;
 use super::pseudonym::{decimal_len, Pseudonyms};
-use super::{missing_stop, EditReport, StateOnly};
+use super::{EditReport, Flow, FrameEdit, FrameLoop, StateOnly, Step};
 use crate::container::DemoCommand;
 use crate::container_writer::DemoWriter;
 use crate::entity::FieldState;
@@ -1659,9 +1668,100 @@ struct HeldFrame {
 /// Frames held back before the players are known: at most this many bytes.
 const MAX_HELD_BACK: usize = 64 << 20;
 
+/// The anonymizing edit, as the frame loop ([`FrameLoop`]) drives it: the
+/// players learned from each frame before it is applied ([`Anonymizer::learn`]),
+/// its `svc_PacketEntities` renamed against the state right before each
+/// ([`EntityPass`]) while it is applied, the frame renamed and written after
+/// (or held back until the players and the classes are known).
+struct AnonymizeEdit<W: Write + Seek> {
+    writer: DemoWriter<W>,
+    anon: Anonymizer,
+    /// Frames held back, and their stored bytes in all.
+    held: Vec<HeldFrame>,
+    held_bytes: usize,
+    /// The renamed `svc_PacketEntities` of the frame being applied.
+    entities: VecDeque<Result<Option<Vec<u8>>, String>>,
+}
+
+impl<W: Write + Seek> FrameEdit for AnonymizeEdit<W> {
+    fn before(&mut self, frame: &StreamFrame<'_>, _state: &DemoState) -> Result<Step, DemoError> {
+        self.anon.learn(frame.frame.command, &frame.frame.payload);
+        Ok(Step::Apply)
+    }
+
+    fn apply(
+        &mut self,
+        parser: &mut DemoParser<'static>,
+        frame: &crate::container::Frame<'_>,
+    ) -> Result<(), DemoError> {
+        let mut pass = EntityPass {
+            renamer: &self.anon.renamer,
+            bodies: VecDeque::new(),
+            renamed: 0,
+        };
+        parser.apply_frame(frame, &mut pass)?;
+        let EntityPass {
+            bodies, renamed, ..
+        } = pass;
+        self.entities = bodies;
+        if renamed > 0 {
+            self.anon.count("svc_PacketEntities fields".into(), renamed);
+        }
+        Ok(())
+    }
+
+    fn after(&mut self, frame: &StreamFrame<'_>, state: &DemoState) -> Result<Flow, DemoError> {
+        let f = &frame.frame;
+        let mut entities = std::mem::take(&mut self.entities);
+        // Held until the players and the classes are known: baselines,
+        // created in the signon, are read against the class serializers.
+        let ready =
+            self.anon.knows_userinfo() && state.send_tables.is_some() && !state.classes.is_empty();
+        let hold = !ready
+            && !matches!(f.command, DemoCommand::Packet | DemoCommand::Stop)
+            && self.held_bytes + frame.stored.len() <= MAX_HELD_BACK;
+        if hold {
+            self.held_bytes += frame.stored.len();
+            self.held.push(HeldFrame {
+                command: f.command,
+                compressed: f.compressed,
+                tick: f.tick,
+                stored: frame.stored.to_vec(),
+                payload: f.payload.to_vec(),
+                entities,
+            });
+            return Ok(Flow::Continue);
+        }
+        self.write_held(state)?;
+        match self
+            .anon
+            .transform(f.command, f.tick, &f.payload, &mut entities, state)
+        {
+            Some(new) => self
+                .writer
+                .write_frame(f.command, f.tick, f.compressed, &new)?,
+            None => self
+                .writer
+                .write_raw_frame(f.command, f.tick, f.compressed, frame.stored)?,
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+impl<W: Write + Seek> AnonymizeEdit<W> {
+    /// Anonymizes and writes the frames held back, against `state`.
+    fn write_held(&mut self, state: &DemoState) -> Result<(), DemoError> {
+        for mut h in self.held.drain(..) {
+            write_held(&mut self.writer, &mut self.anon, &mut h, state)?;
+        }
+        self.held_bytes = 0;
+        Ok(())
+    }
+}
+
 /// Anonymizes the demo read from `input` into `out` (see the module
 /// documentation). Frames are read one at a time
-/// ([`FrameStream`]), so memory does not grow
+/// ([`FrameStream`](super::frames::FrameStream)), so memory does not grow
 /// with the demo's length (beyond the signon, held back until `userinfo`
 /// exists). A demo that ends early, or whose frame does not decode, is
 /// written up to the frame before, then `DEM_Stop`, and
@@ -1671,84 +1771,27 @@ pub fn anonymize<R: Read, W: Write + Seek>(
     out: W,
     options: &AnonymizeOptions,
 ) -> Result<EditReport, DemoError> {
-    let mut stream = FrameStream::new(input)?;
-    let mut parser = DemoParser::detached()?;
-    let mut writer = DemoWriter::new(out)?;
-    let mut anon = Anonymizer::new(options);
-    let mut report = EditReport::new();
-    let mut held: Vec<HeldFrame> = Vec::new();
-    let mut held_bytes = 0usize;
-    let mut last_tick = -1;
-    loop {
-        let frame = match stream.next_frame() {
-            Ok(Some(f)) => f,
-            Ok(None) => {
-                if !parser.state.reached_stop {
-                    report.ended_early(missing_stop(&stream));
-                }
-                break;
-            }
-            // A frame that ends early or does not decompress: the demo is
-            // anonymized up to it.
-            Err(e) => {
-                report.ended_early(e);
-                break;
-            }
-        };
-        let f = &frame.frame;
-        anon.learn(f.command, &f.payload);
-        let mut pass = EntityPass {
-            renamer: &anon.renamer,
-            bodies: VecDeque::new(),
-            renamed: 0,
-        };
-        // A frame that does not decode ends the demo there, as a cut.
-        if let Err(e) = parser.apply_frame(f, &mut pass) {
-            report.ended_early(e);
-            break;
-        }
-        report.frame_read(f.tick);
-        last_tick = f.tick;
-        let mut entities = pass.bodies;
-        if pass.renamed > 0 {
-            anon.count("svc_PacketEntities fields".into(), pass.renamed);
-        }
-        // Held until the players and the classes are known: baselines,
-        // created in the signon, are read against the class serializers.
-        let ready = anon.knows_userinfo()
-            && parser.state.send_tables.is_some()
-            && !parser.state.classes.is_empty();
-        let hold = !ready
-            && !matches!(f.command, DemoCommand::Packet | DemoCommand::Stop)
-            && held_bytes + frame.stored.len() <= MAX_HELD_BACK;
-        if hold {
-            held_bytes += frame.stored.len();
-            held.push(HeldFrame {
-                command: f.command,
-                compressed: f.compressed,
-                tick: f.tick,
-                stored: frame.stored.to_vec(),
-                payload: f.payload.to_vec(),
-                entities,
-            });
-            continue;
-        }
-        for mut h in held.drain(..) {
-            write_held(&mut writer, &mut anon, &mut h, &parser.state)?;
-        }
-        held_bytes = 0;
-        match anon.transform(f.command, f.tick, &f.payload, &mut entities, &parser.state) {
-            Some(new) => writer.write_frame(f.command, f.tick, f.compressed, &new)?,
-            None => writer.write_raw_frame(f.command, f.tick, f.compressed, frame.stored)?,
-        }
+    // A frame that ends early, does not decompress or does not decode
+    // ends the demo there, as a cut.
+    let mut frames = FrameLoop::new(input)?.lenient();
+    let mut edit = AnonymizeEdit {
+        writer: DemoWriter::new(out)?,
+        anon: Anonymizer::new(options),
+        held: Vec::new(),
+        held_bytes: 0,
+        entities: VecDeque::new(),
+    };
+    frames.run(&mut edit)?;
+    edit.write_held(&frames.parser.state)?;
+    let last_tick = frames.last_tick;
+    if frames.needs_stop() {
+        edit.writer
+            .write_frame(DemoCommand::Stop, last_tick, false, &[])?;
     }
-    parser.finish_frames(&mut StateOnly);
-    for mut h in held.drain(..) {
-        write_held(&mut writer, &mut anon, &mut h, &parser.state)?;
-    }
-    if report.cut.is_some() && !parser.state.reached_stop {
-        writer.write_frame(DemoCommand::Stop, last_tick, false, &[])?;
-    }
+    let mut report = std::mem::take(&mut frames.report);
+    let AnonymizeEdit {
+        writer, mut anon, ..
+    } = edit;
     report.frames_written = writer.frames_written();
     report.messages_copied = anon.messages_kept;
     report.warnings.append(&mut anon.warnings);

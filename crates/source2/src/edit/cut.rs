@@ -72,10 +72,9 @@ use crate::entity_writer::{encode_packet_entities, full_state, pvs_leaves};
 use crate::error::{DemoError, ErrorKind, Location};
 use crate::packet_writer::{PacketMessages, PacketWriter};
 use crate::state::DemoState;
-use crate::DemoParser;
 
-use super::frames::FrameStream;
-use super::{missing_stop, EditReport, StateOnly, TickRange};
+use super::frames::{FrameStream, StreamFrame};
+use super::{EditReport, Flow, FrameEdit, FrameLoop, Step, TickRange};
 
 /// Where the cut is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,98 +94,130 @@ pub fn cut<R: Read, W: Write + Seek>(
     out: W,
     range: TickRange,
 ) -> Result<EditReport, DemoError> {
-    let mut stream = FrameStream::new(input)?;
-    let mut report = EditReport::new();
+    let mut frames = FrameLoop::new(input)?;
     if range.from > range.to || range.to < 0 {
-        return Err(range_error(&mut stream, &mut report, range));
+        return Err(range_error(&mut frames.stream, &mut frames.report, range));
     }
-    let mut parser = DemoParser::detached()?;
-    let mut writer = DemoWriter::new(out)?;
-    let mut visitor = StateOnly;
-    let mut phase = Phase::Signon;
-    // The last net_Tick message read, as its body.
-    let mut net_tick: Option<Vec<u8>> = None;
-    // Ticks written: first and last, and the DEM_Packet frames.
-    let mut written: Option<(i32, i32)> = None;
-    let mut packets = 0u32;
-    loop {
-        let next = match stream.next_frame() {
-            Ok(Some(f)) => f,
-            Ok(None) => {
-                if !parser.state.reached_stop {
-                    report.ended_early(missing_stop(&stream));
-                }
-                break;
-            }
-            Err(e) if e.is_truncation() => {
-                report.ended_early(e);
-                break;
-            }
-            Err(e) => return Err(e),
-        };
-        let frame = &next.frame;
-        report.frame_read(frame.tick);
-        let game_frame = matches!(frame.command, DemoCommand::Packet | DemoCommand::FullPacket);
-        if phase == Phase::Signon && game_frame {
-            phase = Phase::Before;
-            if range.to < frame.tick {
-                return Err(range_error(&mut stream, &mut report, range));
-            }
-        }
-        match phase {
-            Phase::Signon => {
-                writer.write_raw_frame(frame.command, frame.tick, frame.compressed, next.stored)?;
-                parser.apply_frame(frame, &mut visitor)?;
-            }
-            Phase::Before => {
-                let at_stop = frame.command == DemoCommand::Stop || parser.state.reached_stop;
-                if frame.tick < range.from || at_stop {
-                    if let Some(body) = last_net_tick(frame)? {
-                        net_tick = Some(body);
-                    }
-                    parser.apply_frame(frame, &mut visitor)?;
-                    continue;
-                }
-                let payload =
-                    full_packet(&parser.state, net_tick.as_deref()).map_err(|kind| DemoError {
-                        kind,
-                        location: location(frame),
-                    })?;
-                writer.write_frame(DemoCommand::FullPacket, frame.tick, true, &payload)?;
-                phase = Phase::Inside;
-                written = Some((frame.tick, frame.tick));
-                // Copied from here on; the parser is not needed any more.
-                writer.write_raw_frame(frame.command, frame.tick, frame.compressed, next.stored)?;
-                packets += u32::from(frame.command == DemoCommand::Packet);
-            }
-            Phase::Inside => {
-                if frame.command == DemoCommand::Stop || frame.tick > range.to {
-                    break;
-                }
-                writer.write_raw_frame(frame.command, frame.tick, frame.compressed, next.stored)?;
-                packets += u32::from(frame.command == DemoCommand::Packet);
-                if let Some(w) = written.as_mut() {
-                    w.1 = frame.tick.max(w.1);
-                }
-            }
-        }
-    }
-    parser.finish_frames(&mut visitor);
-    let Some((first, last)) = written else {
-        return Err(range_error(&mut stream, &mut report, range));
+    let mut edit = Cut {
+        writer: DemoWriter::new(out)?,
+        range,
+        phase: Phase::Signon,
+        out_of_range: false,
+        net_tick: None,
+        written: None,
+        packets: 0,
+    };
+    frames.run(&mut edit)?;
+    let Cut {
+        mut writer,
+        out_of_range,
+        written,
+        packets,
+        ..
+    } = edit;
+    let (first, last) = match written {
+        Some(w) if !out_of_range => w,
+        _ => return Err(range_error(&mut frames.stream, &mut frames.report, range)),
     };
     writer.write_frame(DemoCommand::Stop, last, false, &[])?;
     let ticks = last.saturating_sub(first).saturating_add(1);
     let info = pb::CDemoFileInfo {
-        playback_time: Some(ticks as f32 * parser.state.tick_interval),
+        playback_time: Some(ticks as f32 * frames.parser.state.tick_interval),
         playback_ticks: Some(ticks),
         playback_frames: Some(packets as i32),
         game_info: None,
     };
     writer.write_file_info(last, &info)?;
+    let mut report = frames.report;
     report.frames_written = writer.frames_written();
     writer.finish()?;
     Ok(report)
+}
+
+/// The cut in the frame loop.
+struct Cut<W: Write + Seek> {
+    writer: DemoWriter<W>,
+    range: TickRange,
+    phase: Phase,
+    /// The range ends before the demo's first game frame.
+    out_of_range: bool,
+    /// The last net_Tick message read, as its body.
+    net_tick: Option<Vec<u8>>,
+    /// Ticks written: first and last.
+    written: Option<(i32, i32)>,
+    /// `DEM_Packet` frames written.
+    packets: u32,
+}
+
+impl<W: Write + Seek> FrameEdit for Cut<W> {
+    fn before(&mut self, next: &StreamFrame<'_>, state: &DemoState) -> Result<Step, DemoError> {
+        let frame = &next.frame;
+        let game_frame = matches!(frame.command, DemoCommand::Packet | DemoCommand::FullPacket);
+        if self.phase == Phase::Signon && game_frame {
+            self.phase = Phase::Before;
+            if self.range.to < frame.tick {
+                self.out_of_range = true;
+                return Ok(Step::Stop);
+            }
+        }
+        match self.phase {
+            Phase::Signon => {
+                self.writer.write_raw_frame(
+                    frame.command,
+                    frame.tick,
+                    frame.compressed,
+                    next.stored,
+                )?;
+                Ok(Step::Apply)
+            }
+            Phase::Before => {
+                let at_stop = frame.command == DemoCommand::Stop || state.reached_stop;
+                if frame.tick < self.range.from || at_stop {
+                    if let Some(body) = last_net_tick(frame)? {
+                        self.net_tick = Some(body);
+                    }
+                    return Ok(Step::Apply);
+                }
+                let payload =
+                    full_packet(state, self.net_tick.as_deref()).map_err(|kind| DemoError {
+                        kind,
+                        location: location(frame),
+                    })?;
+                self.writer
+                    .write_frame(DemoCommand::FullPacket, frame.tick, true, &payload)?;
+                self.phase = Phase::Inside;
+                self.written = Some((frame.tick, frame.tick));
+                // Copied from here on; the parser is not needed any more.
+                self.write_copy(next)?;
+                Ok(Step::Skip)
+            }
+            Phase::Inside => {
+                if frame.command == DemoCommand::Stop || frame.tick > self.range.to {
+                    return Ok(Step::Stop);
+                }
+                self.write_copy(next)?;
+                if let Some(w) = self.written.as_mut() {
+                    w.1 = frame.tick.max(w.1);
+                }
+                Ok(Step::Skip)
+            }
+        }
+    }
+
+    fn after(&mut self, _frame: &StreamFrame<'_>, _state: &DemoState) -> Result<Flow, DemoError> {
+        Ok(Flow::Continue)
+    }
+}
+
+impl<W: Write + Seek> Cut<W> {
+    /// Copies a frame of the range as its original bytes.
+    fn write_copy(&mut self, next: &StreamFrame<'_>) -> Result<(), DemoError> {
+        let frame = &next.frame;
+        self.writer
+            .write_raw_frame(frame.command, frame.tick, frame.compressed, next.stored)?;
+        self.packets += u32::from(frame.command == DemoCommand::Packet);
+        Ok(())
+    }
 }
 
 /// The error for a range that does not meet the demo: the rest of the

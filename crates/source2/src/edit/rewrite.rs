@@ -6,7 +6,10 @@
 //! - the frame header (command, tick, size) by
 //!   [`DemoWriter`], the payload snappy-compressed again where the original
 //!   was (our snappy blocks decompress to the original payload; they need
-//!   not be the game's bytes);
+//!   not be the game's bytes). A payload rebuilt to exactly the input's
+//!   bytes (most are) keeps the input's snappy block, which holds exactly
+//!   those bytes: the block is how the payload is stored, not part of its
+//!   model;
 //! - each frame payload through its `demo.proto` type (`CDemoFileHeader`,
 //!   `CDemoFileInfo`, `CDemoSendTables`, `CDemoClassInfo`,
 //!   `CDemoStringTables`, ...); a `CDemoPacket` (and the packet of a
@@ -37,7 +40,7 @@
 //! id has no protobuf type are copied and counted the same way, and so is a
 //! `CSVCMsg_PacketEntities` whose records cannot be encoded again.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Seek, Write};
 
 use prost::Message;
@@ -53,93 +56,110 @@ use crate::stringtable_writer::{read_entry_stream, write_entry_stream};
 use crate::visitor::message_name_in;
 use crate::DemoParser;
 
-use super::frames::FrameStream;
-use super::{missing_stop, EditReport, StateOnly};
-use crate::entity_writer::{reencode_packet_entities, Scratch};
+use super::frames::StreamFrame;
+use super::{EditReport, Flow, FrameEdit, FrameLoop, StateOnly, Step};
 
 /// Decodes and writes a demo again, every frame from its decoded model
 /// (see the module documentation). `out` receives a whole demo; a demo
 /// that ends early is written up to where it ends, then `DEM_Stop`
 /// ([`EditReport::cut`] says where).
 pub fn rewrite<R: Read, W: Write + Seek>(input: R, out: W) -> Result<EditReport, DemoError> {
-    let mut stream = FrameStream::new(input)?;
-    let mut parser = DemoParser::detached()?;
-    let mut writer = DemoWriter::new(out)?;
-    let mut report = EditReport::new();
-    let mut model = Rebuild::default();
-    let mut visitor = Entities::default();
-    let mut last = (DemoCommand::Stop, -1);
-    loop {
-        let frame = match stream.next_frame() {
-            Ok(Some(f)) => f.frame,
-            Ok(None) => {
-                if !parser.state.reached_stop {
-                    report.ended_early(missing_stop(&stream));
-                }
-                break;
-            }
-            Err(e) if e.is_truncation() => {
-                report.ended_early(e);
-                break;
-            }
-            Err(e) => return Err(e),
-        };
-        report.frame_read(frame.tick);
-        let location = Location {
-            byte_offset: frame.offset,
-            frame: frame.index,
-            tick: frame.tick,
-        };
-        // The frame is applied first: the visitor re-encodes each
-        // svc_PacketEntities against the state right before it, as the
-        // reader decodes it. The other messages need only the string
-        // tables that existed before the frame.
-        let tables_before = parser.state.string_tables.len();
-        visitor.bodies.clear();
-        parser.apply_frame(&frame, &mut visitor)?;
-        let payload = model
-            .frame(&frame, &parser.state, tables_before, &mut visitor.bodies)
-            .map_err(|kind| DemoError { kind, location })?;
-        writer.write_frame(frame.command, frame.tick, frame.compressed, &payload)?;
-        last = (frame.command, frame.tick);
+    let mut frames = FrameLoop::new(input)?;
+    // The parser writes each svc_PacketEntities again as it reads it.
+    frames.parser.entity_rewrite = Some(Box::default());
+    let mut edit = Rewrite {
+        writer: DemoWriter::new(out)?,
+        model: Rebuild::default(),
+        bodies: VecDeque::new(),
+        tables_before: 0,
+    };
+    frames.run(&mut edit)?;
+    let Rewrite {
+        mut writer, model, ..
+    } = edit;
+    if frames.needs_stop() {
+        writer.write_frame(DemoCommand::Stop, frames.last_tick, false, &[])?;
     }
-    parser.finish_frames(&mut visitor);
-    if report.cut.is_some() && !parser.state.reached_stop {
-        writer.write_frame(DemoCommand::Stop, last.1, false, &[])?;
-    }
+    let mut report = frames.report;
     report.frames_written = writer.frames_written();
     model.report(&mut report);
     writer.finish()?;
     Ok(report)
 }
 
-/// The rewrite's visitor: what [`StateOnly`] reads, and each
-/// svc_PacketEntities body decoded into its records and encoded again
-/// against the state right before it (in the order of the frame's
-/// messages; the reason when that fails).
-#[derive(Debug, Default)]
-pub(crate) struct Entities {
-    pub(crate) bodies: std::collections::VecDeque<Result<Vec<u8>, String>>,
-    /// Buffers and choices kept from message to message.
-    scratch: Scratch,
+/// The rewrite in the frame loop: each frame applied (its
+/// svc_PacketEntities written again by the parser as it reads them), then
+/// written again from its model.
+struct Rewrite<W: Write + Seek> {
+    writer: DemoWriter<W>,
+    model: Rebuild,
+    /// The frame's svc_PacketEntities bodies, written again, in the order
+    /// of its messages (the reason when that failed).
+    bodies: VecDeque<Result<Vec<u8>, String>>,
+    /// String tables that existed before the current frame.
+    tables_before: usize,
 }
 
-impl crate::Visitor for Entities {
+impl<W: Write + Seek> FrameEdit for Rewrite<W> {
+    // The frame is applied first: each svc_PacketEntities is written again
+    // as the parser reads it, against the state right before it. The other
+    // messages need only the string tables that existed before the frame.
+    fn before(&mut self, _frame: &StreamFrame<'_>, state: &DemoState) -> Result<Step, DemoError> {
+        self.tables_before = state.string_tables.len();
+        self.bodies.clear();
+        Ok(Step::Apply)
+    }
+
+    fn apply(
+        &mut self,
+        parser: &mut DemoParser<'static>,
+        frame: &Frame<'_>,
+    ) -> Result<(), DemoError> {
+        let applied = parser.apply_frame(frame, &mut ReadPast);
+        if let Some(rw) = parser.entity_rewrite.as_deref_mut() {
+            self.bodies.append(&mut rw.bodies);
+        }
+        applied
+    }
+
+    fn after(&mut self, next: &StreamFrame<'_>, state: &DemoState) -> Result<Flow, DemoError> {
+        let frame = &next.frame;
+        let location = Location {
+            byte_offset: frame.offset,
+            frame: frame.index,
+            tick: frame.tick,
+        };
+        let payload = self
+            .model
+            .frame(frame, state, self.tables_before, &mut self.bodies)
+            .map_err(|kind| DemoError { kind, location })?;
+        if frame.compressed && payload == *frame.payload {
+            // Rebuilt to the input's bytes: the input's snappy block holds
+            // exactly them, and compressing them again would only give
+            // another block of the same bytes.
+            self.writer
+                .write_raw_frame(frame.command, frame.tick, true, next.stored)?;
+        } else {
+            self.writer
+                .write_frame(frame.command, frame.tick, frame.compressed, &payload)?;
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+/// The rewrite's visitor: what [`StateOnly`] reads, every class read past.
+/// Writing an entity record again needs only the values that shape its
+/// paths (array lengths, pointers), which the reader keeps for every class.
+#[derive(Debug, Default)]
+struct ReadPast;
+
+impl crate::Visitor for ReadPast {
     fn interests(&self) -> crate::Interests {
         StateOnly.interests()
     }
 
-    /// Entity values are read past, not kept: re-encoding a record needs
-    /// only the values that shape its paths (array lengths, pointers),
-    /// which the reader keeps for every class.
     fn wants_class(&self, _class_name: &str) -> bool {
         false
-    }
-
-    fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
-        let encoded =
-            reencode_packet_entities(body, state, &mut self.scratch).map_err(|e| e.to_string());
-        self.bodies.push_back(encoded);
     }
 }
 
@@ -151,6 +171,8 @@ pub(crate) struct Rebuild {
     copied: BTreeMap<String, (u64, String)>,
     /// Messages copied.
     messages_copied: u64,
+    /// Names of the message ids copied so far (named once per id).
+    names: rustc_hash::FxHashMap<u32, String>,
 }
 
 /// Decodes `bytes` as `M` and encodes it again: `Some` when that gives
@@ -158,6 +180,46 @@ pub(crate) struct Rebuild {
 fn same_after<M: Message + Default>(bytes: &[u8]) -> Option<M> {
     let m = M::decode(bytes).ok()?;
     (m.encoded_len() == bytes.len() && m.encode_to_vec() == bytes).then_some(m)
+}
+
+/// Tag of `CDemoPacket.data` (field 3, length-delimited).
+const PACKET_DATA_TAG: u8 = 3 << 3 | 2;
+
+/// The bitstream of a `CDemoPacket` payload in the form its protobuf type
+/// encodes (the `data` field alone, its length as a shortest varint), read
+/// in place; `None` for any other form (then decoded and checked as any
+/// other payload).
+fn packet_data(payload: &[u8]) -> Option<&[u8]> {
+    let (&tag, rest) = payload.split_first()?;
+    if tag != PACKET_DATA_TAG {
+        return None;
+    }
+    let mut len = 0usize;
+    for (i, &b) in rest.iter().enumerate().take(5) {
+        len |= usize::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            let data = rest.get(i + 1..)?;
+            // The shortest varint (prost writes no other), and nothing after
+            // the field.
+            let shortest = i == 0 || b != 0;
+            return (shortest && data.len() == len).then_some(data);
+        }
+    }
+    None
+}
+
+/// A `CDemoPacket` payload holding `data`: what its protobuf type encodes.
+fn packet_payload(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 6);
+    out.push(PACKET_DATA_TAG);
+    let mut n = data.len();
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+    out.extend_from_slice(data);
+    out
 }
 
 /// The format of a string table (what its entry bitstream depends on).
@@ -219,6 +281,22 @@ impl Rebuild {
         }
     }
 
+    /// Counts a packet message copied; `why` is asked only for the first
+    /// message of its name (the reason kept is the first one's).
+    fn copy_message(&mut self, game: crate::Game, id: u32, why: impl FnOnce() -> String) {
+        let name = self
+            .names
+            .entry(id)
+            .or_insert_with(|| message_name_in(game, id));
+        match self.copied.get_mut(name.as_str()) {
+            Some(entry) => entry.0 += 1,
+            None => {
+                self.copied.insert(name.clone(), (1, why()));
+            }
+        }
+        self.messages_copied += 1;
+    }
+
     /// Adds the counts and one warning listing what was copied.
     pub(crate) fn report(&self, report: &mut EditReport) {
         report.messages_copied += self.messages_copied;
@@ -264,13 +342,13 @@ impl Rebuild {
     /// The payload of a frame, rebuilt.
     /// `state` is the state after the frame, `tables_before` the number of
     /// string tables before it, `entities` the frame's svc_PacketEntities
-    /// bodies encoded again (see [`Entities`]).
+    /// bodies encoded again (see [`EntityRewrite`](crate::entity_writer::EntityRewrite)).
     pub(crate) fn frame(
         &mut self,
         frame: &Frame<'_>,
         state: &DemoState,
         tables_before: usize,
-        entities: &mut std::collections::VecDeque<Result<Vec<u8>, String>>,
+        entities: &mut VecDeque<Result<Vec<u8>, String>>,
     ) -> Result<Vec<u8>, ErrorKind> {
         let p = &*frame.payload;
         use DemoCommand as C;
@@ -293,20 +371,27 @@ impl Rebuild {
             C::AnimationData => self.proto::<pb::CDemoAnimationData>(p, "CDemoAnimationData"),
             C::AnimationHeader => self.proto::<pb::CDemoAnimationHeader>(p, "CDemoAnimationHeader"),
             C::Recovery => self.proto::<pb::CDemoRecovery>(p, "CDemoRecovery"),
-            C::Packet | C::SignonPacket => match same_after::<pb::CDemoPacket>(p) {
-                Some(mut packet) => {
-                    let data = packet.data.take().unwrap_or_default();
-                    packet.data = Some(self.packet(&data, state, tables_before, entities)?);
-                    packet.encode_to_vec()
+            C::Packet | C::SignonPacket => match packet_data(p) {
+                // The usual form, read in place: no copy of the bitstream.
+                Some(data) => {
+                    let rebuilt = self.packet(data, state, tables_before, entities)?;
+                    packet_payload(&rebuilt)
                 }
-                None => {
-                    self.copy(
-                        "CDemoPacket".into(),
-                        "not a CDemoPacket as we know it".into(),
-                        false,
-                    );
-                    p.to_vec()
-                }
+                None => match same_after::<pb::CDemoPacket>(p) {
+                    Some(mut packet) => {
+                        let data = packet.data.take().unwrap_or_default();
+                        packet.data = Some(self.packet(&data, state, tables_before, entities)?);
+                        packet.encode_to_vec()
+                    }
+                    None => {
+                        self.copy(
+                            "CDemoPacket".into(),
+                            "not a CDemoPacket as we know it".into(),
+                            false,
+                        );
+                        p.to_vec()
+                    }
+                },
             },
             C::FullPacket => match same_after::<pb::CDemoFullPacket>(p) {
                 Some(mut full) => {
@@ -351,7 +436,7 @@ impl Rebuild {
         data: &[u8],
         state: &DemoState,
         tables_before: usize,
-        entities: &mut std::collections::VecDeque<Result<Vec<u8>, String>>,
+        entities: &mut VecDeque<Result<Vec<u8>, String>>,
     ) -> Result<Vec<u8>, ErrorKind> {
         let mut messages = PacketMessages::new(data);
         let mut w = PacketWriter::new();
@@ -418,21 +503,24 @@ impl Rebuild {
                 match crate::message_writer::reencode(state.game, id, body) {
                     Some(Ok(out)) if out == body => return Ok(out),
                     Some(Ok(out)) => {
-                        let why = match crate::message_writer::explain(body, &out).first() {
+                        self.copy_message(state.game, id, || match crate::message_writer::explain(
+                            body, &out,
+                        )
+                        .first()
+                        {
                             Some(d) => format!("its protobuf type re-encodes differently: {d}"),
                             None => "its protobuf type re-encodes differently".to_string(),
-                        };
-                        self.copy(message_name_in(state.game, id), why, true);
+                        });
                         return Ok(body.to_vec());
                     }
                     Some(Err(_)) => {
                         let why = "it does not decode as its protobuf type";
-                        self.copy(message_name_in(state.game, id), why.into(), true);
+                        self.copy_message(state.game, id, || why.into());
                         return Ok(body.to_vec());
                     }
                     None => {
                         let why = "no protobuf type for its id";
-                        self.copy(message_name_in(state.game, id), why.into(), true);
+                        self.copy_message(state.game, id, || why.into());
                         return Ok(body.to_vec());
                     }
                 }
@@ -442,7 +530,7 @@ impl Rebuild {
             Some(bytes) => bytes,
             None => {
                 let why = "its protobuf type re-encodes differently";
-                self.copy(message_name_in(state.game, id), why.into(), true);
+                self.copy_message(state.game, id, || why.into());
                 body.to_vec()
             }
         })
@@ -503,5 +591,42 @@ impl Rebuild {
         let entries = read_entry_stream(&format, &raw, m.num_changed_entries())?;
         m.string_data = Some(write_entry_stream(&format, &entries)?);
         Ok(Some(m.encode_to_vec()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The in-place reading and the writing of a packet payload agree with
+    /// the protobuf type, at every varint length of the size.
+    #[test]
+    fn packet_payloads_read_and_write_as_their_protobuf_type() -> Result<(), String> {
+        for len in [0usize, 1, 127, 128, 300, 16_383, 16_384, 70_000, 2_100_000] {
+            let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let proto = pb::CDemoPacket {
+                data: Some(data.clone()),
+            }
+            .encode_to_vec();
+            if packet_payload(&data) != proto {
+                return Err(format!("{len} bytes: written differently"));
+            }
+            if packet_data(&proto) != Some(&data[..]) {
+                return Err(format!("{len} bytes: not read in place"));
+            }
+        }
+        // Other forms are left to the protobuf type: a longer varint, a
+        // field after the data, another field, nothing.
+        for odd in [
+            vec![PACKET_DATA_TAG, 0x81, 0x00, 7],
+            vec![PACKET_DATA_TAG, 1, 7, 8, 0],
+            vec![0x08, 1],
+            vec![],
+        ] {
+            if packet_data(&odd).is_some() {
+                return Err(format!("{odd:?} read in place"));
+            }
+        }
+        Ok(())
     }
 }

@@ -12,7 +12,9 @@ use std::sync::Arc;
 use gamewire_bits::BitReader;
 use source2_demo_protobufs as pb;
 
-use crate::entity::{path_name, read_or_skip_fields, Entity, EntityChange, FieldState};
+use crate::entity::{
+    path_name, read_or_skip_fields, rewrite_fields, Entity, EntityChange, FieldState,
+};
 use crate::error::{DemoError, ErrorKind};
 use crate::error::{EntityError, EntityProblem, PathError, SendTablesError};
 use crate::fieldpath::FieldPath;
@@ -157,10 +159,18 @@ impl DemoParser<'_> {
         };
         let mut index: i64 = -1;
         let mut paths = std::mem::take(&mut self.paths);
+        // A rewrite writes each record again as it is read.
+        let mut rewrite = self.entity_rewrite.take();
+        if let Some(rw) = rewrite.as_deref_mut() {
+            rw.start_message(data.len());
+        }
         let result = (|| -> Result<(), DemoError> {
             for _ in 0..count {
                 let hdr = |e| ErrorKind::bits("entity header", e);
                 let delta = r.read_ubitvar().map_err(|e| self.err(hdr(e)))?;
+                if let Some(rw) = rewrite.as_deref_mut() {
+                    rw.records.ubitvar(delta);
+                }
                 index += i64::from(delta) + 1;
                 if index < 0 || index as usize >= crate::entity::MAX_ENTITIES {
                     return Err(self.err(ErrorKind::LimitExceeded {
@@ -174,6 +184,9 @@ impl DemoParser<'_> {
                     *t = true;
                 }
                 let cmd = r.read_bits(2).map_err(|e| self.err(hdr(e)))?;
+                if let Some(rw) = rewrite.as_deref_mut() {
+                    rw.records.bits(cmd, 2);
+                }
                 if cmd & 1 == 0 {
                     if cmd & 2 != 0 {
                         let class_id =
@@ -183,6 +196,13 @@ impl DemoParser<'_> {
                             r.read_bits(crate::entity::SERIAL_BITS)
                                 .map_err(|e| self.err(hdr(e)))? as u32;
                         let spare = r.read_varuint32().map_err(|e| self.err(hdr(e)))?;
+                        if let Some(rw) = rewrite.as_deref_mut() {
+                            rw.records
+                                .bits(u64::from(class_id), self.state.class_id_bits);
+                            rw.records
+                                .bits(u64::from(serial), crate::entity::SERIAL_BITS);
+                            rw.records.varuint32(spare);
+                        }
                         let Some(serializer) = self
                             .state
                             .classes
@@ -235,8 +255,15 @@ impl DemoParser<'_> {
                         })?;
                         let ti = self.state.tick_interval;
                         let (p, st) = (&mut paths, &mut state);
-                        let read =
-                            read_or_skip_fields(decoded, tables, serializer, st, &mut r, p, ti);
+                        let read = match rewrite.as_deref_mut() {
+                            Some(rw) => {
+                                let out = &mut rw.records;
+                                rewrite_fields(decoded, tables, serializer, st, &mut r, p, ti, out)
+                            }
+                            None => {
+                                read_or_skip_fields(decoded, tables, serializer, st, &mut r, p, ti)
+                            }
+                        };
                         if let Err(PathError { path, error }) = read {
                             let name = path_name(tables, serializer, None, path);
                             return Err(self.entity_error(
@@ -285,8 +312,14 @@ impl DemoParser<'_> {
                             }
                         }
                     } else {
-                        if has_vis_bits && r.read_bits(2).map_err(|e| self.err(hdr(e)))? & 1 == 1 {
-                            continue;
+                        if has_vis_bits {
+                            let pvs = r.read_bits(2).map_err(|e| self.err(hdr(e)))?;
+                            if let Some(rw) = rewrite.as_deref_mut() {
+                                rw.records.bits(pvs, 2);
+                            }
+                            if pvs & 1 == 1 {
+                                continue;
+                            }
                         }
                         let tick_interval = self.state.tick_interval;
                         let Some(tables) = self.state.send_tables.as_ref() else {
@@ -309,15 +342,29 @@ impl DemoParser<'_> {
                         entity.active = true;
                         let serializer = entity.serializer;
                         let decoded = entity.decoded;
-                        if let Err(PathError { path, error }) = read_or_skip_fields(
-                            decoded,
-                            tables,
-                            serializer,
-                            &mut entity.state,
-                            &mut r,
-                            &mut paths,
-                            tick_interval,
-                        ) {
+                        let (p, st) = (&mut paths, &mut entity.state);
+                        let read = match rewrite.as_deref_mut() {
+                            Some(rw) => rewrite_fields(
+                                decoded,
+                                tables,
+                                serializer,
+                                st,
+                                &mut r,
+                                p,
+                                tick_interval,
+                                &mut rw.records,
+                            ),
+                            None => read_or_skip_fields(
+                                decoded,
+                                tables,
+                                serializer,
+                                st,
+                                &mut r,
+                                p,
+                                tick_interval,
+                            ),
+                        };
+                        if let Err(PathError { path, error }) = read {
                             let class_id = entity.class_id;
                             let name = path_name(tables, serializer, Some(entity), path);
                             return Err(self.entity_error(
@@ -368,9 +415,13 @@ impl DemoParser<'_> {
                     }
                 }
             }
+            if let Some(rw) = rewrite.as_deref_mut() {
+                rw.trailing(&mut r);
+            }
             Ok(())
         })();
         self.paths = paths;
+        self.entity_rewrite = rewrite;
         result?;
         if !is_delta {
             // A full snapshot: entities it did not mention are gone (only

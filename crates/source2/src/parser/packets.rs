@@ -221,11 +221,17 @@ impl DemoParser<'_> {
                 self.finish_send_tables(true)?;
                 visitor.before_packet_entities(&self.state, body.bytes(), !skip_entities);
                 if skip_entities {
+                    if let Some(rw) = self.entity_rewrite.as_deref_mut() {
+                        rw.reencode(body.bytes(), &self.state);
+                    }
                     return Ok(());
                 }
                 let m = crate::wire::PacketEntitiesView::parse(body.bytes())
                     .map_err(|k| self.err(k))?;
                 self.packet_entities(m, visitor)?;
+                if let Some(rw) = self.entity_rewrite.as_deref_mut() {
+                    rw.finish_message(body.bytes());
+                }
                 visitor.on_packet_entities(&self.state);
             }
             76 => {
