@@ -1460,10 +1460,8 @@ impl<'s> Sim<'s> {
                 self.rules.bomb_dropped = false;
                 self.events.push(ev(
                     "bomb_pickup",
-                    vec![
-                        ("userid", EventValue::Player(p)),
-                        ("userid_pawn", EventValue::Pawn(p)),
-                    ],
+                    // Every CS2 build declares `bomb_pickup` with the pawn only.
+                    vec![("userid_pawn", EventValue::Pawn(p))],
                 ));
             }
             Action::BombDrop { player } => {

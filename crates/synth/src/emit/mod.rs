@@ -322,7 +322,8 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
     fn emit(&mut self, command: DemoCommand, tick: i32, payload: &[u8]) -> Result<(), SynthError> {
         let offset = self.writer.offset();
         let index = self.writer.frames_written();
-        let compressed = payload.len() > 64;
+        // The game writes its file header uncompressed (demoparser2 reads it only so).
+        let compressed = payload.len() > 64 && command != DemoCommand::FileHeader;
         self.writer
             .write_frame(command, tick, compressed, payload)?;
         let frame = DemoFrame {
