@@ -1340,6 +1340,9 @@ mod tests {
         }
     }
 
+    /// An entity's index, serial and every (key, value) it holds.
+    type EntityValues = (i32, u32, Vec<(u128, Value)>);
+
     /// Each svc_PacketEntities written again by the parser as it reads it
     /// ([`EntityRewrite`]), in message order.
     fn written_by_the_parser(data: &[u8], decode: bool) -> Vec<Result<Vec<u8>, String>> {
@@ -1380,7 +1383,7 @@ mod tests {
             let mut parser = crate::DemoParser::new(&data).unwrap();
             parser.entity_rewrite = Some(Box::default());
             parser.run(&mut Same::default()).unwrap();
-            let values = |s: &DemoState| -> Vec<(i32, u32, Vec<(u128, Value)>)> {
+            let values = |s: &DemoState| -> Vec<EntityValues> {
                 s.entities
                     .iter()
                     .map(|e| {
