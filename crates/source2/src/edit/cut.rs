@@ -279,7 +279,10 @@ fn last_net_tick(frame: &crate::container::Frame<'_>) -> Result<Option<Vec<u8>>,
 
 /// The payload of the cut's `DEM_FullPacket`: every string table and every
 /// live entity of `state`.
-fn full_packet(state: &DemoState, net_tick: Option<&[u8]>) -> Result<Vec<u8>, ErrorKind> {
+pub(crate) fn full_packet(
+    state: &DemoState,
+    net_tick: Option<&[u8]>,
+) -> Result<Vec<u8>, ErrorKind> {
     let tables = crate::stringtable_writer::snapshot(&state.string_tables);
     let mut packet = PacketWriter::new();
     let tick = match net_tick {

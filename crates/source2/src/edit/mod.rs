@@ -8,12 +8,12 @@
 //! - [`anonymize()`]: players renamed to keyed pseudonyms
 //!   ([`pseudonym`]), chat and voice dropped.
 //!
-//! Each pipeline runs the same frame loop ([`FrameLoop`]): frames read
+//! Each pipeline runs the same frame loop (`FrameLoop`): frames read
 //! from the stream are fed to a
 //! [`DemoParser::detached`](crate::DemoParser::detached) parser
 //! ([`DemoParser::apply_frame`](crate::DemoParser::apply_frame)), so the
 //! send tables, string tables and entities are known at every frame, and
-//! each frame is handed to the edit ([`FrameEdit`]) with the state before
+//! each frame is handed to the edit (`FrameEdit`) with the state before
 //! and after it. The edit writes with
 //! [`DemoWriter`](crate::container_writer::DemoWriter) into any
 //! `Write + Seek` output (the header's file-info offset is written last).
