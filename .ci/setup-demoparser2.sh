@@ -3,10 +3,11 @@
 # ignored target dir, at a path the tests know: <repo>/target/peers-venv.
 #   start: create the venv and install demoparser2==0.42.0 (+ pandas, pyarrow, polars) and
 #          awpy==3.1.1; idempotent.
-# awpy is the second peer of the synthesized demos (crates/python/tests/test_synth.py): its
-# kills, rounds and damages tables are an analyst library's own reading of a match, built on
-# demoparser2 but with its own round and kill logic. 3.1.1 is pinned because it is the
-# release that accepts demoparser2 0.42.0 as it is (no up- or downgrade of the first peer).
+# awpy is the second peer of the synthesized demos (crates/python/tests/test_synth.py): a
+# CS2 parser of its own (Rust, not demoparser2), whose kills, rounds and damages tables are
+# its own reading of a match (rounds from the game rules' state, not the round events).
+# Pinned at 3.1.1, the release tested; it needs Python 3.11 or later and polars 2.x, and
+# leaves demoparser2 0.42.0 as it is.
 #   stop:  nothing to stop.
 # Used by crates/cli/tests/demoparser2_diff.rs, crates/query/tests/demoparser2.rs and
 # scripts/compare_demoparser2.py, bench_vs_demoparser2.py and bench_batch.py.

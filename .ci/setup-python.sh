@@ -17,8 +17,8 @@ WHEELS=target/py-wheels
 PY=${PYTHON:-python3}
 # Pinned so that CI sees what was tested. maturin >= 1.9.4 sets PYO3_BUILD_EXTENSION_MODULE
 # (no libpython link in the wheel); demoparser2 0.42.0 is the peer the comparison tests use;
-# awpy 3.1.1 (built on demoparser2, with its own kill, round and damage logic) is the second
-# peer of the synthesized demos, the release that takes demoparser2 0.42.0 as it is.
+# awpy 3.1.1 (a parser of its own in Rust, with its own kill, round and damage logic) is the second
+# peer of the synthesized demos (it needs Python 3.11 or later and polars 2.x).
 PACKAGES=(
     "maturin==1.16.0"
     "pytest==9.2.0"
