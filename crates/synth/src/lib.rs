@@ -9,7 +9,11 @@
 //! writer.
 
 pub mod error;
+pub mod items;
+pub mod scenario;
 pub mod schema;
 pub mod timeline;
+pub mod validate;
 
 pub use error::{SynthError, SynthErrorKind};
+pub use scenario::{load, Scenario, ScenarioFormat};
