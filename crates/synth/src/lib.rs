@@ -8,10 +8,12 @@
 //! from a real demo), and `emit` writes the demo through `gamewire-source2`'s
 //! writer.
 
+pub mod emit;
 pub mod error;
 pub mod items;
 pub mod scenario;
 pub mod schema;
+pub mod simulate;
 pub mod timeline;
 pub mod validate;
 

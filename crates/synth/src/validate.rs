@@ -121,16 +121,21 @@ pub const MAX_PLAYERS: usize = 64;
 
 /// Checks a scenario: as written, then played through.
 pub fn check(s: &Scenario) -> Result<(), Problem> {
-    check_written(s)
+    check_written(s)?;
+    crate::simulate::dry_run(s)
 }
 
+/// The longest time a scenario may name, seconds (a day): every tick then
+/// fits the demo's 32-bit ticks.
+pub const MAX_SECONDS: f64 = 86_400.0;
+
 fn finite_nonneg(key: String, v: f64) -> Result<(), Problem> {
-    if v.is_finite() && v >= 0.0 {
+    if v.is_finite() && (0.0..=MAX_SECONDS).contains(&v) {
         Ok(())
     } else {
         Err(problem(
             key,
-            format!("must be a number of seconds ≥ 0, not {v}"),
+            format!("must be a number of seconds from 0 to {MAX_SECONDS}, not {v}"),
         ))
     }
 }
@@ -150,10 +155,10 @@ pub fn check_written(s: &Scenario) -> Result<(), Problem> {
         return Err(problem("start_tick", "must be 0 to 16777216"));
     }
     let r = &s.rules;
-    if r.max_rounds < 2 || r.max_rounds % 2 != 0 {
+    if r.max_rounds < 2 || !r.max_rounds.is_multiple_of(2) {
         return Err(problem("rules.max_rounds", "must be an even number ≥ 2"));
     }
-    if r.overtime_max_rounds < 2 || r.overtime_max_rounds % 2 != 0 {
+    if r.overtime_max_rounds < 2 || !r.overtime_max_rounds.is_multiple_of(2) {
         return Err(problem(
             "rules.overtime_max_rounds",
             "must be an even number ≥ 2",
@@ -280,17 +285,21 @@ pub(crate) fn offset_ticks(
         (Some(_), Some(_)) => Err(problem(key, "give `t` (seconds) or `tick`, not both")),
         (None, None) => Err(problem(key, "needs a time: `t` (seconds) or `tick`")),
         (Some(t), None) => {
-            if !t.is_finite() || t < 0.0 {
+            if !t.is_finite() || !(0.0..=MAX_SECONDS).contains(&t) {
                 return Err(problem(
                     format!("{key}.t"),
-                    format!("must be seconds ≥ 0, not {t}"),
+                    format!("must be seconds from 0 to {MAX_SECONDS}, not {t}"),
                 ));
             }
             Ok(seconds_to_ticks(t, tick_rate))
         }
         (None, Some(k)) => {
-            if k < 0 {
-                return Err(problem(format!("{key}.tick"), "must be ≥ 0"));
+            let max = seconds_to_ticks(MAX_SECONDS, tick_rate);
+            if !(0..=max).contains(&k) {
+                return Err(problem(
+                    format!("{key}.tick"),
+                    format!("must be 0 to {max}"),
+                ));
             }
             Ok(k)
         }
@@ -600,12 +609,7 @@ fn check_action(s: &Scenario, ek: &str, a: &Action) -> Result<(), Problem> {
             }
             for (j, b) in blinds.iter().enumerate() {
                 player_index(s, &format!("{ek}.blinds[{j}].player"), &b.player)?;
-                if !b.duration.is_finite() || b.duration < 0.0 {
-                    return Err(problem(
-                        format!("{ek}.blinds[{j}].duration"),
-                        "must be seconds ≥ 0",
-                    ));
-                }
+                finite_nonneg(format!("{ek}.blinds[{j}].duration"), f64::from(b.duration))?;
             }
             if !blinds.is_empty() && grenade != "flashbang" {
                 return Err(problem(format!("{ek}.blinds"), "only a flashbang blinds"));

@@ -69,6 +69,12 @@ pub struct Scenario {
     /// The tick of the first written frame, where round 1 starts (default 1).
     #[serde(default = "default_start_tick")]
     pub start_tick: i32,
+    /// Write `round_start`, `round_end`, `round_officially_ended` and
+    /// `cs_win_panel_match` as game events (default true). Some CS2 demos
+    /// leave them out, and readers (demoparser2, demofile-net) derive them
+    /// from the game rules' round counters, which are written either way.
+    #[serde(default = "default_true")]
+    pub round_events: bool,
     /// Clan names of the two teams.
     #[serde(default)]
     pub teams: TeamNames,
@@ -729,5 +735,62 @@ impl Scenario {
     /// the columns to compare.
     pub fn expected(&self) -> &BTreeMap<String, Vec<BTreeMap<String, serde_json::Value>>> {
         &self.expected
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ONE_ROUND: &str = r#"
+map = "de_vertigo"
+[[players]]
+name = "a"
+steamid = 76561198000000001
+team = "T"
+[[players]]
+name = "b"
+team = "CT"
+bot = true
+[[rounds]]
+winner = "CT"
+end = 20
+[rounds.players.a]
+keys = [{ tick = 0, pos = [1.0, 2.0, 3.0], yaw = 90 }]
+[[rounds.events]]
+t = 16
+type = "kill"
+attacker = "b"
+victim = "a"
+weapon = "usp_silencer"
+[[rounds.events]]
+t = 17
+type = "explode"
+"#;
+
+    #[test]
+    fn a_scenario_written_as_json_reads_back_the_same() -> Result<(), Box<dyn std::error::Error>> {
+        // The explosion has no planted bomb: parse only, without the checks.
+        let s: Scenario = toml::from_str(ONE_ROUND)?;
+        assert_eq!(s.tick_rate, 64);
+        assert_eq!(s.rounds[0].events[1].action, Action::Explode {});
+        assert_eq!(s.rounds[0].events[0].t, Some(16.0));
+        let json = serde_json::to_string_pretty(&s)?;
+        let back: Scenario = serde_json::from_str(&json)?;
+        assert_eq!(back, s);
+        Ok(())
+    }
+
+    #[test]
+    fn formats_by_extension() {
+        assert_eq!(
+            ScenarioFormat::from_path(Path::new("x/match.TOML")),
+            Some(ScenarioFormat::Toml)
+        );
+        assert_eq!(
+            ScenarioFormat::from_path(Path::new("m.json")),
+            Some(ScenarioFormat::Json)
+        );
+        assert_eq!(ScenarioFormat::from_path(Path::new("m.yaml")), None);
     }
 }

@@ -7,7 +7,13 @@
 //! use, named and typed as CS2 names and types them) or read from a real
 //! CS2 demo, so that a synthesized demo carries that game build's schema.
 
+pub mod builtin;
+
 use source2_demo_protobufs as pb;
+
+mod from_demo;
+
+pub use from_demo::from_demo;
 
 /// The declarations a synthesized demo carries.
 #[derive(Debug, Clone)]
