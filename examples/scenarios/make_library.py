@@ -173,6 +173,12 @@ class Scenario:
                 elif not alive_prev[p.name] or i == 0:
                     armor[p.name] = 0 if "armor" not in rp else rp["armor"]
             alive = {p.name: connected[p.name] for p in self.players}
+            # The bomb's carrier: the round's `bomb`, else the first living terrorist.
+            carrier = r.get("bomb")
+            if carrier is None:
+                carrier = next((p.name for p in self.players
+                                if alive[p.name] and sides[p.name] == "T"), None)
+            carrier = carrier or None
             samples = sorted(sec for (ri, sec) in self.tick_samples if ri == i)
 
             def sample(sec):
@@ -219,6 +225,10 @@ class Scenario:
                         armor=armor[v], hitgroup=hit))
                     health[v] = 0
                     alive[v] = False
+                    if v == carrier:
+                        # The carrier drops the bomb where they die.
+                        rows["bomb"].append(dict(tick=tick, action="dropped", name=v))
+                        carrier = None
                     deaths[v] += 1
                     if a:
                         kills[a] += 1
@@ -266,6 +276,10 @@ class Scenario:
                                 victim_team=team_of[b["player"]],
                                 blind_duration=float(b["duration"])))
                 elif kind in BOMB_ACTIONS:
+                    if kind == "bomb_pickup":
+                        carrier = e["player"]
+                    elif kind in ("bomb_drop", "plant"):
+                        carrier = None
                     row = dict(tick=tick, action=BOMB_ACTIONS[kind])
                     if "player" in e:
                         row["name"] = e["player"]
@@ -274,6 +288,9 @@ class Scenario:
                     rows["chat"].append(dict(tick=tick, name=e["player"], text=e["text"],
                                              all_chat=e.get("all", True)))
                 elif kind == "disconnect":
+                    if e["player"] == carrier and alive[e["player"]]:
+                        rows["bomb"].append(dict(tick=tick, action="dropped", name=carrier))
+                        carrier = None
                     connected[e["player"]] = False
                     alive[e["player"]] = False
                 elif kind == "connect":
@@ -302,6 +319,8 @@ class Scenario:
                 kills_total=kills[p.name], deaths_total=deaths[p.name],
                 assists_total=assists[p.name], damage_total=damage[p.name]))
         rows["ticks"] = positions_at
+        if not self.tick_samples:
+            del rows["ticks"]
         # Nulls are not stated: a column a row leaves out is not compared.
         out = {}
         for k, v in rows.items():
@@ -464,7 +483,7 @@ def pistol_round() -> Scenario:
     }), events=[
         ev(2, "purchase", player="Ash", item="kevlar"),
         ev(2.5, "purchase", player="Fir", item="kevlar"),
-        ev(3, "purchase", player="Ginkgo", item="p250"),
+        ev(3, "purchase", player="Ginkgo", item="deagle"),
         ev(27, "damage", attacker="Fir", victim="Ash", weapon="usp_silencer", dmg_health=35,
            dmg_armor=12, hitgroup="chest"),
         ev(28, "kill", attacker="Ash", victim="Fir", weapon="glock", headshot=True),
@@ -750,13 +769,13 @@ def sample() -> Scenario:
                   go(45, B_SITE, 90.0, 60.0)],
     }), events=[
         ev(1, "purchase", player="Hazel", item="defuser"),
-        ev(1, "purchase", player="Hazel", item="famas"),
+        ev(1, "purchase", player="Hazel", item="m4a1"),
         ev(1.5, "purchase", player="Elm", item="molotov"),
         ev(27, "plant_begin", player="Dogwood", site="B"),
         ev(30.25, "plant", player="Dogwood", site="B"),
         ev(32, "damage", attacker="Dogwood", victim="Hazel", weapon="glock", dmg_health=18,
            hitgroup="right_arm"),
-        ev(33, "kill", attacker="Hazel", victim="Dogwood", weapon="famas", headshot=True),
+        ev(33, "kill", attacker="Hazel", victim="Dogwood", weapon="m4a1", headshot=True),
         ev(34, "throw", player="Elm", grenade="molotov", to=[-1990.0, 250.0, -160.0],
            flight=1.5, duration=7.0),
         ev(36, "kill", attacker="Ivy", victim="Ash", weapon="usp_silencer"),
