@@ -38,7 +38,7 @@ fn scenarios() -> Result<Vec<(PathBuf, ScenarioFormat)>> {
             out.push((path, format));
         }
     }
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
 }
 
