@@ -199,6 +199,18 @@ pub enum CliError {
         /// How many there were.
         total: usize,
     },
+    /// `synth`: the scenario's extension names no scenario format.
+    #[error("cannot tell the scenario format from {}: name it .toml or .json", .0.display())]
+    ScenarioFormat(PathBuf),
+    /// `synth`: the scenario has an error (its line or key and what is
+    /// wrong), or the schema lacks what the match needs. No file is written.
+    #[error("{}: {source}", path.display())]
+    Synth {
+        /// The scenario file.
+        path: PathBuf,
+        /// The synthesizer's error.
+        source: Box<gamewire_synth::SynthError>,
+    },
     /// A file could not be read.
     #[error("reading {}: {source}", path.display())]
     Read {
@@ -282,12 +294,14 @@ Exit status:
      standard error (--strict: exit 1). A closed standard output (| head)
      ends the command quietly with 0.
   1  an error: not a demo, a demo that does not decode, a file that cannot be
-     read or written; batch: any demo failed (--keep-going: only when every
-     demo failed); several demos: any demo failed.
+     read or written, a scenario with an error (synth: no file is written);
+     batch: any demo failed (--keep-going: only when every demo failed);
+     several demos: any demo failed.
   2  bad usage: an unknown option or value, an unknown table, prop, event,
      class or message name, an option the command does not use, a tick out
      of range, a malformed list, Parquet to a terminal, -o FILE whose
-     extension names no format, a batch --out that is not empty.";
+     extension names no format, a batch --out that is not empty, a synth
+     scenario named neither .toml nor .json.";
 
 impl CliError {
     /// The process exit status for this error ([`EXIT_POLICY`]).
@@ -296,6 +310,7 @@ impl CliError {
             CliError::Usage(_)
             | CliError::UsageText(_)
             | CliError::FormatOfPath(_)
+            | CliError::ScenarioFormat(_)
             | CliError::OutNotEmpty(_)
             | CliError::UnknownClass { .. }
             | CliError::UnknownMessage { .. }

@@ -18,6 +18,7 @@ mod messages;
 mod output;
 mod props;
 mod read;
+mod synth;
 mod tables;
 mod tg;
 mod ticks;
@@ -53,7 +54,13 @@ extension (.csv, .jsonl, .ndjson, .parquet) picks the format. Parquet is not
 written to a terminal. `events` is `table events` and `ticks` is `table ticks`.
 
 rewrite, cut and anonymize write a new demo (IN OUT): OUT is written to a
-temporary file in its folder and renamed when complete.";
+temporary file in its folder and renamed when complete.
+
+synth writes a CS2 demo from a scenario file (SCENARIO OUT; docs/scenarios.md).
+
+Every Source 2 command takes --sample in place of a demo path: the short CS2
+match that ships inside gamewire (`gamewire table kills --sample`,
+`gamewire info --sample`).";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -88,13 +95,16 @@ enum Command {
     /// Source 2 demo: every player name and id replaced by keyed
     /// pseudonyms; chat and voice dropped.
     Anonymize(edit::AnonymizeArgs),
+    /// CS2: a demo written from a scenario file (`.toml` or `.json`):
+    /// players, movement, kills, damage, rounds, bomb, grenades, chat.
+    Synth(synth::SynthArgs),
     /// Analyst tables: `table` (one demo) and `batch` (many demos).
     #[command(flatten)]
     Tables(tables::TablesCommand),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(read::sample_args(std::env::args_os()));
     let strict = cli.strict;
     let result: Result<(), error::CliError> = match cli.command {
         Command::Info(args) => info::info(args),
@@ -109,6 +119,7 @@ fn main() -> ExitCode {
         Command::Rewrite(args) => edit::rewrite(args),
         Command::Cut(args) => edit::cut(args),
         Command::Anonymize(args) => edit::anonymize(args),
+        Command::Synth(args) => synth::synth(args),
         Command::Tables(cmd) => tables::run(cmd),
     };
     match result {

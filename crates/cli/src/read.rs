@@ -1,22 +1,85 @@
 //! Reading a demo for the Source 2 commands: the bytes through the input
 //! stage, and a parse that keeps everything before a cut.
 
+use std::ffi::OsString;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use gamewire_query::input::{self, InputCut, InputError};
+use gamewire_query::input::{self, DemoInput, InputCut, InputError};
 use gamewire_query::{DemoError, DemoState, ParseFailure, RunOptions, SendTableCache, Visitor};
 
 use crate::error::CliError;
 
+/// The path that stands for the sample demo: `--sample` on the command
+/// line becomes this path ([`sample_args`]), and every reader here serves
+/// the embedded sample for it ([`gamewire_synth::SAMPLE_DEMO`]). Its angle
+/// brackets keep it apart from any file a user means (as `-` is standard
+/// input), and it names the demo in messages.
+pub(crate) const SAMPLE_PATH: &str = "<sample>";
+
+/// The subcommands that read Source 2 demos, where `--sample` stands for a
+/// demo path.
+const SAMPLE_COMMANDS: &[&str] = &[
+    "info",
+    "schema",
+    "events",
+    "entities",
+    "messages",
+    "ticks",
+    "props",
+    "rewrite",
+    "cut",
+    "anonymize",
+    "table",
+    "batch",
+];
+
+/// The command line with `--sample` replaced by [`SAMPLE_PATH`] when the
+/// subcommand reads Source 2 demos (`gamewire table kills --sample`):
+/// every such command takes the sample in place of a demo path, through
+/// the one path its readers know. After `--`, and for the other
+/// subcommands, `--sample` is left as it is (clap then refuses it).
+pub(crate) fn sample_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut command: Option<bool> = None;
+    let mut after_dashes = false;
+    for (i, arg) in args.enumerate() {
+        if i > 0 && !after_dashes {
+            if arg == "--" {
+                after_dashes = true;
+            } else if command.is_none() && !arg.to_string_lossy().starts_with('-') {
+                command = Some(SAMPLE_COMMANDS.iter().any(|c| arg == *c));
+            } else if arg == "--sample" && command == Some(true) {
+                out.push(OsString::from(SAMPLE_PATH));
+                continue;
+            }
+        }
+        out.push(arg);
+    }
+    out
+}
+
+/// Whether `path` stands for the sample demo ([`SAMPLE_PATH`]).
+pub(crate) fn is_sample(path: &Path) -> bool {
+    path.as_os_str() == SAMPLE_PATH
+}
+
+/// [`input::open`], with the sample demo for [`SAMPLE_PATH`].
+pub(crate) fn open_input(path: &Path) -> Result<DemoInput, InputError> {
+    if is_sample(path) {
+        return input::from_bytes(SAMPLE_PATH, gamewire_synth::SAMPLE_DEMO.to_vec());
+    }
+    input::open(path)
+}
+
 /// Reads a demo through the input stage ([`gamewire_query::input`]): a
 /// `.dem` file (gzip, bzip2 or zstd compressed too), standard input for the
-/// path `-`, or a broadcast directory. A cut broadcast fragment or
-/// compressed stream is reported on standard error; everything before it
-/// is still parsed.
+/// path `-`, a broadcast directory, or the sample demo for
+/// [`SAMPLE_PATH`]. A cut broadcast fragment or compressed stream is
+/// reported on standard error; everything before it is still parsed.
 pub(crate) fn read_demo(path: &Path) -> Result<Vec<u8>, CliError> {
-    let input = input::open(path).map_err(|source| input_error(path, source))?;
+    let input = open_input(path).map_err(|source| input_error(path, source))?;
     warn_read_cut(path, input.cut.as_ref());
     Ok(input.bytes)
 }
@@ -65,13 +128,17 @@ fn warn_read_cut(path: &Path, cut: Option<&InputCut>) {
 /// ([`input::open_into`]), and `f` gets the bytes. A new buffer per demo
 /// would be fresh memory the kernel faults in page by page (a buffer this
 /// large is its own mapping, unmapped when freed); the kept one is already
-/// mapped. It keeps the size of the thread's largest demo.
+/// mapped. It keeps the size of the thread's largest demo. The sample demo
+/// ([`SAMPLE_PATH`]) is handed over as embedded, without a copy.
 pub(crate) fn with_demo<T>(
     path: &Path,
     f: impl FnOnce(&[u8]) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
     thread_local! {
         static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if is_sample(path) {
+        return f(gamewire_synth::SAMPLE_DEMO);
     }
     BUFFER.with(|buffer| {
         let input = input::open_into(path, buffer.take()).map_err(|e| input_error(path, e))?;
@@ -162,4 +229,43 @@ pub(crate) fn parse_keeping_cut<V: Visitor>(
 /// allocations one by one would only add time (about 4% of a `ticks` run).
 pub(crate) fn leave_to_exit<T>(value: T) -> &'static T {
     Box::leak(Box::new(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<String> {
+        sample_args(line.split(' ').map(OsString::from))
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn sample_becomes_the_reserved_path_for_source2_commands_only() {
+        assert_eq!(
+            args("gamewire table kills --sample"),
+            ["gamewire", "table", "kills", SAMPLE_PATH]
+        );
+        assert_eq!(
+            args("gamewire --strict info --sample --format json"),
+            [
+                "gamewire",
+                "--strict",
+                "info",
+                SAMPLE_PATH,
+                "--format",
+                "json"
+            ]
+        );
+        // Not for a command that reads no Source 2 demo, nor after `--`.
+        assert_eq!(args("gamewire tg --sample"), ["gamewire", "tg", "--sample"]);
+        assert_eq!(
+            args("gamewire table kills -- --sample"),
+            ["gamewire", "table", "kills", "--", "--sample"]
+        );
+        assert!(is_sample(Path::new(SAMPLE_PATH)));
+        assert!(!is_sample(Path::new("sample.dem")));
+    }
 }

@@ -48,6 +48,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 
+mod synth;
 mod teeworlds;
 
 create_exception!(
@@ -937,5 +938,6 @@ fn _gamewire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(teeworlds::read_teeworlds, m)?)?;
+    synth::register(m)?;
     Ok(())
 }

@@ -25,6 +25,10 @@ Many demos at once: `gamewire.parse_many(paths, ["kills", "rounds"])` parses the
 (one worker per core, the GIL released) and returns one DataFrame per table with a `demo` column
 (the file's stem).
 
+No demo at hand: `gamewire.Demo.sample()` is a short CS2 match that ships inside the package.
+`gamewire.synth("match.toml", "match.dem")` writes a CS2 demo from a scenario file
+(docs/scenarios.md).
+
 Writing demos (docs/writing.md): `demo.cut("clip.dem", 1000, 2000)` (or `round=7` for CS2),
 `demo.anonymize("public.dem", key="dataset key")` and `demo.rewrite("copy.dem")` write a new
 demo file, under a temporary name renamed once complete, and return what they did as a dict.
@@ -48,9 +52,11 @@ from ._demo import (
     DemoTruncatedError,
     DemoTruncatedWarning,
     NotADemoError,
+    ScenarioError,
     UnknownNameError,
     parse_many,
     set_polars,
+    synth,
 )
 from ._gamewire import __version__
 
@@ -61,9 +67,11 @@ __all__ = [
     "DemoTruncatedError",
     "DemoTruncatedWarning",
     "NotADemoError",
+    "ScenarioError",
     "TABLES",
     "UnknownNameError",
     "__version__",
     "parse_many",
     "set_polars",
+    "synth",
 ]

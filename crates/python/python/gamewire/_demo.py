@@ -32,9 +32,12 @@ from ._gamewire import (
     DemoTruncatedError,
     NativeDemo,
     NotADemoError,
+    ScenarioError,
     UnknownNameError,
     run_many,
+    sample_demo,
 )
+from ._gamewire import synth as _synth
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -56,10 +59,12 @@ __all__ = [
     "DemoTruncatedError",
     "DemoTruncatedWarning",
     "NotADemoError",
+    "ScenarioError",
     "TABLES",
     "UnknownNameError",
     "parse_many",
     "set_polars",
+    "synth",
 ]
 
 #: Names of props, events or tables: one name, a comma-separated string of them (spaces
@@ -384,6 +389,14 @@ class Demo:
         demo._native = NativeDemo.from_bytes(bytes(data), _os.fspath(name))
         demo._strict = strict
         return demo
+
+    @classmethod
+    def sample(cls, *, strict: bool = False) -> "Demo":
+        """The sample demo that ships inside gamewire: a short CS2 match (10 players, several
+        rounds with kills, damage, grenades, the bomb and chat), synthesized from
+        `examples/scenarios/sample.toml` with the built-in schema. Its `path` is `<sample>`,
+        as the command line's `--sample` names it."""
+        return cls.from_bytes(sample_demo(), "<sample>", strict=strict)
 
     def __repr__(self) -> str:
         return f"gamewire.Demo({self.path!r}, {self.size} bytes)"
@@ -942,7 +955,56 @@ def parse_many(
     return cast("Dict[str, pandas.DataFrame]", out)
 
 
+def _scenario_format(path: str) -> str:
+    lower = path.lower()
+    if lower.endswith(".toml"):
+        return "toml"
+    if lower.endswith(".json"):
+        return "json"
+    raise _bad("synth", "scenario", "a .toml or .json file, or a scenario's text", path)
+
+
+def synth(scenario: PathArg, out: PathArg, *,
+          schema: Optional[PathArg] = None) -> Dict[str, object]:
+    """Writes a CS2 demo from a scenario (docs/scenarios.md) to `out`, as `gamewire synth
+    SCENARIO OUT [--schema DEMO]`. `scenario` is a `.toml` or `.json` file (an
+    `os.PathLike`, or a `str` naming one), or the scenario's text itself (a `str` that holds
+    a line break, or starts with `{`: JSON when it does, else TOML). `schema` is the path of
+    a CS2 demo (compressed too) whose send tables, class info and game-event descriptors the
+    new demo carries; without it the built-in schema is used.
+
+    The demo is made in memory, then written to a temporary file in `out`'s folder renamed
+    once complete. Returns what was written as a dict: `map`, `tick_rate`, `first_tick`,
+    `last_tick`, `frame_interval`, `frames`, `players`, `schema` (`"built-in"` or `"demo"`)
+    and `bytes`. A scenario with an error raises `ScenarioError` (a `ValueError`) naming the
+    line or key and what is wrong, and writes no file."""
+    where = "synth"
+    if isinstance(scenario, _os.PathLike) or (
+        isinstance(scenario, str) and "\n" not in scenario
+        and not scenario.lstrip().startswith("{")
+    ):
+        path = _os.fspath(scenario)
+        if not isinstance(path, str):
+            raise _bad(where, "scenario", "a path (str or os.PathLike) or a scenario's text",
+                       scenario)
+        fmt = _scenario_format(path)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    elif isinstance(scenario, str):
+        text = scenario
+        fmt = "json" if scenario.lstrip().startswith("{") else "toml"
+    else:
+        raise _bad(where, "scenario", "a path (str or os.PathLike) or a scenario's text",
+                   scenario)
+    if not isinstance(out, (str, _os.PathLike)):
+        raise _bad(where, "out", "a path (str or os.PathLike)", out)
+    if schema is not None and not isinstance(schema, (str, _os.PathLike)):
+        raise _bad(where, "schema", "the path of a CS2 demo (str or os.PathLike) or None", schema)
+    return _synth(text, fmt, _os.fspath(out), None if schema is None else _os.fspath(schema))
+
+
 # The classes of this module are gamewire's: shown as `gamewire.Demo` in reprs and docs.
 Demo.__module__ = "gamewire"
 parse_many.__module__ = "gamewire"
+synth.__module__ = "gamewire"
 set_polars.__module__ = "gamewire"

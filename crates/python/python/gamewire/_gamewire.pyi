@@ -63,6 +63,10 @@ class BadArgumentError(DemoError, TypeError):
     """An option of the wrong type, an option no table asked for uses, a malformed tick set,
     ticks beyond the demo's last tick."""
 
+class ScenarioError(ValueError):
+    """A scenario `synth` cannot write (malformed, or contradicting itself); the message names
+    the line or the key. No file is written."""
+
 HeaderValue = Union[str, int, float, bool, None]
 
 class NativeDemo:
@@ -137,3 +141,17 @@ def read_teeworlds(
     bytes), into tables (`None`: every fixed table and the object tables that have rows):
     `(tables, cut, warnings, errors)`, `cut` naming the cut of a demo cut short, `warnings` and
     `errors` the sentences of a capture's odd or failed datagrams."""
+
+def sample_demo() -> bytes:
+    """The bytes of the sample demo that ships inside gamewire (`Demo.sample()`)."""
+
+def synth(
+    scenario: str,
+    format: str,
+    out: Union[str, "os.PathLike[str]"],
+    schema: Optional[Union[str, "os.PathLike[str]"]] = None,
+) -> Dict[str, object]:
+    """Writes the CS2 demo of `scenario` (its text, `format` `"toml"` or `"json"`) to `out`,
+    with the schema of the CS2 demo at `schema` or the built-in one: the report dict (`map`,
+    `tick_rate`, `first_tick`, `last_tick`, `frame_interval`, `frames`, `players`, `schema`,
+    `bytes`)."""
