@@ -14,9 +14,6 @@ With the built-in schema the peers do not read them yet (`test_builtin_schema_de
   columns both have (`SAME_AS_OURS` maps awpy's names to ours).
 
 Known differences, each checked to be what it is:
-- awpy resolves a kill's or a hit's players through the pawn handles (`attacker_pawn`,
-  `userid_pawn`) with CS2's 15-bit index; the emitter writes the serial from bit 14, so awpy's
-  participant columns are null (the handles `gamewire` reads mask 14 bits and agree).
 - awpy names sides and reasons in words of its own (`terrorist`, `terrorists_win`); the numbers
   (`winner`, `reason`) are compared instead.
 - demoparser2 leaves bots out of `parse_ticks` and leaves their names null in events; it keeps
@@ -59,15 +56,16 @@ EVENTS = ["player_death", "player_hurt", "bomb_beginplant", "bomb_planted", "bom
 # Event columns demoparser2 leaves null for a bot (see the module's docstring).
 BOT_NAMED = ("attacker_", "user_", "assister_")
 
-# awpy's column -> gamewire's column of the same meaning, per table. awpy's participant
-# columns (names, steam ids) are left out: see the module's docstring.
+# awpy's column -> gamewire's column of the same meaning, per table.
 SAME_AS_OURS = {
     "kills": {"tick": "tick", "headshot": "headshot", "penetrated": "penetrated",
               "noscope": "noscope", "thrusmoke": "thrusmoke", "assist_flash": "assistedflash",
-              "weapon": "weapon", "hitgroup_name": "hitgroup"},
+              "weapon": "weapon", "hitgroup_name": "hitgroup",
+              "attacker_name": "attacker_name", "victim_name": "victim_name"},
     "damages": {"tick": "tick", "dmg_health": "dmg_health", "dmg_armor": "dmg_armor",
                 "weapon": "weapon", "health_post": "health", "armor_post": "armor",
-                "hitgroup_name": "hitgroup"},
+                "hitgroup_name": "hitgroup", "attacker_name": "attacker_name",
+                "victim_name": "victim_name"},
     "rounds": {"round_num": "round", "start_tick": "start_tick",
                "freeze_end_tick": "freeze_end_tick", "end_tick": "end_tick",
                "official_end_tick": "official_end_tick", "winner": "winner_team",
@@ -183,20 +181,6 @@ def test_awpy_tables_agree(synthesized, table):
             if not cmp.values_equal(ov, tv):
                 bad.append(f"row {i} {theirs_col}: gamewire {cmp.show(ov)} vs awpy {cmp.show(tv)}")
     assert not bad, f"{what} {table}: {len(bad)} values differ; first: {bad[:10]}"
-
-
-def test_awpy_participants_are_null_from_the_pawn_handles(synthesized):
-    """The known difference: awpy resolves participants through the pawn handle with a 15-bit
-    index; our handles put the serial from bit 14. The handle as written, masked as awpy masks
-    it, is no entity; masked to 14 bits it is the pawn gamewire resolves."""
-    path, demo, scenario, what = synthesized
-    kills = records(awpy.Demo(str(path)).kills)
-    if not kills:
-        return
-    assert all(k["attacker_name"] is None and k["victim_name"] is None for k in kills), what
-    deaths = records(demo.events("player_death"))
-    for d in deaths:
-        assert d["userid_pawn"] & 0x7FFF >= 1 << 14, (what, d["userid_pawn"])
 
 
 # --- the built-in schema -------------------------------------------------------------------------

@@ -107,8 +107,10 @@ const GAME_EVENT: u32 = 207;
 
 /// The null entity handle, as CS2 writes it.
 const NULL_HANDLE: i64 = 0xFF_FFFF;
-/// Bits of the index in a handle.
-const HANDLE_INDEX_BITS: u32 = 14;
+/// Where a handle's serial starts: CS2 packs the entity index into the low
+/// 15 bits (`handle & 0x7FFF`) and the serial above them; a network entity
+/// index needs only 14, so bit 14 stays clear.
+const HANDLE_SERIAL_SHIFT: u32 = 15;
 /// The highest player slot (controllers are entities 1 to 64).
 const MAX_SLOT: u16 = 63;
 /// The first index of the other entities.
@@ -236,7 +238,7 @@ struct Live {
 
 impl Live {
     fn handle(&self) -> i64 {
-        i64::from(self.serial) << HANDLE_INDEX_BITS | i64::from(self.index)
+        i64::from(self.serial) << HANDLE_SERIAL_SHIFT | i64::from(self.index)
     }
 }
 
