@@ -227,7 +227,7 @@ fn repeat_count(length: Length, span: i32, tick_interval: f32) -> Result<u32, De
                 return Err(bad(format!("a length of {m} minutes is not a length")));
             }
             let seconds = f64::from(span) * f64::from(tick_interval);
-            if !(seconds > 0.0) {
+            if seconds.is_nan() || seconds <= 0.0 {
                 return Err(bad(format!(
                     "the demo's ticks have no duration (tick interval {tick_interval} s)"
                 )));
