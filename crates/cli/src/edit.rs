@@ -1,6 +1,7 @@
 //! Writing demos: `gamewire rewrite IN OUT`, `gamewire cut IN OUT
 //! --from-tick A --to-tick B` (or `--round N`), `gamewire anonymize IN OUT`,
-//! and `gamewire batch --anonymize OUTDIR` over many demos.
+//! `gamewire loop IN OUT --times K` (or `--minutes M`), and `gamewire batch
+//! --anonymize OUTDIR` over many demos.
 //!
 //! Each command reads IN through the input stage (compressed demos and
 //! broadcast directories too), writes OUT through a temporary file renamed
@@ -15,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use clap::{ArgGroup, Args};
-use gamewire_query::edit::{self, AnonymizeOptions, CutRange, Edit, Edited, TickRange};
+use gamewire_query::edit::{self, AnonymizeOptions, CutRange, Edit, Edited, LoopLength, TickRange};
 use gamewire_query::input::dataset_names;
 use gamewire_query::QueryError;
 use rayon::prelude::*;
@@ -86,6 +87,27 @@ pub struct AnonymizeArgs {
     pub key: KeyArgs,
 }
 
+/// `gamewire loop`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("length").required(true).args(["times", "minutes"])))]
+pub struct LoopArgs {
+    /// The demo (`.dem`, also `.dem.gz`, `.dem.bz2`, `.dem.zst`; a broadcast
+    /// directory; `-` for standard input).
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    /// The demo to write (replaced if it exists; written to a temporary
+    /// file in its folder first).
+    #[arg(value_name = "OUT")]
+    pub output: PathBuf,
+    /// Repeats of IN's ticks (at least 1).
+    #[arg(long, value_name = "K", conflicts_with = "minutes")]
+    pub times: Option<u32>,
+    /// The fewest repeats that play at least M minutes (fractions allowed:
+    /// `--minutes 0.5`).
+    #[arg(long, value_name = "M")]
+    pub minutes: Option<f64>,
+}
+
 /// The options of an anonymization, shared by `anonymize` and `batch
 /// --anonymize`.
 #[derive(Debug, Args, Default)]
@@ -153,6 +175,16 @@ pub fn anonymize(args: AnonymizeArgs) -> Result<(), CliError> {
     )
 }
 
+/// `gamewire loop`.
+pub fn loop_demo(args: LoopArgs) -> Result<(), CliError> {
+    let length = match (args.times, args.minutes) {
+        (Some(k), _) => LoopLength::Times(k),
+        (None, Some(m)) => LoopLength::Minutes(m),
+        (None, None) => return Err(CliError::Usage("give --times K or --minutes M")),
+    };
+    run_one("loop", &args.input, &args.output, &Edit::Loop(length))
+}
+
 /// An edit's error in the command line's words: the output's own errors
 /// name the output, the others are the input's.
 fn edit_error(input: &Path, e: QueryError) -> CliError {
@@ -199,9 +231,18 @@ fn summary(command: &str, output: &Path, edited: &Edited) -> String {
     } else {
         format!(" (ticks {}..={})", r.first_tick.max(0), r.last_tick)
     };
-    let kept = match edited.range {
-        Some(t) => format!(", ticks {}..={} kept", t.from, t.to),
-        None => String::new(),
+    let kept = match (edited.range, edited.looped) {
+        (Some(t), _) => format!(", ticks {}..={} kept", t.from, t.to),
+        (None, Some(l)) => format!(
+            ", {} repeat{} of {} ticks: ticks {}..={} ({:.1} minutes)",
+            l.repeats,
+            if l.repeats == 1 { "" } else { "s" },
+            l.ticks_per_repeat,
+            l.ticks.0,
+            l.ticks.1,
+            l.seconds / 60.0
+        ),
+        (None, None) => String::new(),
     };
     let warnings = edited.warnings().count() + usize::from(edited.cut.is_some());
     format!(
@@ -337,19 +378,7 @@ pub fn batch_anonymize(b: BatchAnonymize<'_>) -> Result<(), CliError> {
         "{ok} demos anonymized ({cut} cut short), {failed} failed{resumed}; {mb:.1} MB written in {secs:.2} s; demos in {}",
         b.out.display()
     );
-    if failed > 0 && (ok + skipped == 0 || !b.keep_going) {
-        let usage = results
-            .iter()
-            .all(|r| r.as_ref().err().is_none_or(|e| e.exit_code() == 2));
-        if ok + skipped == 0 {
-            return Err(CliError::EveryDemoFailed { failed, usage });
-        }
-        return Err(CliError::SomeDemosFailed {
-            failed,
-            total: results.len() + skipped,
-        });
-    }
-    Ok(())
+    crate::tables::batch_outcome(&results, skipped, b.keep_going)
 }
 
 #[cfg(test)]

@@ -37,6 +37,10 @@ pub enum TablesCommand {
     Table(TableArgs),
     /// Many demos in parallel: one dataset per table with a `demo` column.
     Batch(BatchArgs),
+    /// Source 2 demo: its ticks again and again as one long demo (`--times
+    /// K` repeats, or `--minutes M`), each repeat starting from the full
+    /// state at its first tick, ticks rising throughout.
+    Loop(crate::edit::LoopArgs),
 }
 
 /// Runs an analyst-table subcommand.
@@ -44,6 +48,7 @@ pub fn run(cmd: TablesCommand) -> Result<(), CliError> {
     match cmd {
         TablesCommand::Table(args) => table(args),
         TablesCommand::Batch(args) => batch(args),
+        TablesCommand::Loop(args) => crate::edit::loop_demo(args),
     }
 }
 
@@ -564,7 +569,22 @@ pub fn batch(args: BatchArgs) -> Result<(), CliError> {
         kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
         out.display()
     );
-    if failed > 0 && (ok + skipped == 0 || !args.keep_going) {
+    batch_outcome(&results, skipped, args.keep_going)
+}
+
+/// The exit status of a batch (of tables or of anonymized demos) from
+/// each demo's result: success when every demo went through (or some
+/// failed and `--keep-going` was given while others went through);
+/// otherwise an error counting the failures, a usage error when every
+/// failure was one.
+pub(crate) fn batch_outcome<T>(
+    results: &[Result<T, CliError>],
+    skipped: usize,
+    keep_going: bool,
+) -> Result<(), CliError> {
+    let ok = results.iter().filter(|r| r.is_ok()).count();
+    let failed = results.len() - ok;
+    if failed > 0 && (ok + skipped == 0 || !keep_going) {
         let usage = results
             .iter()
             .all(|r| r.as_ref().err().is_none_or(|e| e.exit_code() == 2));

@@ -1,4 +1,4 @@
-//! End-to-end tests of `gamewire rewrite`, `cut`, `anonymize` and `batch
+//! End-to-end tests of `gamewire rewrite`, `cut`, `anonymize`, `loop` and `batch
 //! --anonymize` on the corpus demos: the written demo read back by the
 //! table commands, compared with the input's tables.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -532,5 +532,113 @@ fn a_truncated_demo_is_edited_up_to_its_cut_with_a_warning() {
     let r = gamewire(&["--strict", "rewrite", s(&cut), s(&out)]);
     assert_eq!(r.code, Some(1), "{}", r.stderr);
     assert_eq!(std::fs::read(&out).unwrap(), written);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `rows` with the integer in column `tick` moved back by `shift` when it
+/// is at least `from` (the header line first, kept).
+fn moved_back(rows: &[String], from: i64, shift: i64) -> Vec<String> {
+    let col = rows
+        .first()
+        .and_then(|h| h.split(',').position(|c| c == "tick"))
+        .unwrap();
+    rows.iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                return l.clone();
+            }
+            l.split(',')
+                .enumerate()
+                .map(|(j, cell)| match cell.parse::<i64>() {
+                    Ok(t) if j == col && t >= from => (t - shift).to_string(),
+                    _ => cell.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect()
+}
+
+#[test]
+fn a_loop_repeats_the_ticks_and_events_of_the_demo() {
+    let dir = tmp("loop");
+    const TIMES: i64 = 3;
+    for demo in gamewire_corpus::source2_demos().unwrap() {
+        let name = demo.file_name().unwrap().to_string_lossy().into_owned();
+        if !["14155", "hltv_10423", "auto-"]
+            .iter()
+            .any(|n| name.contains(n))
+        {
+            continue;
+        }
+        let out = dir.join(&name);
+        let r = ok(&["loop", s(&demo), s(&out), "--times", &TIMES.to_string()]);
+        assert!(
+            r.stderr
+                .contains(&format!("loop: wrote {}: ", out.display()))
+                && r.stderr.contains(&format!("{TIMES} repeats of ")),
+            "{}",
+            r.stderr
+        );
+        // The ticks of the input, then TIMES - 1 more repeats of them.
+        let props = tick_props(&demo);
+        let ticks = |d: &Path| ok(&["ticks", s(d), "--props", props]).stdout;
+        let (want, got) = (ticks(&demo), ticks(&out));
+        let all = rows_in(&want, 0..=i64::MAX);
+        let first: i64 = all
+            .get(1)
+            .and_then(|l| {
+                let col = all[0].split(',').position(|c| c == "tick")?;
+                l.split(',').nth(col)?.parse().ok()
+            })
+            .unwrap();
+        let last = last_tick(&demo);
+        let span = last - first + 1;
+        assert_eq!(last_tick(&out), last + (TIMES - 1) * span, "{name}");
+        let events = |d: &Path| events_in(&ok(&["events", s(d), "--format", "jsonl"]).stdout);
+        let (want_events, got_events) = (events(&demo), events(&out));
+        for k in 0..TIMES {
+            let (a, b) = (first + k * span, last + k * span);
+            let repeat = moved_back(&rows_in(&got, a..=b), a, k * span);
+            assert!(
+                repeat == rows_in(&want, first..=last),
+                "{name}: the ticks of repeat {k} differ from the demo's"
+            );
+            let repeat: Vec<_> = got_events
+                .iter()
+                .filter(|e| e["tick"].as_i64().is_some_and(|t| (a..=b).contains(&t)))
+                .map(|e| {
+                    let mut e = e.clone();
+                    let t = e["tick"].as_i64().unwrap();
+                    e.insert("tick".into(), (t - k * span).into());
+                    e
+                })
+                .collect();
+            let original: Vec<_> = want_events
+                .iter()
+                .filter(|e| e["tick"].as_i64().is_some_and(|t| t >= first))
+                .cloned()
+                .collect();
+            // (Dota 2's clip has events in its signon only.)
+            assert!(
+                repeat == original,
+                "{name}: the events of repeat {k} differ from the demo's"
+            );
+        }
+    }
+    // A length in minutes; a length that is none is refused, no file left.
+    let demo = gamewire_corpus::path("cs2/14155.dem");
+    let out = dir.join("minutes.dem");
+    let r = ok(&["loop", s(&demo), s(&out), "--minutes", "0.5"]);
+    assert!(r.stderr.contains("minutes)"), "{}", r.stderr);
+    for bad in [["--times", "0"], ["--minutes", "0"]] {
+        let out = dir.join("bad.dem");
+        let r = gamewire(&["loop", s(&demo), s(&out), bad[0], bad[1]]);
+        assert_eq!(r.code, Some(2), "{bad:?}: {}", r.stderr);
+        assert!(!out.exists());
+    }
+    let r = gamewire(&["loop", s(&demo), s(&dir.join("x.dem"))]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,6 +1,7 @@
-//! Writing demos to files: [`rewrite`](Edit::Rewrite), [`cut`](Edit::Cut)
-//! and [`anonymize`](Edit::Anonymize) a Source 2 demo from a path (or a demo
-//! read by the [input stage](crate::input)) into a new demo file.
+//! Writing demos to files: [`rewrite`](Edit::Rewrite), [`cut`](Edit::Cut),
+//! [`anonymize`](Edit::Anonymize) and [`loop`](Edit::Loop) a Source 2 demo
+//! from a path (or a demo read by the [input stage](crate::input)) into a
+//! new demo file.
 //!
 //! The edits themselves are `gamewire_source2::edit`'s: they take the demo's
 //! bytes from any reader and write the new demo frame by frame. This module
@@ -10,7 +11,9 @@
 //!   (memory does not grow with the demo's length). Anything else goes
 //!   through the input stage: a gzip, bzip2 or zstd compressed demo is
 //!   decompressed first, a broadcast directory rewritten as one demo stream,
-//!   `-` read from standard input. An input that ends early (a cut
+//!   `-` read from standard input. A loop reads its input once per repeat:
+//!   a plain file from disk each time, anything else from memory. An input
+//!   that ends early (a cut
 //!   compressed stream or fragment) is edited up to its cut, and the cut
 //!   comes back in [`Edited::cut`], as does the cut of a demo that ends
 //!   inside a frame.
@@ -43,6 +46,7 @@ use crate::table::{Cell, Table};
 use crate::{Query, QueryError, TableKind};
 use gamewire_source2::edit as source2_edit;
 pub use gamewire_source2::edit::anonymize::AnonymizeOptions;
+pub use gamewire_source2::edit::repeat::Length as LoopLength;
 pub use gamewire_source2::edit::{EditReport, TickRange};
 
 /// What to write.
@@ -55,6 +59,10 @@ pub enum Edit {
     Cut(CutRange),
     /// Every player's name and ids replaced by keyed pseudonyms.
     Anonymize(AnonymizeOptions),
+    /// The demo's ticks again and again: its signon, then K repeats, each
+    /// starting from the full state at the demo's first tick, ticks rising
+    /// throughout.
+    Loop(LoopLength),
 }
 
 /// The ticks a cut keeps.
@@ -78,6 +86,21 @@ pub struct Edited {
     pub range: Option<TickRange>,
     /// Where the input ended early: the output holds everything before it.
     pub cut: Option<Cut>,
+    /// What a loop wrote; `None` for the other edits.
+    pub looped: Option<Looped>,
+}
+
+/// What a loop wrote.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Looped {
+    /// Repeats of the input's ticks.
+    pub repeats: u32,
+    /// Ticks each repeat lasts (the input's last tick − its first + 1).
+    pub ticks_per_repeat: i32,
+    /// The output's first and last tick.
+    pub ticks: (i32, i32),
+    /// Seconds the output plays.
+    pub seconds: f32,
 }
 
 impl Edited {
@@ -104,15 +127,17 @@ pub fn edit_path(input: &Path, out: &Path, edit: &Edit) -> Result<Edited, QueryE
         // A round needs a parse of the demo first: read into memory.
         Edit::Cut(CutRange::Round(_)) => None,
         Edit::Anonymize(options) => Some(Job::Anonymize(options)),
+        Edit::Loop(length) => Some(Job::Loop(*length)),
     };
     if let Some(job) = job {
         if let Some(file) = plain_demo_file(input)? {
-            let report = write_atomically(out, |w| job.run(BufReader::new(file), w))?;
+            let (report, looped) = write_atomically(out, |w| job.run(BufReader::new(file), w))?;
             let cut = Cut::of(None, report.cut.clone());
             return Ok(Edited {
                 report,
                 range: job.range(),
                 cut,
+                looped,
             });
         }
     }
@@ -130,13 +155,17 @@ pub fn edit_input(demo: &DemoInput, out: &Path, edit: &Edit) -> Result<Edited, Q
         Edit::Cut(CutRange::Ticks(r)) => Job::Cut(*r),
         Edit::Cut(CutRange::Round(n)) => Job::Cut(round_of(demo, *n)?),
         Edit::Anonymize(options) => Job::Anonymize(options),
+        Edit::Loop(length) => Job::Loop(*length),
     };
-    let report = write_atomically(out, |w| job.run(demo.bytes.as_slice(), w))?;
+    let (report, looped) = write_atomically(out, |w| {
+        job.run(std::io::Cursor::new(demo.bytes.as_slice()), w)
+    })?;
     let cut = Cut::of(demo.cut.clone(), report.cut.clone());
     Ok(Edited {
         report,
         range: job.range(),
         cut,
+        looped,
     })
 }
 
@@ -145,15 +174,32 @@ enum Job<'a> {
     Rewrite,
     Cut(TickRange),
     Anonymize(&'a AnonymizeOptions),
+    Loop(LoopLength),
 }
 
 impl Job<'_> {
-    /// Runs the edit from `reader` into `out`.
-    fn run<R: Read, W: Write + Seek>(&self, reader: R, out: W) -> Result<EditReport, DemoError> {
+    /// Runs the edit from `reader` into `out` (a loop reads `reader` once
+    /// per repeat, seeking back to its start).
+    fn run<R: Read + Seek, W: Write + Seek>(
+        &self,
+        reader: R,
+        out: W,
+    ) -> Result<(EditReport, Option<Looped>), DemoError> {
         match self {
-            Job::Rewrite => source2_edit::rewrite(reader, out),
-            Job::Cut(range) => source2_edit::cut(reader, out, *range),
-            Job::Anonymize(options) => source2_edit::anonymize(reader, out, options),
+            Job::Rewrite => source2_edit::rewrite(reader, out).map(|r| (r, None)),
+            Job::Cut(range) => source2_edit::cut(reader, out, *range).map(|r| (r, None)),
+            Job::Anonymize(options) => {
+                source2_edit::anonymize(reader, out, options).map(|r| (r, None))
+            }
+            Job::Loop(length) => source2_edit::repeat::repeat(reader, out, *length).map(|r| {
+                let looped = Looped {
+                    repeats: r.repeats,
+                    ticks_per_repeat: r.ticks_per_repeat,
+                    ticks: r.ticks,
+                    seconds: r.seconds,
+                };
+                (r.edit, Some(looped))
+            }),
         }
     }
 
@@ -177,6 +223,12 @@ fn check_edit(edit: &Edit) -> Result<(), QueryError> {
         Edit::Cut(CutRange::Round(0)) => {
             Err(QueryError::BadCut("rounds are numbered from 1".to_string()))
         }
+        Edit::Loop(LoopLength::Times(0)) => Err(QueryError::BadCut(
+            "a loop needs at least 1 repeat".to_string(),
+        )),
+        Edit::Loop(LoopLength::Minutes(m)) if !(m.is_finite() && *m > 0.0) => Err(
+            QueryError::BadCut(format!("a loop of {m} minutes: give a length above 0")),
+        ),
         _ => Ok(()),
     }
 }
@@ -276,6 +328,7 @@ fn write_atomically<T>(
 fn demo_error(e: DemoError) -> QueryError {
     match e.kind {
         ErrorKind::TickRange { .. } => QueryError::BadCut(e.kind.to_string()),
+        ErrorKind::Unwritable { what: "loop", .. } => QueryError::BadCut(e.kind.to_string()),
         _ => QueryError::Demo(e),
     }
 }

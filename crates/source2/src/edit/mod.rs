@@ -38,6 +38,7 @@ pub mod anonymize;
 pub mod cut;
 pub mod frames;
 pub mod pseudonym;
+pub mod repeat;
 pub mod rewrite;
 
 pub use anonymize::anonymize;
