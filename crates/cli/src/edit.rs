@@ -203,7 +203,13 @@ fn edit_error(input: &Path, e: QueryError) -> CliError {
 
 /// Runs one edit, prints its warnings, its cut and its summary line.
 fn run_one(command: &str, input: &Path, output: &Path, edit: &Edit) -> Result<(), CliError> {
-    let edited = edit::edit_path(input, output, edit).map_err(|e| edit_error(input, e))?;
+    let edited = if crate::read::is_sample(input) {
+        let demo = crate::read::open_input(input).map_err(|e| edit_error(input, e.into()))?;
+        edit::edit_input(&demo, output, edit)
+    } else {
+        edit::edit_path(input, output, edit)
+    }
+    .map_err(|e| edit_error(input, e))?;
     for w in edited.warnings() {
         eprintln!(
             "warning: {}: tick {}: {}",

@@ -31,6 +31,7 @@ const SAMPLE_COMMANDS: &[&str] = &[
     "rewrite",
     "cut",
     "anonymize",
+    "loop",
     "table",
     "batch",
 ];

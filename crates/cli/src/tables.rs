@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use gamewire_query::input::{self, dataset_names};
+use gamewire_query::input::dataset_names;
 use gamewire_query::write::{write_table, Format};
 use gamewire_query::{Cut, Query, QueryError, SendTableCache, Table, TableKind, TickSet};
 use rayon::prelude::*;
@@ -248,7 +248,7 @@ pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), Cli
         path: path.clone(),
         source: Box::new(source),
     };
-    let demo = input::open(path).map_err(|e| failed(e.into()))?;
+    let demo = crate::read::open_input(path).map_err(|e| failed(e.into()))?;
     let run = query.run_input(&demo).map_err(failed)?;
     drop(demo);
     let table = run
@@ -396,7 +396,7 @@ fn one_demo(
     format: Format,
 ) -> Result<(u64, Option<Cut>), CliError> {
     // The errors do not name the demo: the report of a failed demo does.
-    let demo = input::open(path).map_err(QueryError::from)?;
+    let demo = crate::read::open_input(path).map_err(QueryError::from)?;
     let run = query.run_input(&demo)?;
     let size = demo.bytes.len() as u64;
     drop(demo);
