@@ -25,14 +25,16 @@
 //! `m_eRoundWinReason`; the message is `m_sRoundEndMessage` where the
 //! build sends it, else the notice CS2 shows for the reason
 //! ([`reason_message`]). A counter's first value (the state the demo
-//! starts in) is no step, with one exception: the demo's first round, when
-//! the counters come up already stepped at the very tick the game rules
-//! first appear in freeze time with no round decided (a demo recorded from
-//! the round's start).
+//! starts in) is no step: a round under way when the demo starts has no
+//! start tick, even when the demo starts at the round's very first tick
+//! (nothing tells that from a recording begun in the freeze time; the
+//! corpus clip `cs2/14065.dem` starts in a freeze time that began before
+//! it).
 //!
 //! The `rounds` table comes from the round events when the demo has any
 //! (`round_start`, `round_end` or `round_officially_ended`), else from the
-//! game rules: both give the same rows on a demo that has both.
+//! game rules when they show a round (else from `round_freeze_end` alone):
+//! both give the same rows on a demo that has both.
 
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::DemoState;
@@ -220,7 +222,6 @@ struct RulesState {
     start_count: i64,
     end_count: i64,
     freeze: bool,
-    decided: bool,
 }
 
 /// Property names of the game rules' round state.
@@ -251,7 +252,6 @@ impl RulesRounds {
         let (Some(start_count), Some(end_count)) = (int(START_COUNT), int(END_COUNT)) else {
             return;
         };
-        let decided = int(WIN_STATUS).is_some_and(|w| w != 0);
         let freeze = paths
             .value(state, rules, FREEZE)
             .and_then(|v| v.as_bool())
@@ -260,16 +260,8 @@ impl RulesRounds {
             start_count,
             end_count,
             freeze,
-            decided,
         };
         let Some(last) = self.last.replace(now) else {
-            // The demo starts at a round's first tick.
-            if start_count > 0 && freeze && !decided {
-                self.open = Some(Round {
-                    start: Some(tick),
-                    ..Round::default()
-                });
-            }
             return;
         };
         if now.end_count != last.end_count {
@@ -523,8 +515,9 @@ impl MatchTables {
             self.done.push(r);
         }
         if let Some(r) = self.from_rules.take() {
-            if !self.round_events {
-                self.done = r.finish();
+            let derived = r.finish();
+            if !self.round_events && !derived.is_empty() {
+                self.done = derived;
             }
         }
         if let Some(t) = &mut self.rounds {
