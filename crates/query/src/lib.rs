@@ -312,6 +312,7 @@ impl Query {
                 Ticks
                     | Players
                     | Events
+                    | Rounds
                     | Chat
                     | UserCommands
                     | ItemDrops
@@ -354,7 +355,7 @@ impl Query {
                 .any(|k| {
                     !matches!(
                         k,
-                        Chat | Rounds | UserCommands | ItemDrops | Skins | CombatLog | Header
+                        Chat | UserCommands | ItemDrops | Skins | CombatLog | Header
                     )
                 }),
             game_events: events,
@@ -650,6 +651,7 @@ impl Visitor for Collectors {
 
     fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
         self.flush(state);
+        self.matches.on_tick_end(state, tick);
         if let Some(h) = &mut self.header {
             h.on_tick(tick);
         }

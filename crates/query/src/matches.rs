@@ -3,6 +3,38 @@
 //! Event and key names are those of the CS2 descriptors (`round_start`,
 //! `round_freeze_end`, `round_end`, `round_officially_ended`,
 //! `player_death`, `player_hurt`, `item_purchase`).
+//!
+//! ## Rounds without round events
+//!
+//! CS2 builds may leave `round_start`, `round_end` and
+//! `round_officially_ended` out of the demo (each of them declared in the
+//! descriptor list, none ever sent); the round is then only in the game
+//! rules (`CCSGameRulesProxy`, fields under `m_pGameRules.`), whose round
+//! counters step once per round (demofile-net and demoparser2 derive their
+//! round events the same way):
+//!
+//! | change seen at the end of a tick | what it means |
+//! |---|---|
+//! | `m_nRoundStartCount` (uint8) steps | a round starts at that tick; the round before it is officially over (`round_officially_ended`) |
+//! | `m_bFreezePeriod` true → false | the freeze time ends (`round_freeze_end`) |
+//! | `m_nRoundEndCount` (uint8) steps | the round ends (`round_end`) |
+//!
+//! At a round end the winner is `m_iRoundEndWinnerTeam` and the reason
+//! `m_eRoundEndReason` (the event's `winner` and `reason`, same numbers)
+//! where the build has them, else `m_iRoundWinStatus` and
+//! `m_eRoundWinReason`; the message is `m_sRoundEndMessage` where the
+//! build sends it, else the notice CS2 shows for the reason
+//! ([`reason_message`]). A counter's first value (the state the demo
+//! starts in) is no step: a round under way when the demo starts has no
+//! start tick, even when the demo starts at the round's very first tick
+//! (nothing tells that from a recording begun in the freeze time; the
+//! corpus clip `cs2/14065.dem` starts in a freeze time that began before
+//! it).
+//!
+//! The `rounds` table comes from the round events when the demo has any
+//! (`round_start`, `round_end` or `round_officially_ended`), else from the
+//! game rules when they show a round (else from `round_freeze_end` alone):
+//! both give the same rows on a demo that has both.
 
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::DemoState;
@@ -55,6 +87,25 @@ pub fn reason_name(v: i64) -> Option<&'static str> {
         18 => "ct_surrender",
         19 => "t_planted",
         20 => "ct_reached_hostage",
+        _ => return None,
+    })
+}
+
+/// The notice CS2 shows for a round end reason (`round_end.message`; the
+/// localization token of the reason).
+pub fn reason_message(v: i64) -> Option<&'static str> {
+    Some(match v {
+        1 => "#SFUI_Notice_Target_Bombed",
+        7 => "#SFUI_Notice_Bomb_Defused",
+        8 => "#SFUI_Notice_CTs_Win",
+        9 => "#SFUI_Notice_Terrorists_Win",
+        10 => "#SFUI_Notice_Round_Draw",
+        11 => "#SFUI_Notice_All_Hostages_Rescued",
+        12 => "#SFUI_Notice_Target_Saved",
+        13 => "#SFUI_Notice_Hostages_Not_Rescued",
+        16 => "#SFUI_Notice_Game_Commencing",
+        17 => "#SFUI_Notice_Terrorists_Surrender",
+        18 => "#SFUI_Notice_CTs_Surrender",
         _ => return None,
     })
 }
@@ -165,6 +216,114 @@ struct Round {
     message: Option<String>,
 }
 
+/// The game rules' round state at the end of a tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RulesState {
+    start_count: i64,
+    end_count: i64,
+    freeze: bool,
+}
+
+/// Property names of the game rules' round state.
+const START_COUNT: &str = "m_pGameRules.m_nRoundStartCount";
+const END_COUNT: &str = "m_pGameRules.m_nRoundEndCount";
+const FREEZE: &str = "m_pGameRules.m_bFreezePeriod";
+const END_WINNER: &str = "m_pGameRules.m_iRoundEndWinnerTeam";
+const END_REASON: &str = "m_pGameRules.m_eRoundEndReason";
+const END_MESSAGE: &str = "m_pGameRules.m_sRoundEndMessage";
+const WIN_STATUS: &str = "m_pGameRules.m_iRoundWinStatus";
+const WIN_REASON: &str = "m_pGameRules.m_eRoundWinReason";
+
+/// Rounds read from the game rules' round counters (see the module
+/// documentation).
+#[derive(Debug, Default)]
+struct RulesRounds {
+    last: Option<RulesState>,
+    open: Option<Round>,
+    done: Vec<Round>,
+}
+
+impl RulesRounds {
+    fn on_tick(&mut self, state: &DemoState, paths: &mut PropCache, tick: i32) {
+        let Some(rules) = paths.rules_entity(state) else {
+            return;
+        };
+        let mut int = |name: &str| paths.value(state, rules, name).and_then(|v| v.as_i64());
+        let (Some(start_count), Some(end_count)) = (int(START_COUNT), int(END_COUNT)) else {
+            return;
+        };
+        let freeze = paths
+            .value(state, rules, FREEZE)
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        let now = RulesState {
+            start_count,
+            end_count,
+            freeze,
+        };
+        let Some(last) = self.last.replace(now) else {
+            return;
+        };
+        if now.end_count != last.end_count {
+            let end = self.end_of_round(state, paths);
+            let r = self.open.get_or_insert_with(Round::default);
+            r.end = Some(tick);
+            r.winner = end.winner;
+            r.reason = end.reason;
+            r.message = end.message;
+        }
+        if now.start_count != last.start_count {
+            if let Some(mut r) = self.open.take() {
+                if r.end.is_some() {
+                    r.official_end = Some(tick);
+                }
+                self.done.push(r);
+            }
+            self.open = Some(Round {
+                start: Some(tick),
+                ..Round::default()
+            });
+        }
+        if last.freeze && !now.freeze {
+            let r = self.open.get_or_insert_with(Round::default);
+            r.freeze_end = Some(tick);
+        }
+    }
+
+    /// Winner, reason and message of the round that just ended.
+    fn end_of_round(&self, state: &DemoState, paths: &mut PropCache) -> Round {
+        let Some(rules) = paths.rules_entity(state) else {
+            return Round::default();
+        };
+        let mut int = |name: &str| paths.value(state, rules, name).and_then(|v| v.as_i64());
+        let winner = int(END_WINNER)
+            .filter(|&w| w != 0)
+            .or_else(|| int(WIN_STATUS));
+        let reason = int(END_REASON)
+            .filter(|&r| r != 0)
+            .or_else(|| int(WIN_REASON));
+        let message = paths
+            .value(state, rules, END_MESSAGE)
+            .and_then(|v| v.as_str())
+            .filter(|m| !m.is_empty())
+            .map(str::to_string)
+            .or_else(|| reason.and_then(reason_message).map(str::to_string));
+        Round {
+            winner,
+            reason,
+            message,
+            ..Round::default()
+        }
+    }
+
+    fn finish(mut self) -> Vec<Round> {
+        if let Some(r) = self.open.take() {
+            self.done.push(r);
+        }
+        self.done
+    }
+}
+
 /// Builds the match tables from events, in one pass.
 #[derive(Debug)]
 pub struct MatchTables {
@@ -178,6 +337,10 @@ pub struct MatchTables {
     pub purchases: Option<Table>,
     open: Option<Round>,
     done: Vec<Round>,
+    /// A `round_start`, `round_end` or `round_officially_ended` was read.
+    round_events: bool,
+    /// The rounds of the game rules, used when there are no round events.
+    from_rules: Option<RulesRounds>,
     paths: PropCache,
 }
 
@@ -191,6 +354,8 @@ impl MatchTables {
             purchases: purchases.then(|| reference::PURCHASES.empty_table()),
             open: None,
             done: Vec::new(),
+            round_events: false,
+            from_rules: rounds.then(RulesRounds::default),
             paths: PropCache::default(),
         }
     }
@@ -201,6 +366,14 @@ impl MatchTables {
             || self.kills.is_some()
             || self.damages.is_some()
             || self.purchases.is_some()
+    }
+
+    /// Reads the game rules at the end of a tick (the rounds of a demo
+    /// without round events).
+    pub fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
+        if let Some(r) = &mut self.from_rules {
+            r.on_tick(state, &mut self.paths, tick);
+        }
     }
 
     /// Takes one game event.
@@ -300,6 +473,9 @@ impl MatchTables {
 
     fn on_round_event(&mut self, ev: &GameEvent) {
         let tick = Some(ev.tick);
+        if ev.name != "round_freeze_end" {
+            self.round_events = true;
+        }
         match ev.name.as_str() {
             "round_start" => {
                 if let Some(r) = self.open.take() {
@@ -337,6 +513,12 @@ impl MatchTables {
     pub fn finish(mut self) -> Vec<Table> {
         if let Some(r) = self.open.take() {
             self.done.push(r);
+        }
+        if let Some(r) = self.from_rules.take() {
+            let derived = r.finish();
+            if !self.round_events && !derived.is_empty() {
+                self.done = derived;
+            }
         }
         if let Some(t) = &mut self.rounds {
             let num = |v: Option<i32>| v.map(|x| Cell::Int(i64::from(x))).unwrap_or(Cell::Null);

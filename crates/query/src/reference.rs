@@ -287,7 +287,7 @@ pub const GRENADES: TableSpec = TableSpec {
 pub const ROUNDS: TableSpec = TableSpec {
     name: "rounds",
     games: "CS2",
-    row: "One row per round, from `round_start`, `round_freeze_end`, `round_end` and `round_officially_ended`.",
+    row: "One row per round, from `round_start`, `round_freeze_end`, `round_end` and `round_officially_ended`. A demo without these events (CS2 builds may leave `round_start`, `round_end` and `round_officially_ended` out) gets the same rows from the game rules: a round starts when `m_nRoundStartCount` steps, its freeze time ends when `m_bFreezePeriod` turns false, it ends when `m_nRoundEndCount` steps (winner `m_iRoundEndWinnerTeam` or else `m_iRoundWinStatus`, reason `m_eRoundEndReason` or else `m_eRoundWinReason`, message `m_sRoundEndMessage` or else the reason's notice), and it is officially over when the next round starts.",
     columns: &[
         c("round", I64, "", "The round's number in the demo (1, 2, ...)."),
         c("start_tick", I64, "tick", "`round_start`."),
