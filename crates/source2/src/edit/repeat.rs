@@ -69,7 +69,7 @@
 //! entities of repeat 0. The spawn-group messages' `tickcount` is the tick
 //! a spawn group was created, before the recording, and is kept.
 //!
-//! `CDemoFileInfo` follows [`crate::edit::cut`]'s rule: `playback_ticks`
+//! `CDemoFileInfo` follows [`crate::edit::cut()`]'s rule: `playback_ticks`
 //! the ticks from the first tick written to the last, ends included
 //! (K·n), `playback_time` that many ticks at the server's tick interval,
 //! `playback_frames` the `DEM_Packet` frames written. The input's frames
