@@ -70,6 +70,10 @@ fn scratch() -> PathBuf {
     link(&gamewire_corpus::path("cs2/14065.dem"), "match.dem");
     link(&gamewire_corpus::path("cs2"), "demos");
     link(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples"),
+        "examples",
+    );
+    link(
         &gamewire_corpus::path(
             "teeworlds/pcap/075_tw_dm1_join_chat_walk_disconnect/075_tw_dm1_join_chat_walk_disconnect.pcap",
         ),
