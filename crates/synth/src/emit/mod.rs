@@ -107,10 +107,15 @@ const GAME_EVENT: u32 = 207;
 
 /// The null entity handle, as CS2 writes it.
 const NULL_HANDLE: i64 = 0xFF_FFFF;
-/// Where a handle's serial starts: CS2 packs the entity index into the low
-/// 15 bits (`handle & 0x7FFF`) and the serial above them; a network entity
-/// index needs only 14, so bit 14 stays clear.
-const HANDLE_SERIAL_SHIFT: u32 = 15;
+/// Where the serial starts in a handle that an entity field carries: the
+/// networked form, 14 index bits and the serial above them (as the corpus
+/// demos' `m_hPlayerPawn` values are).
+const FIELD_HANDLE_SERIAL_SHIFT: u32 = 14;
+/// Where the serial starts in a handle that a game event carries
+/// (`userid_pawn`, `attacker_pawn`): the game's own `CEntityHandle`, 15
+/// index bits (`handle & 0x7FFF`) and the serial above them, as the corpus
+/// demos' `weapon_fire.userid_pawn` values are.
+const EVENT_HANDLE_SERIAL_SHIFT: u32 = 15;
 /// The highest player slot (controllers are entities 1 to 64).
 const MAX_SLOT: u16 = 63;
 /// The first index of the other entities.
@@ -237,8 +242,14 @@ struct Live {
 }
 
 impl Live {
+    /// The handle as an entity field carries it.
     fn handle(&self) -> i64 {
-        i64::from(self.serial) << HANDLE_SERIAL_SHIFT | i64::from(self.index)
+        i64::from(self.serial) << FIELD_HANDLE_SERIAL_SHIFT | i64::from(self.index)
+    }
+
+    /// The handle as a game event carries it.
+    fn event_handle(&self) -> i64 {
+        i64::from(self.serial) << EVENT_HANDLE_SERIAL_SHIFT | i64::from(self.index)
     }
 }
 
@@ -251,7 +262,7 @@ struct Emitter<'t, W: Write + Seek> {
     class_ids: HashMap<String, u32>,
     names: Names,
     live: BTreeMap<Key, Live>,
-    /// The last index and handle of every key that ever lived (events may
+    /// The last index and event handle of every key that ever lived (events may
     /// name an entity in the frame it is removed).
     last_seen: HashMap<Key, (i32, i64)>,
     serials: HashMap<i32, u32>,
@@ -621,7 +632,7 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             created.insert(*key);
         }
         for (key, l) in &self.live {
-            self.last_seen.insert(*key, (l.index, l.handle()));
+            self.last_seen.insert(*key, (l.index, l.event_handle()));
         }
         // The values of every entity, and the records.
         for (key, class) in &wanted {
@@ -1124,7 +1135,7 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
                 let handle = self
                     .live
                     .get(&key)
-                    .map(Live::handle)
+                    .map(Live::event_handle)
                     .or_else(|| self.last_seen.get(&key).map(|&(_, h)| h))
                     .unwrap_or(NULL_HANDLE);
                 int(handle)
