@@ -4,8 +4,8 @@ Each peer must agree with gamewire and with the truth, the tables the scenario s
 (`[expected]`); where a peer does not, the test names the difference and why (found by testing
 the peer's claim, never by changing ours), and checks that it is still the only one.
 
-The demos carry the schema of the CS2 corpus demo 14155 (`--schema`), which both peers read.
-With the built-in schema the peers do not read them yet (`test_builtin_schema_demos_...`).
+The demos carry the schema of the CS2 corpus demo 14155 (`--schema`); the demos written with
+the built-in schema are read by both peers too (`test_builtin_schema_demos_...`).
 
 - demoparser2: `parse_ticks` (X Y Z pitch yaw health armor_value team_num balance is_alive),
   `parse_event` (player_death, player_hurt, the bomb events, the grenade detonations,
@@ -185,15 +185,26 @@ def test_awpy_tables_agree(synthesized, table):
 
 # --- the built-in schema -------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="awpy 3.1.1 stops on the built-in schema's demos: "
-                   "'skipped field #7 (type: CNetworkedQuantizedFloat, decoder: F32NoScale) "
-                   "unexpected end of data' (it picks a 32-bit decoder where the declaration "
-                   "makes ours write fewer bits); the corpus schemas read fine")
-def test_builtin_schema_demos_are_read_by_awpy(tmp_path):
-    out = tmp_path / "pistol_round.dem"
-    gamewire.synth(LIBRARY / "pistol_round.toml", out)
-    assert len(awpy.Demo(str(out)).kills) == len(truth(LIBRARY / "pistol_round.toml")
-                                                 ["expected"]["kills"])
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.stem)
+def test_builtin_schema_demos_are_read_by_both_peers(tmp_path, scenario):
+    """Demos written with the built-in schema (no `--schema`): both peers read them, and their
+    kill, round and hit counts are the scenario's (awpy's kills, rounds and damages; demoparser2's
+    `player_death` and `player_hurt` events)."""
+    out = tmp_path / f"{scenario.stem}.dem"
+    report = gamewire.synth(scenario, out)
+    assert report["schema"] == "built-in"
+    demo = gamewire.Demo(out)
+    stated = truth(scenario).get("expected", {})
+    ours = {t: len(records(getattr(demo, t)())) for t in ("kills", "rounds", "damages")}
+    a = awpy.Demo(str(out))
+    theirs = {t: len(records(getattr(a, t))) for t in ("kills", "rounds", "damages")}
+    assert theirs == ours, (scenario.stem, theirs, ours)
+    for table in ("kills", "rounds", "damages"):
+        if table in stated:
+            assert theirs[table] == len(stated[table]), (scenario.stem, table)
+    dp = demoparser2.DemoParser(str(out))
+    assert len(records(dp.parse_event("player_death"))) == ours["kills"], scenario.stem
+    assert len(records(dp.parse_event("player_hurt"))) == ours["damages"], scenario.stem
 
 
 # --- the API -------------------------------------------------------------------------------------
