@@ -58,6 +58,7 @@ def test_stub_methods_are_the_native_classs():
         "DemoTruncatedError": ["DemoError"],
         "UnknownNameError": ["DemoError"],
         "BadArgumentError": ["DemoError", "TypeError"],
+        "ScenarioError": ["ValueError"],
     }
     for name, stub_bases in bases.items():
         native = getattr(_gamewire, name)
