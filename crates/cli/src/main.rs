@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod batch;
 mod edit;
 mod entities;
 mod error;

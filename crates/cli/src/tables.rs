@@ -8,23 +8,18 @@
 //! makes its rows ([`crate::ticks`]), byte for byte what the whole table
 //! gives.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use gamewire_query::input::dataset_names;
 use gamewire_query::write::{write_table, Format};
 use gamewire_query::{Cut, Query, QueryError, SendTableCache, Table, TableKind, TickSet};
-use rayon::prelude::*;
 
 use crate::error::CliError;
 use crate::many;
 use crate::output::{refuse_binary_terminal, resolve_format, Sink, TableFormat};
-use crate::read::{note_cut, warn_cut, with_demo};
+use crate::read::{warn_cut, with_demo};
 
 /// The analyst-table subcommands (flattened into the top-level command).
 #[derive(Debug, Subcommand)]
@@ -36,7 +31,7 @@ pub enum TablesCommand {
     /// Parquet.
     Table(TableArgs),
     /// Many demos in parallel: one dataset per table with a `demo` column.
-    Batch(BatchArgs),
+    Batch(crate::batch::BatchArgs),
     /// Source 2 demo: its ticks again and again as one long demo (`--times
     /// K` repeats, or `--minutes M`), each repeat starting from the full
     /// state at its first tick, ticks rising throughout.
@@ -47,7 +42,7 @@ pub enum TablesCommand {
 pub fn run(cmd: TablesCommand) -> Result<(), CliError> {
     match cmd {
         TablesCommand::Table(args) => table(args),
-        TablesCommand::Batch(args) => batch(args),
+        TablesCommand::Batch(args) => crate::batch::batch(args),
         TablesCommand::Loop(args) => crate::edit::loop_demo(args),
     }
 }
@@ -322,254 +317,6 @@ pub(crate) fn cut_message(path: &Path, cut: &Cut) -> String {
         "{}: {cut}; the output holds everything before the cut",
         path.display()
     )
-}
-
-/// `gamewire batch`.
-#[derive(Debug, Args)]
-pub struct BatchArgs {
-    /// Demo files (`.dem`, also compressed: `.dem.gz`, `.dem.bz2`,
-    /// `.dem.zst`), or directories searched recursively for them and for
-    /// broadcast directories (a `sync.json` and its fragments: one demo
-    /// each). A demo cut short (a truncated file, a cut fragment) keeps its
-    /// tables up to the cut, with a warning.
-    #[arg(required = true)]
-    pub inputs: Vec<PathBuf>,
-    /// Tables, comma-separated (events, ticks, players, chat, grenades,
-    /// rounds, kills, damages, purchases, user_commands, shots, bomb,
-    /// smokes, infernos, flashes, footsteps, item_drops, skins, combat_log,
-    /// updated_fields, header).
-    #[arg(long, default_value = "header,kills,rounds")]
-    pub tables: String,
-    /// Output directory: one dataset directory per table,
-    /// `<out>/<table>/<demo>.<ext>`, every file with a `demo` column. A
-    /// directory that holds anything is refused unless `--overwrite` or
-    /// `--resume`.
-    #[arg(long, required_unless_present = "anonymize")]
-    pub out: Option<PathBuf>,
-    /// Instead of tables: anonymize every demo into this directory,
-    /// `<OUTDIR>/<demo>.dem` (as `gamewire anonymize`, one key for the
-    /// whole run). `--overwrite` replaces the demos of an earlier run,
-    /// `--resume` skips those already written.
-    #[arg(long, value_name = "OUTDIR", conflicts_with_all = ["out", "tables", "format"])]
-    pub anonymize: Option<PathBuf>,
-    /// `--anonymize`: the key and `--keep-chat`.
-    #[command(flatten)]
-    pub key: crate::edit::KeyArgs,
-    /// Remove the tables of an earlier run from `--out` first (every
-    /// `<out>/<table>/` directory of a table name).
-    #[arg(long, conflicts_with = "resume")]
-    pub overwrite: bool,
-    /// Go on with an earlier run in `--out`: skip the demos whose files of
-    /// every table asked for exist.
-    #[arg(long)]
-    pub resume: bool,
-    /// Exit with 0 when some demos failed (they are still reported); exit
-    /// 1 only when every demo failed.
-    #[arg(long)]
-    pub keep_going: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Csv)]
-    pub format: TableFormat,
-    /// Worker threads (default: the number of cores).
-    #[arg(short = 'j', long)]
-    pub jobs: Option<usize>,
-    #[command(flatten)]
-    pub query: QueryArgs,
-}
-
-/// The file of a demo's table in a batch's output.
-fn table_file(out: &Path, table: &str, name: &str, format: Format) -> PathBuf {
-    out.join(table)
-        .join(format!("{name}.{}", format.extension()))
-}
-
-/// Parses one demo (file or broadcast directory) and writes its tables,
-/// each to a temporary name renamed when complete (an interrupted batch
-/// leaves no partial table under a demo's name); returns the bytes
-/// parsed, and the cut of a demo cut short (whose tables hold everything
-/// before it).
-fn one_demo(
-    query: &Query,
-    path: &Path,
-    name: &str,
-    out: &Path,
-    format: Format,
-) -> Result<(u64, Option<Cut>), CliError> {
-    // The errors do not name the demo: the report of a failed demo does.
-    let demo = crate::read::open_input(path).map_err(QueryError::from)?;
-    let run = query.run_input(&demo)?;
-    let size = demo.bytes.len() as u64;
-    drop(demo);
-    for mut t in run.tables {
-        t.prepend_constant("demo", name);
-        let file = table_file(out, &t.name, name, format);
-        let partial = file.with_extension(format!("{}.partial", format.extension()));
-        let f = File::create(&partial).map_err(|source| CliError::Create {
-            path: partial.clone(),
-            source,
-        })?;
-        write_table(&t, format, BufWriter::new(f))?;
-        std::fs::rename(&partial, &file).map_err(|source| CliError::Write {
-            path: file.clone(),
-            source,
-        })?;
-    }
-    Ok((size, run.cut))
-}
-
-/// Prepares `--out`: refused when it holds anything, unless `--overwrite`
-/// (the table directories of an earlier run are removed) or `--resume`.
-fn prepare_out(args: &BatchArgs, out: &Path) -> Result<(), CliError> {
-    let entries = match std::fs::read_dir(out) {
-        Ok(entries) => entries
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|source| CliError::Read {
-                path: out.to_path_buf(),
-                source,
-            })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(source) => {
-            return Err(CliError::Read {
-                path: out.to_path_buf(),
-                source,
-            })
-        }
-    };
-    if entries.is_empty() || args.resume {
-        return Ok(());
-    }
-    if !args.overwrite {
-        return Err(CliError::OutNotEmpty(out.to_path_buf()));
-    }
-    for e in entries {
-        let name = e.file_name();
-        let is_table = TableKind::ALL
-            .iter()
-            .any(|k| name.to_str() == Some(k.name()));
-        if is_table && e.path().is_dir() {
-            std::fs::remove_dir_all(e.path()).map_err(|source| CliError::Write {
-                path: e.path(),
-                source,
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// `gamewire batch`.
-pub fn batch(args: BatchArgs) -> Result<(), CliError> {
-    if let Some(dir) = &args.anonymize {
-        if !args.query.is_empty() {
-            return Err(CliError::Usage(
-                "batch --anonymize writes demos, not tables: it takes no query option",
-            ));
-        }
-        return crate::edit::batch_anonymize(crate::edit::BatchAnonymize {
-            inputs: &args.inputs,
-            out: dir,
-            key: &args.key,
-            overwrite: args.overwrite,
-            resume: args.resume,
-            keep_going: args.keep_going,
-            jobs: args.jobs,
-        });
-    }
-    if args.key.key.is_some() || args.key.keep_chat {
-        return Err(CliError::Usage(
-            "--key and --keep-chat are options of --anonymize",
-        ));
-    }
-    let out = args
-        .out
-        .clone()
-        .ok_or(CliError::Usage("give --out DIR (or --anonymize OUTDIR)"))?;
-    let kinds = TableKind::parse_list(&args.tables)?;
-    if kinds.is_empty() {
-        return Err(CliError::Usage("--tables names no table"));
-    }
-    let format = args.format.format();
-    // Built (and its options checked) before anything is written.
-    let query = args.query.query(kinds.clone())?;
-    let demos = many::find_demos(&args.inputs)?;
-    if demos.is_empty() {
-        return Err(CliError::NoDemos);
-    }
-    prepare_out(&args, &out)?;
-    let names = dataset_names(&demos);
-    for k in &kinds {
-        let dir = out.join(k.name());
-        std::fs::create_dir_all(&dir).map_err(|source| CliError::Create { path: dir, source })?;
-    }
-    // `--resume`: the demos whose every table is written already.
-    let done: Vec<bool> = names
-        .iter()
-        .map(|name| {
-            args.resume
-                && kinds
-                    .iter()
-                    .all(|k| table_file(&out, k.name(), name, format).is_file())
-        })
-        .collect();
-    let skipped = done.iter().filter(|d| **d).count();
-    let threads = args.jobs.unwrap_or(0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|source| CliError::Threads { threads, source })?;
-    let bar = many::demo_progress(demos.len() - skipped);
-    let bytes = AtomicU64::new(0);
-    let start = Instant::now();
-    // Demos of one game build share their send tables: built once.
-    let query = query.with_send_table_cache(Arc::new(SendTableCache::default()));
-    let report = |line: String| many::report(&bar, line);
-    // Per demo: Ok(true) when it was cut short (its rows before the cut
-    // are kept and it counts as done), Ok(false) when read to its end.
-    let results: Vec<Result<bool, CliError>> = pool.install(|| {
-        demos
-            .par_iter()
-            .zip(names.par_iter())
-            .zip(done.par_iter())
-            .filter(|(_, done)| !**done)
-            .map(|((path, name), _)| {
-                let r = one_demo(&query, path, name, &out, format);
-                bar.inc(1);
-                match r {
-                    Ok((size, cut)) => {
-                        bytes.fetch_add(size, Ordering::Relaxed);
-                        if let Some(cut) = &cut {
-                            note_cut();
-                            report(format!("warning: {}", cut_message(path, cut)));
-                        }
-                        Ok(cut.is_some())
-                    }
-                    Err(e) => {
-                        report(format!("skipped {}: {e}", path.display()));
-                        Err(e)
-                    }
-                }
-            })
-            .collect()
-    });
-    bar.finish_and_clear();
-    let secs = start.elapsed().as_secs_f64();
-    let ok = results.iter().filter(|r| r.is_ok()).count();
-    let cut = results.iter().filter(|r| matches!(r, Ok(true))).count();
-    let failed = results.len() - ok;
-    let mb = bytes.load(Ordering::Relaxed) as f64 / 1e6;
-    let mut err = std::io::stderr().lock();
-    let resumed = if skipped > 0 {
-        format!(", {skipped} already written")
-    } else {
-        String::new()
-    };
-    let _ = writeln!(
-        err,
-        "{ok} demos ok ({cut} cut short), {failed} failed{resumed}; {mb:.1} MB parsed in {secs:.2} s ({:.1} MB/s); tables {} in {}",
-        if secs > 0.0 { mb / secs } else { 0.0 },
-        kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
-        out.display()
-    );
-    batch_outcome(&results, skipped, args.keep_going)
 }
 
 /// The exit status of a batch (of tables or of anonymized demos) from
