@@ -2,7 +2,8 @@
 # The Python package (crates/python): a venv at <repo>/target/py-venv with the
 # freshly built gamewire wheel and what its pytest suite needs.
 #   start: create the venv and install the pinned tools once (maturin, pytest, pandas,
-#          pyarrow, polars, demoparser2==0.42.0 and awpy==3.1.1 for the comparison tests); then always
+#          pyarrow, polars, demoparser2==0.42.0 and awpy==3.1.1 for the comparison tests, dask,
+#          distributed and duckdb for the dataset tests); then always
 #          build the abi3 wheel with `maturin build --release` (its own cargo target dir,
 #          target/py-build, so an unchanged tree rebuilds in seconds) and force-reinstall
 #          it, so the venv always holds the current code. Idempotent.
@@ -18,7 +19,10 @@ PY=${PYTHON:-python3}
 # Pinned so that CI sees what was tested. maturin >= 1.9.4 sets PYO3_BUILD_EXTENSION_MODULE
 # (no libpython link in the wheel); demoparser2 0.42.0 is the peer the comparison tests use;
 # awpy 3.1.1 (a parser of its own in Rust, with its own kill, round and damage logic) is the second
-# peer of the synthesized demos (it needs Python 3.11 or later and polars 2.x).
+# peer of the synthesized demos (it needs Python 3.11 or later and polars 2.x). dask and
+# distributed run `gamewire.dask` on a LocalCluster in test_dask.py (the package's `dask` extra;
+# dask[dataframe] needs nothing beyond pandas, numpy and pyarrow, pinned here); duckdb is one of
+# the four readers of the Parquet dataset that test reads back.
 PACKAGES=(
     "maturin==1.16.0"
     "pytest==9.2.0"
@@ -28,6 +32,9 @@ PACKAGES=(
     "polars==2.1.0"
     "demoparser2==0.42.0"
     "awpy==3.1.1"
+    "dask==2026.8.0"
+    "distributed==2026.8.0"
+    "duckdb==2.0.1"
 )
 
 tools_ok() {
@@ -38,7 +45,7 @@ for spec in sys.argv[1:]:
     name, want = spec.split("==")
     if version(name) != want:
         sys.exit(1)
-import awpy, demoparser2, pandas, polars, pyarrow, pytest  # noqa: F401
+import awpy, dask.dataframe, demoparser2, distributed, duckdb, pandas, polars, pyarrow, pytest  # noqa: F401
 PYEOF
 }
 

@@ -48,9 +48,10 @@ use std::time::Instant;
 
 use clap::Args;
 use gamewire_query::input::dataset_names;
+use gamewire_query::reference;
 use gamewire_query::write::{write_table, Format};
 use gamewire_query::{
-    Cell, Cut, ErrorCategory, Kind, Query, QueryError, SendTableCache, Table, TableKind,
+    Cell, Column, Cut, ErrorCategory, Kind, Query, QueryError, SendTableCache, Table, TableKind,
 };
 use rayon::prelude::*;
 
@@ -191,6 +192,33 @@ fn write_file(table: &Table, file: &Path, format: Format) -> Result<(), CliError
     })
 }
 
+/// A column without any value has no type of its own (the query crate
+/// types it as text): it takes the type the table's reference declares
+/// for it, and a steam id or tick column not in the reference keeps its
+/// own, as the Python package types it. Every demo's file of a table then
+/// has the same column types whatever its rows, so that the files of a
+/// dataset read as one table.
+fn typed_when_empty(table: &mut Table) {
+    let spec = reference::spec(&table.name);
+    for (name, column) in &mut table.columns {
+        if !column.is_all_null() {
+            continue;
+        }
+        let declared = spec.and_then(|t| t.column(name)).map(|c| c.kind);
+        let kind = match declared {
+            Some(kind) => kind,
+            None if name == "steamid" || name.ends_with("_steamid") => Kind::U64,
+            None if name == "tick" || name.ends_with("_tick") => Kind::I64,
+            None => continue,
+        };
+        if column.kind() != kind {
+            let mut typed = Column::new(kind);
+            typed.push_nulls(column.len());
+            *column = typed;
+        }
+    }
+}
+
 /// Why a demo has a record in `_errors`: a failure, or a cut.
 #[derive(Debug)]
 struct Record {
@@ -313,6 +341,7 @@ impl Output<'_> {
             None => self.clear_record(name)?,
         }
         for mut t in run.tables {
+            typed_when_empty(&mut t);
             if self.format != Format::Parquet {
                 t.prepend_constant("demo", name);
             }

@@ -25,6 +25,11 @@ Many demos at once: `gamewire.parse_many(paths, ["kills", "rounds"])` parses the
 (one worker per core, the GIL released) and returns one DataFrame per table with a `demo` column
 (the file's stem).
 
+Beyond one machine: `gamewire.dask` (`pip install gamewire[dask]`) reads many demos as Dask
+DataFrames (`gamewire.dask.read`) or writes them as a Hive-partitioned Parquet dataset that
+resumes where it stopped (`gamewire.dask.to_parquet`), on any `distributed` cluster
+(docs/datasets.md).
+
 No demo at hand: `gamewire.Demo.sample()` is a short CS2 match that ships inside the package.
 `gamewire.synth("match.toml", "match.dem")` writes a CS2 demo from a scenario file
 (docs/scenarios.md).
