@@ -272,14 +272,45 @@ def _parse(path: str, query: "Query", storage_options: Optional[dict], strict: b
 # -- read --------------------------------------------------------------------------------------
 
 
+_WIDTH = {"i64": 8, "u64": 8, "f32": 4, "bool": 1}
+
+
+def _length(column: "Column") -> int:
+    _, kind, values, _ = column
+    return len(values) // _WIDTH[kind] if kind in _WIDTH else len(values)
+
+
+def _merge(demos: "List[Tuple[str, List[Column]]]") -> "Optional[List[Column]]":
+    """One table's native columns of several demos as one table, a `demo` column first (as
+    `parse_many` merges them), or None when the demos' columns differ."""
+    first = demos[0][1]
+    names = [(c[0], c[1]) for c in first]
+    if any([(c[0], c[1]) for c in cols] != names for _, cols in demos[1:]):
+        return None
+    rows = [_length(cols[0]) if cols else 0 for _, cols in demos]
+    merged: list = [("demo", "str", [name for (name, _), n in zip(demos, rows)
+                                     for _ in range(n)], None)]
+    for i, (column, kind) in enumerate(names):
+        parts = [cols[i] for _, cols in demos]
+        if kind in _WIDTH:
+            values = b"".join(p[2] for p in parts)  # type: ignore[misc]
+            masks = [p[3] for p in parts]
+            mask = None if all(m is None for m in masks) else b"".join(
+                m if m is not None else bytes(n) for m, n in zip(masks, rows))
+            merged.append((column, kind, values, mask))
+        else:
+            merged.append((column, kind, [v for p in parts for v in p[2]], None))
+    return merged
+
+
 def _frames(group: List[Tuple[str, str]], query: "Query", tables: List[str],
             storage_options: Optional[dict], strict: bool,
             on_error: str) -> Dict[str, "pandas.DataFrame"]:
     """A partition of every table: the demos of `group`, each table's rows after a `demo`
-    column, in the order given."""
+    column, in the order given, as `parse_many` gives them."""
     import pandas as pd
 
-    parts: Dict[str, list] = {t: [] for t in tables}
+    parsed: Dict[str, list] = {t: [] for t in tables}
     for path, name in group:
         columns, record = _parse(path, query, storage_options, strict)
         if columns is None:
@@ -291,22 +322,26 @@ def _frames(group: List[Tuple[str, str]], query: "Query", tables: List[str],
             warnings.warn(f"skipped: {record['message']}", RuntimeWarning)
             continue
         for t in tables:
-            cols = columns.get(t)
-            if cols is None:
-                continue
-            frame = _pandas_frame(cols)
-            frame.insert(0, "demo", pd.Series([name] * len(frame), dtype=object))
-            parts[t].append(frame)
+            if columns.get(t) is not None:
+                parsed[t].append((name, columns[t]))
     out = {}
     for t in tables:
-        empty = _meta_or_none(t)
-        frames = parts[t]
-        if not frames:
-            out[t] = empty if empty is not None else pd.DataFrame({"demo": pd.Series([], dtype=object)})
-        elif len(frames) == 1:
-            out[t] = frames[0]
-        else:
+        demos = parsed[t]
+        merged = _merge(demos) if demos else None
+        if merged is not None:
+            out[t] = _pandas_frame(merged)
+        elif demos:
+            # Columns that differ by demo (events, ticks): one frame per demo, concatenated.
+            frames = []
+            for name, cols in demos:
+                frame = _pandas_frame(cols)
+                frame.insert(0, "demo", pd.Series([name] * len(frame), dtype=object))
+                frames.append(frame)
             out[t] = pd.concat(frames, ignore_index=True)
+        else:
+            empty = _meta_or_none(t)
+            out[t] = empty if empty is not None else pd.DataFrame(
+                {"demo": pd.Series([], dtype=object)})
     return out
 
 
