@@ -17,22 +17,20 @@ import time
 import warnings
 from pathlib import Path
 
+import dask  # installed by .ci/setup-python.sh (the package's `dask` extra)
+import distributed
+import duckdb
+import pandas as pd
+import polars as pl
+import polars.testing
+import pyarrow as pa
+import pyarrow.dataset as ds
 import pytest
 
-dask = pytest.importorskip("dask", reason="install gamewire[dask] (.ci/setup-python.sh)")
-distributed = pytest.importorskip("distributed")
-duckdb = pytest.importorskip("duckdb")
-
-import pandas as pd  # noqa: E402
-import polars as pl  # noqa: E402
-import polars.testing  # noqa: E402
-import pyarrow as pa  # noqa: E402
-import pyarrow.dataset as ds  # noqa: E402
-
-import gamewire  # noqa: E402
-import gamewire.dask as gd  # noqa: E402
-from conftest import REPO, corpus  # noqa: E402
-from test_loop import gamewire_bin  # noqa: E402
+import gamewire
+import gamewire.dask as gd
+from conftest import REPO, corpus
+from test_loop import gamewire_bin
 
 CS2 = ["cs2/14011.dem", "cs2/14065.dem", "cs2/14132.dem", "cs2/14150_ag2.dem", "cs2/14155.dem"]
 # Tables with rows in the corpus clips, and one (kills) without.
