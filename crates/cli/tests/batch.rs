@@ -30,7 +30,8 @@ fn tmp(name: &str) -> Result<PathBuf, Box<dyn Error>> {
 }
 
 fn text(p: &Path) -> Result<&str, Box<dyn Error>> {
-    p.to_str().ok_or_else(|| format!("{} is not UTF-8", p.display()).into())
+    p.to_str()
+        .ok_or_else(|| format!("{} is not UTF-8", p.display()).into())
 }
 
 /// The corpus CS2 demos.
@@ -93,7 +94,11 @@ fn partitions(table_dir: &Path) -> Result<Vec<String>, Box<dyn Error>> {
         let e = e?;
         let name = e.file_name().to_string_lossy().into_owned();
         if e.path().join("part-0.parquet").is_file() {
-            names.push(name.strip_prefix("demo=").ok_or("not a partition")?.to_owned());
+            names.push(
+                name.strip_prefix("demo=")
+                    .ok_or("not a partition")?
+                    .to_owned(),
+            );
         }
     }
     names.sort();
@@ -129,7 +134,10 @@ fn parquet_is_hive_partitioned_with_error_records() -> TestResult {
         err.contains(&format!("{} demos ok (1 cut short), 2 failed", n + 1)),
         "{err}"
     );
-    assert!(err.contains("skipped ") && err.contains("missing.dem"), "{err}");
+    assert!(
+        err.contains("skipped ") && err.contains("missing.dem"),
+        "{err}"
+    );
     for table in TABLES.split(',') {
         let names = partitions(&out.join(table))?;
         assert_eq!(names.len(), n + 1, "{table}: {names:?}");
@@ -175,9 +183,15 @@ fn csv_keeps_one_file_per_demo_and_records_errors() -> TestResult {
     let mut lines = garbage.lines();
     assert_eq!(lines.next(), Some("demo,path,kind,message,tick"));
     let row = lines.next().ok_or("no record")?;
-    assert!(row.starts_with("garbage,") && row.contains(",not_a_demo,"), "{row}");
+    assert!(
+        row.starts_with("garbage,") && row.contains(",not_a_demo,"),
+        "{row}"
+    );
     let cut = std::fs::read_to_string(out.join("_errors/cut.csv"))?;
-    assert!(cut.contains(",cut,") && cut.contains("the demo is truncated"), "{cut}");
+    assert!(
+        cut.contains(",cut,") && cut.contains("the demo is truncated"),
+        "{cut}"
+    );
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
@@ -231,7 +245,10 @@ fn a_killed_batch_resumed_equals_an_uninterrupted_one() -> TestResult {
     child.wait()?;
     let after_kill = tree(&killed)?;
     let done = partitions(&damages)?.len();
-    assert!(done >= 4 && done < n, "{done} of {n} demos written before the kill");
+    assert!(
+        done >= 4 && done < n,
+        "{done} of {n} demos written before the kill"
+    );
     // Every file a reader sees is complete: the one the whole run wrote.
     for (name, bytes) in &after_kill {
         if name.ends_with(".parquet") {
@@ -276,7 +293,10 @@ fn an_output_that_cannot_be_written_is_an_error() -> TestResult {
     ])?;
     assert!(!run.status.success());
     let err = stderr(&run);
-    assert!(err.starts_with("error: ") && err.contains("a-file/out"), "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("a-file/out"),
+        "{err}"
+    );
     // A table folder that cannot be made: the demo fails and is reported.
     let out = dir.join("out");
     std::fs::create_dir_all(&out)?;
