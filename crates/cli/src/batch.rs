@@ -14,7 +14,10 @@
 //! directory name (`demo=14065`), percent-encoded as pyarrow's Hive
 //! partitioning expects (every byte outside `A-Z a-z 0-9 - . _ ~`). The
 //! same layout is what `gamewire.dask.to_parquet` writes, so one machine
-//! and a cluster produce the same dataset.
+//! and a cluster produce the same dataset. Every file of a table has the
+//! same column types, whatever its rows: a column without any value takes
+//! the type the table's reference declares (`typed_when_empty`), so the
+//! files read as one table.
 //!
 //! CSV and JSON Lines keep one file per demo, `<out>/<table>/<name>.<ext>`,
 //! each row starting with a `demo` column: a folder of such files is read
