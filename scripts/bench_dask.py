@@ -16,8 +16,10 @@ times, interleaved, every way of doing the work (best of the reps is reported, w
 
 The cluster is started once, before the timings (its start-up time is printed apart), and each
 worker has parsed the demos once before the first rep, as parse_many's process has (send tables
-cached per process). Dask's overhead per demo is (dask read - parse_many) / N. Not a test:
-nothing is asserted. Give the load average (printed) with any figure.
+cached per process). Dask's overhead per demo is (dask read - parse_many) / N; the cost of a
+task that does nothing on the same cluster is printed beside it (`read` runs 1 + len(tables)
+tasks per partition, plus one per table and partition for the collection). Not a test: nothing
+is asserted. Give the load average (printed) with any figure.
 """
 
 from __future__ import annotations
@@ -77,6 +79,14 @@ def main() -> None:
                                            processes=True, dashboard_address=":0")
         client = distributed.Client(cluster)
         print(f"LocalCluster start-up: {time.perf_counter() - t0:.2f} s (not in the figures)")
+        # Dask's own cost per task on this machine and load: tasks that do nothing.
+        noop = []
+        for _ in range(3):
+            t = time.perf_counter()
+            dask.compute(*[dask.delayed(int, pure=False)(i) for i in range(a.demos)])
+            noop.append(time.perf_counter() - t)
+        print(f"{a.demos} no-op tasks: best {min(noop):.3f} s "
+              f"({min(noop) / a.demos * 1e3:.2f} ms per task)")
 
         def parse_many():
             gamewire.parse_many(paths, tables, jobs=a.workers)
