@@ -76,7 +76,9 @@ pub(crate) struct PlotArgs {
     radar: Option<PathBuf>,
     /// The radar image's transform, as the game's overview files give it:
     /// `POS_X,POS_Y,SCALE` (the world point at the image's top left corner,
-    /// game units per image pixel).
+    /// game units per image pixel), or a CS2 map whose transform is built
+    /// in (cs_italy, de_ancient, de_dust2, de_inferno, de_mirage, de_nuke,
+    /// de_overpass, de_train, de_vertigo).
     #[arg(long, requires = "radar", allow_hyphen_values = true)]
     map_transform: Option<String>,
 }

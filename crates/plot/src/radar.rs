@@ -14,7 +14,10 @@
 //! so an image `w` x `h` covers world `x` from `pos_x` to `pos_x + w *
 //! scale` and `y` from `pos_y - h * scale` to `pos_y`. gamewire ships no
 //! map image: the user gives one (`--radar`) with its transform
-//! (`--map-transform X,Y,SCALE`).
+//! (`--map-transform X,Y,SCALE`), or the name of a map whose transform is
+//! built in ([`BUILT_IN`]: the numbers of the CS2 overview files of the
+//! corpus's maps and of the competitive pool, as awpy's map data and the
+//! public radar projects reproduce them).
 //!
 //! The image is a PNG of any colour type and depth (expanded to 8-bit
 //! RGBA); one over [`MAX_PIXELS`] pixels is refused before its pixels are
@@ -40,9 +43,40 @@ pub struct MapTransform {
     pub scale: f64,
 }
 
+/// Built-in transforms: CS2 map name, `pos_x`, `pos_y`, `scale`, from
+/// each map's `resource/overviews/<map>.txt` (the upper level of a map
+/// with two).
+pub const BUILT_IN: &[(&str, f64, f64, f64)] = &[
+    ("cs_italy", -2647.0, 2592.0, 4.6),
+    ("de_ancient", -2953.0, 2164.0, 5.0),
+    ("de_dust2", -2476.0, 3239.0, 4.4),
+    ("de_inferno", -2087.0, 3870.0, 4.9),
+    ("de_mirage", -3230.0, 1713.0, 5.0),
+    ("de_nuke", -3453.0, 2887.0, 7.0),
+    ("de_overpass", -4831.0, 1781.0, 5.2),
+    ("de_train", -2308.0, 2078.0, 4.082077),
+    ("de_vertigo", -3168.0, 1762.0, 4.0),
+];
+
 impl MapTransform {
-    /// Parses `X,Y,SCALE` (three numbers; the scale positive).
+    /// The built-in transform of a map ([`BUILT_IN`]).
+    pub fn of_map(name: &str) -> Option<MapTransform> {
+        BUILT_IN
+            .iter()
+            .find(|(map, ..)| *map == name)
+            .map(|&(_, pos_x, pos_y, scale)| MapTransform {
+                pos_x,
+                pos_y,
+                scale,
+            })
+    }
+
+    /// Parses `X,Y,SCALE` (three numbers; the scale positive), or the name
+    /// of a map whose transform is built in (`de_dust2`).
     pub fn parse(text: &str) -> Result<MapTransform, PlotError> {
+        if let Some(t) = MapTransform::of_map(text.trim()) {
+            return Ok(t);
+        }
         let bad = |reason| PlotError::Transform {
             text: text.to_string(),
             reason,
@@ -51,9 +85,9 @@ impl MapTransform {
             .split(',')
             .map(|s| s.trim().parse::<f64>())
             .collect::<Result<_, _>>()
-            .map_err(|_| bad("give three numbers, X,Y,SCALE"))?;
+            .map_err(|_| bad(NOT_THREE))?;
         let [pos_x, pos_y, scale] = numbers[..] else {
-            return Err(bad("give three numbers, X,Y,SCALE"));
+            return Err(bad(NOT_THREE));
         };
         if !(pos_x.is_finite() && pos_y.is_finite()) {
             return Err(bad("X and Y must be finite"));
@@ -68,6 +102,9 @@ impl MapTransform {
         })
     }
 }
+
+/// The error of a transform that is neither three numbers nor a map name.
+const NOT_THREE: &str = "give three numbers, X,Y,SCALE, or a map name (cs_italy, de_ancient, de_dust2, de_inferno, de_mirage, de_nuke, de_overpass, de_train, de_vertigo)";
 
 /// A radar image, decoded, with its transform.
 #[derive(Debug, Clone)]
@@ -267,6 +304,11 @@ mod tests {
     fn transform_parses_three_numbers_with_a_positive_scale() -> Result<(), PlotError> {
         let t = MapTransform::parse("-2476, 3239, 4.4")?;
         assert_eq!((t.pos_x, t.pos_y, t.scale), (-2476.0, 3239.0, 4.4));
+        assert_eq!(MapTransform::parse("de_dust2")?, t);
+        // Every built-in name is listed in the error of a bad transform.
+        for (map, ..) in BUILT_IN {
+            assert!(NOT_THREE.contains(map), "{map}");
+        }
         for bad in [
             "1,2", "1,2,3,4", "a,b,c", "1,2,0", "1,2,-1", "1,2,inf", "nan,2,3",
         ] {

@@ -619,3 +619,38 @@ fn a_plot_is_written_atomically_and_a_cut_demo_plots_what_was_read() -> Result<(
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
+
+/// The built-in transforms put every position of the corpus's CS2 demos
+/// inside the 1024 x 1024 radar image of the demo's map (the overview
+/// images' size).
+#[test]
+fn built_in_transforms_hold_every_position_of_their_maps() -> Result<()> {
+    let mut maps = Vec::new();
+    for path in gamewire_corpus::source2_demos()? {
+        if !path.display().to_string().contains("/cs2/") {
+            continue;
+        }
+        let mut query = gamewire_plot::query(PlotKind::Positions, &Selection::default());
+        query.tables.push(gamewire_query::TableKind::Header);
+        let parsed = query.run(&std::fs::read(&path)?)?;
+        let map = text(table(&parsed.tables, "header")?, "map", 0).ok_or("no map")?;
+        let t = MapTransform::of_map(&map).ok_or_else(|| format!("no transform for {map}"))?;
+        let (x0, x1) = (t.pos_x, t.pos_x + 1024.0 * t.scale);
+        let (y0, y1) = (t.pos_y - 1024.0 * t.scale, t.pos_y);
+        let ticks = table(&parsed.tables, "ticks")?;
+        let mut seen = 0;
+        for row in 0..ticks.rows() {
+            if let (Some(x), Some(y)) = (num(ticks, "X", row), num(ticks, "Y", row)) {
+                assert!(
+                    (x0..=x1).contains(&x) && (y0..=y1).contains(&y),
+                    "{map}: ({x}, {y}) outside {x0}..{x1}, {y0}..{y1}"
+                );
+                seen += 1;
+            }
+        }
+        assert!(seen > 0, "{map}");
+        maps.push(map);
+    }
+    assert_eq!(maps.len(), 5, "{maps:?}");
+    Ok(())
+}
