@@ -225,8 +225,9 @@ pub fn plot(
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same
-/// folder, renamed over `path` when complete (a reader never sees half an
-/// image; a failed write leaves no file behind).
+/// folder (`.NAME.*.partial`, with the mode a new file gets), renamed over
+/// `path` when complete (a reader never sees half an image; a failed write
+/// leaves no file behind).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PlotError> {
     let write_error = |source| PlotError::Write {
         path: path.to_path_buf(),
@@ -236,9 +237,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PlotError> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(write_error)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".partial");
+    #[cfg(unix)]
+    {
+        // The mode `File::create` gives (the umask applies), not the
+        // temporary file's own 0600.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut file = builder.tempfile_in(dir).map_err(write_error)?;
     file.write_all(bytes).map_err(write_error)?;
     file.flush().map_err(write_error)?;
+    file.as_file().sync_all().map_err(write_error)?;
     file.persist(path).map_err(|e| write_error(e.error))?;
     Ok(())
 }

@@ -410,6 +410,10 @@ fn kill_marks(
     Ok(lines)
 }
 
+/// A grenade's flight: its points in tick order, its type and its
+/// detonation point.
+type Flight<'t> = (Vec<Point>, Option<&'t str>, Option<Point>);
+
 fn grenade_marks(
     tables: &[Table],
     selection: &Selection,
@@ -423,7 +427,7 @@ fn grenade_marks(
     let (x, y) = (column(g, "x")?, column(g, "y")?);
     let (dx, dy) = (column(g, "detonate_x")?, column(g, "detonate_y")?);
     // Each flight's points in tick order, its type and detonation point.
-    let mut flights: BTreeMap<i64, (Vec<Point>, Option<&str>, Option<Point>)> = BTreeMap::new();
+    let mut flights: BTreeMap<i64, Flight> = BTreeMap::new();
     for row in 0..g.rows() {
         if !int(tick, row).is_some_and(|t| filter.keeps(t))
             || !selection.player(text(name, row), uint(steam, row))

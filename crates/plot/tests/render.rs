@@ -604,6 +604,17 @@ fn a_plot_is_written_atomically_and_a_cut_demo_plots_what_was_read() -> Result<(
     let out = dir.join("cut.png");
     gamewire_plot::write_atomic(&out, &plotted.picture.bytes)?;
     assert_eq!(std::fs::read(&out)?, plotted.picture.bytes);
+    // The mode of a new file (the umask's), not a temporary file's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&out)?.permissions().mode() & 0o777;
+        let created = dir.join("created");
+        std::fs::write(&created, b"x")?;
+        let expected = std::fs::metadata(&created)?.permissions().mode() & 0o777;
+        std::fs::remove_file(&created)?;
+        assert_eq!(mode, expected, "{mode:o}");
+    }
     // Only the image is left in the folder: no temporary file.
     let names: Vec<_> = std::fs::read_dir(&dir)?
         .flatten()
