@@ -17,6 +17,7 @@ mod info;
 mod many;
 mod messages;
 mod output;
+mod plot;
 mod props;
 mod read;
 mod synth;
@@ -99,6 +100,9 @@ enum Command {
     /// CS2: a demo written from a scenario file (`.toml` or `.json`):
     /// players, movement, kills, damage, rounds, bomb, grenades, chat.
     Synth(synth::SynthArgs),
+    /// Source 2 demo: a picture (PNG or SVG) of player positions, trails,
+    /// a heatmap, kills or grenades, in world coordinates.
+    Plot(plot::PlotArgs),
     /// Analyst tables: `table` (one demo) and `batch` (many demos).
     #[command(flatten)]
     Tables(tables::TablesCommand),
@@ -121,6 +125,7 @@ fn main() -> ExitCode {
         Command::Cut(args) => edit::cut(args),
         Command::Anonymize(args) => edit::anonymize(args),
         Command::Synth(args) => synth::synth(args),
+        Command::Plot(args) => plot::plot(args),
         Command::Tables(cmd) => tables::run(cmd),
     };
     match result {
