@@ -3,16 +3,21 @@
 `gamewire.dask` on a LocalCluster, `gamewire.parse_many` and `gamewire batch`, in one run.
 
     target/py-venv/bin/python scripts/bench_dask.py [--gamewire PATH] [--corpus DIR]
-        [--demos N] [--workers N] [--reps N] [--tables T,...]
+        [--demos N] [--workers N] [--reps N] [--tables T,...] [--before MODULE]
 
 The demos are N copies of the corpus CS2 demos (round-robin) in a temporary folder. Each rep
 times, interleaved, every way of doing the work (best of the reps is reported, with the median):
 
   * parse_many     gamewire.parse_many(paths, tables, jobs=WORKERS): pandas DataFrames
   * dask read      gamewire.dask.read(paths, tables) computed together into pandas on a
-                   LocalCluster of WORKERS processes, 1 thread each (demos_per_partition 1 and 10)
+                   LocalCluster of WORKERS processes, 1 thread each: partitions by bytes (the
+                   default), and demos_per_partition 1 and 10
   * dask parquet   gamewire.dask.to_parquet(paths, out, tables) into a fresh folder
   * batch          gamewire batch DIR --tables ... --format parquet -j WORKERS --out fresh folder
+
+With `--before MODULE` (an importable module with the same `read` and `to_parquet`, such as an
+earlier `gamewire/dask.py` saved beside it in the package), its ways are timed too, interleaved
+with the others, so that two versions are compared at the same load.
 
 The cluster is started once, before the timings (its start-up time is printed apart), and each
 worker has parsed the demos once before the first rep, as parse_many's process has (send tables
@@ -47,6 +52,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--tables", default="kills,rounds,damages")
+    ap.add_argument("--before", default=None,
+                    help="a module whose read/to_parquet are timed too (an earlier version)")
     a = ap.parse_args()
 
     import dask
@@ -91,17 +98,19 @@ def main() -> None:
         def parse_many():
             gamewire.parse_many(paths, tables, jobs=a.workers)
 
-        def dask_read(per: int):
+        def dask_read(module, **grouping):
             def run():
-                frames = gd.read(paths, tables, demos_per_partition=per)
+                frames = module.read(paths, tables, **grouping)
                 dask.compute(*frames.values())
             return run
 
         runs = [0]
 
-        def dask_parquet():
-            runs[0] += 1
-            gd.to_parquet(paths, work / f"dask-{runs[0]}", tables)
+        def dask_parquet(module):
+            def run():
+                runs[0] += 1
+                module.to_parquet(paths, work / f"dask-{runs[0]}", tables)
+            return run
 
         def batch():
             runs[0] += 1
@@ -110,13 +119,25 @@ def main() -> None:
                             "--out", str(work / f"batch-{runs[0]}")],
                            check=True, capture_output=True)
 
-        ways = {
-            "parse_many(jobs)": parse_many,
-            "dask read (1/partition)": dask_read(1),
-            "dask read (10/partition)": dask_read(10),
-            "dask to_parquet": dask_parquet,
-            "gamewire batch -j": batch,
-        }
+        ways = {"parse_many(jobs)": parse_many}
+        versions = [("", gd)]
+        if a.before:
+            import importlib
+
+            versions.insert(0, ("before: ", importlib.import_module(a.before)))
+        for label, module in versions:
+            if label:
+                # The earlier version's read has no grouping by bytes.
+                ways[f"{label}dask read (1/partition)"] = dask_read(module, demos_per_partition=1)
+            else:
+                ways["dask read (by bytes)"] = dask_read(module)
+                ways["dask read (1/partition)"] = dask_read(module, demos_per_partition=1)
+            ways[f"{label}dask read (10/partition)"] = dask_read(module, demos_per_partition=10)
+            ways[f"{label}dask to_parquet"] = dask_parquet(module)
+        if binary.is_file():
+            ways["gamewire batch -j"] = batch
+        else:
+            print(f"no gamewire binary at {binary}: the batch row is left out")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             # Warm-up: every process has built the send tables of the demos' builds.
@@ -136,11 +157,11 @@ def main() -> None:
     base = min(times["parse_many(jobs)"])
     print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
           f"{os.getloadavg()[2]:.2f}; cores: {os.cpu_count()}")
-    print(f"{'':28}{'best':>9}{'median':>9}{'MB/s':>8}{'/ parse_many':>14}{'ms/demo over':>14}")
+    print(f"{'':36}{'best':>9}{'median':>9}{'MB/s':>8}{'/ parse_many':>14}{'ms/demo over':>14}")
     for name, ts in times.items():
         best = min(ts)
         over = (best - base) / a.demos * 1e3
-        print(f"{name:28}{best:9.3f}{statistics.median(ts):9.3f}{mb / best:8.1f}"
+        print(f"{name:36}{best:9.3f}{statistics.median(ts):9.3f}{mb / best:8.1f}"
               f"{best / base:14.3f}{over:14.2f}")
 
 

@@ -105,18 +105,34 @@ def test_meta_is_what_a_partition_is(client):
 
 
 def test_read_equals_parse_many_on_two_worker_processes(client, demos, expected):
-    frames = gd.read(demos, TABLES)
+    frames = gd.read(demos, TABLES, demos_per_partition=1)
     assert all(f.npartitions == 40 for f in frames.values())
     computed = dask.compute(*frames.values())
     for table, got in zip(frames, computed):
         pd.testing.assert_frame_equal(got.reset_index(drop=True), expected[table])
         assert set(got["demo"]) <= set(names(demos))
     assert set(computed[0]["demo"]) == set(names(demos))
-    # Several demos per partition: the same rows.
+    # By default, groups by bytes: the 40 demos (15 MB) make one group per worker thread.
+    by_default = gd.read(demos, TABLES)
+    assert all(f.npartitions == 2 for f in by_default.values())
+    for table, got in zip(by_default, dask.compute(*by_default.values())):
+        pd.testing.assert_frame_equal(got.reset_index(drop=True), expected[table])
+    # Several demos per partition, or a quarter of the bytes per partition: the same rows.
     grouped = gd.read(demos, ["damages"], demos_per_partition=8)["damages"]
     assert grouped.npartitions == 5
     pd.testing.assert_frame_equal(grouped.compute().reset_index(drop=True),
                                   expected["damages"])
+    quarter = -(-sum(os.path.getsize(p) for p in demos) // 4)
+    grouped = gd.read(demos, ["damages"], partition_bytes=quarter)["damages"]
+    assert 3 <= grouped.npartitions <= 4
+    pd.testing.assert_frame_equal(grouped.compute().reset_index(drop=True),
+                                  expected["damages"])
+    # A demo of partition_bytes or more is alone.
+    assert gd.read(demos, ["damages"], partition_bytes=1)["damages"].npartitions == 40
+    with pytest.raises(gamewire.BadArgumentError, match="not both"):
+        gd.read(demos, ["damages"], partition_bytes=1, demos_per_partition=1)
+    with pytest.raises(gamewire.BadArgumentError, match="partition_bytes"):
+        gd.read(demos, ["damages"], partition_bytes=0)
 
 
 def test_read_raises_or_skips_a_bad_demo(client, tmp_path):

@@ -10,10 +10,17 @@
 Install with `pip install gamewire[dask]`. Both functions run on whatever `distributed.Client`
 is active (Dask's default scheduler when there is none).
 
-`read` gives one Dask DataFrame per table, one partition per demo (or per `demos_per_partition`
-demos), built lazily: the client only lists the paths, and each table's `meta` (its columns and
+`read` gives one Dask DataFrame per table, one partition per group of consecutive demos (groups of
+about the same bytes, at most about 64 MiB of demo files and at least one per worker thread by
+default: `partition_bytes`, or `demos_per_partition`), built lazily: the client only lists the paths, and each table's `meta` (its columns and
 dtypes) comes from the table's schema, not from parsing a demo. A partition is exactly what
 `gamewire.parse_many` gives for its demos: the same columns and dtypes, `demo` first.
+
+Why groups, not one partition per demo: Dask spends a few milliseconds per task on scheduling,
+moving results and bookkeeping, more on a busy machine, while a short demo parses in about ten.
+One task parses a whole group (reusing the worker's send tables, built once per process), and
+each table's partition is a getitem on that task's result on the same worker, so the cost per
+demo falls with the group's size; a long match, alone in its group, parses for seconds.
 
 `to_parquet` writes a Hive-partitioned dataset, the layout `gamewire batch --format parquet`
 writes too:
@@ -352,47 +359,133 @@ def _meta_or_none(table: str) -> "Optional[pandas.DataFrame]":
         return None
 
 
-def _pick(frames: Dict[str, "pandas.DataFrame"], table: str) -> "pandas.DataFrame":
-    return frames[table]
+#: The bytes of demo files that one partition (one task) groups by default.
+PARTITION_BYTES = 64 * 1024 * 1024
 
 
-def _groups(paths: List[str], names: List[str], size: int) -> List[List[Tuple[str, str]]]:
+def _size(path: str, storage_options: Optional[dict]) -> Optional[int]:
+    """The bytes of a demo file, or None when they cannot be read (a missing file, a folder: a
+    broadcast or an unreadable path, which goes alone and fails as it would)."""
+    try:
+        if _is_url(path):
+            import fsspec
+
+            fs, where = fsspec.core.url_to_fs(path, **(storage_options or {}))
+            info = fs.info(where)
+            size = info.get("size")
+            return int(size) if info.get("type") == "file" and size is not None else None
+        st = _os.stat(path)
+    except (OSError, ValueError, ImportError):
+        return None
+    import stat
+
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def _threads() -> int:
+    """The worker threads of the active Dask scheduler: those of the `distributed.Client`, or
+    the local cores for Dask's default scheduler."""
+    try:
+        from distributed import get_client
+
+        return max(1, sum(get_client().nthreads().values()))
+    except (ImportError, ValueError):
+        return _os.cpu_count() or 1
+
+
+def _groups(paths: List[str], names: List[str], per: Optional[int], target: Optional[int],
+            storage_options: Optional[dict]) -> List[List[Tuple[str, str]]]:
+    """The demos of each partition, in order: `per` demos each; or, by bytes, consecutive
+    demos until their bytes reach an even share of the whole: as many groups as `target` bytes
+    make (`PARTITION_BYTES` and at least one group per worker thread when `target` is None),
+    so that the groups are of about the same size. A demo of `target` bytes or more, or whose
+    size cannot be read, is alone."""
     pairs = list(zip(paths, names))
-    return [pairs[i:i + size] for i in range(0, len(pairs), size)]
+    if per is not None:
+        return [pairs[i:i + per] for i in range(0, len(pairs), per)]
+    sizes = [_size(p, storage_options) for p in paths]
+    limit = PARTITION_BYTES if target is None else target
+    total = sum(s for s in sizes if s is not None and s < limit)
+    count = -(-total // limit)
+    if target is None:
+        count = max(count, _threads())
+    share = total / max(count, 1)
+    groups: List[List[Tuple[str, str]]] = []
+    group: List[Tuple[str, str]] = []
+    held = 0
+    for pair, size in zip(pairs, sizes):
+        if size is None or size >= limit:
+            if group:
+                groups.append(group)
+            groups.append([pair])
+            group, held = [], 0
+            continue
+        group.append(pair)
+        held += size
+        if held >= share:
+            groups.append(group)
+            group, held = [], 0
+    if group:
+        groups.append(group)
+    return groups
+
+
+def _partitioning(where: str, demos_per_partition: object,
+                  partition_bytes: object) -> Tuple[Optional[int], Optional[int]]:
+    """The checked `demos_per_partition` and `partition_bytes` (None: not given)."""
+    def count(name: str, value: object) -> Optional[int]:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise _bad(where, name, "a whole number (1 or more)", value)
+        return value
+
+    if demos_per_partition is not None and partition_bytes is not None:
+        raise BadArgumentError(
+            f"{where}: give demos_per_partition or partition_bytes, not both")
+    return (count("demos_per_partition", demos_per_partition),
+            count("partition_bytes", partition_bytes))
 
 
 def read(
     paths: object,
     tables: Union[str, Iterable[str]] = ("kills", "rounds"),
     *,
-    demos_per_partition: int = 1,
+    partition_bytes: Optional[int] = None,
+    demos_per_partition: Optional[int] = None,
     on_error: str = "raise",
     strict: bool = False,
     storage_options: Optional[dict] = None,
     meta: Optional[Dict[str, "pandas.DataFrame"]] = None,
     **table_options: object,
 ) -> Dict[str, "dask.dataframe.DataFrame"]:
-    """The tables of many demos as Dask DataFrames: a dict from table name to a DataFrame with
-    one partition per demo (`demos_per_partition` demos per partition for many small demos).
+    """The tables of many demos as Dask DataFrames: a dict from table name to a DataFrame
+    whose partitions are groups of consecutive demos of about the same bytes: as many groups
+    as `partition_bytes` of demo files make (64 MiB by default, and then at least one group
+    per worker thread of the active scheduler, so that every worker has work; a demo of
+    `partition_bytes` or more, or one whose size cannot be read, is alone), or
+    `demos_per_partition` demos each when that is given instead.
     The options (`name`, `props`, `other`, `ticks`, `players`, `humans_only`, `grenade_props`)
-    are those of `parse_many`. Each demo is parsed once for all the tables asked for (compute
-    them together: `dask.compute(*tables.values())`).
+    are those of `parse_many`. Each group is parsed once, by one task, for all the tables
+    asked for; each table's partition is picked from that task's result (compute the tables
+    together: `dask.compute(*tables.values())`).
 
     The `meta` of each table comes from its schema (`gamewire.dask.meta`): `events` and
     `ticks`, whose columns depend on the demo and the options, need `meta={"ticks": frame}`.
     A demo that fails raises when its partition is computed (`on_error="raise"`), or is left
     out with a `RuntimeWarning` on the worker (`"skip"`); `to_parquet` records failures
     instead. A demo cut short keeps its rows before the cut, unless `strict=True`."""
+    import operator
+
     import dask
     import dask.dataframe as dd
+    from dask._task_spec import Task, TaskRef
+    from dask.base import tokenize
 
     where = "gamewire.dask.read"
     if on_error not in ("raise", "skip"):
         raise _bad(where, "on_error", "'raise' or 'skip'", on_error)
-    if isinstance(demos_per_partition, bool) or not isinstance(demos_per_partition, int) \
-            or demos_per_partition < 1:
-        raise _bad(where, "demos_per_partition", "a number of demos (1 or more)",
-                   demos_per_partition)
+    per, target = _partitioning(where, demos_per_partition, partition_bytes)
     strict = _flag(where, "strict", strict)
     query = _query(where, ("tables", tables), **table_options)  # type: ignore[arg-type]
     names = query["tables"]
@@ -406,18 +499,27 @@ def read(
     demos = demo_paths(paths, storage_options)
     if not demos:
         raise FileNotFoundError(f"{where}: no demo found in {paths!r}")
-    parts = [
-        dask.delayed(_frames, pure=True)(group, query, names, storage_options, strict, on_error)
-        for group in _groups(demos, _names_of(demos), demos_per_partition)
-    ]
+    groups = _groups(demos, _names_of(demos), per, target, storage_options)
+    # The graph: one task parses a group into every table's frame; each table's partition is
+    # a getitem on that task's result, run where the result is. The tables' graphs share the
+    # parse tasks, so computing them together parses each demo once. Nothing is checked
+    # against `meta` on the client (no `from_delayed` containers and checks per partition).
+    token = tokenize(groups, query, storage_options, strict, on_error)
+    parse = [(f"gamewire-parse-{token}", i) for i in range(len(groups))]
+    parses = {key: Task(key, _frames, group, query, names, storage_options, strict, on_error)
+              for key, group in zip(parse, groups)}
+    divisions = (None,) * (len(groups) + 1)
+    out = {}
     # Text stays `object`, as `parse_many` gives it: Dask's conversion of text columns to
     # pyarrow strings (`dataframe.convert-string`) is left to the caller (`.astype`).
     with dask.config.set({"dataframe.convert-string": False}):
-        return {
-            t: dd.from_delayed([dask.delayed(_pick, pure=True)(p, t) for p in parts],
-                               meta=metas[t], verify_meta=False)
-            for t in names
-        }
+        for t in names:
+            keys = [(f"gamewire-{t}-{token}", i) for i in range(len(groups))]
+            layer = dict(parses)
+            layer.update({key: Task(key, operator.getitem, TaskRef(p), t)
+                          for key, p in zip(keys, parse)})
+            out[t] = dd.from_graph(layer, metas[t], divisions, keys, f"gamewire-{t}")
+    return out
 
 
 # -- to_parquet --------------------------------------------------------------------------------
@@ -514,6 +616,13 @@ def _write_demo(path: str, name: str, out: str, query: "Query", tables: List[str
             "message": record["message"] if record else None}
 
 
+def _write_group(group: List[Tuple[str, str]], out: str, query: "Query", tables: List[str],
+                 storage_options: Optional[dict], strict: bool, on_error: str) -> List[dict]:
+    """`_write_demo` for each demo of a group, in order."""
+    return [_write_demo(path, name, out, query, tables, storage_options, strict, on_error)
+            for path, name in group]
+
+
 def _remove_partials(fs, root: str, folders: List[str]) -> None:
     for folder in folders:
         base = f"{root}/{folder}"
@@ -530,6 +639,8 @@ def to_parquet(
     out: Union[str, "_os.PathLike[str]"],
     tables: Union[str, Iterable[str]] = ("kills", "rounds"),
     *,
+    partition_bytes: Optional[int] = None,
+    demos_per_partition: Optional[int] = None,
     on_error: str = "record",
     strict: bool = False,
     storage_options: Optional[dict] = None,
@@ -537,7 +648,9 @@ def to_parquet(
 ) -> "pandas.DataFrame":
     """Writes the tables of many demos as a Hive-partitioned Parquet dataset under `out` (a
     folder or an fsspec URL the workers can write to): `out/<table>/demo=<name>/part-0.parquet`,
-    one task per demo on the active Dask scheduler. The options are those of `parse_many`.
+    one task per group of demos on the active Dask scheduler (grouped as `read` groups them:
+    `partition_bytes`, 64 MiB of demo files by default, or `demos_per_partition`; each demo
+    still has its own files). The options are those of `parse_many`.
 
     A demo that fails, or is cut short, gets a record in `out/_errors/demo=<name>/` (`path`,
     `kind`, `message`, `tick`): with `on_error="record"` (the default) the job goes on; with
@@ -556,6 +669,7 @@ def to_parquet(
         raise _bad(where, "on_error", "'record' or 'raise'", on_error)
     if not isinstance(out, (str, _os.PathLike)):
         raise _bad(where, "out", "a folder or an fsspec URL", out)
+    per, target = _partitioning(where, demos_per_partition, partition_bytes)
     strict = _flag(where, "strict", strict)
     query = _query(where, ("tables", tables), **table_options)  # type: ignore[arg-type]
     names_of_tables = query["tables"]
@@ -577,12 +691,14 @@ def to_parquet(
         raise OSError(f"{where}: cannot write to {out}: {e}") from e
     _remove_partials(fs, root, names_of_tables + [ERRORS])
     done = [all(fs.exists(_part(root, t, n)) for t in names_of_tables) for n in names]
+    todo = [(p, n) for p, n, d in zip(demos, names, done) if not d]
+    groups = _groups([p for p, _ in todo], [n for _, n in todo], per, target, storage_options)
     tasks = [
-        dask.delayed(_write_demo, pure=False)(p, n, out, query, names_of_tables,
-                                              storage_options, strict, on_error)
-        for p, n, d in zip(demos, names, done) if not d
+        dask.delayed(_write_group, pure=False)(group, out, query, names_of_tables,
+                                               storage_options, strict, on_error)
+        for group in groups
     ]
-    results = list(dask.compute(*tasks)) if tasks else []
+    results = [r for rs in dask.compute(*tasks) for r in rs] if tasks else []
     skipped = [{"demo": n, "path": p, "status": "already written", "kind": None, "message": None}
                for p, n, d in zip(demos, names, done) if d]
     by_demo = {r["demo"]: r for r in results + skipped}
