@@ -1185,6 +1185,35 @@ impl<'s> Sim<'s> {
         let Some(e) = s.rounds.get(r).and_then(|round| round.events.get(j)) else {
             return Ok(());
         };
+    /// The victim and the attacker of a kill or a hit (event key `ek`),
+    /// checked: the victim is alive (else `victim` then `dead` is the
+    /// message), and an attacker other than the victim may use the weapon
+    /// (`doing`, as [`Sim::may_use`] words it).
+    fn parties(
+        &self,
+        ek: &str,
+        victim: &str,
+        attacker: Option<&str>,
+        weapon: &str,
+        (dead, doing): (&str, &str),
+    ) -> Result<(usize, Option<usize>), Problem> {
+        let who = |k: &str, n: &str| player_index(self.s, &format!("{ek}.{k}"), n);
+        let v = who("victim", victim)?;
+        let a = attacker.map(|n| who("attacker", n)).transpose()?;
+        if !self.alive(v) {
+            return Err(problem(
+                format!("{ek}.victim"),
+                format!("`{victim}` {dead}"),
+            ));
+        }
+        if let Some(a) = a {
+            if a != v {
+                self.may_use(a, weapon, ek, doing)?;
+            }
+        }
+        Ok((v, a))
+    }
+
         let ek = format!("rounds[{r}].events[{j}]");
         let who = |k: &str, n: &str| player_index(s, &format!("{ek}.{k}"), n);
         match &e.action {
@@ -1204,26 +1233,17 @@ impl<'s> Sim<'s> {
                 hitgroup,
                 dmg_armor,
             } => {
-                let v = who("victim", victim)?;
-                let a = attacker
-                    .as_deref()
-                    .map(|n| who("attacker", n))
-                    .transpose()?;
+                let (v, a) = self.parties(
+                    &ek,
+                    victim,
+                    attacker.as_deref(),
+                    weapon,
+                    ("is already dead: a kill of a dead player", "kill"),
+                )?;
                 let asst = assister
                     .as_deref()
                     .map(|n| who("assister", n))
                     .transpose()?;
-                if !self.alive(v) {
-                    return Err(problem(
-                        format!("{ek}.victim"),
-                        format!("`{victim}` is already dead: a kill of a dead player"),
-                    ));
-                }
-                if let Some(a) = a {
-                    if a != v {
-                        self.may_use(a, weapon, &ek, "kill")?;
-                    }
-                }
                 let group = hitgroup
                     .clone()
                     .unwrap_or_else(|| if *headshot { "head" } else { "chest" }.to_string());
