@@ -18,9 +18,12 @@
 //! The rule, at the end of every tick, for every player with a pawn
 //! (players in slot order): each entry of the pawn's list that the list
 //! did not hold at the end of the previous tick is a purchase at this tick,
-//! one row each, in list order. Entries are told apart by definition index,
-//! price and item handle, so an item sold back (its entry removed, the
-//! others moving up) is no purchase, and two flashbangs are two. The first
+//! one row each, in list order. Entries are told apart by definition index
+//! and price (not by the item handle, which goes when a grenade bought is
+//! thrown), so an item sold back (its entry removed, the others moving up)
+//! is no purchase, and two flashbangs are two; an item sold back and bought
+//! again within one tick is not seen. Within a tick the rows are in slot
+//! order: the state does not tell in which order players bought. The first
 //! list read of a pawn is what it held before the demo started (or before
 //! the pawn was created) and makes no row: a purchase made in the very
 //! tick a demo starts or a pawn is created is not seen.
@@ -114,9 +117,9 @@ const LIST: &str = "m_pBuyServices.m_vecSellbackPurchaseEntries";
 /// input, read up to this).
 const MAX_ENTRIES: usize = 256;
 
-/// One entry: definition index, price, item handle (as read; `None` where
-/// a field is not set).
-type Entry = [Option<u64>; 3];
+/// One entry: definition index and price (as read; `None` where a field
+/// is not set).
+type Entry = [Option<u64>; 2];
 
 /// Purchases derived from the buyers' sellback lists (see the module
 /// documentation).
@@ -129,7 +132,7 @@ pub(crate) struct StatePurchases {
     last: FxHashMap<i32, Vec<Entry>>,
     finder: Option<PlayerFinder>,
     /// Interned names of the fields of entry `i`.
-    names: Vec<[PropId; 3]>,
+    names: Vec<[PropId; 2]>,
     /// The list read this tick.
     now: Vec<Entry>,
     /// Which entries of the previous list this tick's list matched.
@@ -200,7 +203,7 @@ impl StatePurchases {
                 slot: usize::try_from(slot).ok(),
             };
             let [name, steamid, slot, team] = player_cells(state, paths, &who);
-            for [def, _, _] in bought {
+            for [def, _] in bought {
                 let class = def.and_then(purchase_class);
                 let (weapon, weapon_class) = match class {
                     Some(c) => (
@@ -250,7 +253,7 @@ impl StatePurchases {
             let Some(ids) = self.entry_names(paths, i) else {
                 break;
             };
-            let mut entry: Entry = [None; 3];
+            let mut entry: Entry = [None; 2];
             for (slot, id) in entry.iter_mut().zip(ids) {
                 *slot = paths.get(state, pawn, id).and_then(Value::as_u64);
             }
@@ -260,11 +263,11 @@ impl StatePurchases {
     }
 
     /// The interned names of entry `i`'s fields.
-    fn entry_names(&mut self, paths: &mut PropCache, i: usize) -> Option<[PropId; 3]> {
+    fn entry_names(&mut self, paths: &mut PropCache, i: usize) -> Option<[PropId; 2]> {
         while self.names.len() <= i {
             let n = self.names.len();
             let mut id = |field: &str| paths.id(&format!("{LIST}.{n}.{field}"));
-            let ids = [id("m_unDefIdx"), id("m_nCost"), id("m_hItem")];
+            let ids = [id("m_unDefIdx"), id("m_nCost")];
             self.names.push(ids);
         }
         self.names.get(i).copied()
