@@ -80,6 +80,7 @@ pub mod players;
 pub mod prop_checks;
 pub mod prop_paths;
 pub mod props;
+pub mod purchases;
 pub mod raw_events;
 pub mod reference;
 pub mod run;

@@ -1,4 +1,6 @@
-//! Match tables from game events: rounds, kills, damages, purchases.
+//! Match tables from game events: rounds, kills, damages, purchases
+//! (rounds and purchases from the entity state when the events are not in
+//! the demo).
 //!
 //! Event and key names are those of the CS2 descriptors (`round_start`,
 //! `round_freeze_end`, `round_end`, `round_officially_ended`,
@@ -35,6 +37,12 @@
 //! (`round_start`, `round_end` or `round_officially_ended`), else from the
 //! game rules when they show a round (else from `round_freeze_end` alone):
 //! both give the same rows on a demo that has both.
+//!
+//! ## Purchases without purchase events
+//!
+//! The `purchases` table comes from the `item_purchase` events when the
+//! demo has any, else from the buyers' sellback lists (see
+//! [`crate::purchases`]).
 
 use gamewire_source2::gameevent::{EventValue, GameEvent};
 use gamewire_source2::DemoState;
@@ -42,6 +50,7 @@ use gamewire_source2::DemoState;
 use crate::event_players::{event_player, identity, PlayerEnts};
 use crate::item_names::weapon_name;
 use crate::prop_paths::PropCache;
+use crate::purchases::StatePurchases;
 use crate::reference;
 use crate::table::{Cell, Table};
 
@@ -341,6 +350,11 @@ pub struct MatchTables {
     round_events: bool,
     /// The rounds of the game rules, used when there are no round events.
     from_rules: Option<RulesRounds>,
+    /// An `item_purchase` was read.
+    purchase_events: bool,
+    /// The purchases of the buyers' state, used when there are no purchase
+    /// events.
+    bought: Option<StatePurchases>,
     paths: PropCache,
 }
 
@@ -356,6 +370,8 @@ impl MatchTables {
             done: Vec::new(),
             round_events: false,
             from_rules: rounds.then(RulesRounds::default),
+            purchase_events: false,
+            bought: purchases.then(StatePurchases::new),
             paths: PropCache::default(),
         }
     }
@@ -373,6 +389,9 @@ impl MatchTables {
     pub fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
         if let Some(r) = &mut self.from_rules {
             r.on_tick(state, &mut self.paths, tick);
+        }
+        if let Some(b) = &mut self.bought {
+            b.on_tick(state, &mut self.paths, tick);
         }
     }
 
@@ -455,6 +474,7 @@ impl MatchTables {
                 if self.purchases.is_none() {
                     return;
                 }
+                self.purchase_events = true;
                 let [n, sid, slot, team_now] = who(state, &mut self.paths, ev, "userid");
                 let team = match int(ev, "team") {
                     Cell::Null => team_now,
@@ -518,6 +538,11 @@ impl MatchTables {
             let derived = r.finish();
             if !self.round_events && !derived.is_empty() {
                 self.done = derived;
+            }
+        }
+        if let Some(b) = self.bought.take() {
+            if !self.purchase_events {
+                self.purchases = Some(b.table);
             }
         }
         if let Some(t) = &mut self.rounds {

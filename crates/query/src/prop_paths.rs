@@ -8,40 +8,13 @@ use gamewire_source2::serializer::{Field, FieldDecoder, FieldModel, SendTables, 
 use gamewire_source2::{DemoState, Entity, FieldPath, Value};
 
 /// The field of a serializer a part of a dotted prop name names, with its
-/// position: the (last) field of that name, else the table field whose serializer
-/// has that name (`CCSPlayer_MovementServices` for `m_pMovementServices`,
-/// demoparser2's way of naming nested props; for a polymorphic pointer, any
-/// of its types).
+/// position: [`SendTables::field_named`].
 pub fn field_named<'t>(
     tables: &'t SendTables,
     ser: SerializerId,
     part: &str,
 ) -> Option<(usize, &'t Field)> {
-    let s = tables.serializer(ser)?;
-    let fields = || {
-        s.fields
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &f)| tables.fields.get(f as usize).map(|f| (i, f)))
-    };
-    // The last field of that name: CS2's pawn flattens `m_vecVelocity` and
-    // then `m_vecViewOffset` into top-level `m_vecX`/`m_vecY`/`m_vecZ`, and
-    // only the view offset is sent (demoparser2 reads the same one).
-    fields()
-        .rev()
-        .find(|(_, f)| tables.symbol(f.name) == part)
-        .or_else(|| {
-            fields().find(|(_, f)| match &f.model {
-                FieldModel::FixedTable { serializer, poly } => {
-                    tables.serializer_name(*serializer) == part
-                        || poly.iter().any(|&s| tables.serializer_name(s) == part)
-                }
-                FieldModel::VariableTable(serializer) => {
-                    tables.serializer_name(*serializer) == part
-                }
-                _ => false,
-            })
-        })
+    tables.field_named(ser, part)
 }
 
 /// The field path of a dotted prop name in a serializer (array elements as
@@ -65,7 +38,7 @@ pub fn resolve_prop_decoder<'t>(
     let mut ser = root;
     let mut parts = name.split('.').peekable();
     while let Some(part) = parts.next() {
-        let (pos, field) = field_named(tables, ser, part)?;
+        let (pos, field) = tables.field_named(ser, part)?;
         indices.push(pos as i32);
         decoder = None;
         match &field.model {

@@ -450,7 +450,7 @@ pub const DAMAGES: TableSpec = TableSpec {
 pub const PURCHASES: TableSpec = TableSpec {
     name: "purchases",
     games: "CS2",
-    row: "One row per item bought (`item_purchase`).",
+    row: "One row per item bought: from the `item_purchase` events when the demo holds any, else from the buyers' state, which current CS2 builds write instead of the events. From the state, an entry of a pawn's sellback list (`m_pBuyServices.m_vecSellbackPurchaseEntries`) that the list did not hold at the end of the previous tick is a purchase at this tick (entries told apart by item definition index and price): one row each, players in slot order (the state does not tell who bought first within a tick); a pawn's first list (what it held when the demo started or it was created) gives no row; `team` is the controller's team then, `weapon` and `weapon_class` come from the entry's item definition index (null for an index the buy menu does not sell), and `loadout` is null.",
     columns: &[
         TICK,
         c("name", Str, "", "The buyer's name."),
@@ -469,7 +469,12 @@ pub const PURCHASES: TableSpec = TableSpec {
             "",
             "The item as the event names it (`weapon_ak47`, `item_kevlar`).",
         ),
-        c("loadout", I64, "", "The loadout slot it was bought from."),
+        c(
+            "loadout",
+            I64,
+            "",
+            "The loadout slot it was bought from (null from the state, which does not hold it).",
+        ),
     ],
     dynamic: &[],
 };

@@ -30,7 +30,7 @@ use crate::items::{default_loadout, item, ItemDef, ItemKind};
 use crate::scenario::{scenario_error, Action, Round, Scenario, Side, Site, Winner};
 use crate::timeline::{
     EventValue, Frame, GameEvent, GrenadeKind, Inferno, Item, MatchInfo, PlantedBomb, PlayerInfo,
-    PlayerState, Projectile, Rules, TeamState, Timeline,
+    PlayerState, Projectile, Purchase, Rules, TeamState, Timeline,
 };
 use crate::validate::{
     offset_ticks, player_index, problem, reason_of, seconds_to_ticks, Problem, HITGROUPS,
@@ -382,6 +382,7 @@ impl<'s> Sim<'s> {
                     name: p.name.clone(),
                     team: if p.connected { p.team.team_number() } else { 0 },
                     money: s.rules.start_money,
+                    purchases: (!s.purchase_events).then(Vec::new),
                     ..PlayerState::default()
                 },
                 clan: match p.team {
@@ -902,6 +903,10 @@ impl<'s> Sim<'s> {
                 ps.own_keys_from = i32::MAX;
                 ps.st.controlling_bot = None;
                 ps.blind_until = 0;
+                // A new round's purchases can be sold back, no earlier one.
+                if let Some(list) = &mut ps.st.purchases {
+                    list.clear();
+                }
                 if !ps.st.connected {
                     ps.survived = false;
                     continue;
@@ -1180,6 +1185,35 @@ impl<'s> Sim<'s> {
         }
     }
 
+    /// The victim and the attacker of a kill or a hit (event key `ek`),
+    /// checked: the victim is alive (else `victim` then `dead` is the
+    /// message), and an attacker other than the victim may use the weapon
+    /// (`doing`, as [`Sim::may_use`] words it).
+    fn parties(
+        &self,
+        ek: &str,
+        victim: &str,
+        attacker: Option<&str>,
+        weapon: &str,
+        (dead, doing): (&str, &str),
+    ) -> Result<(usize, Option<usize>), Problem> {
+        let who = |k: &str, n: &str| player_index(self.s, &format!("{ek}.{k}"), n);
+        let v = who("victim", victim)?;
+        let a = attacker.map(|n| who("attacker", n)).transpose()?;
+        if !self.alive(v) {
+            return Err(problem(
+                format!("{ek}.victim"),
+                format!("`{victim}` {dead}"),
+            ));
+        }
+        if let Some(a) = a {
+            if a != v {
+                self.may_use(a, weapon, ek, doing)?;
+            }
+        }
+        Ok((v, a))
+    }
+
     fn event(&mut self, tick: i32, r: usize, j: usize) -> Result<(), Problem> {
         let s = self.s;
         let Some(e) = s.rounds.get(r).and_then(|round| round.events.get(j)) else {
@@ -1204,26 +1238,17 @@ impl<'s> Sim<'s> {
                 hitgroup,
                 dmg_armor,
             } => {
-                let v = who("victim", victim)?;
-                let a = attacker
-                    .as_deref()
-                    .map(|n| who("attacker", n))
-                    .transpose()?;
+                let (v, a) = self.parties(
+                    &ek,
+                    victim,
+                    attacker.as_deref(),
+                    weapon,
+                    ("is already dead: a kill of a dead player", "kill"),
+                )?;
                 let asst = assister
                     .as_deref()
                     .map(|n| who("assister", n))
                     .transpose()?;
-                if !self.alive(v) {
-                    return Err(problem(
-                        format!("{ek}.victim"),
-                        format!("`{victim}` is already dead: a kill of a dead player"),
-                    ));
-                }
-                if let Some(a) = a {
-                    if a != v {
-                        self.may_use(a, weapon, &ek, "kill")?;
-                    }
-                }
                 let group = hitgroup
                     .clone()
                     .unwrap_or_else(|| if *headshot { "head" } else { "chest" }.to_string());
@@ -1299,22 +1324,13 @@ impl<'s> Sim<'s> {
                 dmg_armor,
                 hitgroup,
             } => {
-                let v = who("victim", victim)?;
-                let a = attacker
-                    .as_deref()
-                    .map(|n| who("attacker", n))
-                    .transpose()?;
-                if !self.alive(v) {
-                    return Err(problem(
-                        format!("{ek}.victim"),
-                        format!("`{victim}` is dead: damage to a dead player"),
-                    ));
-                }
-                if let Some(a) = a {
-                    if a != v {
-                        self.may_use(a, weapon, &ek, "do damage")?;
-                    }
-                }
+                let (v, a) = self.parties(
+                    &ek,
+                    victim,
+                    attacker.as_deref(),
+                    weapon,
+                    ("is dead: damage to a dead player", "do damage"),
+                )?;
                 let health = self.players.get(v).map_or(0, |ps| ps.st.health);
                 if *dmg_health >= health {
                     return Err(problem(
@@ -1361,16 +1377,29 @@ impl<'s> Sim<'s> {
                 if let Some(ps) = self.players.get_mut(p) {
                     ps.st.money -= def.price;
                 }
-                self.receive(p, def, tick);
-                self.events.push(ev(
-                    "item_purchase",
-                    vec![
-                        ("userid", EventValue::Player(p)),
-                        ("team", EventValue::Int(i64::from(team))),
-                        ("loadout", EventValue::Int(0)),
-                        ("weapon", EventValue::Str(def.purchase_name())),
-                    ],
-                ));
+                let bought = self.receive(p, def, tick);
+                if let Some(list) = self
+                    .players
+                    .get_mut(p)
+                    .and_then(|ps| ps.st.purchases.as_mut())
+                {
+                    list.push(Purchase {
+                        def_index: def.def_index,
+                        cost: def.price,
+                        item: bought,
+                    });
+                }
+                if self.s.purchase_events {
+                    self.events.push(ev(
+                        "item_purchase",
+                        vec![
+                            ("userid", EventValue::Player(p)),
+                            ("team", EventValue::Int(i64::from(team))),
+                            ("loadout", EventValue::Int(0)),
+                            ("weapon", EventValue::Str(def.purchase_name())),
+                        ],
+                    ));
+                }
             }
             Action::Pickup { player, item: name } => {
                 let p = who("player", player)?;
@@ -1405,7 +1434,9 @@ impl<'s> Sim<'s> {
                         }
                         self.pick_active(p);
                     }
-                    None => self.receive(p, def, tick),
+                    None => {
+                        self.receive(p, def, tick);
+                    }
                 }
                 self.events.push(ev(
                     "item_pickup",
@@ -1968,23 +1999,26 @@ impl<'s> Sim<'s> {
 
     /// Gives a bought or picked-up item: armor and the kit set the pawn's
     /// values; a gun takes its slot (the one held there drops).
-    fn receive(&mut self, p: usize, def: &'static ItemDef, tick: i32) {
+    fn receive(&mut self, p: usize, def: &'static ItemDef, tick: i32) -> Option<u32> {
         match def.name {
             "kevlar" => {
                 if let Some(ps) = self.players.get_mut(p) {
                     ps.st.armor = 100;
                 }
+                None
             }
             "assaultsuit" => {
                 if let Some(ps) = self.players.get_mut(p) {
                     ps.st.armor = 100;
                     ps.st.helmet = true;
                 }
+                None
             }
             "defuser" => {
                 if let Some(ps) = self.players.get_mut(p) {
                     ps.st.defuser = true;
                 }
+                None
             }
             _ => {
                 self.make_room(p, def, tick);
@@ -1993,6 +2027,7 @@ impl<'s> Sim<'s> {
                     self.set_active(p, Some(id));
                 }
                 self.pick_active(p);
+                Some(id)
             }
         }
     }
@@ -2500,6 +2535,44 @@ end = 20
         assert_eq!(chat, 1);
         let last = last.ok_or("no frame")?;
         assert_eq!(last.teams[0].score, 1);
+        Ok(())
+    }
+
+    #[test]
+    fn purchases_can_be_written_as_state() -> Result<(), Box<dyn std::error::Error>> {
+        let lists = |text: &str| -> Result<_, Box<dyn std::error::Error>> {
+            let s = load(text, ScenarioFormat::Toml)?;
+            let mut events = 0;
+            let mut lists = Vec::new();
+            for f in s.timeline()?.frames() {
+                events += f
+                    .events
+                    .iter()
+                    .filter(|e| e.name == "item_purchase")
+                    .count();
+                let list = f.players.first().and_then(|p| p.purchases.clone());
+                if lists.last() != Some(&list) {
+                    lists.push(list);
+                }
+            }
+            Ok((events, lists))
+        };
+        // As events: no list.
+        assert_eq!(lists(SMALL)?, (1, vec![None]));
+        // As state: alice's kevlar, sold back never, gone at the next round.
+        let text = SMALL.replace(
+            "map = \"de_dust2\"",
+            "map = \"de_dust2\"\npurchase_events = false",
+        );
+        let kevlar = Purchase {
+            def_index: 50,
+            cost: 650,
+            item: None,
+        };
+        assert_eq!(
+            lists(&text)?,
+            (0, vec![Some(vec![]), Some(vec![kevlar]), Some(vec![])])
+        );
         Ok(())
     }
 

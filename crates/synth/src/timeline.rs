@@ -167,6 +167,22 @@ pub struct PlayerState {
     /// When a human has taken over a bot: the index (in
     /// [`MatchInfo::players`]) of the bot whose pawn this player drives.
     pub controlling_bot: Option<usize>,
+    /// The pawn's sellback list (`m_pBuyServices.m_vecSellbackPurchaseEntries`):
+    /// this round's purchases, in order, when purchases are written as state;
+    /// `None` when they are not (the list is then not written).
+    pub purchases: Option<Vec<Purchase>>,
+}
+
+/// One purchase as the buyer's sellback list holds it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Purchase {
+    /// The item's definition index (`m_unDefIdx`).
+    pub def_index: u16,
+    /// What it cost (`m_nCost`).
+    pub cost: i32,
+    /// The item bought (`m_hItem`); `None` for armor and the defuse kit,
+    /// which are no entity.
+    pub item: Option<u32>,
 }
 
 /// A weapon or item entity.

@@ -170,6 +170,7 @@ fn frame(info: &MatchInfo, tick: i32) -> Frame {
             assists: 0,
             damage: if i == 0 && tick >= KILL_TICK { 100 } else { 0 },
             controlling_bot: None,
+            purchases: None,
         });
     }
     let mut events = Vec::new();

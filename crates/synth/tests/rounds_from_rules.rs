@@ -12,41 +12,15 @@
 //! a demo without round events cannot show when it starts at that very
 //! tick (checked to be null, then compared as the events give it).
 
-use std::collections::BTreeMap;
-use std::error::Error;
-use std::io::Cursor;
-use std::path::{Path, PathBuf};
+mod common;
 
-use gamewire_query::write::{write_table, Format};
-use gamewire_query::{Query, TableKind};
-use gamewire_synth::emit::write_demo;
+use std::path::Path;
+
+use common::{all_agree, corpus_schema, demo_with, derived_agrees, rows, scenarios, Result};
+use gamewire_query::TableKind;
 use gamewire_synth::scenario::{load, ScenarioFormat};
 use gamewire_synth::schema::{self, Schema};
 use serde_json::Value;
-
-type Result<T> = std::result::Result<T, Box<dyn Error>>;
-type Rows = Vec<BTreeMap<String, Value>>;
-
-/// Every scenario file of the library, in name order, with its format.
-fn scenarios() -> Result<Vec<(PathBuf, ScenarioFormat)>> {
-    let dir = gamewire_corpus::workspace_root().join("examples/scenarios");
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if let Some(format) = ScenarioFormat::from_path(&path) {
-            out.push((path, format));
-        }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    if out.len() < 8 {
-        return Err(format!(
-            "the library has {} scenarios, expected at least 8",
-            out.len()
-        )
-        .into());
-    }
-    Ok(out)
-}
 
 /// The scenario at `path` written as a demo, with its round events or
 /// without them.
@@ -56,60 +30,7 @@ fn demo(
     schema: &Schema,
     round_events: bool,
 ) -> Result<Vec<u8>> {
-    let text = std::fs::read_to_string(path)?;
-    let mut scenario = load(&text, format)?;
-    scenario.round_events = round_events;
-    let timeline = scenario.timeline()?;
-    Ok(write_demo(&timeline, schema, Cursor::new(Vec::new()))?.into_inner())
-}
-
-/// A query's only table as the rows of its JSON Lines output.
-fn rows(bytes: &[u8], kind: TableKind) -> Result<Rows> {
-    let run = Query {
-        tables: vec![kind],
-        ..Query::default()
-    }
-    .run(bytes)?;
-    if let Some(cut) = run.cut {
-        return Err(format!("the synthesized demo is cut: {cut:?}").into());
-    }
-    let table = run
-        .tables
-        .into_iter()
-        .next()
-        .ok_or_else(|| format!("no {} table", kind.name()))?;
-    let mut jsonl = Vec::new();
-    write_table(&table, Format::Jsonl, &mut jsonl)?;
-    let mut out = Vec::new();
-    for line in std::str::from_utf8(&jsonl)?.lines() {
-        out.push(serde_json::from_str(line)?);
-    }
-    Ok(out)
-}
-
-/// The differences between expected rows (their listed columns) and the
-/// rows read, one line each.
-fn differences(expected: &Rows, got: &Rows) -> Vec<String> {
-    let mut out = Vec::new();
-    if expected.len() != got.len() {
-        out.push(format!(
-            "{} rows expected, {} read",
-            expected.len(),
-            got.len()
-        ));
-    }
-    for (i, (want, row)) in expected.iter().zip(got).enumerate() {
-        for (column, value) in want {
-            if row.get(column) != Some(value) {
-                out.push(format!(
-                    "row {i}: {column}: expected {value}, read {}",
-                    row.get(column)
-                        .map_or("nothing".to_string(), Value::to_string)
-                ));
-            }
-        }
-    }
-    out
+    demo_with(path, format, schema, |s| s.round_events = round_events)
 }
 
 /// Checks every library scenario with `schema`; the problems, one a line.
@@ -155,23 +76,15 @@ fn check(schema: &Schema, label: &str) -> Result<Vec<String>> {
                 *first = with_first.get("start_tick").cloned().unwrap_or(Value::Null);
             }
         }
-        for d in differences(&expected, &without) {
-            problems.push(format!("{label} {name}, no round events: {d}"));
-        }
-        if with != without {
-            problems.push(format!(
-                "{label} {name}: rounds from the events differ from the rounds from the game rules:\n  {with:?}\n  {without:?}"
-            ));
-        }
+        problems.extend(derived_agrees(
+            &format!("{label} {name}"),
+            "rounds",
+            &expected,
+            &with,
+            &without,
+        ));
     }
     Ok(problems)
-}
-
-fn all_agree(problems: Vec<String>) -> Result<()> {
-    if problems.is_empty() {
-        return Ok(());
-    }
-    Err(format!("{} differences:\n{}", problems.len(), problems.join("\n")).into())
 }
 
 #[test]
@@ -181,7 +94,8 @@ fn rounds_come_from_the_game_rules_with_the_builtin_schema() -> Result<()> {
 
 #[test]
 fn rounds_come_from_the_game_rules_with_a_corpus_schema() -> Result<()> {
-    let demo = gamewire_corpus::path("cs2/14155.dem");
-    let schema = schema::from_demo(&std::fs::read(&demo)?)?;
-    all_agree(check(&schema, "schema of cs2/14155.dem:")?)
+    all_agree(check(
+        &corpus_schema("cs2/14155.dem")?,
+        "schema of cs2/14155.dem:",
+    )?)
 }

@@ -10,37 +10,17 @@
 //! The sample demo that ships with gamewire is checked too: synthesizing
 //! `examples/scenarios/sample.toml` gives exactly its committed bytes.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::error::Error;
+mod common;
+
+use std::collections::BTreeSet;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
-use gamewire_query::write::{write_table, Format};
+use common::{all_agree, differences, query_rows, scenarios, Result, Rows};
 use gamewire_query::{Query, TableKind, TickSet};
 use gamewire_synth::scenario::{load, ScenarioFormat};
 use gamewire_synth::{synthesize, SAMPLE_DEMO, SAMPLE_SCENARIO};
 use serde_json::Value;
-
-type Result<T> = std::result::Result<T, Box<dyn Error>>;
-type Rows = Vec<BTreeMap<String, Value>>;
-
-/// The library's folder.
-fn library() -> PathBuf {
-    gamewire_corpus::workspace_root().join("examples/scenarios")
-}
-
-/// Every scenario file of the library, in name order, with its format.
-fn scenarios() -> Result<Vec<(PathBuf, ScenarioFormat)>> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(library())? {
-        let path = entry?.path();
-        if let Some(format) = ScenarioFormat::from_path(&path) {
-            out.push((path, format));
-        }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
-}
 
 /// The ticks table's own columns: every other column an expected row lists
 /// is a prop to ask for.
@@ -73,66 +53,7 @@ fn query_for(name: &str, expected: &Rows) -> Result<Query> {
 
 /// Table `name` of the demo `bytes`, as the rows of its JSON Lines output.
 fn table_rows(bytes: &[u8], name: &str, expected: &Rows) -> Result<Rows> {
-    let run = query_for(name, expected)?.run(bytes)?;
-    if let Some(cut) = run.cut {
-        return Err(format!("the synthesized demo is cut: {cut:?}").into());
-    }
-    let table = run
-        .tables
-        .into_iter()
-        .next()
-        .ok_or_else(|| format!("table {name} was not produced"))?;
-    let mut jsonl = Vec::new();
-    write_table(&table, Format::Jsonl, &mut jsonl)?;
-    let mut rows = Vec::new();
-    for line in std::str::from_utf8(&jsonl)?.lines() {
-        rows.push(serde_json::from_str(line)?);
-    }
-    Ok(rows)
-}
-
-/// Whether an expected value and a value read agree: numbers within a
-/// float's rounding (positions and angles travel as 32-bit floats, some
-/// quantized by the schema's encoder), anything else exactly.
-fn same(expected: &Value, got: &Value) -> bool {
-    match (expected, got) {
-        (Value::Number(a), Value::Number(b)) => match (a.as_i64(), b.as_i64()) {
-            (Some(x), Some(y)) => x == y,
-            _ => match (a.as_f64(), b.as_f64()) {
-                (Some(x), Some(y)) => (x - y).abs() <= 0.05_f64.max(x.abs() * 1e-5),
-                _ => false,
-            },
-        },
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
-        }
-        _ => expected == got,
-    }
-}
-
-/// The differences between a table's expected rows and the rows read, one
-/// line each (empty when they agree).
-fn differences(table: &str, expected: &Rows, got: &Rows) -> Vec<String> {
-    let mut out = Vec::new();
-    if expected.len() != got.len() {
-        out.push(format!(
-            "{table}: {} rows expected, {} read",
-            expected.len(),
-            got.len()
-        ));
-    }
-    for (i, (want, row)) in expected.iter().zip(got).enumerate() {
-        for (column, value) in want {
-            match row.get(column) {
-                Some(v) if same(value, v) => {}
-                Some(v) => out.push(format!(
-                    "{table} row {i}: {column}: expected {value}, read {v}"
-                )),
-                None => out.push(format!("{table} row {i}: no column {column}")),
-            }
-        }
-    }
-    out
+    query_rows(bytes, query_for(name, expected)?)
 }
 
 /// Synthesizes one scenario (with the schema of `schema_demo` when given)
@@ -154,14 +75,6 @@ fn check(path: &Path, format: ScenarioFormat, schema_demo: Option<&[u8]>) -> Res
         }
     }
     Ok(problems)
-}
-
-/// Fails with every difference of every scenario, so one run shows them all.
-fn all_agree(problems: Vec<String>) -> Result<()> {
-    if problems.is_empty() {
-        return Ok(());
-    }
-    Err(format!("{} differences:\n{}", problems.len(), problems.join("\n")).into())
 }
 
 #[test]

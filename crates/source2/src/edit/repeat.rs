@@ -76,8 +76,10 @@
 //! after `DEM_Stop` (`DEM_SpawnGroups`, its file info) are not copied.
 //!
 //! Memory: the input is read once per repeat, from the start (it must be
-//! [`Seek`]); the first read decodes it (the state at `t0` and at the end
-//! are needed), the others only move ticks, frame by frame. What is kept
+//! [`Seek`]), each time through the edits' frame loop (`FrameLoop`); the
+//! first read decodes it (the state at `t0` and at the end are needed), the
+//! others only move ticks, frame by frame. The head's full packet is the
+//! one [`crate::edit::cut()`] starts with, at the state of `t0`. What is kept
 //! between repeats is the head (a full packet and the frames of one tick),
 //! so memory does not grow with K, and the output is written as it goes.
 //!
@@ -98,10 +100,11 @@ use crate::error::{DemoError, ErrorKind, Location};
 use crate::packet_writer::{PacketMessages, PacketWriter};
 use crate::state::DemoState;
 use crate::wire::{Wire, LEN, VARINT};
-use crate::{DemoParser, Game};
+use crate::Game;
 
-use super::frames::FrameStream;
-use super::{missing_stop, EditReport, StateOnly};
+use super::cut::full_packet;
+use super::frames::StreamFrame;
+use super::{EditReport, Flow, FrameEdit, FrameLoop, Step};
 
 /// How long the output is.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -419,6 +422,100 @@ enum Phase {
     Body,
 }
 
+/// The first reading in the frame loop: copies the signon, keeps the
+/// frames of the first tick, writes the head and then the body of repeat 0.
+struct First<'w, W: Write + Seek> {
+    writer: &'w mut DemoWriter<W>,
+    phase: Phase,
+    /// The last `net_Tick` of the signon and the first tick, as its body.
+    net_tick: Option<Vec<u8>>,
+    /// What the later repeats need, once the first tick is read.
+    first: Option<FirstRepeat>,
+    /// The frames of the first tick, as the head writes them.
+    t0_frames: Vec<(DemoCommand, bool, Vec<u8>)>,
+    /// The last tick of a game frame.
+    last_tick: i32,
+    /// `DEM_Packet` frames written.
+    packets: u64,
+    buf: Vec<u8>,
+}
+
+impl<W: Write + Seek> FrameEdit for First<'_, W> {
+    fn before(&mut self, next: &StreamFrame<'_>, state: &DemoState) -> Result<Step, DemoError> {
+        let frame = &next.frame;
+        let stop = frame.command == DemoCommand::Stop;
+        let game_frame = matches!(frame.command, DemoCommand::Packet | DemoCommand::FullPacket);
+        if self.phase == Phase::Signon && (game_frame || stop) {
+            if stop {
+                return Ok(Step::Stop);
+            }
+            self.phase = Phase::First(frame.tick);
+        }
+        if let Phase::First(t0) = self.phase {
+            if frame.tick != t0 || stop {
+                // The state before this frame is the state at the end of t0.
+                let head = head_of(state, self.net_tick.as_deref(), t0, frame)?;
+                let first = FirstRepeat {
+                    t0_frames: std::mem::take(&mut self.t0_frames),
+                    ..head
+                };
+                self.packets += first.write_head(self.writer, None, 0)?;
+                self.first = Some(first);
+                self.phase = Phase::Body;
+            }
+        }
+        if stop {
+            return Ok(Step::Stop);
+        }
+        match self.phase {
+            Phase::Signon => copy(self.writer, next)?,
+            Phase::First(_) => {
+                if let Some(body) = last_net_tick(frame)? {
+                    self.net_tick = Some(body);
+                }
+            }
+            Phase::Body => {}
+        }
+        Ok(Step::Apply)
+    }
+
+    fn after(&mut self, next: &StreamFrame<'_>, state: &DemoState) -> Result<Flow, DemoError> {
+        let frame = &next.frame;
+        match self.phase {
+            Phase::Signon => {}
+            Phase::First(_) => {
+                self.last_tick = self.last_tick.max(frame.tick);
+                // The head's full packet replaces the input's.
+                if frame.command != DemoCommand::FullPacket {
+                    let kept = Shifter::new(state.game, 0)
+                        .frame(frame.command, &frame.payload, true, &mut self.buf)
+                        .map_err(|kind| DemoError {
+                            kind,
+                            location: location(frame),
+                        })?
+                        .map_or_else(|| frame.payload.to_vec(), <[u8]>::to_vec);
+                    self.t0_frames.push((frame.command, frame.compressed, kept));
+                }
+            }
+            Phase::Body => {
+                copy(self.writer, next)?;
+                self.packets += u64::from(frame.command == DemoCommand::Packet);
+                self.last_tick = self.last_tick.max(frame.tick);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+/// Writes a frame of the input as its stored bytes.
+fn copy<W: Write + Seek>(
+    writer: &mut DemoWriter<W>,
+    next: &StreamFrame<'_>,
+) -> Result<(), DemoError> {
+    let f = &next.frame;
+    writer.write_raw_frame(f.command, f.tick, f.compressed, next.stored)
+}
+
 /// Reads the whole input once: copies its signon, writes repeat 0 and
 /// keeps what the other repeats need.
 fn first_repeat<R: Read, W: Write + Seek>(
@@ -426,95 +523,22 @@ fn first_repeat<R: Read, W: Write + Seek>(
     writer: &mut DemoWriter<W>,
     report: &mut EditReport,
 ) -> Result<FirstRepeat, DemoError> {
-    let mut stream = FrameStream::new(input)?;
-    let mut parser = DemoParser::detached()?;
-    let mut visitor = StateOnly;
-    let mut phase = Phase::Signon;
-    let mut net_tick: Option<Vec<u8>> = None;
-    let mut first: Option<FirstRepeat> = None;
-    let mut t0_frames = Vec::new();
-    let mut last_tick = -1;
-    let mut packets = 0u64;
-    let mut buf = Vec::new();
-    loop {
-        let next = match stream.next_frame() {
-            Ok(Some(f)) => Some(f),
-            Ok(None) => {
-                if !parser.state.reached_stop {
-                    report.ended_early(missing_stop(&stream));
-                }
-                None
-            }
-            Err(e) if e.is_truncation() => {
-                report.ended_early(e);
-                None
-            }
-            Err(e) => return Err(e),
-        };
-        let Some(next) = next else { break };
-        let frame = &next.frame;
-        report.frame_read(frame.tick);
-        let stop = frame.command == DemoCommand::Stop;
-        let game_frame = matches!(frame.command, DemoCommand::Packet | DemoCommand::FullPacket);
-        if phase == Phase::Signon && (game_frame || stop) {
-            if stop {
-                break;
-            }
-            phase = Phase::First(frame.tick);
-        }
-        if let Phase::First(t0) = phase {
-            if frame.tick != t0 || stop {
-                let head = head_of(&parser.state, net_tick.as_deref(), t0, frame)?;
-                first = Some(FirstRepeat {
-                    t0_frames: std::mem::take(&mut t0_frames),
-                    ..head
-                });
-                if let Some(f) = &first {
-                    packets += f.write_head(writer, None, 0)?;
-                }
-                phase = Phase::Body;
-            }
-        }
-        if stop {
-            break;
-        }
-        match phase {
-            Phase::Signon => {
-                writer.write_raw_frame(frame.command, frame.tick, frame.compressed, next.stored)?;
-                parser.apply_frame(frame, &mut visitor)?;
-            }
-            Phase::First(_) => {
-                if let Some(body) = last_net_tick(frame)? {
-                    net_tick = Some(body);
-                }
-                parser.apply_frame(frame, &mut visitor)?;
-                last_tick = last_tick.max(frame.tick);
-                match frame.command {
-                    // The head's full packet replaces it.
-                    DemoCommand::FullPacket => {}
-                    _ => {
-                        let kept = Shifter::new(parser.state.game, 0)
-                            .frame(frame.command, &frame.payload, true, &mut buf)
-                            .map_err(|kind| DemoError {
-                                kind,
-                                location: location(frame),
-                            })?
-                            .map_or_else(|| frame.payload.to_vec(), <[u8]>::to_vec);
-                        t0_frames.push((frame.command, frame.compressed, kept));
-                    }
-                }
-            }
-            Phase::Body => {
-                parser.apply_frame(frame, &mut visitor)?;
-                writer.write_raw_frame(frame.command, frame.tick, frame.compressed, next.stored)?;
-                packets += u64::from(frame.command == DemoCommand::Packet);
-                last_tick = last_tick.max(frame.tick);
-            }
-        }
-    }
-    parser.finish_frames(&mut visitor);
-    let frames = stream.frame_index();
-    let mut first = match (first, phase) {
+    let mut frames = FrameLoop::new(input)?;
+    let mut edit = First {
+        writer,
+        phase: Phase::Signon,
+        net_tick: None,
+        first: None,
+        t0_frames: Vec::new(),
+        last_tick: -1,
+        packets: 0,
+        buf: Vec::new(),
+    };
+    let run = frames.run(&mut edit);
+    *report = std::mem::take(&mut frames.report);
+    run?;
+    let count = frames.stream.frame_index();
+    let mut first = match (edit.first, edit.phase) {
         (Some(f), _) => f,
         // The input ended inside its first tick.
         (None, Phase::First(t0)) => {
@@ -522,13 +546,16 @@ fn first_repeat<R: Read, W: Write + Seek>(
                 command: DemoCommand::Stop,
                 tick: t0,
                 compressed: false,
-                offset: stream.offset(),
-                index: frames,
+                offset: frames.stream.offset(),
+                index: count,
                 payload: std::borrow::Cow::Borrowed(&[]),
             };
-            let head = head_of(&parser.state, net_tick.as_deref(), t0, &end)?;
-            let f = FirstRepeat { t0_frames, ..head };
-            packets += f.write_head(writer, None, 0)?;
+            let head = head_of(&frames.parser.state, edit.net_tick.as_deref(), t0, &end)?;
+            let f = FirstRepeat {
+                t0_frames: edit.t0_frames,
+                ..head
+            };
+            edit.packets += f.write_head(edit.writer, None, 0)?;
             f
         }
         (None, _) => {
@@ -539,17 +566,17 @@ fn first_repeat<R: Read, W: Write + Seek>(
                         .to_string(),
                 },
                 location: Location {
-                    byte_offset: stream.offset(),
-                    frame: frames,
-                    tick: stream.last_tick(),
+                    byte_offset: frames.stream.offset(),
+                    frame: count,
+                    tick: frames.stream.last_tick(),
                 },
             })
         }
     };
-    first.last_tick = last_tick.max(first.t0);
-    first.frames = frames;
-    first.packets = packets;
-    first.end = parser.state;
+    first.last_tick = edit.last_tick.max(first.t0);
+    first.frames = count;
+    first.packets = edit.packets;
+    first.end = std::mem::take(&mut frames.parser.state);
     Ok(first)
 }
 
@@ -573,8 +600,12 @@ fn head_of(
         }
         .encode_to_vec(),
     };
+    // Every string table and entity, as a cut starts.
+    let full_packet = full_packet(state, Some(&net_tick)).map_err(at)?;
+    // The same creates as a delta message, which every reader applies.
     let mut entities = full_state(state).map_err(at)?;
-    let full = encode_packet_entities(&entities, state).map_err(at)?;
+    entities.message.legacy_is_delta = Some(true);
+    let creates = encode_packet_entities(&entities, state).map_err(at)?;
     let leaves = match pvs_leaves(state) {
         Some(mut leave) => {
             leave.message.max_entries = entities.message.max_entries;
@@ -583,22 +614,6 @@ fn head_of(
         }
         None => None,
     };
-    let mut packet = PacketWriter::new();
-    packet.push(4, &net_tick).map_err(at)?;
-    packet.push(55, &full).map_err(at)?;
-    if let Some(l) = &leaves {
-        packet.push(55, l).map_err(at)?;
-    }
-    let full_packet = pb::CDemoFullPacket {
-        string_table: Some(crate::stringtable_writer::snapshot(&state.string_tables)),
-        packet: Some(pb::CDemoPacket {
-            data: Some(packet.finish()),
-        }),
-    }
-    .encode_to_vec();
-    // The same creates as a delta message, which every reader applies.
-    entities.message.legacy_is_delta = Some(true);
-    let creates = encode_packet_entities(&entities, state).map_err(at)?;
     Ok(FirstRepeat {
         game: state.game,
         t0,
@@ -615,6 +630,72 @@ fn head_of(
     })
 }
 
+/// A later repeat in the frame loop: nothing is decoded; the head, then
+/// the frames after the first tick with their ticks moved.
+struct Later<'a, W: Write + Seek> {
+    writer: &'a mut DemoWriter<W>,
+    first: &'a FirstRepeat,
+    shifter: Shifter,
+    phase: Phase,
+    /// `DEM_Packet` frames written.
+    packets: u64,
+    buf: Vec<u8>,
+}
+
+impl<W: Write + Seek> FrameEdit for Later<'_, W> {
+    fn before(&mut self, next: &StreamFrame<'_>, _state: &DemoState) -> Result<Step, DemoError> {
+        let frame = &next.frame;
+        // Where the first reading ended too (a truncation or an end
+        // without DEM_Stop ends this one at the same frame).
+        if frame.index >= self.first.frames || frame.command == DemoCommand::Stop {
+            return Ok(Step::Stop);
+        }
+        // The signon, then the first tick (the head holds it), as the
+        // first reading divided them.
+        if self.phase == Phase::Signon {
+            if !matches!(frame.command, DemoCommand::Packet | DemoCommand::FullPacket) {
+                return Ok(Step::Skip);
+            }
+            self.phase = Phase::First(frame.tick);
+        }
+        if self.phase == Phase::First(self.first.t0) {
+            if frame.tick == self.first.t0 {
+                return Ok(Step::Skip);
+            }
+            self.phase = Phase::Body;
+        }
+        let shift = self.shifter.shift;
+        let tick = if frame.tick >= 0 {
+            frame.tick.saturating_add(shift)
+        } else {
+            frame.tick
+        };
+        let moved = self
+            .shifter
+            .frame(frame.command, &frame.payload, false, &mut self.buf)
+            .map_err(|kind| DemoError {
+                kind,
+                location: location(frame),
+            })?;
+        match moved {
+            Some(payload) => {
+                self.writer
+                    .write_frame(frame.command, tick, frame.compressed, payload)?;
+            }
+            None => {
+                self.writer
+                    .write_raw_frame(frame.command, tick, frame.compressed, next.stored)?;
+            }
+        }
+        self.packets += u64::from(frame.command == DemoCommand::Packet);
+        Ok(Step::Skip)
+    }
+
+    fn after(&mut self, _frame: &StreamFrame<'_>, _state: &DemoState) -> Result<Flow, DemoError> {
+        Ok(Flow::Continue)
+    }
+}
+
 /// Reads the input again and writes repeat `shift / n`: the head, then the
 /// input's frames after its first tick, ticks moved by `shift`. Returns the
 /// `DEM_Packet` frames written.
@@ -626,56 +707,22 @@ fn later_repeat<R: Read, W: Write + Seek>(
     deletes: &Option<Vec<u8>>,
     shift: i32,
 ) -> Result<u64, DemoError> {
-    let mut stream = FrameStream::new(input)?;
-    let shifter = Shifter::new(first.game, shift);
-    let mut packets = first.write_head(writer, deletes.as_deref(), shift)?;
-    let mut phase = Phase::Signon;
-    let mut buf = Vec::new();
-    while stream.frame_index() < first.frames {
-        let next = match stream.next_frame() {
-            Ok(Some(f)) => f,
-            // Where the first reading ended too: already reported.
-            Ok(None) => break,
-            Err(e) if e.is_truncation() => break,
-            Err(e) => return Err(e),
-        };
-        let frame = &next.frame;
-        report.frames_read += 1;
-        if frame.command == DemoCommand::Stop {
-            break;
-        }
-        // The signon, then the first tick (the head holds it), as the
-        // first reading divided them.
-        if phase == Phase::Signon {
-            if !matches!(frame.command, DemoCommand::Packet | DemoCommand::FullPacket) {
-                continue;
-            }
-            phase = Phase::First(frame.tick);
-        }
-        if phase == Phase::First(first.t0) {
-            if frame.tick == first.t0 {
-                continue;
-            }
-            phase = Phase::Body;
-        }
-        let tick = if frame.tick >= 0 {
-            frame.tick.saturating_add(shift)
-        } else {
-            frame.tick
-        };
-        let moved = shifter
-            .frame(frame.command, &frame.payload, false, &mut buf)
-            .map_err(|kind| DemoError {
-                kind,
-                location: location(frame),
-            })?;
-        match moved {
-            Some(payload) => writer.write_frame(frame.command, tick, frame.compressed, payload)?,
-            None => writer.write_raw_frame(frame.command, tick, frame.compressed, next.stored)?,
-        }
-        packets += u64::from(frame.command == DemoCommand::Packet);
-    }
-    Ok(packets)
+    let mut frames = FrameLoop::new(input)?;
+    let packets = first.write_head(writer, deletes.as_deref(), shift)?;
+    let mut edit = Later {
+        writer,
+        first,
+        shifter: Shifter::new(first.game, shift),
+        phase: Phase::Signon,
+        packets,
+        buf: Vec::new(),
+    };
+    let run = frames.run(&mut edit);
+    // Frames read count; where this reading ended was reported by the
+    // first one.
+    report.frames_read += frames.report.frames_read;
+    run?;
+    Ok(edit.packets)
 }
 
 fn location(frame: &Frame<'_>) -> Location {

@@ -166,6 +166,41 @@ impl SendTables {
         self.fields.get(fi as usize)
     }
 
+    /// The field of a serializer that one part of a dotted prop name names
+    /// (`m_pWeaponServices` in `m_pWeaponServices.m_hActiveWeapon`), with
+    /// its position in the serializer: the last field of that name, else
+    /// the first table field whose serializer (for a polymorphic pointer,
+    /// any of its types) has that name, so that `CCSPlayer_MovementServices`
+    /// names `m_pMovementServices` as demoparser2 names nested props.
+    ///
+    /// The last of a name, because CS2's pawn flattens `m_vecVelocity` and
+    /// then `m_vecViewOffset` into top-level `m_vecX`/`m_vecY`/`m_vecZ`, and
+    /// only the view offset is sent (demoparser2 reads the same one).
+    pub fn field_named(&self, ser: SerializerId, part: &str) -> Option<(usize, &Field)> {
+        let s = self.serializer(ser)?;
+        let fields = || {
+            s.fields
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &f)| self.fields.get(f as usize).map(|f| (i, f)))
+        };
+        fields()
+            .rev()
+            .find(|(_, f)| self.symbol(f.name) == part)
+            .or_else(|| {
+                fields().find(|(_, f)| match &f.model {
+                    FieldModel::FixedTable { serializer, poly } => {
+                        self.serializer_name(*serializer) == part
+                            || poly.iter().any(|&s| self.serializer_name(s) == part)
+                    }
+                    FieldModel::VariableTable(serializer) => {
+                        self.serializer_name(*serializer) == part
+                    }
+                    _ => false,
+                })
+            })
+    }
+
     /// Resolves a field path to its decoder. `poly_index(prefix_len)` gives the
     /// stored value at the first `prefix_len` indices: the type index of a
     /// polymorphic pointer, or the current length of a variable array or

@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use gamewire_source2::serializer::{Field, FieldDecoder, FieldModel, SendTables, SerializerId};
+use gamewire_source2::serializer::{FieldDecoder, FieldModel, SendTables, SerializerId};
 use gamewire_source2::Value;
 
 /// A value before it is fitted to a decoder.
@@ -48,39 +48,6 @@ pub(crate) struct Resolved {
     pointers: Vec<(Vec<i32>, Value)>,
 }
 
-/// The field of a serializer a part of a name names: the last field of
-/// that name, else a table field whose serializer has that name.
-fn field_named<'t>(
-    tables: &'t SendTables,
-    ser: SerializerId,
-    part: &str,
-) -> Option<(usize, &'t Field)> {
-    let s = tables.serializer(ser)?;
-    let fields = || {
-        s.fields
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &f)| tables.fields.get(f as usize).map(|f| (i, f)))
-    };
-    // The last of that name: CS2's pawn has top-level `m_vecX` twice, and
-    // the one sent is the last.
-    fields()
-        .rev()
-        .find(|(_, f)| tables.symbol(f.name) == part)
-        .or_else(|| {
-            fields().find(|(_, f)| match &f.model {
-                FieldModel::FixedTable { serializer, poly } => {
-                    tables.serializer_name(*serializer) == part
-                        || poly.iter().any(|&s| tables.serializer_name(s) == part)
-                }
-                FieldModel::VariableTable(serializer) => {
-                    tables.serializer_name(*serializer) == part
-                }
-                _ => false,
-            })
-        })
-}
-
 /// Resolves a dotted name in a serializer (see the module documentation).
 /// A variable array named without an index resolves to its length.
 fn resolve(tables: &SendTables, root: SerializerId, name: &str) -> Option<Resolved> {
@@ -89,7 +56,7 @@ fn resolve(tables: &SendTables, root: SerializerId, name: &str) -> Option<Resolv
     let mut ser = root;
     let mut parts = name.split('.').peekable();
     while let Some(part) = parts.next() {
-        let (pos, field) = field_named(tables, ser, part)?;
+        let (pos, field) = tables.field_named(ser, part)?;
         path.push(i32::try_from(pos).ok()?);
         let last = parts.peek().is_none();
         match &field.model {

@@ -1038,6 +1038,22 @@ impl<'t, W: Write + Seek> Emitter<'t, W> {
             .active_weapon
             .map_or(NULL_HANDLE, |id| self.handle_of(Key::Item(id)));
         f.set("m_pWeaponServices.m_hActiveWeapon", V::Int(active));
+        // The round's purchases, when they are written as state.
+        if let Some(list) = &p.purchases {
+            let entries = "m_pBuyServices.m_vecSellbackPurchaseEntries";
+            f.set(entries, V::Int(list.len() as i64));
+            for (i, b) in list.iter().enumerate() {
+                let item = b
+                    .item
+                    .map_or(NULL_HANDLE, |id| self.handle_of(Key::Item(id)));
+                f.set(
+                    &format!("{entries}.{i}.m_unDefIdx"),
+                    V::Int(i64::from(b.def_index)),
+                );
+                f.set(&format!("{entries}.{i}.m_nCost"), V::Int(i64::from(b.cost)));
+                f.set(&format!("{entries}.{i}.m_hItem"), V::Int(item));
+            }
+        }
     }
 
     /// A game event encoded against its descriptor.

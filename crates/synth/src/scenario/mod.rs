@@ -75,6 +75,15 @@ pub struct Scenario {
     /// from the game rules' round counters, which are written either way.
     #[serde(default = "default_true")]
     pub round_events: bool,
+    /// Write `item_purchase` game events (default true). Current CS2
+    /// builds leave them out, and a purchase is then only in the buyer's
+    /// state: with `false`, no `item_purchase` is written, and each purchase
+    /// is an entry of the pawn's sellback list
+    /// (`m_pBuyServices.m_vecSellbackPurchaseEntries`: the item's definition
+    /// index, its price, the handle of the item bought), which each round
+    /// start empties. With `true` the list is not written.
+    #[serde(default = "default_true")]
+    pub purchase_events: bool,
     /// Clan names of the two teams.
     #[serde(default)]
     pub teams: TeamNames,
