@@ -184,6 +184,28 @@ impl<'a> BitReader<'a> {
         self.bits
     }
 
+    /// [`Self::refill_lookahead`] for the reads that refill first whatever is
+    /// buffered (varints, `UBitVar`s): the same refill with the advance
+    /// masked to 0..=7. The mask is a no-op (`bits` is at most 63 while eight
+    /// bytes remain) but where nothing bounds `bits` it lets the compiler see
+    /// that the advance stays within the eight bytes just checked, and drop
+    /// the slice's bound check. `refill_lookahead` keeps the unmasked form:
+    /// behind a `bits < count` test the compiler knows the bound already, and
+    /// the fixed-width read loops compile to bitter's instructions.
+    #[inline(always)]
+    pub(crate) fn refill_first(&mut self) -> u32 {
+        match self.rest.first_chunk::<8>() {
+            Some(bytes) => {
+                self.lookahead |= u64::from_le_bytes(*bytes) << self.bits;
+                let advance = (((63 - self.bits) >> 3) & 7) as usize;
+                self.rest = self.rest.get(advance..).unwrap_or_default();
+                self.bits |= 56;
+            }
+            None => self.refill_tail(),
+        }
+        self.bits
+    }
+
     /// Refill near the end of the input, where fewer than eight bytes remain:
     /// as many whole bytes as fit below bit 64. Kept free of calls that take
     /// `&mut self` so the reader's fields stay in registers (see

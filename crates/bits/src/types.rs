@@ -113,7 +113,7 @@ impl BitReader<'_> {
         // bits, and the 7-bit groups are gathered with shifts and masks. The
         // length is three operations away from the lookahead, which keeps
         // the chain from one read to the next short.
-        if self.refill_lookahead() >= 40 {
+        if self.refill_first() >= 40 {
             let window = self.peek(40);
             let stops = (!window & 0x80_8080_8080) | 0x80_0000_0000;
             // Up to and including the first stop's bit 7.
@@ -178,7 +178,7 @@ impl BitReader<'_> {
         // the extra width from a packed table [0, 4, 8, 28]. With selector 0
         // the extra part is empty and bits 4-5 of the head are zero, so
         // `(head & 0x0f) | (rest << 4)` covers every case.
-        if self.refill_lookahead() >= 34 {
+        if self.refill_first() >= 34 {
             let window = self.peek(34);
             let head = window as u32 & 0x3f;
             let extra = (0x1C08_0400u32 >> ((head >> 4) * 8)) & 0xff;
@@ -205,7 +205,7 @@ impl BitReader<'_> {
         // prefix and payload (at most 5 + 31 bits) are buffered.
         // The prefix length is the position of the first set bit among the
         // low four (four clear bits select 31).
-        if self.refill_lookahead() >= 36 {
+        if self.refill_first() >= 36 {
             let window = self.peek(36);
             let prefix = (window | 0x10).trailing_zeros();
             // Widths 2, 4, 10, 17, 31 packed six bits apart.
