@@ -16,6 +16,13 @@
 //! value. Near the end of the input, where fewer than eight bytes remain, a slow
 //! path loads byte by byte.
 //!
+//! A fixed-width read refills only when fewer bits are buffered than it
+//! takes; in a run of narrow reads that test is false for long stretches and
+//! the CPU predicts it. The reads whose width depends on the value (varints,
+//! `UBitVar`, the field-path varint) refill first, every time: after a read of
+//! data-dependent width, whether enough bits are left is a coin the CPU
+//! cannot predict, and a refill costs less than a misprediction.
+//!
 //! Every public read is checked: reading past the end returns
 //! [`BitError::UnexpectedEnd`] with the bit offset and the bits requested, and
 //! leaves the reader where it was. Nothing is padded with zeros.
