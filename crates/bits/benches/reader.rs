@@ -4,8 +4,8 @@
 //! bytes, read to the end.
 //!
 //! For varuint32 and ubitvar `bitter` has no method, so the same algorithm as
-//! ours is written on top of its public API (manual-mode window for the varint,
-//! `read_bits` for ubitvar); see `common/mod.rs`.
+//! ours is written on top of its public API (a refill, then a manual-mode
+//! window; `read_bits` near the end); see `common/mod.rs`.
 //!
 //! `cargo bench -p gamewire-bits --bench reader -- --warm-up-time 1 --measurement-time 3`
 //!

@@ -16,6 +16,13 @@
 //! value. Near the end of the input, where fewer than eight bytes remain, a slow
 //! path loads byte by byte.
 //!
+//! A fixed-width read refills only when fewer bits are buffered than it
+//! takes; in a run of narrow reads that test is false for long stretches and
+//! the CPU predicts it. The reads whose width depends on the value (varints,
+//! `UBitVar`, the field-path varint) refill first, every time: after a read of
+//! data-dependent width, whether enough bits are left is a coin the CPU
+//! cannot predict, and a refill costs less than a misprediction.
+//!
 //! Every public read is checked: reading past the end returns
 //! [`BitError::UnexpectedEnd`] with the bit offset and the bits requested, and
 //! leaves the reader where it was. Nothing is padded with zeros.
@@ -176,6 +183,28 @@ impl<'a> BitReader<'a> {
                 self.lookahead |= u64::from_le_bytes(*bytes) << self.bits;
                 // At most 7 bytes: within the 8 just checked.
                 let advance = ((63 - self.bits) >> 3) as usize;
+                self.rest = self.rest.get(advance..).unwrap_or_default();
+                self.bits |= 56;
+            }
+            None => self.refill_tail(),
+        }
+        self.bits
+    }
+
+    /// [`Self::refill_lookahead`] for the reads that refill first whatever is
+    /// buffered (varints, `UBitVar`s): the same refill with the advance
+    /// masked to 0..=7. The mask is a no-op (`bits` is at most 63 while eight
+    /// bytes remain) but where nothing bounds `bits` it lets the compiler see
+    /// that the advance stays within the eight bytes just checked, and drop
+    /// the slice's bound check. `refill_lookahead` keeps the unmasked form:
+    /// behind a `bits < count` test the compiler knows the bound already, and
+    /// the fixed-width read loops compile to bitter's instructions.
+    #[inline(always)]
+    pub(crate) fn refill_first(&mut self) -> u32 {
+        match self.rest.first_chunk::<8>() {
+            Some(bytes) => {
+                self.lookahead |= u64::from_le_bytes(*bytes) << self.bits;
+                let advance = (((63 - self.bits) >> 3) & 7) as usize;
                 self.rest = self.rest.get(advance..).unwrap_or_default();
                 self.bits |= 56;
             }

@@ -97,28 +97,33 @@ impl BitReader<'_> {
     /// does.
     #[inline(always)]
     pub fn read_varuint32(&mut self) -> Result<u32> {
-        // Fast path: the whole varint is in a refilled lookahead. A one-byte
-        // varint (most entity values) is taken first; longer ones are
-        // branch-free: the length comes from the first clear continuation
-        // bit, and the 7-bit groups are gathered with shifts and masks, so
-        // random lengths cost no mispredictions. The end of the input goes
-        // to an out-of-line byte loop, which keeps this inlined body small.
-        if self.lookahead_bits() >= 40 || self.refill_lookahead() >= 40 {
+        // Fast path: refill, then decode from the lookahead without a
+        // branch on the value.
+        //
+        // The refill comes first and unconditionally. Whether the buffered
+        // bits would have sufficed depends on the lengths of the values read
+        // before, so a test for it is a branch the CPU mispredicts on mixed
+        // input; a refill is a handful of operations and its only branch
+        // (eight bytes left?) is taken the same way until the end.
+        //
+        // A stop is a byte whose bit 7 is clear; the fifth byte stops
+        // whatever its bit 7 says (bit 39 is set in `stops`). The first stop
+        // ends the varint: the bits up to and including it are the varint's
+        // bytes (`stops ^ (stops - 1)`), its index plus one is the length in
+        // bits, and the 7-bit groups are gathered with shifts and masks. The
+        // length is three operations away from the lookahead, which keeps
+        // the chain from one read to the next short.
+        if self.refill_first() >= 40 {
             let window = self.peek(40);
-            if window & 0x80 == 0 {
-                self.consume(8);
-                return Ok(window as u32 & 0x7f);
-            }
-            let stops = !window & 0x80_8080_8080;
-            // Bytes in the varint: up to the first stop, at most five.
-            let len = (stops.trailing_zeros() / 8 + 1).min(5);
-            let bytes = window & (u64::MAX >> (64 - len * 8));
+            let stops = (!window & 0x80_8080_8080) | 0x80_0000_0000;
+            // Up to and including the first stop's bit 7.
+            let bytes = window & (stops ^ (stops - 1));
             let value = (bytes & 0x7f)
                 | ((bytes >> 1) & (0x7f << 7))
                 | ((bytes >> 2) & (0x7f << 14))
                 | ((bytes >> 3) & (0x7f << 21))
                 | ((bytes >> 4) & (0x7f << 28));
-            self.consume(len * 8);
+            self.consume(stops.trailing_zeros() + 1);
             // Bits above bit 31 (from the fifth byte) are dropped, as in the
             // byte loop.
             return Ok(value as u32);
@@ -167,11 +172,13 @@ impl BitReader<'_> {
     /// select 0, 4, 8 or 28 more bits placed above the low four.
     #[inline]
     pub fn read_ubitvar(&mut self) -> Result<u32> {
-        // Fast path, branch-free: with 34 bits buffered, the selector picks the
-        // extra width from a packed table [0, 4, 8, 28]. With selector 0 the
-        // extra part is empty and bits 4-5 of the head are zero, so
+        // Fast path, branch-free: an unconditional refill (as in
+        // `read_varuint32`: whether 34 bits were already buffered depends on
+        // the values before), then, with 34 bits buffered, the selector picks
+        // the extra width from a packed table [0, 4, 8, 28]. With selector 0
+        // the extra part is empty and bits 4-5 of the head are zero, so
         // `(head & 0x0f) | (rest << 4)` covers every case.
-        if self.lookahead_bits() >= 34 || self.refill_lookahead() >= 34 {
+        if self.refill_first() >= 34 {
             let window = self.peek(34);
             let head = window as u32 & 0x3f;
             let extra = (0x1C08_0400u32 >> ((head >> 4) * 8)) & 0xff;
@@ -194,10 +201,11 @@ impl BitReader<'_> {
     /// selects 2, 4, 10, 17 or 31 bits.
     #[inline(always)]
     pub fn read_ubitvar_fieldpath(&mut self) -> Result<u32> {
-        // Fast path: prefix and payload (at most 5 + 31 bits) are buffered.
+        // Fast path: after an unconditional refill (see `read_varuint32`),
+        // prefix and payload (at most 5 + 31 bits) are buffered.
         // The prefix length is the position of the first set bit among the
         // low four (four clear bits select 31).
-        if self.lookahead_bits() >= 36 || self.refill_lookahead() >= 36 {
+        if self.refill_first() >= 36 {
             let window = self.peek(36);
             let prefix = (window | 0x10).trailing_zeros();
             // Widths 2, 4, 10, 17, 31 packed six bits apart.

@@ -592,3 +592,128 @@ proptest! {
         }
     }
 }
+
+/// A model of the stream with no lookahead at all: bit `n` is bit `n % 8` of
+/// byte `n / 8`, read one at a time.
+struct Plain<'d> {
+    data: &'d [u8],
+    pos: u64,
+}
+
+impl Plain<'_> {
+    fn bits(&mut self, count: u32) -> Option<u64> {
+        if self.pos + u64::from(count) > self.data.len() as u64 * 8 {
+            return None;
+        }
+        let mut value = 0u64;
+        for i in 0..u64::from(count) {
+            let at = self.pos + i;
+            let byte = *self.data.get((at / 8) as usize)?;
+            value |= u64::from(byte >> (at % 8) & 1) << i;
+        }
+        self.pos += u64::from(count);
+        Some(value)
+    }
+
+    /// Protobuf varint of at most five bytes, bits above 31 dropped.
+    fn varuint32(&mut self) -> Option<u32> {
+        let mut value = 0u64;
+        for i in 0..5 {
+            let byte = self.bits(8)?;
+            value |= (byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                break;
+            }
+        }
+        Some(value as u32)
+    }
+
+    /// Six bits; bits 4-5 select 0, 4, 8 or 28 more above the low four.
+    fn ubitvar(&mut self) -> Option<u32> {
+        let head = self.bits(6)? as u32;
+        let extra = [0, 4, 8, 28][(head >> 4) as usize];
+        let rest = self.bits(extra)? as u32;
+        Some((head & 0x0f) | rest.checked_shl(4).unwrap_or(0))
+    }
+
+    /// A unary prefix of up to four bits selecting 2, 4, 10, 17 or 31 bits.
+    fn ubitvar_fieldpath(&mut self) -> Option<u32> {
+        for width in [2, 4, 10, 17] {
+            if self.bits(1)? == 1 {
+                return Some(self.bits(width)? as u32);
+            }
+        }
+        Some(self.bits(31)? as u32)
+    }
+}
+
+/// One read of the mixed sequence below.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Bits(u32),
+    Varuint32,
+    Ubitvar,
+    UbitvarFieldpath,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (1u32..=64).prop_map(Op::Bits),
+        Just(Op::Varuint32),
+        Just(Op::Ubitvar),
+        Just(Op::UbitvarFieldpath),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// Fixed-width reads of random widths mixed with the refill-first reads
+    /// (varuint32, ubitvar, field-path ubitvar), from a random offset in a
+    /// short buffer so the reads cross into the last eight bytes, where the
+    /// refill loads byte by byte: every value and position agrees with the
+    /// bit-at-a-time model, and both run out at the same read. A failed
+    /// fixed-width read leaves the position where it was.
+    #[test]
+    fn mixed_reads_match_a_bit_at_a_time_model(
+        data in prop::collection::vec(any::<u8>(), 0..32),
+        start in 0u64..80,
+        ops in prop::collection::vec(op(), 1..48),
+    ) {
+        let mut r = BitReader::new(&data);
+        if r.seek(start).is_err() {
+            prop_assert!(start > data.len() as u64 * 8);
+            return Ok(());
+        }
+        let mut model = Plain { data: &data, pos: start };
+        for op in ops {
+            let before = r.position();
+            let (got, want) = match op {
+                Op::Bits(width) => (r.read_bits(width).ok(), model.bits(width)),
+                Op::Varuint32 => (
+                    r.read_varuint32().ok().map(u64::from),
+                    model.varuint32().map(u64::from),
+                ),
+                Op::Ubitvar => (
+                    r.read_ubitvar().ok().map(u64::from),
+                    model.ubitvar().map(u64::from),
+                ),
+                Op::UbitvarFieldpath => (
+                    r.read_ubitvar_fieldpath().ok().map(u64::from),
+                    model.ubitvar_fieldpath().map(u64::from),
+                ),
+            };
+            prop_assert_eq!(got, want, "{:?} at bit {}", op, before);
+            match got {
+                Some(_) => prop_assert_eq!(r.position(), model.pos, "{:?} at bit {}", op, before),
+                None => {
+                    if let Op::Bits(_) = op {
+                        prop_assert_eq!(r.position(), before);
+                    }
+                    break;
+                }
+            }
+            prop_assert_eq!(r.bits_remaining(), data.len() as u64 * 8 - r.position());
+        }
+    }
+}

@@ -66,23 +66,22 @@ pub fn ours_varuint32(data: &[u8]) -> u64 {
     acc
 }
 
-/// `gamewire_bits::BitReader::read_varuint32`'s algorithm on bitter.
+/// `gamewire_bits::BitReader::read_varuint32`'s algorithm on bitter: a
+/// refill before every read, a branch-free window when 40 bits are
+/// buffered, the byte loop near the end.
 #[inline(always)]
 pub fn bitter_read_varuint32(r: &mut LittleEndianReader<'_>) -> Option<u32> {
-    if r.lookahead_bits() < 40 {
-        r.refill_lookahead();
-    }
+    r.refill_lookahead();
     if r.lookahead_bits() >= 40 {
         let window = r.peek(40);
-        let stops = !window & 0x80_8080_8080;
-        let len = (stops.trailing_zeros() / 8 + 1).min(5);
-        let bytes = window & (u64::MAX >> (64 - len * 8));
+        let stops = (!window & 0x80_8080_8080) | 0x80_0000_0000;
+        let bytes = window & (stops ^ (stops - 1));
         let value = (bytes & 0x7f)
             | ((bytes >> 1) & (0x7f << 7))
             | ((bytes >> 2) & (0x7f << 14))
             | ((bytes >> 3) & (0x7f << 21))
             | ((bytes >> 4) & (0x7f << 28));
-        r.consume(len * 8);
+        r.consume(stops.trailing_zeros() + 1);
         return Some(value as u32);
     }
     let mut value = 0u32;
@@ -117,12 +116,11 @@ pub fn ours_ubitvar(data: &[u8]) -> u64 {
 }
 
 /// `gamewire_bits::BitReader::read_ubitvar`'s algorithm on bitter: a
-/// branch-free window when 34 bits are buffered, `read_bits` near the end.
+/// refill before every read, a branch-free window when 34 bits are
+/// buffered, `read_bits` near the end.
 #[inline(always)]
 pub fn bitter_read_ubitvar(r: &mut LittleEndianReader<'_>) -> Option<u32> {
-    if r.lookahead_bits() < 34 {
-        r.refill_lookahead();
-    }
+    r.refill_lookahead();
     if r.lookahead_bits() >= 34 {
         let window = r.peek(34);
         let head = window as u32 & 0x3f;
