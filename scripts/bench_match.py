@@ -4,6 +4,7 @@ in one run, and the table for docs/benchmarks.md.
 
 Usage:
     python3 scripts/bench_match.py [--sizes 100,1000] [--rounds 3] [--reps 3] [--no-build]
+                                   [--no-haste] [--peers-up-to MB]
                                    [--only full,analyst,batch,floor,profile]
 
 Run it from anywhere; paths are the repository's. What it does, in order:
@@ -129,7 +130,8 @@ def cpu_model() -> str:
     return m.group(1).strip() if m else "unknown"
 
 
-def full(sizes: list[int], reps: int, rounds: int, haste_ok: bool, out_dir: Path) -> list[str]:
+def full(sizes: list[int], reps: int, rounds: int, haste_ok: bool, out_dir: Path,
+         peers_up_to: int) -> list[str]:
     """Whole-process table and in-process runs; returns the Markdown rows."""
     stats = has_stats()
     rows = []
@@ -149,6 +151,8 @@ def full(sizes: list[int], reps: int, rounds: int, haste_ok: bool, out_dir: Path
             }
             if haste_ok and game != "cs2":
                 sides["haste 20e0501"] = [str(HASTE), "haste", str(d)]
+            if mb > peers_up_to:
+                sides = {k: v for k, v in sides.items() if k.startswith("gamewire")}
             best: dict[str, tuple[float, float, float] | str] = {}
             for _ in range(1 if mb >= 1000 else reps):
                 for name, cmd in sides.items():
@@ -277,6 +281,8 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=3, help="whole-process repetitions per side (1 GB: 1)")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--no-haste", action="store_true")
+    ap.add_argument("--peers-up-to", type=int, default=10**6, metavar="MB",
+                    help="time the peers whole-process only on demos of at most MB (default: all)")
     ap.add_argument("--only", default="full,analyst,batch,floor,profile")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
@@ -300,7 +306,7 @@ def main() -> int:
         print("  " + ", ".join(f"{g} {demo(g, mb).stat().st_size / 1e6:.1f} MB" for g in GAMES))
     with tempfile.TemporaryDirectory(dir=REPO / "target") as out_dir:
         if "full" in parts:
-            full(sizes, a.reps, a.rounds, haste_why is None, Path(out_dir))
+            full(sizes, a.reps, a.rounds, haste_why is None, Path(out_dir), a.peers_up_to)
     if "analyst" in parts:
         analyst(a.reps)
     if "batch" in parts:
