@@ -419,7 +419,8 @@ fn floor(path: &str, rounds: usize) -> bool {
         (Duration::MAX, Duration::MAX, Duration::MAX, Duration::MAX);
     let mut counts = FieldCounter::default();
     let mut decompressed = 0u64;
-    let state_bytes = |c: &FieldCounter| c.fields * std::mem::size_of::<gamewire_source2::Value>() as u64;
+    let state_bytes =
+        |c: &FieldCounter| c.fields * std::mem::size_of::<gamewire_source2::Value>() as u64;
     for _ in 0..rounds.max(1) {
         let t = Instant::now();
         let mut c = FieldCounter::default();
@@ -485,10 +486,7 @@ fn floor(path: &str, rounds: usize) -> bool {
         ),
         copy_state,
     );
-    line(
-        "floor: the three together",
-        snappy + copy_out + copy_state,
-    );
+    line("floor: the three together", snappy + copy_out + copy_state);
     println!(
         "  parse / floor: {:.2}x; parse without snappy: {:.1} ns a field",
         parse.as_secs_f64() / (snappy + copy_out + copy_state).as_secs_f64(),

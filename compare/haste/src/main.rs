@@ -18,9 +18,9 @@
 //! from the same bytes, keeping each side's best time; it prints MB/s, the
 //! ratio of the bests and the median of the rounds' own ratios.
 
+use std::cell::Cell;
 use std::fs::File;
 use std::io::{BufReader, Cursor, Read, Seek};
-use std::cell::Cell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
