@@ -29,7 +29,7 @@ Run it from anywhere; paths are the repository's. What it does, in order:
   4. analyst: scripts/bench_vs_demoparser2.py on the 100 MB CS2 demo (demoparser2 0.42's
      parse_ticks of the 8 usual props + parse_events(["all"]) against `gamewire ticks` +
      `gamewire events`, whole process, and the ticks_events example in-process), with the Python
-     of target/peers-venv (.ci/setup-demoparser2.sh).
+     of target/peers-venv (.ci/setup-demoparser2.sh), or PEERS_PYTHON.
   5. batch: `gamewire batch` of 8 links to the 100 MB CS2 demo (--tables kills,rounds,damages,
      Parquet), -j 1 against -j 2, interleaved.
   6. floor: compare-cs2 --floor on each 100 MB demo: a full parse next to snappy alone on the
@@ -60,7 +60,8 @@ TICKS_EVENTS = REPO / "target/release/examples/ticks_events"
 COMPARE = REPO / "compare/target/release"
 HASTE = REPO / "compare/haste/target/release/gamewire-compare-haste"
 LOOPED = REPO / "target/looped"
-PEERS_PY = REPO / "target/peers-venv/bin/python"
+# The Python with demoparser2 (.ci/setup-demoparser2.sh makes target/peers-venv).
+PEERS_PY = Path(os.environ.get("PEERS_PYTHON") or REPO / "target/peers-venv/bin/python")
 GAMES = {"cs2": "cs2", "deadlock": "deadlock", "dota2": "dota"}  # game -> compare feature
 
 
@@ -235,14 +236,19 @@ def floor(rounds: int) -> None:
         sh([str(COMPARE / "gamewire-compare-cs2"), "--floor", str(demo(game, 100)), str(rounds)])
 
 
-# Symbol patterns, first match wins: where the time of a full parse goes.
+# Symbol patterns, first match wins: where the time of a full parse goes. The release build
+# inlines the field-path reader, the decoders and the state writes of one entity record into
+# `entity::read_fields`: its own samples are that loop together, the functions it calls (a
+# decoder, a node that grows, a path op) are counted apart.
 BUCKETS = [
     ("snappy", r"snap::"),
+    ("field loop (read_fields, inlined)", r"entity::read_fields"),
     ("field paths", r"fieldpath|field_path|FieldPath|huffman"),
-    ("field decoding", r"decod|quantiz|read_value|Value::|bits::|BitReader|varint|read_bits|coord|normal"),
-    ("state writes", r"FieldState|::set|set_sized|entity::|Entities|memcpy|memmove"),
-    ("protobuf and messages", r"prost|messages|packet|parse_message|Message"),
-    ("allocation", r"malloc|free|realloc|mi_|alloc::"),
+    ("field decoding", r"decod|quantiz|read_value|bits::|BitReader|varint|read_bits|coord|normal|qangle"),
+    ("state writes", r"FieldState|::set|set_sized|grow_node"),
+    ("kernel: fresh pages, file reads", r"clear_page|page_fault|_copy_to_iter|copy_user|memset"),
+    ("protobuf and messages", r"prost|messages|packet|parse_message|Message|string_table"),
+    ("allocation and freeing", r"malloc|free|realloc|mi_|alloc::|drop_in_place"),
 ]
 
 
