@@ -25,12 +25,16 @@ dir=target/peers/haste
 command -v protoc >/dev/null || { echo "no protoc: apt-get install protobuf-compiler" >&2; exit 2; }
 mkdir -p "$dir"
 
+# Clones (once) and checks out `rev`; a checkout already there is left as it is, so that
+# cargo does not rebuild it.
 checkout() {
     local name=$1 rev=$2 to=$3
     if [ ! -d "$dir/$to/.git" ]; then
         git clone --quiet --no-checkout "${url//\{name\}/$name}" "$dir/$to"
     fi
-    git -C "$dir/$to" checkout --quiet --force "$rev"
+    if [ "$(git -C "$dir/$to" rev-parse HEAD 2>/dev/null)" != "$(git -C "$dir/$to" rev-parse "$rev^{commit}")" ]; then
+        git -C "$dir/$to" checkout --quiet --force "$rev"
+    fi
 }
 
 checkout haste 20e0501 haste
@@ -38,8 +42,8 @@ checkout dungers 5419784 dungers
 checkout valveprotos-rs 63620c4 valveprotos
 
 # haste names its two git dependencies in its workspace manifest; point them at the
-# checkouts beside it (the rewrite is undone by the forced checkout above on the next run).
-sed -i -E \
+# checkouts beside it (in the checkout's manifest only; done once).
+grep -q '^dungers = { git' "$dir/haste/Cargo.toml" && sed -i -E \
     -e 's|^dungers = \{ git = "[^"]*", rev = "[^"]*" \}|dungers = { path = "../dungers" }|' \
     -e 's|^valveprotos = \{ git = "[^"]*", rev = "[^"]*" \}|valveprotos = { path = "../valveprotos" }|' \
     "$dir/haste/Cargo.toml"
