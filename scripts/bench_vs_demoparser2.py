@@ -4,10 +4,13 @@
 
 Usage:
     python3 scripts/bench_vs_demoparser2.py [GAMEWIRE] [CORPUS_DIR] [--reps N] [--copies N]
+                                            [--demo FILE ...] [--no-many]
 
 Defaults (relative to the repository root): GAMEWIRE = target/release/gamewire (build it with
 `cargo build --release -p gamewire-cli`), CORPUS_DIR = the corpus's cs2/ (GAMEWIRE_CORPUS, default
-../shared/corpus), 7 repetitions.
+../shared/corpus), 7 repetitions. `--demo FILE` (repeatable) times these demos instead of the
+folder's (a match-length demo made by `gamewire loop`: scripts/make_looped.sh); `--no-many` leaves
+out the last part (one command over many demos).
 
 What is timed, per demo, per repetition:
   * gamewire: two whole processes, wall clock, output discarded to /dev/null:
@@ -200,6 +203,8 @@ def main() -> int:
     ap.add_argument("corpus", nargs="?", default=str(corpus_root() / "cs2"))
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--copies", type=int, default=10)
+    ap.add_argument("--demo", action="append", default=[], help="a demo to time (repeatable)")
+    ap.add_argument("--no-many", action="store_true", help="leave out one command over many demos")
     args = ap.parse_args()
     gamewire = Path(args.gamewire)
     if not gamewire.is_absolute() and not gamewire.exists():
@@ -210,7 +215,7 @@ def main() -> int:
     if not gamewire.is_file():
         print(f"error: gamewire binary not found: {gamewire}", file=sys.stderr)
         return 2
-    demos = sorted(corpus.glob("*.dem"))
+    demos = [Path(d).resolve() for d in args.demo] or sorted(corpus.glob("*.dem"))
     if not demos:
         print(f"error: no .dem files in {corpus}", file=sys.stderr)
         return 2
@@ -226,6 +231,7 @@ def main() -> int:
     print("-" * len(hdr))
     tot_bytes = tot_ours = tot_peer = 0.0
     breakdown = []
+    by_name = {d.name: d for d in demos}
     for demo in demos:
         size = demo.stat().st_size
         # Peer readability first (one untimed try).
@@ -286,7 +292,7 @@ def main() -> int:
               f"{args.reps}, against demoparser2's in-process best above:")
         lib_b = lib_o = lib_p = 0.0
         for name, _o, p in breakdown:
-            demo = corpus / name
+            demo = by_name[name]
             out = subprocess.run([str(in_process), str(demo), str(args.reps)], capture_output=True,
                                  text=True, check=True).stdout.split()
             t, e = float(out[0]), float(out[1])
@@ -309,7 +315,7 @@ def main() -> int:
         for name, o, p in breakdown:
             if not p:
                 continue
-            demo = corpus / name
+            demo = by_name[name]
             t = time_peer_process(demo, reps)
             mb = demo.stat().st_size / 1e6
             print(f"  {name:16} gamewire {sum(o):.4f} s = {mb / sum(o):6.1f} MB/s   demoparser2 "
@@ -324,8 +330,9 @@ def main() -> int:
               f" {tot_peer:8.4f} {'':9} {tot_bytes / tot_peer:8.1f} {tot_peer / tot_ours:6.1f}x")
         print(f"\ngamewire {tot_bytes / tot_ours:.1f} MB/s vs demoparser2 {tot_bytes / tot_peer:.1f} MB/s: "
               f"ratio {tot_peer / tot_ours:.1f}x (target >= 20x)")
-        readable = [corpus / name for name, _o, p in breakdown if p]
-        many_demos(str(gamewire), readable, args.copies, min(args.reps, 5))
+        readable = [by_name[name] for name, _o, p in breakdown if p]
+        if not args.no_many:
+            many_demos(str(gamewire), readable, args.copies, min(args.reps, 5))
     return 0
 
 

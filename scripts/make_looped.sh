@@ -3,9 +3,10 @@
 #
 #   scripts/make_looped.sh [make|measure|all] [SIZE_MB ...]
 #
-# make:    `gamewire loop` writes target/looped/<game>-<N>mb.dem of about N MB (default 100)
-#          from CS2 14155, Deadlock hltv_10423 and the Dota 2 corpus demo. The count of
-#          repeats comes from the sizes of a 1- and a 2-repeat loop. Never committed (target/).
+# make:    `gamewire loop` writes target/looped/<game>-<N>mb.dem of about N MB (default 100
+#          and 1000) from CS2 14155, Deadlock hltv_10423 and the Dota 2 corpus demo. The count
+#          of repeats comes from the sizes of a 1- and a 2-repeat loop. A demo already there is
+#          kept (delete target/looped/ to make them again). Never committed (target/).
 # measure: wall time and peak RSS (/usr/bin/time -v) of `loop` itself, `rewrite`, `anonymize`,
 #          `cut` (the middle half), `ticks` and `events` on each demo of the first size, as a
 #          Markdown table on standard output.
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
 shift || true
-sizes=("${@:-100}")
+if [ $# -gt 0 ]; then sizes=("$@"); else sizes=(100 1000); fi
 bin=${GAMEWIRE_BIN:-target/release/gamewire}
 corpus=${GAMEWIRE_CORPUS:-../shared/corpus}
 out=target/looped
@@ -61,6 +62,7 @@ if [ "$mode" = make ] || [ "$mode" = all ]; then
     for mb in "${sizes[@]}"; do
         for entry in "${demos[@]}"; do
             game=${entry%%:*}; demo=${entry#*:}
+            [ -s "$out/$game-${mb}mb.dem" ] && continue
             k=$(repeats_for "$demo" "$mb")
             "$bin" loop "$demo" "$out/$game-${mb}mb.dem" --times "$k"
         done

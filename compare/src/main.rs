@@ -12,6 +12,15 @@
 //! `--edited [DIR]` has source2-demo read each demo rewritten and cut by
 //! gamewire's writer (see `edited`). `--rewrite [N]` times gamewire's
 //! `edit::rewrite` against its own full parse (see `rewrite_speed`).
+//! `--floor FILE [N]` puts a full parse next to its floor (see `floor`).
+//! `--rounds N PATH...` times these demos (files or folders) with N rounds
+//! instead of 60 (match-length demos).
+//!
+//! source2-demo reads one game per build, chosen by its cargo feature; so
+//! does this binary: `cs2` (the default), `deadlock` or `dota`
+//! (`cargo build --release --no-default-features --features deadlock`).
+//! source2-demo also installs mimalloc as the process's allocator, so both
+//! sides here allocate with mimalloc.
 
 use std::panic::AssertUnwindSafe;
 use std::time::{Duration, Instant};
@@ -299,6 +308,193 @@ fn rewrite_speed(rounds: usize) -> bool {
     ok
 }
 
+/// The frames of a demo as they lie in the file: (compressed, raw payload).
+/// A demo is a 16-byte header, then frames of three varints (command with
+/// bit 64 set when the payload is snappy-compressed, tick, size) and the
+/// payload (docs/formats/source2-demo.md).
+fn raw_frames(data: &[u8]) -> Vec<(bool, &[u8])> {
+    fn varint(data: &[u8], pos: &mut usize) -> Option<u32> {
+        let mut value = 0u32;
+        for i in 0..5 {
+            let byte = *data.get(*pos)?;
+            *pos += 1;
+            value |= u32::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+    let mut frames = Vec::new();
+    let mut pos = 16;
+    while pos < data.len() {
+        let (Some(cmd), Some(_tick), Some(size)) = (
+            varint(data, &mut pos),
+            varint(data, &mut pos),
+            varint(data, &mut pos),
+        ) else {
+            break;
+        };
+        let Some(raw) = data.get(pos..pos + size as usize) else {
+            break;
+        };
+        pos += size as usize;
+        frames.push((cmd & 64 != 0, raw));
+    }
+    frames
+}
+
+/// Counts what a full parse decodes: entity updates, field values (one per
+/// changed path) and game events.
+#[derive(Default)]
+struct FieldCounter {
+    updates: u64,
+    fields: u64,
+    events: u64,
+}
+
+impl gamewire_source2::Visitor for FieldCounter {
+    fn interests(&self) -> gamewire_source2::Interests {
+        gamewire_source2::Interests {
+            entities: true,
+            game_events: true,
+            ..gamewire_source2::Interests::NONE
+        }
+    }
+    fn on_entity(
+        &mut self,
+        _s: &gamewire_source2::DemoState,
+        _c: gamewire_source2::EntityChange,
+        _e: &gamewire_source2::Entity,
+        p: &[gamewire_source2::FieldPath],
+    ) {
+        self.updates += 1;
+        self.fields += p.len() as u64;
+    }
+    fn on_game_event(
+        &mut self,
+        _s: &gamewire_source2::DemoState,
+        _e: &gamewire_source2::GameEvent,
+    ) {
+        self.events += 1;
+    }
+}
+
+/// Copies `total` bytes through a 1 MiB buffer (in cache: the fastest a
+/// byte can be moved); returns the time.
+fn copy_time(total: u64) -> Duration {
+    const CHUNK: usize = 1 << 20;
+    let from = vec![7u8; CHUNK];
+    let mut to = vec![0u8; CHUNK];
+    let t = Instant::now();
+    let mut left = total;
+    while left > 0 {
+        let n = left.min(CHUNK as u64) as usize;
+        to[..n].copy_from_slice(&from[..n]);
+        std::hint::black_box(&mut to);
+        left -= n as u64;
+    }
+    t.elapsed()
+}
+
+/// `--floor FILE [N]`: a full parse on one thread next to what it cannot go
+/// below, best of N rounds (default 3) each, alternated: snappy alone
+/// decompressing every compressed frame of the file (the `snap` crate,
+/// into one reused buffer), a copy of every decompressed byte, and a copy
+/// of the decoded state (one `Value` per decoded field, counted in the
+/// parse). Prints each in seconds and as MB/s of the file.
+fn floor(path: &str, rounds: usize) -> bool {
+    let data = match std::fs::read(path) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("{path}: {e}");
+            return false;
+        }
+    };
+    let mb = data.len() as f64 / 1e6;
+    let frames = raw_frames(&data);
+    let mut decoder = snap::raw::Decoder::new();
+    let mut out = Vec::new();
+    let (mut parse, mut snappy, mut copy_out, mut copy_state) =
+        (Duration::MAX, Duration::MAX, Duration::MAX, Duration::MAX);
+    let mut counts = FieldCounter::default();
+    let mut decompressed = 0u64;
+    let state_bytes =
+        |c: &FieldCounter| c.fields * std::mem::size_of::<gamewire_source2::Value>() as u64;
+    for _ in 0..rounds.max(1) {
+        let t = Instant::now();
+        let mut c = FieldCounter::default();
+        let parsed = gamewire_source2::DemoParser::new(&data)
+            .map(|p| p.with_helper_thread(false))
+            .and_then(|mut p| p.run(&mut c));
+        if let Err(e) = parsed {
+            println!("{path}: {e}");
+            return false;
+        }
+        parse = parse.min(t.elapsed());
+        counts = c;
+        let t = Instant::now();
+        decompressed = 0;
+        for (compressed, raw) in &frames {
+            if !compressed {
+                decompressed += raw.len() as u64;
+                continue;
+            }
+            let len = snap::raw::decompress_len(raw).unwrap_or(0);
+            if out.len() < len {
+                out.resize(len, 0);
+            }
+            match decoder.decompress(raw, &mut out) {
+                Ok(n) => decompressed += n as u64,
+                Err(e) => {
+                    println!("{path}: snappy: {e}");
+                    return false;
+                }
+            }
+        }
+        snappy = snappy.min(t.elapsed());
+        copy_out = copy_out.min(copy_time(decompressed));
+        copy_state = copy_state.min(copy_time(state_bytes(&counts)));
+    }
+    let line = |what: &str, t: Duration| {
+        println!(
+            "  {what:<46} {:>8.3} s {:>9.1} MB/s {:>6.1}% of the parse",
+            t.as_secs_f64(),
+            mb / t.as_secs_f64(),
+            100.0 * t.as_secs_f64() / parse.as_secs_f64()
+        );
+    };
+    println!(
+        "{path}: {mb:.1} MB, {} frames ({} compressed), {:.1} MB decompressed; \
+         {} entity updates, {} fields decoded ({:.1} per update), {} game events; best of {}",
+        frames.len(),
+        frames.iter().filter(|f| f.0).count(),
+        decompressed as f64 / 1e6,
+        counts.updates,
+        counts.fields,
+        counts.fields as f64 / counts.updates.max(1) as f64,
+        counts.events,
+        rounds.max(1)
+    );
+    line("full parse, one thread (entities + events)", parse);
+    line("snappy alone, every compressed frame", snappy);
+    line("copy of every decompressed byte", copy_out);
+    line(
+        &format!(
+            "copy of the decoded state ({} B a field)",
+            std::mem::size_of::<gamewire_source2::Value>()
+        ),
+        copy_state,
+    );
+    line("floor: the three together", snappy + copy_out + copy_state);
+    println!(
+        "  parse / floor: {:.2}x; parse without snappy: {:.1} ns a field",
+        parse.as_secs_f64() / (snappy + copy_out + copy_state).as_secs_f64(),
+        (parse.saturating_sub(snappy)).as_secs_f64() * 1e9 / counts.fields.max(1) as f64
+    );
+    true
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("--rewrite-to") {
@@ -337,6 +533,14 @@ fn main() {
         let rounds = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10);
         std::process::exit(if rewrite_speed(rounds) { 0 } else { 1 });
     }
+    if args.get(1).map(String::as_str) == Some("--floor") {
+        let Some(path) = args.get(2) else {
+            eprintln!("usage: --floor FILE [N]");
+            std::process::exit(2);
+        };
+        let rounds = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(3);
+        std::process::exit(if floor(path, rounds) { 0 } else { 1 });
+    }
     if args.get(1).map(String::as_str) == Some("--edited") {
         std::panic::set_hook(Box::new(|_| {}));
         let dir = args
@@ -366,19 +570,37 @@ fn main() {
     }
     // source2-demo panics on some demos; `peer` reports those as failures.
     std::panic::set_hook(Box::new(|_| {}));
-    let dir = args
-        .get(1)
-        .cloned()
-        .unwrap_or_else(|| "../../shared/corpus/cs2".into());
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "dem"))
-                .collect()
-        })
-        .unwrap_or_default();
-    paths.sort();
+    // `--rounds N PATH...`: these demos (or the demos of these folders), N
+    // rounds each (a match-length demo takes seconds a parse).
+    let (rounds, targets) = if args.get(1).map(String::as_str) == Some("--rounds") {
+        let n = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(ROUNDS);
+        (n, args.iter().skip(3).cloned().collect::<Vec<_>>())
+    } else {
+        (ROUNDS, args.iter().skip(1).take(1).cloned().collect())
+    };
+    let targets = if targets.is_empty() {
+        vec!["../../shared/corpus/cs2".to_string()]
+    } else {
+        targets
+    };
+    let mut paths = Vec::new();
+    for t in &targets {
+        let p = std::path::PathBuf::from(t);
+        if p.is_dir() {
+            let mut found: Vec<_> = std::fs::read_dir(&p)
+                .map(|d| {
+                    d.flatten()
+                        .map(|e| e.path())
+                        .filter(|p| p.extension().is_some_and(|x| x == "dem"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            found.sort();
+            paths.extend(found);
+        } else {
+            paths.push(p);
+        }
+    }
     let (mut ours_bytes, mut ours_time, mut peer_bytes, mut peer_time, mut ours_on_peer_time) =
         (0u64, Duration::ZERO, 0u64, Duration::ZERO, Duration::ZERO);
     let mut single_on_peer_time = Duration::ZERO;
@@ -408,7 +630,7 @@ fn main() {
         // different moments.
         let (mut o, mut q) = (best(1, || ours(&data)), best(1, || peer(&data)));
         let mut single = best(1, || ours_with(&data, false));
-        let mut paired: Vec<(f64, f64)> = Vec::with_capacity(ROUNDS);
+        let mut paired: Vec<(f64, f64)> = Vec::with_capacity(rounds);
         let pair = |a: &Timed, s: &Timed, b: &Timed| match (a, s, b) {
             (Ok((a, _)), Ok((s, _)), Ok((b, _))) => Some((
                 b.as_secs_f64() / a.as_secs_f64(),
@@ -417,7 +639,7 @@ fn main() {
             _ => None,
         };
         paired.extend(pair(&o, &single, &q));
-        for _ in 1..ROUNDS {
+        for _ in 1..rounds.max(1) {
             let a = best(1, || ours(&data));
             let s = best(1, || ours_with(&data, false));
             let b = best(1, || peer(&data));
