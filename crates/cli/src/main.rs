@@ -18,6 +18,7 @@ mod messages;
 mod output;
 mod props;
 mod read;
+mod stats;
 mod synth;
 mod tables;
 mod tg;
@@ -98,6 +99,10 @@ enum Command {
     /// CS2: a demo written from a scenario file (`.toml` or `.json`):
     /// players, movement, kills, damage, rounds, bomb, grenades, chat.
     Synth(synth::SynthArgs),
+    /// Source 2 demo: a full parse (every entity field, string table, game
+    /// event, user message) and what the demo holds, with the speed it was
+    /// read at.
+    Stats(stats::StatsArgs),
     /// Analyst tables: `table` (one demo) and `batch` (many demos).
     #[command(flatten)]
     Tables(tables::TablesCommand),
@@ -120,6 +125,7 @@ fn main() -> ExitCode {
         Command::Cut(args) => edit::cut(args),
         Command::Anonymize(args) => edit::anonymize(args),
         Command::Synth(args) => synth::synth(args),
+        Command::Stats(args) => stats::stats(args),
         Command::Tables(cmd) => tables::run(cmd),
     };
     match result {

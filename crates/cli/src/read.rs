@@ -34,6 +34,7 @@ const SAMPLE_COMMANDS: &[&str] = &[
     "loop",
     "table",
     "batch",
+    "stats",
 ];
 
 /// The command line with `--sample` replaced by [`SAMPLE_PATH`] when the
