@@ -52,7 +52,7 @@ fn collector(query: &Query) -> TicksCollector {
 /// holds it.
 enum Out<W: Write + Send> {
     Plain(W),
-    Parquet(ParquetRowGroups<W>),
+    Parquet(Box<ParquetRowGroups<W>>),
     /// Only while the output moves from one to the other.
     Moving,
 }
@@ -154,7 +154,7 @@ impl<'a, W: Write + Send> StreamedTicks<'a, W> {
                     };
                     let writer = ParquetRowGroups::new("ticks", &columns, out)?
                         .with_group_bytes(self.group_bytes);
-                    self.out = Out::Parquet(writer);
+                    self.out = Out::Parquet(Box::new(writer));
                     self.parquet = ParquetMode::Streamed;
                 }
                 None => self.parquet = ParquetMode::Whole,
