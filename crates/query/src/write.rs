@@ -165,7 +165,7 @@ fn data_type(kind: Kind) -> DataType {
 }
 
 /// The Arrow schema of declared columns (every column nullable): the
-/// schema [`arrow_schema`] gives a table of these columns.
+/// schema [`arrow_schema()`] gives a table of these columns.
 pub fn arrow_schema_of(columns: &[(String, Kind)]) -> Schema {
     Schema::new(
         columns
