@@ -20,6 +20,7 @@ mod output;
 mod plot;
 mod props;
 mod read;
+mod stats;
 mod synth;
 mod tables;
 mod tg;
@@ -103,6 +104,10 @@ enum Command {
     /// Source 2 demo: a picture (PNG or SVG) of player positions, trails,
     /// a heatmap, kills or grenades, in world coordinates.
     Plot(plot::PlotArgs),
+    /// Source 2 demo: a full parse (every entity field, string table, game
+    /// event, user message) and what the demo holds, with the speed it was
+    /// read at.
+    Stats(stats::StatsArgs),
     /// Analyst tables: `table` (one demo) and `batch` (many demos).
     #[command(flatten)]
     Tables(tables::TablesCommand),
@@ -126,6 +131,7 @@ fn main() -> ExitCode {
         Command::Anonymize(args) => edit::anonymize(args),
         Command::Synth(args) => synth::synth(args),
         Command::Plot(args) => plot::plot(args),
+        Command::Stats(args) => stats::stats(args),
         Command::Tables(cmd) => tables::run(cmd),
     };
     match result {

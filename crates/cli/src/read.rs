@@ -35,6 +35,7 @@ const SAMPLE_COMMANDS: &[&str] = &[
     "table",
     "batch",
     "plot",
+    "stats",
 ];
 
 /// The command line with `--sample` replaced by [`SAMPLE_PATH`] when the

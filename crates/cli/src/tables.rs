@@ -4,9 +4,9 @@
 //!
 //! Every table is computed by one implementation, [`gamewire_query::Query`],
 //! whatever command asks for it: the same columns, options, formats and
-//! inputs. `ticks` as CSV or JSON Lines is written in batches as the parse
-//! makes its rows ([`crate::ticks`]), byte for byte what the whole table
-//! gives.
+//! inputs. `ticks` is written in batches as the parse makes its rows
+//! ([`crate::ticks`]): as CSV or JSON Lines byte for byte what the whole
+//! table gives, as Parquet in row groups holding its values.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -224,18 +224,22 @@ pub fn table(args: TableArgs) -> Result<(), CliError> {
 }
 
 /// Writes one table of the demos `args` names: one run of the query per
-/// demo, every row of several demos after a `demo` column. `ticks` as CSV
-/// or JSON Lines is streamed ([`crate::ticks::stream`]); any other table is
-/// written whole.
+/// demo, every row of several demos after a `demo` column. `ticks` is
+/// streamed ([`crate::ticks::stream`]: as CSV or JSON Lines, and as
+/// Parquet in row groups from one demo); any other table is written whole.
 pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), CliError> {
     let query = args.query.query(vec![kind])?;
     let format = resolve_format(args.format, args.output.as_deref())?;
     refuse_binary_terminal(args.output.as_deref(), format)?;
-    if kind == TableKind::Ticks && format != Format::Parquet {
+    // `ticks` streams: CSV and JSON Lines of any number of demos, Parquet
+    // of one (several demos' Parquet is one table whose columns are the
+    // union of theirs, known only at the end).
+    let several = many::names_several(&args.demos);
+    if kind == TableKind::Ticks && (format != Format::Parquet || !several) {
         let mut sink = Sink::open(args.output.as_deref(), format)?;
         return crate::ticks::stream(&query, args, format, &mut sink);
     }
-    if many::names_several(&args.demos) {
+    if several {
         return tables_of_many(kind, &query, args, format);
     }
     let path = args.demos.first().ok_or(CliError::Usage("no demo given"))?;

@@ -1,17 +1,29 @@
-//! The `ticks` table as CSV or JSON Lines, written in batches as the parse
-//! makes its rows (`gamewire ticks`, `gamewire table ticks`): a long
-//! demo's rows are never all held in memory. The bytes are those of the
-//! whole table written after the parse: each batch is typed and written by
-//! the same writer ([`gamewire_query::write::write_table`]), the CSV
-//! header once.
+//! The `ticks` table, written in batches as the parse makes its rows
+//! (`gamewire ticks`, `gamewire table ticks`): a long demo's rows are
+//! never all held in memory.
+//!
+//! CSV and JSON Lines: the bytes are those of the whole table written
+//! after the parse: each batch is typed and written by the same writer
+//! ([`gamewire_query::write::write_table`]), the CSV header once.
+//!
+//! Parquet: the batches go into one file, in row groups
+//! ([`ParquetRowGroups`]). Its schema is fixed before the first batch, from
+//! the kinds the demo's send tables declare for the props (the kinds the
+//! whole table gets, [`TicksCollector::finish`]); the values read back are
+//! those of the whole table's file. A prop whose kind the demo does not
+//! declare (a raw path of a class that is not CS2's, whose whole table
+//! would take the kind of its values) leaves no kind to start with: that
+//! table is written whole after the parse, as before.
 
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
+use gamewire_query::kinds::player_kind;
 use gamewire_query::ticks::TicksCollector;
-use gamewire_query::write::{csv_field, write_table, Format};
-use gamewire_query::{DemoState, Interests, Query, SendTableCache, Visitor};
+use gamewire_query::world::player_source;
+use gamewire_query::write::{csv_field, write_table, Format, ParquetRowGroups};
+use gamewire_query::{DemoState, Interests, Kind, Query, SendTableCache, Visitor};
 
 use crate::error::CliError;
 use crate::many;
@@ -35,17 +47,42 @@ fn collector(query: &Query) -> TicksCollector {
     }
 }
 
+/// Where a [`StreamedTicks`] writes: the output itself (CSV, JSON Lines,
+/// and Parquet before its schema is known), or the Parquet writer that
+/// holds it.
+enum Out<W: Write + Send> {
+    Plain(W),
+    Parquet(Box<ParquetRowGroups<W>>),
+    /// Only while the output moves from one to the other.
+    Moving,
+}
+
+/// How a [`StreamedTicks`] writes Parquet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ParquetMode {
+    /// Not decided: no batch was written yet.
+    Undecided,
+    /// In row groups, batch by batch.
+    Streamed,
+    /// Whole, after the parse: a prop's kind is not declared.
+    Whole,
+}
+
 /// A [`TicksCollector`] whose rows are written in batches as they are made.
 /// The props are checked against the send tables before the first row; the
 /// first error (an unknown prop, output that cannot be written) stops the
 /// writing and is kept for the end.
-struct StreamedTicks<'a, W: Write> {
+struct StreamedTicks<'a, W: Write + Send> {
     collector: TicksCollector,
     query: &'a Query,
     format: Format,
     /// The `demo` column's value, with several demos.
     demo: Option<String>,
-    out: W,
+    out: Out<W>,
+    parquet: ParquetMode,
+    /// Encoded bytes per Parquet row group (the writer's default unless a
+    /// test sets it).
+    group_bytes: usize,
     header_written: bool,
     props_checked: bool,
     error: Option<CliError>,
@@ -55,14 +92,16 @@ struct StreamedTicks<'a, W: Write> {
     buffer: Vec<u8>,
 }
 
-impl<'a, W: Write> StreamedTicks<'a, W> {
+impl<'a, W: Write + Send> StreamedTicks<'a, W> {
     fn new(query: &'a Query, format: Format, demo: Option<&str>, out: W) -> Self {
         StreamedTicks {
             collector: collector(query),
             query,
             format,
             demo: demo.map(String::from),
-            out,
+            out: Out::Plain(out),
+            parquet: ParquetMode::Undecided,
+            group_bytes: gamewire_query::write::ROW_GROUP_BYTES,
             header_written: false,
             props_checked: false,
             error: None,
@@ -71,19 +110,77 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
         }
     }
 
-    /// Writes the rows made so far as the table's writer writes them: the
-    /// rows go into a collector of the same props whose `finish` types them
-    /// as the whole table's are typed.
-    fn write_pending(&mut self, state: &DemoState) -> Result<(), CliError> {
-        if self.header_written && self.collector.rows.rows.is_empty() {
-            return Ok(());
+    /// The columns of the table and their kinds as the demo declares them
+    /// (those of [`TicksCollector::finish`], with the `demo` column first
+    /// when there is one); `None` when a prop's kind is not declared.
+    fn declared_columns(&self, state: &DemoState) -> Option<Vec<(String, Kind)>> {
+        let mut columns: Vec<(String, Kind)> = self
+            .demo
+            .iter()
+            .map(|_| ("demo".to_string(), Kind::Str))
+            .collect();
+        columns.extend([
+            ("tick".to_string(), Kind::I64),
+            ("slot".to_string(), Kind::I64),
+            ("steamid".to_string(), Kind::U64),
+            ("name".to_string(), Kind::Str),
+        ]);
+        for p in &self.query.player_props {
+            columns.push((p.clone(), player_kind(state, &player_source(p))?));
         }
+        Some(columns)
+    }
+
+    /// The rows made so far as a typed table (the `demo` column first).
+    fn take_batch(&mut self, state: &DemoState) -> gamewire_query::Table {
         let mut batch = TicksCollector::new(&self.query.player_props, None);
         batch.rows.rows = std::mem::take(&mut self.collector.rows.rows);
         let mut table = batch.finish(state);
         if let Some(d) = &self.demo {
             table.prepend_constant("demo", d);
         }
+        table
+    }
+
+    /// Parquet: writes the rows made so far as a batch of row groups,
+    /// opening the writer with the declared schema on the first one; with
+    /// a kind not declared, keeps them for the whole table at the end.
+    fn write_parquet_batch(&mut self, state: &DemoState) -> Result<(), CliError> {
+        if self.parquet == ParquetMode::Undecided {
+            match self.declared_columns(state) {
+                Some(columns) => {
+                    let Out::Plain(out) = std::mem::replace(&mut self.out, Out::Moving) else {
+                        return Err(CliError::Usage("the Parquet output is already open"));
+                    };
+                    let writer = ParquetRowGroups::new("ticks", &columns, out)?
+                        .with_group_bytes(self.group_bytes);
+                    self.out = Out::Parquet(Box::new(writer));
+                    self.parquet = ParquetMode::Streamed;
+                }
+                None => self.parquet = ParquetMode::Whole,
+            }
+        }
+        if self.parquet == ParquetMode::Whole {
+            return Ok(());
+        }
+        let table = self.take_batch(state);
+        if let Out::Parquet(writer) = &mut self.out {
+            writer.write(&table)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the rows made so far as the table's writer writes them: the
+    /// rows go into a collector of the same props whose `finish` types them
+    /// as the whole table's are typed.
+    fn write_pending(&mut self, state: &DemoState) -> Result<(), CliError> {
+        if self.format == Format::Parquet {
+            return self.write_parquet_batch(state);
+        }
+        if self.header_written && self.collector.rows.rows.is_empty() {
+            return Ok(());
+        }
+        let table = self.take_batch(state);
         self.buffer.clear();
         write_table(&table, self.format, &mut self.buffer)?;
         let mut body = &self.buffer[..];
@@ -93,12 +190,16 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
             body = body.get(header_len..).unwrap_or(&[]);
         }
         self.header_written = true;
-        self.out.write_all(body).map_err(CliError::Output)
+        match &mut self.out {
+            Out::Plain(out) => out.write_all(body).map_err(CliError::Output),
+            _ => Err(CliError::Usage("rows written to a Parquet output")),
+        }
     }
 
     /// After the parse: checks the props if no row did, and the query's
     /// names against the demo, writes what is left (the CSV header of an
-    /// empty table) and flushes.
+    /// empty table; a Parquet file's last row group and footer, or the
+    /// whole table) and flushes.
     fn finish(&mut self, state: &DemoState) -> Result<(), CliError> {
         if let Some(e) = self.error.take() {
             return Err(e);
@@ -106,11 +207,34 @@ impl<'a, W: Write> StreamedTicks<'a, W> {
         self.query.check_names(state)?;
         self.query.check_ticks(state.tick)?;
         self.write_pending(state)?;
-        self.out.flush().map_err(CliError::Output)
+        if self.format == Format::Parquet {
+            let out = match std::mem::replace(&mut self.out, Out::Moving) {
+                Out::Parquet(writer) => writer.finish()?,
+                Out::Plain(mut out) => {
+                    let table = self.take_batch(state);
+                    write_table(&table, self.format, &mut out)?;
+                    out
+                }
+                Out::Moving => return Err(CliError::Usage("the Parquet output was lost")),
+            };
+            self.out = Out::Plain(out);
+        }
+        match &mut self.out {
+            Out::Plain(out) => out.flush().map_err(CliError::Output),
+            _ => Ok(()),
+        }
+    }
+
+    /// The output, once [`StreamedTicks::finish`] gave it back.
+    fn into_out(self) -> Option<W> {
+        match self.out {
+            Out::Plain(out) => Some(out),
+            _ => None,
+        }
     }
 }
 
-impl<W: Write> Visitor for StreamedTicks<'_, W> {
+impl<W: Write + Send> Visitor for StreamedTicks<'_, W> {
     fn interests(&self) -> Interests {
         self.collector.interests()
     }
@@ -145,8 +269,8 @@ impl<W: Write> Visitor for StreamedTicks<'_, W> {
     }
 }
 
-/// The `ticks` table of the demos `args` names, as CSV or JSON Lines, to
-/// `sink`, written as the parse goes. With several demos every row starts
+/// The `ticks` table of the demos `args` names, as CSV or JSON Lines (or
+/// Parquet, of one demo), to `sink`, written as the parse goes. With several demos every row starts
 /// with a `demo` column; each demo's rows are written by its worker, and
 /// the CSV header is kept from the first demo written only.
 pub(crate) fn stream(
@@ -202,7 +326,7 @@ fn stream_many(
         streamed
             .finish(&parsed.state)
             .map_err(|e| in_demo(path, e))?;
-        Ok((streamed.out, parsed.cut))
+        Ok((streamed.into_out().unwrap_or_default(), parsed.cut))
     };
     let mut header_written = false;
     let failures = many::each_demo(&args.demos, args.jobs, work, |rows: Vec<u8>| {
@@ -272,8 +396,9 @@ mod tests {
                     streamed.batch_rows = batch;
                     let state = parse(&data, &mut streamed);
                     streamed.finish(&state).unwrap();
+                    let out = streamed.into_out().unwrap();
                     assert_eq!(
-                        String::from_utf8_lossy(&streamed.out),
+                        String::from_utf8_lossy(&out),
                         String::from_utf8_lossy(&expected),
                         "{format:?}, {demo:?}, batch {batch}"
                     );
@@ -303,6 +428,95 @@ mod tests {
         );
         let whole = query.run(&data).unwrap_err();
         assert_eq!(err.to_string(), whole.to_string());
-        assert!(streamed.out.is_empty());
+        assert!(streamed.into_out().is_some_and(|o| o.is_empty()));
+    }
+
+    /// A Parquet file's rows read back as one record batch (`None` for a
+    /// file of no rows), and its row group count.
+    fn read_parquet(bytes: Vec<u8>) -> (Option<arrow_array::RecordBatch>, usize) {
+        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes)).unwrap();
+        let groups = builder.metadata().num_row_groups();
+        let rows = builder.metadata().file_metadata().num_rows();
+        let reader = builder
+            .with_batch_size(usize::try_from(rows).unwrap().max(1))
+            .build()
+            .unwrap();
+        let mut batches: Vec<arrow_array::RecordBatch> = reader.map(|b| b.unwrap()).collect();
+        assert!(batches.len() <= 1, "{} batches", batches.len());
+        (batches.pop(), groups)
+    }
+
+    /// The props of the `ticks` tables compared on every corpus demo: the
+    /// ones each game's players have.
+    fn props_of(path: &std::path::Path) -> Vec<&'static str> {
+        let p = path.to_string_lossy();
+        if p.contains("cs2") {
+            vec![
+                "X",
+                "Y",
+                "health",
+                "yaw",
+                "m_iHealth",
+                "team_name",
+                "is_alive",
+                "active_weapon_name",
+                "inventory",
+                "velocity_X",
+            ]
+        } else {
+            vec!["X", "Y", "Z"]
+        }
+    }
+
+    /// Parquet written in row groups as the parse goes reads back as the
+    /// whole table's Parquet file, on every corpus demo; with small row
+    /// groups a file has several.
+    #[test]
+    fn streamed_parquet_reads_back_as_the_whole_table() {
+        let mut several_groups = 0;
+        for path in gamewire_corpus::source2_demos().unwrap() {
+            let data = std::fs::read(&path).unwrap();
+            let query = ticks_query(&props_of(&path));
+            let table = query.run(&data).unwrap().tables.remove(0);
+            let mut whole = Vec::new();
+            write_table(&table, Format::Parquet, &mut whole).unwrap();
+            let (expected, _) = read_parquet(whole);
+            for (batch, group_bytes) in [(STREAMED_ROWS, 8 << 20), (64, 4096), (1, 1)] {
+                let mut streamed = StreamedTicks::new(&query, Format::Parquet, None, Vec::new());
+                streamed.batch_rows = batch;
+                streamed.group_bytes = group_bytes;
+                let state = parse(&data, &mut streamed);
+                streamed.finish(&state).unwrap();
+                let streamed_mode = streamed.parquet;
+                let (got, groups) = read_parquet(streamed.into_out().unwrap());
+                assert_eq!(got, expected, "{}: batch {batch}", path.display());
+                let rows = expected.as_ref().map_or(0, |b| b.num_rows());
+                if streamed_mode == ParquetMode::Streamed && group_bytes < 8 << 20 && rows > batch {
+                    assert!(groups > 1, "{}: {groups} row groups", path.display());
+                    several_groups += 1;
+                }
+            }
+        }
+        // The CS2 demos' props are all declared: they were streamed.
+        assert!(several_groups >= 10, "{several_groups}");
+    }
+
+    /// A prop whose kind the demo does not declare (CS2's `m_iHealth` path
+    /// on a Deadlock pawn) leaves the table whole: its kind comes from its
+    /// values, as the whole table's does.
+    #[test]
+    fn undeclared_kinds_write_the_table_whole() {
+        let data = corpus("deadlock/hltv_10423.dem");
+        let query = ticks_query(&["X", "m_iHealth"]);
+        let table = query.run(&data).unwrap().tables.remove(0);
+        let mut whole = Vec::new();
+        write_table(&table, Format::Parquet, &mut whole).unwrap();
+        let mut streamed = StreamedTicks::new(&query, Format::Parquet, None, Vec::new());
+        streamed.batch_rows = 16;
+        let state = parse(&data, &mut streamed);
+        streamed.finish(&state).unwrap();
+        assert_eq!(streamed.parquet, ParquetMode::Whole);
+        assert_eq!(streamed.into_out().unwrap(), whole);
     }
 }

@@ -85,6 +85,7 @@ pub mod raw_events;
 pub mod reference;
 pub mod run;
 pub mod schema;
+pub mod stats;
 pub mod summary;
 pub mod table;
 pub mod teeworlds;

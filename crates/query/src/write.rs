@@ -19,7 +19,7 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
 use crate::error::QueryError;
-use crate::table::{Cell, Column, Rows, Table};
+use crate::table::{Cell, Column, Kind, Rows, Table};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,31 +149,39 @@ pub fn write_jsonl(table: &Table, mut out: impl Write) -> Result<(), QueryError>
     out.flush().map_err(&err)
 }
 
+/// The Arrow type of a column kind.
+fn data_type(kind: Kind) -> DataType {
+    let list = |t: DataType| DataType::List(Arc::new(Field::new("item", t, true)));
+    match kind {
+        Kind::Bool => DataType::Boolean,
+        Kind::I64 => DataType::Int64,
+        Kind::U64 => DataType::UInt64,
+        Kind::F32 => DataType::Float32,
+        Kind::Str => DataType::Utf8,
+        Kind::F32List => list(DataType::Float32),
+        Kind::StrList => list(DataType::Utf8),
+        Kind::U64List => list(DataType::UInt64),
+    }
+}
+
+/// The Arrow schema of declared columns (every column nullable): the
+/// schema [`arrow_schema()`] gives a table of these columns.
+pub fn arrow_schema_of(columns: &[(String, Kind)]) -> Schema {
+    Schema::new(
+        columns
+            .iter()
+            .map(|(n, k)| Field::new(n.clone(), data_type(*k), true))
+            .collect::<Vec<_>>(),
+    )
+}
+
 /// The Arrow schema of a table (every column nullable).
 pub fn arrow_schema(table: &Table) -> Schema {
     Schema::new(
         table
             .columns
             .iter()
-            .map(|(n, c)| {
-                let t = match c {
-                    Column::Bool(_) => DataType::Boolean,
-                    Column::I64(_) => DataType::Int64,
-                    Column::U64(_) => DataType::UInt64,
-                    Column::F32(_) => DataType::Float32,
-                    Column::Str(_) => DataType::Utf8,
-                    Column::F32List(_) => {
-                        DataType::List(Arc::new(Field::new("item", DataType::Float32, true)))
-                    }
-                    Column::StrList(_) => {
-                        DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
-                    }
-                    Column::U64List(_) => {
-                        DataType::List(Arc::new(Field::new("item", DataType::UInt64, true)))
-                    }
-                };
-                Field::new(n.clone(), t, true)
-            })
+            .map(|(n, c)| Field::new(n.clone(), data_type(c.kind()), true))
             .collect::<Vec<_>>(),
     )
 }
@@ -234,6 +242,14 @@ pub fn record_batch(table: &Table) -> Result<RecordBatch, QueryError> {
     Ok(batch)
 }
 
+/// The writer properties of every Parquet file gamewire writes: snappy
+/// pages, the library's default row groups (up to 1 Mi rows).
+fn parquet_properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build()
+}
+
 /// Parquet: one file, typed nullable columns, snappy pages.
 pub fn write_parquet<W: Write + Send>(table: &Table, out: W) -> Result<(), QueryError> {
     let perr = |e: parquet::errors::ParquetError| QueryError::Parquet {
@@ -241,13 +257,113 @@ pub fn write_parquet<W: Write + Send>(table: &Table, out: W) -> Result<(), Query
         message: e.to_string(),
     };
     let batch = record_batch(table)?;
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .build();
-    let mut writer = ArrowWriter::try_new(out, batch.schema(), Some(props)).map_err(perr)?;
+    let mut writer =
+        ArrowWriter::try_new(out, batch.schema(), Some(parquet_properties())).map_err(perr)?;
     writer.write(&batch).map_err(perr)?;
     writer.close().map_err(perr)?;
     Ok(())
+}
+
+/// The encoded bytes a [`ParquetRowGroups`] holds before it closes its row
+/// group: what a streamed table's output costs in memory at most (plus one
+/// batch), whatever the demo's length.
+pub const ROW_GROUP_BYTES: usize = 8 << 20;
+
+/// A Parquet file written batch by batch, in row groups, as a long table's
+/// rows are made (`gamewire ticks -o x.parquet`): the rows are never all in
+/// memory. A Parquet file's schema comes first in the writer and is
+/// written in its footer, so the columns and their kinds are declared
+/// before the first row ([`ParquetRowGroups::new`]), from what the table
+/// declares, never from the rows seen; every batch must have those kinds.
+/// With the kinds the whole table would have, the file holds the same
+/// columns and values as [`write_parquet`] of the whole table writes;
+/// only where the row groups end may differ: a row group is closed when
+/// its encoded pages reach [`ROW_GROUP_BYTES`] (or 1 Mi rows, as the
+/// whole table's are).
+pub struct ParquetRowGroups<W: Write + Send> {
+    writer: ArrowWriter<W>,
+    name: String,
+    kinds: Vec<Kind>,
+    /// Encoded bytes after which the row group is closed.
+    group_bytes: usize,
+}
+
+impl<W: Write + Send> std::fmt::Debug for ParquetRowGroups<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetRowGroups")
+            .field("name", &self.name)
+            .field("kinds", &self.kinds)
+            .field("group_bytes", &self.group_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W: Write + Send> ParquetRowGroups<W> {
+    /// A writer of the table `name` with these columns to `out`.
+    pub fn new(
+        name: &str,
+        columns: &[(String, Kind)],
+        out: W,
+    ) -> Result<ParquetRowGroups<W>, QueryError> {
+        let schema = Arc::new(arrow_schema_of(columns));
+        let writer = ArrowWriter::try_new(out, schema, Some(parquet_properties()))
+            .map_err(|e| parquet_error(name, e))?;
+        Ok(ParquetRowGroups {
+            writer,
+            name: name.to_string(),
+            kinds: columns.iter().map(|(_, k)| *k).collect(),
+            group_bytes: ROW_GROUP_BYTES,
+        })
+    }
+
+    /// Closes row groups at this many encoded bytes instead of
+    /// [`ROW_GROUP_BYTES`].
+    #[must_use]
+    pub fn with_group_bytes(mut self, bytes: usize) -> Self {
+        self.group_bytes = bytes;
+        self
+    }
+
+    /// Writes a batch of rows: a table of the declared columns. A batch
+    /// whose column kinds differ is an error (nothing of it is written).
+    pub fn write(&mut self, table: &Table) -> Result<(), QueryError> {
+        let kinds: Vec<Kind> = table.columns.iter().map(|(_, c)| c.kind()).collect();
+        if kinds != self.kinds {
+            return Err(QueryError::Parquet {
+                what: self.name.clone(),
+                message: format!(
+                    "a batch's columns {kinds:?} are not the declared {:?}",
+                    self.kinds
+                ),
+            });
+        }
+        let batch = record_batch(table)?;
+        self.writer
+            .write(&batch)
+            .map_err(|e| parquet_error(&self.name, e))?;
+        if self.writer.memory_size() >= self.group_bytes {
+            self.writer
+                .flush()
+                .map_err(|e| parquet_error(&self.name, e))?;
+        }
+        Ok(())
+    }
+
+    /// Closes the last row group, writes the footer and gives the output
+    /// back.
+    pub fn finish(self) -> Result<W, QueryError> {
+        let name = self.name;
+        self.writer
+            .into_inner()
+            .map_err(|e| parquet_error(&name, e))
+    }
+}
+
+fn parquet_error(what: &str, e: parquet::errors::ParquetError) -> QueryError {
+    QueryError::Parquet {
+        what: what.to_string(),
+        message: e.to_string(),
+    }
 }
 
 /// Writes rows of cells ([`Rows`]) as CSV or JSON Lines as they come, batch
