@@ -251,7 +251,8 @@ impl FrameDecoder {
 
     /// Reads the next bytes of the demo from `input` (once: what one
     /// `read` gives, at most [`READ_CHUNK`] or the rest of the frame being
-    /// completed, whichever is more), straight into the buffer. `Ok(0)` at
+    /// completed, whichever is more, but no more than the bytes of that
+    /// frame already come), straight into the buffer. `Ok(0)` at
     /// the end of the input.
     pub fn read_from<R: Read + ?Sized>(&mut self, input: &mut R) -> std::io::Result<usize> {
         let mut want = READ_CHUNK;
@@ -260,7 +261,10 @@ impl FrameDecoder {
             if let Ok(head) = frame_head(data) {
                 let missing = (head.len + head.size).saturating_sub(data.len());
                 if head.size <= self.limit {
-                    want = want.max(missing);
+                    // The rest of the frame, but never more than the bytes
+                    // already come: a claimed size allocates only as the
+                    // bytes that justify it arrive.
+                    want = want.max(missing.min(data.len()));
                 }
             }
         }
