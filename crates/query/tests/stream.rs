@@ -211,10 +211,8 @@ fn a_compressed_bomb_is_refused_when_streamed_too() -> Result {
     let Err(memory) = input::open(&file) else {
         return Err("the bomb was accepted in memory".into());
     };
+    let expected = QueryError::from(memory);
     let streamed = outcome(q.run_source(&mut DemoSource::Stream(input::open_stream(&file)?)))?;
-    assert_eq!(
-        streamed,
-        format!("error: {memory} ({:?})", QueryError::from(memory))
-    );
+    assert_eq!(streamed, format!("error: {expected} ({expected:?})"));
     Ok(())
 }
