@@ -175,7 +175,11 @@ fn a_compressed_copy_cut_short_streams_to_the_same_rows_and_cut() -> Result {
         for keep in [packed.len() * 3 / 5, packed.len() - 9, packed.len()] {
             let file = dir.path().join(name);
             std::fs::write(&file, &packed[..keep])?;
-            let memory = outcome(q.run_input(&input::open(&file)?))?;
+            let memory = outcome(
+                input::open(&file)
+                    .map_err(QueryError::from)
+                    .and_then(|i| q.run_input(&i)),
+            )?;
             let streamed =
                 outcome(q.run_source(&mut DemoSource::Stream(input::open_stream(&file)?)))?;
             assert!(
@@ -191,7 +195,11 @@ fn a_compressed_copy_cut_short_streams_to_the_same_rows_and_cut() -> Result {
             }
             // Not kept: the input's cut is the error, either way.
             let strict = q.clone().keeping_cut(false);
-            let memory = outcome(strict.run_input(&input::open(&file)?))?;
+            let memory = outcome(
+                input::open(&file)
+                    .map_err(QueryError::from)
+                    .and_then(|i| strict.run_input(&i)),
+            )?;
             let streamed =
                 outcome(strict.run_source(&mut DemoSource::Stream(input::open_stream(&file)?)))?;
             assert_eq!(memory, streamed, "{name} cut at {keep}, not kept");
