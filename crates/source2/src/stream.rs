@@ -435,10 +435,10 @@ impl FrameDecoder {
 /// use gamewire_source2::NoVisitor;
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// # let demo = gamewire_source2::container_writer::DemoWriter::new(Vec::new())?;
-/// # let mut demo = demo;
+/// # let out = std::io::Cursor::new(Vec::new());
+/// # let mut demo = gamewire_source2::container_writer::DemoWriter::new(out)?;
 /// # demo.write_frame(gamewire_source2::container::DemoCommand::Stop, 0, false, &[])?;
-/// # let demo: Vec<u8> = demo.finish()?;
+/// # let demo: Vec<u8> = demo.finish()?.into_inner();
 /// let mut parser = StreamParser::new();
 /// // Bytes as they arrive: a socket, a file still being written...
 /// for chunk in demo.chunks(1000) {
