@@ -12,7 +12,7 @@ use gamewire_query::write::write_table;
 
 use crate::error::CliError;
 use crate::output::{refuse_binary_terminal, resolve_format, Sink, TableFormat};
-use crate::read::read_demo;
+use crate::read::read_demo_bytes;
 
 /// `gamewire props`.
 #[derive(Debug, Args)]
@@ -38,7 +38,7 @@ pub struct PropsArgs {
 pub fn props(args: PropsArgs) -> Result<(), CliError> {
     let format = resolve_format(args.format, args.output.as_deref())?;
     refuse_binary_terminal(args.output.as_deref(), format)?;
-    let data = read_demo(&args.demo)?;
+    let data = read_demo_bytes(&args.demo)?;
     let class = args.class.as_deref().map(str::trim);
     let table = list_demo(&data, class).map_err(|source| CliError::Query {
         path: args.demo.clone(),

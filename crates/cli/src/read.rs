@@ -6,8 +6,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use gamewire_query::input::{self, DemoInput, InputCut, InputError};
-use gamewire_query::{DemoError, DemoState, ParseFailure, RunOptions, SendTableCache, Visitor};
+use gamewire_query::input::{self, DemoInput, DemoSource, InputCut, InputError};
+use gamewire_query::{
+    DemoData, DemoError, DemoState, ParseFailure, RunOptions, SendTableCache, Visitor,
+};
 
 use crate::error::CliError;
 
@@ -76,12 +78,65 @@ pub(crate) fn open_input(path: &Path) -> Result<DemoInput, InputError> {
     input::open(path)
 }
 
-/// Reads a demo through the input stage ([`gamewire_query::input`]): a
+/// [`input::open_source`] (a demo in memory when small, else a stream),
+/// with the sample demo for [`SAMPLE_PATH`].
+pub(crate) fn open_source(path: &Path) -> Result<DemoSource, InputError> {
+    if is_sample(path) {
+        return open_input(path).map(DemoSource::Memory);
+    }
+    input::open_source(path)
+}
+
+/// A demo opened for one parse ([`read_demo`]): in memory when small,
+/// else read as the parse goes. Parsed through the run API
+/// ([`RunOptions::parse_located`] takes `&ReadDemo`).
+pub(crate) struct ReadDemo {
+    /// The path given, for messages.
+    path: std::path::PathBuf,
+    /// The demo; a stream is read by the parse (hence the cell: the run
+    /// API takes the demo by shared reference).
+    source: std::cell::RefCell<DemoSource>,
+}
+
+impl DemoData for &ReadDemo {
+    /// Parses the demo; a compressed stream found cut on the way is
+    /// reported on standard error once the parse has read to it (as
+    /// [`read_demo`] reports the cut of a demo read whole).
+    fn parse_located_with<V: Visitor>(
+        self,
+        options: &RunOptions,
+        visitor: &mut V,
+    ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
+        let mut source = self.source.borrow_mut();
+        let parsed = options.parse_located(&mut *source, visitor);
+        if let DemoSource::Stream(stream) = &*source {
+            warn_read_cut(&self.path, stream.cut());
+        }
+        parsed
+    }
+}
+
+/// Opens a demo through the input stage ([`gamewire_query::input`]): a
 /// `.dem` file (gzip, bzip2 or zstd compressed too), standard input for the
 /// path `-`, a broadcast directory, or the sample demo for
-/// [`SAMPLE_PATH`]. A cut broadcast fragment or compressed stream is
-/// reported on standard error; everything before it is still parsed.
-pub(crate) fn read_demo(path: &Path) -> Result<Vec<u8>, CliError> {
+/// [`SAMPLE_PATH`]. A small file is read whole, a larger one and standard
+/// input are streamed as the parse goes ([`input::open_source`]). A cut
+/// broadcast fragment or compressed stream is reported on standard error;
+/// everything before it is still parsed.
+pub(crate) fn read_demo(path: &Path) -> Result<ReadDemo, CliError> {
+    let source = open_source(path).map_err(|source| input_error(path, source))?;
+    if let DemoSource::Memory(input) = &source {
+        warn_read_cut(path, input.cut.as_ref());
+    }
+    Ok(ReadDemo {
+        path: path.to_path_buf(),
+        source: std::cell::RefCell::new(source),
+    })
+}
+
+/// [`read_demo`] for a command that needs the demo's bytes in memory: the
+/// whole demo, read (and decompressed) at once.
+pub(crate) fn read_demo_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
     let input = open_input(path).map_err(|source| input_error(path, source))?;
     warn_read_cut(path, input.cut.as_ref());
     Ok(input.bytes)
@@ -188,7 +243,7 @@ pub(crate) fn single_demo() -> RunOptions {
 /// parse error is.
 pub(crate) fn parse_keeping_cut<V: Visitor>(
     path: &Path,
-    data: &[u8],
+    data: impl DemoData,
     visitor: &mut V,
     cache: Option<&Arc<SendTableCache>>,
 ) -> Result<Parsed, CliError> {
@@ -220,6 +275,7 @@ pub(crate) fn parse_keeping_cut<V: Visitor>(
             source: Box::new(error),
             tick: state.tick,
         }),
+        Err(ParseFailure::Input(e)) => Err(input_error(path, e)),
         Err(e) => Err(CliError::Query {
             path: path.to_path_buf(),
             source: Box::new(e.into()),

@@ -17,7 +17,7 @@ use clap::Args;
 use gamewire_synth::{synthesize, ScenarioFormat, SynthReport};
 
 use crate::error::CliError;
-use crate::read::read_demo;
+use crate::read::read_demo_bytes;
 
 /// `gamewire synth`.
 #[derive(Debug, Args)]
@@ -44,7 +44,7 @@ pub fn synth(args: SynthArgs) -> Result<(), CliError> {
         source,
     })?;
     let schema = match &args.schema {
-        Some(path) => Some(read_demo(path)?),
+        Some(path) => Some(read_demo_bytes(path)?),
         None => None,
     };
     let (out, report) = synthesize(&text, format, schema.as_deref(), Cursor::new(Vec::new()))

@@ -349,6 +349,340 @@ impl Read for Counted<'_> {
     }
 }
 
+/// Plain demo files up to this size are read whole and parsed in memory
+/// ([`open_source`]); larger ones, compressed files larger than this, and
+/// standard input are read as a stream. Reading a clip whole costs a few
+/// MiB at most and keeps the in-memory parser's helper thread and
+/// decompression ahead; above, memory stays flat in the demo's length.
+pub const STREAM_ABOVE: u64 = 4 << 20;
+
+/// A demo to parse: its bytes in memory, or a stream read as it is parsed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DemoSource {
+    /// The demo read whole (a small file, a broadcast directory, bytes
+    /// given).
+    Memory(DemoInput),
+    /// The demo read as it is parsed.
+    Stream(DemoStream),
+}
+
+impl DemoSource {
+    /// The path given (or the name given to bytes in memory), for messages.
+    pub fn name(&self) -> &Path {
+        match self {
+            DemoSource::Memory(input) => &input.name,
+            DemoSource::Stream(stream) => &stream.name,
+        }
+    }
+
+    /// Where the input ended early: known from the start for a demo in
+    /// memory, once it has been read for a stream.
+    pub fn cut(&self) -> Option<&InputCut> {
+        match self {
+            DemoSource::Memory(input) => input.cut.as_ref(),
+            DemoSource::Stream(stream) => stream.cut.as_ref(),
+        }
+    }
+}
+
+/// Opens a demo as [`open`] does, choosing how to read it: a plain file
+/// of at most [`STREAM_ABOVE`] bytes (the corpus clips) and a broadcast
+/// directory are read whole ([`DemoSource::Memory`]); a larger file
+/// (compressed too) and standard input are streamed
+/// ([`DemoSource::Stream`], through bounded buffers: memory does not grow
+/// with the demo).
+pub fn open_source(path: &Path) -> Result<DemoSource, InputError> {
+    if is_broadcast_dir(path) {
+        return open(path).map(DemoSource::Memory);
+    }
+    if !is_stdin(path) {
+        let read_error = |source| InputError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let len = std::fs::metadata(path).map_err(read_error)?.len();
+        if len <= STREAM_ABOVE {
+            return open(path).map(DemoSource::Memory);
+        }
+    }
+    open_stream(path).map(DemoSource::Stream)
+}
+
+/// Opens a demo file (or standard input, `-`) as a stream, whatever its
+/// size: its first bytes tell whether it is compressed; the rest is read
+/// as the parse goes.
+pub fn open_stream(path: &Path) -> Result<DemoStream, InputError> {
+    let read_error = |source| InputError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    if is_stdin(path) {
+        return DemoStream::new(path, std::io::stdin(), None).map_err(read_error);
+    }
+    let mut file = std::fs::File::open(path).map_err(read_error)?;
+    let len = file.metadata().map_err(read_error)?.len();
+    // The first bytes tell the compression; the decompressor then reads
+    // the file from its start, as it reads a demo held in memory.
+    let head = read_head(&mut file).map_err(read_error)?;
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0)).map_err(read_error)?;
+    Ok(DemoStream::with_format(
+        path,
+        Compression::of(&head),
+        file,
+        Some(len),
+    ))
+}
+
+/// Up to the first four bytes of `input` (what [`Compression::of`] reads).
+fn read_head(input: &mut impl Read) -> std::io::Result<Vec<u8>> {
+    let mut head = [0u8; 4];
+    let mut got = 0;
+    while got < head.len() {
+        let Some(room) = head.get_mut(got..) else {
+            break;
+        };
+        match input.read(room) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(head.get(..got).unwrap_or_default().to_vec())
+}
+
+/// A demo read as it is parsed: a file or standard input, through its
+/// decompressor when compressed ([`Compression`]). The parse reads it
+/// through the stream decoder's bounded buffer
+/// (`gamewire_source2::stream`); nothing holds the whole demo.
+///
+/// The limits and cuts of [`unpack`] hold: the decompressed demo may be at
+/// most [`decompressed_limit`] of the compressed size (of the file; for
+/// standard input, of the compressed bytes read so far), and a damaged
+/// compressed stream ends the demo where it stops
+/// ([`InputCut::Compressed`], known once the stream has been read to
+/// there: [`DemoStream::cut`]).
+pub struct DemoStream {
+    /// The path given, for messages.
+    pub name: PathBuf,
+    /// The demo's bytes (decompressed).
+    reader: Box<dyn Read + Send>,
+    /// The compression, if any.
+    format: Option<Compression>,
+    /// Compressed bytes the decompressor has read.
+    compressed_read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The compressed file's size (`None` for standard input).
+    compressed_len: Option<u64>,
+    /// Bytes of demo given to the parse.
+    delivered: u64,
+    /// The input has ended (its end, a cut, an error).
+    ended: bool,
+    /// Where a compressed stream was cut.
+    cut: Option<InputCut>,
+    /// Why reading stopped, when it is an error (a read error, a demo
+    /// above the decompressed limit).
+    error: Option<InputError>,
+}
+
+impl std::fmt::Debug for DemoStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DemoStream")
+            .field("name", &self.name)
+            .field("format", &self.format)
+            .field("delivered", &self.delivered)
+            .field("cut", &self.cut)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A reader counting the bytes read from it into a shared counter (the
+/// compressed bytes a decompressor has read).
+struct CountedReader<R> {
+    inner: R,
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for CountedReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl DemoStream {
+    /// A stream over `input` (a file of `len` bytes, `None` when not
+    /// known), named `name`: reads its first bytes to tell its compression.
+    pub fn new(
+        name: impl Into<PathBuf>,
+        input: impl Read + Send + 'static,
+        len: Option<u64>,
+    ) -> std::io::Result<DemoStream> {
+        let mut input = input;
+        let head = read_head(&mut input)?;
+        let format = Compression::of(&head);
+        let whole = std::io::Cursor::new(head).chain(input);
+        Ok(DemoStream::with_format(name, format, whole, len))
+    }
+
+    /// A stream over `input`, whose compression is known.
+    fn with_format(
+        name: impl Into<PathBuf>,
+        format: Option<Compression>,
+        input: impl Read + Send + 'static,
+        len: Option<u64>,
+    ) -> DemoStream {
+        let whole = input;
+        let compressed_read = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counted = CountedReader {
+            inner: whole,
+            read: std::sync::Arc::clone(&compressed_read),
+        };
+        let mut cut = None;
+        let reader: Box<dyn Read + Send> = match format {
+            None => Box::new(counted),
+            Some(Compression::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(counted)),
+            Some(Compression::Bzip2) => Box::new(bzip2::read::MultiBzDecoder::new(counted)),
+            Some(Compression::Zstd) => match zstd::stream::read::Decoder::new(counted) {
+                Ok(decoder) => Box::new(decoder),
+                Err(e) => {
+                    cut = Some(e.to_string());
+                    Box::new(std::io::empty())
+                }
+            },
+        };
+        let mut stream = DemoStream {
+            name: name.into(),
+            reader,
+            format,
+            compressed_read,
+            compressed_len: len,
+            delivered: 0,
+            ended: false,
+            cut: None,
+            error: None,
+        };
+        if let Some(reason) = cut {
+            stream.stop_at_cut(reason);
+        }
+        stream
+    }
+
+    /// Where the compressed stream was cut or damaged, once the parse has
+    /// read to there (what came before it is parsed).
+    pub fn cut(&self) -> Option<&InputCut> {
+        self.cut.as_ref()
+    }
+
+    /// Bytes of demo read so far (decompressed).
+    pub fn bytes_read(&self) -> u64 {
+        self.delivered
+    }
+
+    /// The largest decompressed size accepted so far.
+    fn limit(&self) -> u64 {
+        let compressed = self.compressed_len.unwrap_or_else(|| {
+            self.compressed_read
+                .load(std::sync::atomic::Ordering::Relaxed)
+        });
+        decompressed_limit(usize::try_from(compressed).unwrap_or(usize::MAX))
+    }
+
+    fn stop_at_cut(&mut self, reason: String) {
+        self.ended = true;
+        let read = self
+            .compressed_read
+            .load(std::sync::atomic::Ordering::Relaxed);
+        if let Some(format) = self.format {
+            self.cut = Some(InputCut::Compressed {
+                format,
+                reason,
+                compressed_read: read,
+                compressed_len: self.compressed_len.unwrap_or(read),
+                byte_offset: self.delivered,
+            });
+        }
+    }
+
+    /// Reads the rest of the input, dropping it: a parse that stopped
+    /// early learns what the input holds after (a cut, an error), which
+    /// come first as they do for a demo read whole.
+    pub fn drain(&mut self) {
+        let mut sink = [0u8; 16 << 10];
+        while let Ok(n) = self.read(&mut sink) {
+            if n == 0 {
+                break;
+            }
+        }
+    }
+
+    /// The error that stopped the reading (a read error, a demo above the
+    /// decompressed limit), taken; `None` after a clean end or a cut.
+    pub fn take_error(&mut self) -> Option<InputError> {
+        self.error.take()
+    }
+
+    /// The cut of a compressed stream damaged before the demo's first 8
+    /// bytes: nothing usable came out, an error as [`unpack`] gives it.
+    pub fn cut_before_demo(&self) -> Option<InputCut> {
+        self.cut.clone().filter(|_| self.delivered < 8)
+    }
+}
+
+impl Read for DemoStream {
+    /// The demo's next bytes. A damaged compressed stream, a read error or
+    /// a demo above the limit ends the input (`Ok(0)`): the cut is in
+    /// [`DemoStream::cut`], the error in [`DemoStream::take_error`].
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.ended {
+            return Ok(0);
+        }
+        let n = loop {
+            match self.reader.read(buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if self.format.is_some() => {
+                    self.stop_at_cut(e.to_string());
+                    return Ok(0);
+                }
+                Err(source) => {
+                    self.ended = true;
+                    self.error = Some(InputError::Read {
+                        path: self.name.clone(),
+                        source,
+                    });
+                    return Ok(0);
+                }
+            }
+        };
+        if n == 0 {
+            self.ended = true;
+            return Ok(0);
+        }
+        if self.format.is_some() {
+            let limit = self.limit();
+            let total = self.delivered + n as u64;
+            if total > limit {
+                // As `unpack`: reading stops one byte past the limit.
+                self.ended = true;
+                self.error = Some(InputError::TooLarge {
+                    path: self.name.clone(),
+                    size: limit + 1,
+                    limit,
+                });
+                let keep = limit.saturating_sub(self.delivered);
+                let keep = usize::try_from(keep).unwrap_or(n).min(n);
+                self.delivered += keep as u64;
+                return Ok(keep);
+            }
+        }
+        self.delivered += n as u64;
+        Ok(n)
+    }
+}
+
 /// Whether `path` names standard input (`-`).
 pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"

@@ -106,8 +106,8 @@ pub use gamewire_source2::{
 };
 
 pub use error::{ErrorCategory, QueryError};
-pub use input::{DemoInput, InputCut, InputError};
-pub use run::{Cut, ParseFailure, Parsed, RunOptions};
+pub use input::{DemoInput, DemoSource, DemoStream, InputCut, InputError};
+pub use run::{Cut, DemoData, ParseFailure, Parsed, RunOptions};
 pub use table::{Cell, Column, Kind, Rows, Table};
 pub use tick_set::TickSet;
 
@@ -728,3 +728,9 @@ impl Visitor for Collectors {
 #[doc = include_str!("../README.md")]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
+
+/// The Rust example of `docs/reference.md` (streaming input), compiled as
+/// a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/reference.md")]
+struct ReferenceDoctests;

@@ -11,9 +11,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use gamewire_source2::stream::StreamParser;
 use gamewire_source2::{DemoError, DemoParser, DemoState, SendTableCache, Visitor};
 
-use crate::input::{DemoInput, InputCut, InputError};
+use crate::input::{DemoInput, DemoSource, DemoStream, InputCut, InputError};
 use crate::table::Table;
 use crate::{Collectors, Query, QueryError};
 
@@ -102,6 +103,12 @@ pub enum ParseFailure {
         /// `tick` is the last tick read).
         state: Box<DemoState>,
     },
+    /// A demo read as a stream could not be read on (a read error, a
+    /// compressed demo above the decompressed limit, a compressed stream
+    /// damaged before the demo's first bytes): the error a demo read whole
+    /// gives before its parse.
+    #[error("{0}")]
+    Input(InputError),
 }
 
 impl From<ParseFailure> for QueryError {
@@ -110,6 +117,7 @@ impl From<ParseFailure> for QueryError {
             ParseFailure::NotADemo(e) | ParseFailure::Stopped { error: e, .. } => {
                 QueryError::Demo(e)
             }
+            ParseFailure::Input(e) => QueryError::Input(e),
         }
     }
 }
@@ -184,7 +192,21 @@ impl Query {
     /// broadcast directory: [`crate::input::open`]) and runs the query on
     /// it.
     pub fn run_path(&self, path: &Path) -> Result<Parsed, QueryError> {
-        self.run_input(&crate::input::open(path)?)
+        self.run_source(&mut crate::input::open_source(path)?)
+    }
+
+    /// [`Query::run_input`] on a demo in memory or read as a stream
+    /// ([`crate::input::open_source`]): the same tables, cut and errors
+    /// either way.
+    pub fn run_source(&self, source: &mut DemoSource) -> Result<Parsed, QueryError> {
+        let mut parsed = self
+            .options
+            .run_queries_source(std::slice::from_ref(self), source)?;
+        Ok(Parsed {
+            tables: parsed.tables.pop().unwrap_or_default(),
+            state: parsed.state,
+            cut: parsed.cut,
+        })
     }
 }
 
@@ -196,6 +218,15 @@ impl RunOptions {
         &self,
         queries: &[Query],
         data: &[u8],
+    ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
+        self.run_queries_with(queries, data)
+    }
+
+    /// [`RunOptions::run_queries`], the demo parsed by `parse`.
+    fn run_queries_with(
+        &self,
+        queries: &[Query],
+        data: impl DemoData,
     ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
         // One query: its collectors alone, without a fan-out in between.
         if let [query] = queries {
@@ -214,7 +245,7 @@ impl RunOptions {
     fn run_with<V: Visitor>(
         &self,
         queries: &[Query],
-        data: &[u8],
+        data: impl DemoData,
         mut visitor: V,
         finish: impl FnOnce(V, &DemoState) -> Vec<Vec<Table>>,
     ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
@@ -258,12 +289,53 @@ impl RunOptions {
         })
     }
 
+    /// [`RunOptions::run_queries_on`] on a demo in memory or read as a
+    /// stream ([`crate::input::open_source`]): the same tables, cut and
+    /// errors either way. A stream's input cut is known once it has been
+    /// read; an error of its reading (a read error, a demo above the
+    /// decompressed limit) comes before any parse error, as it does for a
+    /// demo read whole.
+    pub fn run_queries_source(
+        &self,
+        queries: &[Query],
+        source: &mut DemoSource,
+    ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
+        let stream = match source {
+            DemoSource::Memory(input) => return self.run_queries_on(queries, input),
+            DemoSource::Stream(stream) => stream,
+        };
+        let parsed = if queries.iter().all(|q| q.validate().is_ok()) {
+            self.run_queries_with(queries, &mut *stream)
+        } else {
+            // The input's errors and cut come first: read it to learn them.
+            stream.drain();
+            match stream.take_error() {
+                Some(e) => Err(e.into()),
+                None => self.run_queries_with(queries, &mut *stream),
+            }
+        };
+        if let (Some(cut), false) = (stream.cut(), self.keep_cut) {
+            return Err(InputError::Cut(cut.clone()).into());
+        }
+        let parsed = parsed?;
+        let demo = match parsed.cut {
+            Some(Cut::Demo(d)) => Some(d),
+            _ => None,
+        };
+        Ok(Parsed {
+            tables: parsed.tables,
+            state: parsed.state,
+            cut: Cut::of(stream.cut().cloned(), demo),
+        })
+    }
+
     /// Parses a demo with any visitor: the final state and, when the demo
     /// ends early, the cut (the visitor holds everything before it). Any
     /// other parse error is an error; [`RunOptions::keep_cut`] is not read.
+    /// The demo: bytes in memory, or a stream ([`DemoData`]).
     pub fn parse_keeping_cut<V: Visitor>(
         &self,
-        data: &[u8],
+        data: impl DemoData,
         visitor: &mut V,
     ) -> Result<(DemoState, Option<DemoError>), QueryError> {
         self.parse_located(data, visitor).map_err(QueryError::from)
@@ -274,6 +346,15 @@ impl RunOptions {
     /// state parsed up to the error.
     pub fn parse_located<V: Visitor>(
         &self,
+        data: impl DemoData,
+        visitor: &mut V,
+    ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
+        data.parse_located_with(self, visitor)
+    }
+
+    /// [`RunOptions::parse_located`] on bytes in memory.
+    fn parse_bytes<V: Visitor>(
+        &self,
         data: &[u8],
         visitor: &mut V,
     ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
@@ -283,6 +364,43 @@ impl RunOptions {
             Err(error) => Err(ParseFailure::Stopped {
                 error,
                 state: Box::new(parser.state),
+            }),
+        }
+    }
+
+    /// [`RunOptions::parse_located`] on a stream: the frames are read
+    /// through the stream decoder's bounded buffer and applied as they
+    /// come ([`StreamParser`]). The same state, callbacks, cut and errors
+    /// as the bytes parsed in memory.
+    fn parse_stream<V: Visitor>(
+        &self,
+        stream: &mut DemoStream,
+        visitor: &mut V,
+    ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
+        let mut parser = StreamParser::new();
+        if let Some(cache) = &self.send_table_cache {
+            parser = parser.with_send_table_cache(Arc::clone(cache));
+        }
+        let result = parser.run(stream, visitor);
+        if result.is_err() {
+            // What the input holds after (a read error, a demo above the
+            // limit, a cut before the demo's first bytes) comes first.
+            stream.drain();
+        }
+        if let Some(e) = stream.take_error() {
+            return Err(ParseFailure::Input(e));
+        }
+        if let Some(cut) = stream.cut_before_demo() {
+            return Err(ParseFailure::Input(InputError::Cut(cut)));
+        }
+        let header_read = parser.header_read();
+        match result {
+            Ok(()) => Ok((parser.into_state(), None)),
+            Err(error) if !header_read => Err(ParseFailure::NotADemo(error)),
+            Err(error) if error.is_truncation() => Ok((parser.into_state(), Some(error))),
+            Err(error) => Err(ParseFailure::Stopped {
+                error,
+                state: Box::new(parser.into_state()),
             }),
         }
     }
@@ -300,6 +418,65 @@ impl RunOptions {
             parser = parser.with_send_table_cache(Arc::clone(cache));
         }
         Ok(parser)
+    }
+}
+
+/// A demo a run parses: bytes in memory (`&[u8]`, `&Vec<u8>`, a
+/// [`DemoInput`]'s bytes) or a stream read as it is parsed (`&mut
+/// DemoStream`, `&mut DemoSource`). [`RunOptions::parse_located`] and the
+/// runs take any of them; the results are the same.
+pub trait DemoData {
+    /// Parses the demo with `visitor` under `options`
+    /// ([`RunOptions::parse_located`]).
+    fn parse_located_with<V: Visitor>(
+        self,
+        options: &RunOptions,
+        visitor: &mut V,
+    ) -> Result<(DemoState, Option<DemoError>), ParseFailure>;
+}
+
+impl DemoData for &[u8] {
+    fn parse_located_with<V: Visitor>(
+        self,
+        options: &RunOptions,
+        visitor: &mut V,
+    ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
+        options.parse_bytes(self, visitor)
+    }
+}
+
+impl DemoData for &Vec<u8> {
+    fn parse_located_with<V: Visitor>(
+        self,
+        options: &RunOptions,
+        visitor: &mut V,
+    ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
+        options.parse_bytes(self, visitor)
+    }
+}
+
+impl DemoData for &mut DemoStream {
+    fn parse_located_with<V: Visitor>(
+        self,
+        options: &RunOptions,
+        visitor: &mut V,
+    ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
+        options.parse_stream(self, visitor)
+    }
+}
+
+/// A demo in memory is parsed from its bytes (its input cut is not read:
+/// see [`DemoSource::cut`]); a stream as it is read.
+impl DemoData for &mut DemoSource {
+    fn parse_located_with<V: Visitor>(
+        self,
+        options: &RunOptions,
+        visitor: &mut V,
+    ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
+        match self {
+            DemoSource::Memory(input) => options.parse_bytes(&input.bytes, visitor),
+            DemoSource::Stream(stream) => options.parse_stream(stream, visitor),
+        }
     }
 }
 

@@ -218,7 +218,7 @@ pub(crate) fn snappy_into(
 }
 
 /// Decompresses a frame payload into `out`, with the frame limits.
-fn frame_payload_into(raw: &[u8], out: &mut Vec<u8>) -> Result<(), ErrorKind> {
+pub(crate) fn frame_payload_into(raw: &[u8], out: &mut Vec<u8>) -> Result<(), ErrorKind> {
     snappy_into(
         raw,
         "frame payload",
@@ -251,18 +251,103 @@ pub(crate) fn with_payload<T>(
     })
 }
 
+/// A frame's head: the three varints before its payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FrameHead {
+    /// The command, without the compression flag.
+    pub(crate) command: DemoCommand,
+    /// Whether the payload is snappy-compressed.
+    pub(crate) compressed: bool,
+    /// The tick (`-1` for 2^32-1).
+    pub(crate) tick: i32,
+    /// Bytes of the stored payload.
+    pub(crate) size: usize,
+    /// Bytes of the head itself (3 to 15).
+    pub(crate) len: usize,
+}
+
+/// Reads the head of the frame that starts `data`: the one frame-head
+/// decoder of the in-memory reader, the stream decoder
+/// ([`crate::stream::FrameDecoder`]) and the pull reader
+/// ([`crate::edit::frames::FrameStream`]). `Truncated` names the varint the
+/// data ends in (the stream decoder waits for more bytes then); `BadVarint`
+/// one longer than five bytes.
+pub(crate) fn frame_head(data: &[u8]) -> Result<FrameHead, ErrorKind> {
+    let mut pos = 0;
+    let cmd = read_varint32(data, &mut pos, "frame command")?;
+    let tick = read_varint32(data, &mut pos, "frame tick")?;
+    let size = read_varint32(data, &mut pos, "frame size")?;
+    Ok(FrameHead {
+        command: DemoCommand::from_raw(cmd & !DEM_IS_COMPRESSED),
+        compressed: cmd & DEM_IS_COMPRESSED != 0,
+        // 2^32-1 is "before the first tick"; as i32 it is -1.
+        tick: tick as i32,
+        size: size as usize,
+        len: pos,
+    })
+}
+
+/// Checks the file header at the start of `data` (all of the demo there
+/// is, when `complete`): `Ok(true)` when its sixteen bytes are there and
+/// start with the Source 2 magic, `Ok(false)` when more bytes are needed to
+/// tell (only when not `complete`), else the error (a Source 1 demo, another
+/// magic, a header cut short), located at byte 0.
+pub(crate) fn check_file_header(data: &[u8], complete: bool) -> Result<bool, DemoError> {
+    let location = Location {
+        byte_offset: 0,
+        frame: 0,
+        tick: -1,
+    };
+    let Some(magic) = data.get(..8) else {
+        if !complete {
+            return Ok(false);
+        }
+        return Err(DemoError {
+            kind: ErrorKind::BadMagic {
+                found: data.to_vec(),
+            },
+            location,
+        });
+    };
+    if magic == MAGIC_SOURCE1.as_slice() {
+        return Err(DemoError {
+            kind: ErrorKind::Source1Demo,
+            location,
+        });
+    }
+    if magic != MAGIC_SOURCE2.as_slice() {
+        return Err(DemoError {
+            kind: ErrorKind::BadMagic {
+                found: magic.to_vec(),
+            },
+            location,
+        });
+    }
+    if data.len() >= HEADER_LEN {
+        return Ok(true);
+    }
+    if !complete {
+        return Ok(false);
+    }
+    Err(DemoError {
+        kind: ErrorKind::Truncated {
+            what: "file header",
+            needed: HEADER_LEN as u64,
+            available: data.len() as u64,
+        },
+        location,
+    })
+}
+
 /// The frame at byte `pos`: its command, whether it is compressed, its raw
 /// payload and the offset of the frame after it; `None` at the end or when
 /// its header or size does not fit the data.
 fn raw_frame_at(data: &[u8], pos: usize) -> Option<(DemoCommand, bool, &[u8], usize)> {
-    let mut pos = pos;
-    let cmd = read_varint32(data, &mut pos, "frame command").ok()?;
-    read_varint32(data, &mut pos, "frame tick").ok()?;
-    let size = read_varint32(data, &mut pos, "frame size").ok()? as usize;
-    let end = pos.checked_add(size)?;
-    let raw = data.get(pos..end)?;
-    let command = DemoCommand::from_raw(cmd & !DEM_IS_COMPRESSED);
-    Some((command, cmd & DEM_IS_COMPRESSED != 0, raw, end))
+    let head = frame_head(data.get(pos..)?).ok()?;
+    let start = pos.checked_add(head.len)?;
+    let end = start.checked_add(head.size)?;
+    let raw = data.get(start..end)?;
+    Some((head.command, head.compressed, raw, end))
 }
 
 /// Iterates over the frames of a demo held in memory.
@@ -294,37 +379,7 @@ pub const MAX_DECOMPRESSED_AHEAD: usize = 8 << 20;
 impl<'a> FrameReader<'a> {
     /// Checks the magic and positions at the first frame.
     pub fn new(data: &'a [u8]) -> Result<Self, DemoError> {
-        let location = Location {
-            byte_offset: 0,
-            frame: 0,
-            tick: -1,
-        };
-        let magic = data.get(..8);
-        if magic == Some(MAGIC_SOURCE1.as_slice()) {
-            return Err(DemoError {
-                kind: ErrorKind::Source1Demo,
-                location,
-            });
-        }
-        if magic != Some(MAGIC_SOURCE2.as_slice()) {
-            let head = &data[..data.len().min(8)];
-            return Err(DemoError {
-                kind: ErrorKind::BadMagic {
-                    found: head.to_vec(),
-                },
-                location,
-            });
-        }
-        if data.len() < HEADER_LEN {
-            return Err(DemoError {
-                kind: ErrorKind::Truncated {
-                    what: "file header",
-                    needed: HEADER_LEN as u64,
-                    available: data.len() as u64,
-                },
-                location,
-            });
-        }
+        check_file_header(data, true)?;
         Ok(FrameReader {
             data,
             pos: HEADER_LEN,
@@ -336,6 +391,22 @@ impl<'a> FrameReader<'a> {
             ahead_next: (HEADER_LEN, 0),
             ahead_bytes: 0,
         })
+    }
+
+    /// A reader with no frames (the reader of a parser fed frames by its
+    /// caller, [`crate::DemoParser::detached`]).
+    pub(crate) fn without_frames() -> FrameReader<'static> {
+        FrameReader {
+            data: &[],
+            pos: 0,
+            index: 0,
+            last_tick: -1,
+            done: true,
+            spare: Vec::new(),
+            ahead: std::collections::VecDeque::new(),
+            ahead_next: (0, 0),
+            ahead_bytes: 0,
+        }
     }
 
     /// Byte offset of the next frame.
@@ -455,28 +526,22 @@ impl<'a> FrameReader<'a> {
             return Ok(None);
         }
         let start = self.pos;
-        let mut pos = self.pos;
-        let header = (|| {
-            let cmd = read_varint32(self.data, &mut pos, "frame command")?;
-            let tick = read_varint32(self.data, &mut pos, "frame tick")?;
-            let size = read_varint32(self.data, &mut pos, "frame size")?;
-            Ok::<_, ErrorKind>((cmd, tick, size))
-        })();
-        let (cmd, raw_tick, size) = header.map_err(|kind| DemoError {
+        let rest = self.data.get(start..).unwrap_or_default();
+        let head = frame_head(rest).map_err(|kind| DemoError {
             kind,
             location: self.location(start),
         })?;
-        // 2^32-1 is "before the first tick"; as i32 it is -1.
-        let tick = raw_tick as i32;
-        self.last_tick = tick;
-        let compressed = cmd & DEM_IS_COMPRESSED != 0;
-        let command = DemoCommand::from_raw(cmd & !DEM_IS_COMPRESSED);
-        let size = size as usize;
-        let Some(raw) = pos
-            .checked_add(size)
-            .and_then(|end| self.data.get(pos..end))
-        else {
-            let available = (self.data.len() - pos) as u64;
+        self.last_tick = head.tick;
+        let FrameHead {
+            command,
+            compressed,
+            tick,
+            size,
+            ..
+        } = head;
+        let pos = start + head.len;
+        let Some(raw) = rest.get(head.len..).and_then(|r| r.get(..size)) else {
+            let available = rest.len().saturating_sub(head.len) as u64;
             return Err(DemoError {
                 kind: ErrorKind::Truncated {
                     what: "frame payload",

@@ -49,6 +49,7 @@ pub mod packet_writer;
 pub mod parser;
 pub mod serializer;
 pub mod state;
+pub mod stream;
 pub mod stringtable;
 pub mod stringtable_writer;
 pub mod usercmd;

@@ -44,7 +44,7 @@ pub const MAX_STRING_TABLES: usize = 256;
 /// The smallest frame: three one-byte varints (command, tick, size), as the
 /// `DEM_Stop` frame that ends a whole demo is. A demo that ends between two
 /// frames before it is truncated by (at least) this much.
-const MIN_FRAME_LEN: u64 = 3;
+pub(crate) const MIN_FRAME_LEN: u64 = 3;
 
 /// A Source 2 demo parser over bytes in memory.
 #[derive(Debug)]
@@ -79,10 +79,6 @@ pub struct DemoParser<'a> {
     pub(crate) entity_rewrite: Option<Box<crate::entity_writer::EntityRewrite>>,
 }
 
-/// A demo without frames: the file header alone (the frame reader of a
-/// [`DemoParser::detached`] parser, which is fed frames by its caller).
-const NO_FRAMES: &[u8; crate::container::HEADER_LEN] = b"PBDEMS2\0\0\0\0\0\0\0\0\0";
-
 /// A `CDemoSendTables` frame whose tables another thread builds while this
 /// one reads the rest of the signon.
 struct BackgroundTables {
@@ -116,7 +112,11 @@ fn send_tables_message(payload: &[u8]) -> Result<&[u8], ErrorKind> {
 /// Whether [`DemoParser`] reads the payload of a frame with this command
 /// (the frame reader does not decompress the others): after `DEM_Stop` only
 /// the file info; `DEM_SendTables` only when send tables are wanted.
-fn handles_payload(command: DemoCommand, interests: Interests, after_stop: bool) -> bool {
+pub(crate) fn handles_payload(
+    command: DemoCommand,
+    interests: Interests,
+    after_stop: bool,
+) -> bool {
     match command {
         _ if after_stop => command == DemoCommand::FileInfo,
         DemoCommand::SendTables => interests.wants_send_tables(),
@@ -154,8 +154,13 @@ fn handled_message_name(id: u32) -> Option<&'static str> {
 impl<'a> DemoParser<'a> {
     /// Checks the magic; nothing else is read yet.
     pub fn new(data: &'a [u8]) -> Result<Self, DemoError> {
-        Ok(DemoParser {
-            frames: FrameReader::new(data)?,
+        Ok(DemoParser::with_frames(FrameReader::new(data)?))
+    }
+
+    /// A parser reading `frames`.
+    fn with_frames(frames: FrameReader<'a>) -> Self {
+        DemoParser {
+            frames,
             state: DemoState {
                 tick: -1,
                 tick_interval: 1.0 / 64.0,
@@ -173,14 +178,19 @@ impl<'a> DemoParser<'a> {
             class_wanted: Vec::new(),
             stepped_tick: None,
             entity_rewrite: None,
-        })
+        }
+    }
+
+    /// [`DemoParser::detached`], which cannot fail.
+    pub(crate) fn detached_parser() -> DemoParser<'static> {
+        DemoParser::with_frames(FrameReader::without_frames()).with_helper_thread(false)
     }
 
     /// A parser with no demo of its own, fed frame by frame with
     /// [`DemoParser::apply_frame`] (no helper thread: the send tables are
     /// built when their frame is applied).
     pub fn detached() -> Result<DemoParser<'static>, DemoError> {
-        Ok(DemoParser::new(NO_FRAMES)?.with_helper_thread(false))
+        Ok(DemoParser::detached_parser())
     }
 
     /// Shares built send tables with the other parsers that use `cache`:

@@ -12,30 +12,25 @@
 //! ```
 //!
 //! (see [`crate::container`]). [`FrameStream`] reads them from any
-//! [`std::io::Read`], one at a time, into two buffers it keeps and reuses
-//! (the stored payload and the decompressed one): memory grows with the
-//! largest frame, never with the length of the demo. The limits are the
-//! in-memory reader's: a stored payload larger than
-//! [`crate::container::MAX_DECOMPRESSED_FRAME`] is
-//! refused before anything is allocated for it, and a snappy block is
-//! checked against its claimed size before it is decompressed.
+//! [`std::io::Read`], one at a time, through the stream decoder
+//! ([`crate::stream::FrameDecoder`], the one frame decoder of a demo read
+//! in pieces), which keeps two buffers and reuses them (the stored bytes
+//! and the decompressed payload): memory grows with the largest frame,
+//! never with the length of the demo. The limits are the decoder's: a
+//! stored payload larger than [`crate::container::MAX_DECOMPRESSED_FRAME`]
+//! is counted, not kept, and refused, and a snappy block is checked against
+//! its claimed size before it is decompressed.
 //!
 //! A stream that ends between two frames ends cleanly (`Ok(None)`); one
-//! that ends inside a frame is an [`ErrorKind::Truncated`] error located at
-//! the frame (its byte offset, index and the tick read so far), which
-//! [`DemoError::is_truncation`] recognizes.
+//! that ends inside a frame is the in-memory reader's
+//! [`ErrorKind::Truncated`] error located at the frame (its byte offset,
+//! index and tick), which [`DemoError::is_truncation`] recognizes.
 
-use std::borrow::Cow;
-use std::io::{BufReader, Read};
+use std::io::Read;
 
-use crate::container::{
-    snappy_into, DemoCommand, Frame, DEM_IS_COMPRESSED, HEADER_LEN, MAGIC_SOURCE1, MAGIC_SOURCE2,
-    MAX_DECOMPRESSED_FRAME,
-};
+use crate::container::{Frame, HEADER_LEN};
 use crate::error::{DemoError, ErrorKind, Location};
-
-/// Bytes read from the input at a time.
-const READ_BUFFER: usize = 64 << 10;
+use crate::stream::FrameDecoder;
 
 /// One frame read by [`FrameStream::next_frame`]: the frame (its payload
 /// decompressed) and its payload as stored.
@@ -51,100 +46,57 @@ pub struct StreamFrame<'a> {
 /// Reads the frames of a demo from a [`Read`], through bounded buffers.
 #[derive(Debug)]
 pub struct FrameStream<R: Read> {
-    input: BufReader<R>,
+    input: R,
+    decoder: FrameDecoder,
     /// The sixteen bytes before the first frame.
     header: [u8; HEADER_LEN],
-    /// Byte offset of the next frame.
-    offset: u64,
-    /// Index of the next frame.
-    index: u64,
-    /// Tick of the last frame header read.
-    last_tick: i32,
-    /// The stored payload of the current frame.
-    stored: Vec<u8>,
-    /// The decompressed payload of the current frame.
-    payload: Vec<u8>,
-}
-
-/// Why a read stopped.
-enum ReadStop {
-    /// The input ended.
-    End,
-    /// A varint longer than five bytes.
-    TooLong,
-    /// Another I/O error.
-    Io(std::io::Error),
-}
-
-/// Reads until `buf` is full or the input ends; how many bytes were read.
-fn read_full<R: Read>(input: &mut R, buf: &mut [u8]) -> Result<usize, std::io::Error> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        let Some(room) = buf.get_mut(filled..) else {
-            break;
-        };
-        match input.read(room) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
+    /// The input has ended.
+    ended: bool,
 }
 
 impl<R: Read> FrameStream<R> {
     /// Reads and checks the file header (the magic); the stream is then at
     /// the first frame.
     pub fn new(input: R) -> Result<Self, DemoError> {
-        let location = Location {
-            byte_offset: 0,
-            frame: 0,
-            tick: -1,
-        };
-        let mut input = BufReader::with_capacity(READ_BUFFER, input);
-        let mut header = [0u8; HEADER_LEN];
-        let got = read_full(&mut input, &mut header).map_err(|e| DemoError {
-            kind: ErrorKind::Unreadable {
-                what: "file header",
-                reason: e.to_string(),
-            },
-            location,
-        })?;
-        let head = header.get(..got.min(8)).unwrap_or_default();
-        if head == MAGIC_SOURCE1.as_slice() {
-            return Err(DemoError {
-                kind: ErrorKind::Source1Demo,
-                location,
-            });
-        }
-        if got < 8 || head != MAGIC_SOURCE2.as_slice() {
-            return Err(DemoError {
-                kind: ErrorKind::BadMagic {
-                    found: head.to_vec(),
-                },
-                location,
-            });
-        }
-        if got < HEADER_LEN {
-            return Err(DemoError {
-                kind: ErrorKind::Truncated {
-                    what: "file header",
-                    needed: HEADER_LEN as u64,
-                    available: got as u64,
-                },
-                location,
-            });
-        }
-        Ok(FrameStream {
+        let mut stream = FrameStream {
             input,
-            header,
-            offset: HEADER_LEN as u64,
-            index: 0,
-            last_tick: -1,
-            stored: Vec::new(),
-            payload: Vec::new(),
-        })
+            decoder: FrameDecoder::new(),
+            header: [0; HEADER_LEN],
+            ended: false,
+        };
+        while stream.decoder.file_header().is_none() {
+            // `has_frame` checks the header once enough bytes are there.
+            stream.decoder.has_frame()?;
+            if stream.decoder.file_header().is_some() {
+                break;
+            }
+            if !stream.fill("file header")? {
+                stream.decoder.finish()?;
+                break;
+            }
+        }
+        if let Some(header) = stream.decoder.file_header() {
+            stream.header = *header;
+        }
+        Ok(stream)
+    }
+
+    /// Reads more bytes into the decoder; false at the end of the input.
+    fn fill(&mut self, what: &'static str) -> Result<bool, DemoError> {
+        match self.decoder.read_from(&mut self.input) {
+            Ok(0) => {
+                self.ended = true;
+                Ok(false)
+            }
+            Ok(_) => Ok(true),
+            Err(e) => Err(DemoError {
+                kind: ErrorKind::Unreadable {
+                    what,
+                    reason: e.to_string(),
+                },
+                location: self.location(),
+            }),
+        }
     }
 
     /// The sixteen bytes before the first frame (magic and offsets).
@@ -154,164 +106,52 @@ impl<R: Read> FrameStream<R> {
 
     /// Byte offset of the next frame.
     pub fn offset(&self) -> u64 {
-        self.offset
+        self.decoder.offset()
     }
 
     /// Index of the next frame.
     pub fn frame_index(&self) -> u64 {
-        self.index
+        self.decoder.frame_index()
     }
 
     /// Tick of the last frame header read (`-1` before the first).
     pub fn last_tick(&self) -> i32 {
-        self.last_tick
+        self.decoder.last_tick()
     }
 
     /// Bytes the stream holds in its buffers (their capacity): bounded by
     /// the largest frame, whatever the length of the demo.
     pub fn buffered_bytes(&self) -> usize {
-        self.stored.capacity() + self.payload.capacity() + READ_BUFFER
+        self.decoder.buffered_bytes()
     }
 
     fn location(&self) -> Location {
         Location {
-            byte_offset: self.offset,
-            frame: self.index,
-            tick: self.last_tick,
-        }
-    }
-
-    /// One varint of the frame header; `Ok(None)` when the input ends
-    /// before its first byte.
-    fn varint(&mut self, read: &mut u64) -> Result<Option<u32>, (ReadStop, &'static str)> {
-        let mut value = 0u32;
-        for i in 0..5 {
-            let mut byte = [0u8; 1];
-            match read_full(&mut self.input, &mut byte) {
-                Ok(1) => {}
-                Ok(_) if i == 0 => return Ok(None),
-                Ok(_) => return Err((ReadStop::End, "frame header varint")),
-                Err(e) => return Err((ReadStop::Io(e), "frame header")),
-            }
-            *read += 1;
-            value |= u32::from(byte[0] & 0x7f) << (7 * i);
-            if byte[0] & 0x80 == 0 {
-                return Ok(Some(value));
-            }
-        }
-        Err((ReadStop::TooLong, "frame header varint"))
-    }
-
-    fn header_error(&self, stop: ReadStop, what: &'static str) -> DemoError {
-        let kind = match stop {
-            ReadStop::TooLong => ErrorKind::BadVarint { what },
-            ReadStop::End => ErrorKind::Truncated {
-                what,
-                needed: 1,
-                available: 0,
-            },
-            ReadStop::Io(e) => ErrorKind::Unreadable {
-                what,
-                reason: e.to_string(),
-            },
-        };
-        DemoError {
-            kind,
-            location: self.location(),
+            byte_offset: self.decoder.offset(),
+            frame: self.decoder.frame_index(),
+            tick: self.decoder.last_tick(),
         }
     }
 
     /// The next frame, `None` at the clean end of the input (between two
     /// frames). Its payload is decompressed when it was stored compressed.
     pub fn next_frame(&mut self) -> Result<Option<StreamFrame<'_>>, DemoError> {
-        let mut header_len = 0u64;
-        let command = match self.varint(&mut header_len) {
-            Ok(Some(c)) => c,
-            Ok(None) => return Ok(None),
-            Err((stop, what)) => return Err(self.header_error(stop, what)),
-        };
-        let mut field = |stream: &mut Self, what: &'static str| match stream.varint(&mut header_len)
-        {
-            Ok(Some(v)) => Ok(v),
-            Ok(None) => Err(stream.header_error(ReadStop::End, what)),
-            Err((stop, _)) => Err(stream.header_error(stop, what)),
-        };
-        let tick = field(self, "frame tick")? as i32;
-        self.last_tick = tick;
-        let size = field(self, "frame size")? as usize;
-        if size > MAX_DECOMPRESSED_FRAME {
-            return Err(DemoError {
-                kind: ErrorKind::LimitExceeded {
-                    what: "stored frame size",
-                    value: size as u64,
-                    limit: MAX_DECOMPRESSED_FRAME as u64,
-                },
-                location: self.location(),
-            });
+        while !self.decoder.has_frame()? {
+            if self.ended {
+                self.decoder.finish()?;
+                return Ok(None);
+            }
+            let what = if self.decoder.pending() == 0 {
+                "frame header"
+            } else {
+                "frame payload"
+            };
+            self.fill(what)?;
         }
-        // Read through `take`: the buffer grows with the bytes that arrive,
-        // not with the size claimed, so a cut file claiming a huge frame
-        // allocates no more than it holds.
-        self.stored.clear();
-        let got = (&mut self.input)
-            .take(size as u64)
-            .read_to_end(&mut self.stored)
-            .map_err(|e| DemoError {
-                kind: ErrorKind::Unreadable {
-                    what: "frame payload",
-                    reason: e.to_string(),
-                },
-                location: self.location(),
-            })?;
-        if got < size {
-            return Err(DemoError {
-                kind: ErrorKind::Truncated {
-                    what: "frame payload",
-                    needed: size as u64,
-                    available: got as u64,
-                },
-                location: self.location(),
-            });
-        }
-        let compressed = command & DEM_IS_COMPRESSED != 0;
-        let command = DemoCommand::from_raw(command & !DEM_IS_COMPRESSED);
-        if compressed {
-            snappy_into(
-                &self.stored,
-                "frame payload",
-                "decompressed frame size",
-                MAX_DECOMPRESSED_FRAME,
-                &mut self.payload,
-            )
-            .map_err(|kind| DemoError {
-                kind,
-                location: Location {
-                    byte_offset: self.offset,
-                    frame: self.index,
-                    tick,
-                },
-            })?;
-        }
-        let offset = self.offset;
-        let index = self.index;
-        self.offset += header_len + size as u64;
-        self.index += 1;
-        let payload: &[u8] = if compressed {
-            &self.payload
-        } else {
-            &self.stored
-        };
-        Ok(Some(StreamFrame {
-            frame: Frame {
-                command,
-                tick,
-                compressed,
-                offset,
-                index,
-                payload: Cow::Borrowed(payload),
-            },
-            stored: &self.stored,
-        }))
+        Ok(self
+            .decoder
+            .next_frame_if(|_| true)?
+            .map(|(frame, stored)| StreamFrame { frame, stored }))
     }
 }
 
@@ -319,6 +159,7 @@ impl<R: Read> FrameStream<R> {
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
+    use crate::container::{DemoCommand, MAX_DECOMPRESSED_FRAME};
     use crate::container_writer::DemoWriter;
 
     fn demo() -> Vec<u8> {
@@ -386,9 +227,31 @@ mod tests {
         let mut data = demo();
         data.truncate(HEADER_LEN);
         data.extend([7, 1, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+        // Cut inside the frame, as the in-memory reader reports it.
         let mut s = FrameStream::new(&data[..]).unwrap();
         let e = s.next_frame().unwrap_err();
-        assert!(matches!(e.kind, ErrorKind::LimitExceeded { .. }));
+        assert!(e.is_truncation(), "{e}");
+        let expected = crate::container::FrameReader::new(&data)
+            .unwrap()
+            .next_frame()
+            .unwrap_err();
+        assert_eq!(e, expected);
+        // More than the limit comes: refused, the bytes counted, not kept.
+        data.extend(std::iter::repeat_n(0u8, (MAX_DECOMPRESSED_FRAME >> 4) + 1));
+        let mut decoder = FrameDecoder::new().with_frame_limit(MAX_DECOMPRESSED_FRAME >> 4);
+        let mut input = &data[..];
+        let e = loop {
+            match decoder.has_frame() {
+                Err(e) => break e,
+                Ok(_) => assert!(decoder.read_from(&mut input).unwrap() > 0),
+            }
+        };
+        assert!(matches!(e.kind, ErrorKind::LimitExceeded { .. }), "{e}");
+        assert_eq!(
+            (e.location.byte_offset, e.location.frame, e.location.tick),
+            (16, 0, 1)
+        );
+        assert!(decoder.buffered_bytes() < 1 << 20);
         data.truncate(HEADER_LEN);
         data.extend([7, 1, 0xff, 0xff, 0xff, 0x7f]);
         let mut s = FrameStream::new(&data[..]).unwrap();
