@@ -98,6 +98,18 @@ pub(crate) struct ReadDemo {
     source: std::cell::RefCell<DemoSource>,
 }
 
+impl ReadDemo {
+    /// Bytes of demo read so far (decompressed): the whole demo when it
+    /// was read at once, else what the parse has read of the stream.
+    pub(crate) fn bytes_read(&self) -> u64 {
+        match &*self.source.borrow() {
+            DemoSource::Memory(input) => input.bytes.len() as u64,
+            DemoSource::Stream(stream) => stream.bytes_read(),
+            _ => 0,
+        }
+    }
+}
+
 impl DemoData for &ReadDemo {
     /// Parses the demo; a compressed stream found cut on the way is
     /// reported on standard error once the parse has read to it (as

@@ -42,7 +42,7 @@ pub fn stats(args: StatsArgs) -> Result<(), CliError> {
     let elapsed = start.elapsed();
     // The process ends next: the state is left to its exit, not freed.
     let state = leave_to_exit(parsed.state);
-    let stats = collector.finish(state, data.len() as u64, elapsed, parsed.cut.clone());
+    let stats = collector.finish(state, data.bytes_read(), elapsed, parsed.cut.clone());
     let mut out = stdout();
     match args.format {
         StatsFormat::Json => {

@@ -247,8 +247,8 @@ pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), Cli
         path: path.clone(),
         source: Box::new(source),
     };
-    let demo = crate::read::open_input(path).map_err(|e| failed(e.into()))?;
-    let run = query.run_input(&demo).map_err(failed)?;
+    let mut demo = crate::read::open_source(path).map_err(|e| failed(e.into()))?;
+    let run = query.run_source(&mut demo).map_err(failed)?;
     drop(demo);
     let table = run
         .tables
