@@ -592,7 +592,9 @@ fn resolve_read_past<'p, 't>(
     let sibling = previous.and_then(|(before, parent)| {
         let (a, b) = (before.as_slice(), fp.as_slice());
         let (&index, prefix) = b.split_last()?;
-        (a.len() == b.len() && a.get(..prefix.len()) == Some(prefix))
+        // Compared index by index: a slice comparison calls `memcmp`,
+        // slow for a few indices.
+        (a.len() == b.len() && a.iter().zip(prefix).all(|(x, y)| x == y))
             .then(|| parent.resolve(tables, index))
             .flatten()
             .map(|d| (d, parent))
@@ -626,7 +628,7 @@ pub(crate) struct RecordWriter {
     /// The entity bitstream written so far.
     pub(crate) w: gamewire_bits::BitWriter,
     /// Field-path operations chosen, kept from message to message.
-    ops: crate::fieldpath_writer::OpCache,
+    pub(crate) ops: crate::fieldpath_writer::OpCache,
     /// Why the writing stopped.
     pub(crate) failed: Option<String>,
 }

@@ -753,9 +753,14 @@ impl EntityRewrite {
     }
 
     /// A message the parser does not apply, re-encoded against `state`.
+    /// The field-path steps chosen are shared with the records the parser
+    /// applies: a full packet's creates take the steps the first one's
+    /// took, so they are worked out once per rewrite, not once per writer.
     pub(crate) fn reencode(&mut self, body: &[u8], state: &DemoState) {
+        std::mem::swap(&mut self.scratch.ops, &mut self.records.ops);
         let encoded =
             reencode_packet_entities(body, state, &mut self.scratch).map_err(|e| e.to_string());
+        std::mem::swap(&mut self.scratch.ops, &mut self.records.ops);
         self.bodies.push_back(encoded);
     }
 }
@@ -1222,6 +1227,74 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
     use crate::entity::Entity;
+
+    /// The message decoded without its entity data is the whole body's
+    /// decoding with the entity data taken out, and the data is the one a
+    /// decoder keeps (the last), for bodies in every order; a body the scan
+    /// does not follow fails or succeeds as the whole decoding does.
+    #[test]
+    fn packet_entities_decode_without_copying_their_data() -> Result<(), String> {
+        let message = pb::CSvcMsgPacketEntities {
+            max_entries: Some(2048),
+            updated_entries: Some(3),
+            legacy_is_delta: Some(true),
+            delta_from: Some(-1),
+            entity_data: Some(vec![1, 2, 3, 4, 5]),
+            server_tick: Some(77_000),
+            serialized_entities: Some(vec![9; 200]),
+            cmd_recv_status: vec![-1, 0, 5],
+            ..Default::default()
+        };
+        let body = message.encode_to_vec();
+        // The data field again at the end (a decoder keeps the last), and
+        // the fields before it moved behind it.
+        let second = pb::CSvcMsgPacketEntities {
+            entity_data: Some(vec![6; 300]),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let mut twice = body.clone();
+        twice.extend_from_slice(&second);
+        let mut reordered = second.clone();
+        reordered.extend_from_slice(&body);
+        let truncated = body.get(..body.len() - 2).unwrap_or(&[]).to_vec();
+        // The data field as a varint; a group; a varint of eleven bytes.
+        let wrong_type = [0x38, 0x01];
+        let group = [0x0b, 0x0c];
+        let long = [
+            0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+        ];
+        let cases: [&[u8]; 8] = [
+            &body[..],
+            &twice,
+            &reordered,
+            &truncated,
+            &wrong_type,
+            &group,
+            &long,
+            &[],
+        ];
+        for bytes in cases {
+            let whole = pb::CSvcMsgPacketEntities::decode(bytes);
+            match (decode_without_entity_data(bytes), whole) {
+                (Ok((m, data)), Ok(mut whole)) => {
+                    let kept = whole.entity_data.take().unwrap_or_default();
+                    if m != whole || *data != kept[..] {
+                        return Err(format!("{bytes:?}: decoded differently"));
+                    }
+                }
+                (Err(_), Err(_)) => {}
+                (a, b) => {
+                    return Err(format!(
+                        "{bytes:?}: {:?} against {:?}",
+                        a.is_ok(),
+                        b.is_ok()
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
 
     /// A state with send tables (empty) and entities at 3, 7 and 40 (7 out
     /// of the PVS).
