@@ -549,32 +549,9 @@ pub(crate) fn skip_fields(
         path: None,
         error: FieldError::FieldPaths(e),
     })?;
-    // The previous path and what its last index selected in: a path that
-    // differs from it only in its last index (most do) resolves there,
-    // without the walk down from the root and its array-length lookups.
-    let mut previous: Option<(&FieldPath, crate::serializer::LastParent<'_>)> = None;
+    let mut previous = None;
     for fp in &paths.paths {
-        let sibling = previous.and_then(|(before, parent)| {
-            let (a, b) = (before.as_slice(), fp.as_slice());
-            let (&index, prefix) = b.split_last()?;
-            (a.len() == b.len() && a.get(..prefix.len()) == Some(prefix))
-                .then(|| parent.resolve(tables, index))
-                .flatten()
-                .map(|d| (d, parent))
-        });
-        let (decoder, parent) = match sibling {
-            Some(found) => found,
-            None => tables
-                .resolve_with_parent(serializer, fp, |len| {
-                    fp.as_slice()
-                        .get(..len)
-                        .and_then(|prefix| state.get(prefix))
-                        .and_then(Value::as_u64)
-                        .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
-                })
-                .map_err(|e| PathError::at(*fp, e))?,
-        };
-        previous = Some((fp, parent));
+        let decoder = resolve_read_past(tables, serializer, state, fp, &mut previous)?;
         match decoder {
             FieldDecoder::ArrayLength
             | FieldDecoder::PointerPresent
@@ -593,6 +570,51 @@ pub(crate) fn skip_fields(
     Ok(())
 }
 
+/// The previous path of a record read past and what its last index
+/// selected in ([`crate::serializer::LastParent`]).
+type Previous<'p, 't> = Option<(&'p FieldPath, crate::serializer::LastParent<'t>)>;
+
+/// Resolves `fp` of a record read past ([`skip_fields`],
+/// [`rewrite_fields`]) to its decoder. A path that differs from the
+/// previous one only in its last index (most do) resolves in the node the
+/// previous one ended in, without the walk down from the root and its
+/// array-length lookups; any other path walks from the root, its array
+/// lengths and pointer types read from `state`. `previous` is updated to
+/// `fp`.
+#[inline(always)]
+fn resolve_read_past<'p, 't>(
+    tables: &'t SendTables,
+    serializer: SerializerId,
+    state: &FieldState,
+    fp: &'p FieldPath,
+    previous: &mut Previous<'p, 't>,
+) -> Result<&'t crate::serializer::FieldDecoder, PathError> {
+    let sibling = previous.and_then(|(before, parent)| {
+        let (a, b) = (before.as_slice(), fp.as_slice());
+        let (&index, prefix) = b.split_last()?;
+        // Compared index by index: a slice comparison calls `memcmp`,
+        // slow for a few indices.
+        (a.len() == b.len() && a.iter().zip(prefix).all(|(x, y)| x == y))
+            .then(|| parent.resolve(tables, index))
+            .flatten()
+            .map(|d| (d, parent))
+    });
+    let (decoder, parent) = match sibling {
+        Some(found) => found,
+        None => tables
+            .resolve_with_parent(serializer, fp, |len| {
+                fp.as_slice()
+                    .get(..len)
+                    .and_then(|prefix| state.get(prefix))
+                    .and_then(Value::as_u64)
+                    .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+            })
+            .map_err(|e| PathError::at(*fp, e))?,
+    };
+    *previous = Some((fp, parent));
+    Ok(decoder)
+}
+
 /// The rewrite's copy of the records the parser reads: each record's
 /// header, field paths and values written again as they are read
 /// ([`rewrite_fields`]), so a rewritten `svc_PacketEntities` costs one
@@ -606,7 +628,7 @@ pub(crate) struct RecordWriter {
     /// The entity bitstream written so far.
     pub(crate) w: gamewire_bits::BitWriter,
     /// Field-path operations chosen, kept from message to message.
-    ops: crate::fieldpath_writer::OpCache,
+    pub(crate) ops: crate::fieldpath_writer::OpCache,
     /// Why the writing stopped.
     pub(crate) failed: Option<String>,
 }
@@ -718,31 +740,10 @@ pub(crate) fn rewrite_fields(
         }
         return Ok(());
     }
-    // As in `skip_fields`: a path that differs from the previous one only
-    // in its last index resolves in the node the previous one ended in.
-    let mut previous: Option<(&FieldPath, crate::serializer::LastParent<'_>)> = None;
+    // As in `skip_fields`.
+    let mut previous = None;
     for fp in &paths.paths {
-        let sibling = previous.and_then(|(before, parent)| {
-            let (a, b) = (before.as_slice(), fp.as_slice());
-            let (&index, prefix) = b.split_last()?;
-            (a.len() == b.len() && a.get(..prefix.len()) == Some(prefix))
-                .then(|| parent.resolve(tables, index))
-                .flatten()
-                .map(|d| (d, parent))
-        });
-        let (decoder, parent) = match sibling {
-            Some(found) => found,
-            None => tables
-                .resolve_with_parent(serializer, fp, |len| {
-                    fp.as_slice()
-                        .get(..len)
-                        .and_then(|prefix| state.get(prefix))
-                        .and_then(Value::as_u64)
-                        .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
-                })
-                .map_err(|e| PathError::at(*fp, e))?,
-        };
-        previous = Some((fp, parent));
+        let decoder = resolve_read_past(tables, serializer, state, fp, &mut previous)?;
         let value = decoder
             .decode(r, tick_interval)
             .map_err(|e| PathError::at(*fp, FieldError::Value(e)))?;

@@ -422,6 +422,90 @@ type PathBits = Vec<(Vec<FieldPath>, u64)>;
 
 /// The entity bitstream of a message (taken out of it), its record count
 /// (checked against the entity limit) and whether updates carry PVS bits.
+/// Field number of `CSVCMsg_PacketEntities.entity_data`.
+const ENTITY_DATA_FIELD: u64 = 7;
+
+/// A `CSVCMsg_PacketEntities` body decoded without copying its entity
+/// data, which is most of its bytes: the message with `entity_data` left
+/// out, and the entity data as it lies in `body` (its last occurrence, the
+/// one a protobuf decoder keeps). The fields around it are a few varints,
+/// decoded from a copy of their bytes, so the message is the one the whole
+/// body decodes to with `entity_data` taken out. A body the top-level scan
+/// does not follow (a truncated field, an `entity_data` of another wire
+/// type, a group) is decoded whole, so it fails exactly as that does.
+fn decode_without_entity_data(
+    body: &[u8],
+) -> Result<(pb::CSvcMsgPacketEntities, std::borrow::Cow<'_, [u8]>), ErrorKind> {
+    if let Some((rest, data)) = split_top_level_field(body, ENTITY_DATA_FIELD) {
+        if let Ok(message) = pb::CSvcMsgPacketEntities::decode(&rest[..]) {
+            return Ok((message, std::borrow::Cow::Borrowed(data.unwrap_or(&[]))));
+        }
+    }
+    let mut message = pb::CSvcMsgPacketEntities::decode(body)
+        .map_err(|e| ErrorKind::protobuf("CSVCMsg_PacketEntities", e))?;
+    let data = message.entity_data.take().unwrap_or_default();
+    Ok((message, std::borrow::Cow::Owned(data)))
+}
+
+/// Splits the top-level fields of a protobuf message: the bytes of every
+/// field but `field` (in order, as they were), and the value of the last
+/// occurrence of `field`, which must be length-delimited. `None` when the
+/// bytes are not a run of well-formed fields (varint, 64-bit,
+/// length-delimited or 32-bit) or `field` has another wire type.
+fn split_top_level_field(bytes: &[u8], field: u64) -> Option<(Vec<u8>, Option<&[u8]>)> {
+    // At most ten bytes, the tenth holding only bit 63 (as protobuf
+    // decoders require).
+    fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *bytes.get(*at)?;
+            *at += 1;
+            if shift == 63 && b > 1 {
+                return None;
+            }
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    let mut rest = Vec::with_capacity(64);
+    let mut found = None;
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        let key = varint(bytes, &mut at)?;
+        if key >> 3 == 0 || key > u64::from(u32::MAX) {
+            return None;
+        }
+        let end = match key & 7 {
+            0 => {
+                varint(bytes, &mut at)?;
+                at
+            }
+            1 => at.checked_add(8)?,
+            2 => {
+                let len = usize::try_from(varint(bytes, &mut at)?).ok()?;
+                at.checked_add(len)?
+            }
+            5 => at.checked_add(4)?,
+            _ => return None,
+        };
+        let value = bytes.get(at..end)?;
+        if key >> 3 == field {
+            if key & 7 != 2 {
+                return None;
+            }
+            found = Some(value);
+        } else {
+            rest.extend_from_slice(bytes.get(start..end)?);
+        }
+        at = end;
+    }
+    Some((rest, found))
+}
+
 fn take_entity_data(
     message: &mut pb::CSvcMsgPacketEntities,
 ) -> Result<(Vec<u8>, i32, bool), ErrorKind> {
@@ -535,10 +619,9 @@ pub(crate) fn reencode_packet_entities(
     state: &DemoState,
     scratch: &mut Scratch,
 ) -> Result<Vec<u8>, ErrorKind> {
-    let mut message = pb::CSvcMsgPacketEntities::decode(body)
-        .map_err(|e| ErrorKind::protobuf("CSVCMsg_PacketEntities", e))?;
+    let (mut message, data) = decode_without_entity_data(body)?;
     let mut cx = Context::new(state)?;
-    let (data, count, has_vis_bits) = take_entity_data(&mut message)?;
+    let (_, count, has_vis_bits) = take_entity_data(&mut message)?;
     let ti = state.tick_interval;
     let mut r = BitReader::new(&data);
     let mut w = BitWriter::with_capacity(data.len() + 16);
@@ -658,8 +741,8 @@ impl EntityRewrite {
         let data = self.records.take(0);
         let encoded = match self.records.failed.take() {
             Some(why) => Err(why),
-            None => pb::CSvcMsgPacketEntities::decode(body)
-                .map(|mut message| {
+            None => decode_without_entity_data(body)
+                .map(|(mut message, _)| {
                     message.updated_entries = Some(message.updated_entries.unwrap_or(0));
                     message.entity_data = Some(data);
                     message.encode_to_vec()
@@ -670,9 +753,14 @@ impl EntityRewrite {
     }
 
     /// A message the parser does not apply, re-encoded against `state`.
+    /// The field-path steps chosen are shared with the records the parser
+    /// applies: a full packet's creates take the steps the first one's
+    /// took, so they are worked out once per rewrite, not once per writer.
     pub(crate) fn reencode(&mut self, body: &[u8], state: &DemoState) {
+        std::mem::swap(&mut self.scratch.ops, &mut self.records.ops);
         let encoded =
             reencode_packet_entities(body, state, &mut self.scratch).map_err(|e| e.to_string());
+        std::mem::swap(&mut self.scratch.ops, &mut self.records.ops);
         self.bodies.push_back(encoded);
     }
 }
@@ -1139,6 +1227,74 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
     use crate::entity::Entity;
+
+    /// The message decoded without its entity data is the whole body's
+    /// decoding with the entity data taken out, and the data is the one a
+    /// decoder keeps (the last), for bodies in every order; a body the scan
+    /// does not follow fails or succeeds as the whole decoding does.
+    #[test]
+    fn packet_entities_decode_without_copying_their_data() -> Result<(), String> {
+        let message = pb::CSvcMsgPacketEntities {
+            max_entries: Some(2048),
+            updated_entries: Some(3),
+            legacy_is_delta: Some(true),
+            delta_from: Some(-1),
+            entity_data: Some(vec![1, 2, 3, 4, 5]),
+            server_tick: Some(77_000),
+            serialized_entities: Some(vec![9; 200]),
+            cmd_recv_status: vec![-1, 0, 5],
+            ..Default::default()
+        };
+        let body = message.encode_to_vec();
+        // The data field again at the end (a decoder keeps the last), and
+        // the fields before it moved behind it.
+        let second = pb::CSvcMsgPacketEntities {
+            entity_data: Some(vec![6; 300]),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let mut twice = body.clone();
+        twice.extend_from_slice(&second);
+        let mut reordered = second.clone();
+        reordered.extend_from_slice(&body);
+        let truncated = body.get(..body.len() - 2).unwrap_or(&[]).to_vec();
+        // The data field as a varint; a group; a varint of eleven bytes.
+        let wrong_type = [0x38, 0x01];
+        let group = [0x0b, 0x0c];
+        let long = [
+            0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+        ];
+        let cases: [&[u8]; 8] = [
+            &body[..],
+            &twice,
+            &reordered,
+            &truncated,
+            &wrong_type,
+            &group,
+            &long,
+            &[],
+        ];
+        for bytes in cases {
+            let whole = pb::CSvcMsgPacketEntities::decode(bytes);
+            match (decode_without_entity_data(bytes), whole) {
+                (Ok((m, data)), Ok(mut whole)) => {
+                    let kept = whole.entity_data.take().unwrap_or_default();
+                    if m != whole || *data != kept[..] {
+                        return Err(format!("{bytes:?}: decoded differently"));
+                    }
+                }
+                (Err(_), Err(_)) => {}
+                (a, b) => {
+                    return Err(format!(
+                        "{bytes:?}: {:?} against {:?}",
+                        a.is_ok(),
+                        b.is_ok()
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
 
     /// A state with send tables (empty) and entities at 3, 7 and 40 (7 out
     /// of the PVS).

@@ -169,6 +169,26 @@ impl TypeAction for Reencode<'_> {
     }
 }
 
+/// Decodes `body` with type `M` and encodes it again into a buffer (cleared
+/// first), which a caller reuses from message to message.
+struct ReencodeInto<'a>(&'a [u8], &'a mut Vec<u8>);
+
+impl TypeAction for ReencodeInto<'_> {
+    type Output = Result<(), ErrorKind>;
+    fn run<M>(self) -> Self::Output
+    where
+        M: Message + Default + PartialEq + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        let m = M::decode(self.0).map_err(|e| ErrorKind::protobuf(type_name::<M>(), e))?;
+        self.1.clear();
+        // A `Vec` grows as needed: encoding into one cannot fail.
+        m.encode(self.1).map_err(|e| ErrorKind::Unwritable {
+            what: type_name::<M>(),
+            reason: e.to_string(),
+        })
+    }
+}
+
 /// Encodes a JSON value (as [`crate::messages::to_json`] gives it) with type
 /// `M`.
 struct FromJson<'a>(&'a serde_json::Value);
@@ -192,6 +212,17 @@ impl TypeAction for FromJson<'_> {
 /// decode as its type.
 pub fn reencode(game: Game, id: u32, body: &[u8]) -> Option<Result<Vec<u8>, ErrorKind>> {
     with_message_type(game, id, Reencode(body))
+}
+
+/// [`reencode`] into `out` (cleared first; its allocation is reused), for
+/// a writer that re-encodes message after message.
+pub(crate) fn reencode_into(
+    game: Game,
+    id: u32,
+    body: &[u8],
+    out: &mut Vec<u8>,
+) -> Option<Result<(), ErrorKind>> {
+    with_message_type(game, id, ReencodeInto(body, out))
 }
 
 /// Decodes a frame payload with the type of its command and encodes it

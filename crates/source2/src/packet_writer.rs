@@ -76,6 +76,16 @@ impl PacketWriter {
         Self::default()
     }
 
+    /// An empty packet written after the bytes of `head`, in one buffer
+    /// with room for `capacity` more bytes: [`PacketWriter::finish`] gives
+    /// `head` followed by the bitstream (a caller that wraps the bitstream
+    /// writes what goes before it here, and saves a copy of the packet).
+    pub fn with_head(head: &[u8], capacity: usize) -> Self {
+        let mut bits = BitWriter::with_capacity(head.len() + capacity);
+        bits.write_bytes(head);
+        PacketWriter { bits, messages: 0 }
+    }
+
     /// Appends a message: its type, its size and its body. A body above the
     /// reader's 16 MiB limit is refused (it could not be read back).
     pub fn push(&mut self, id: u32, body: &[u8]) -> Result<(), ErrorKind> {

@@ -173,6 +173,9 @@ pub(crate) struct Rebuild {
     messages_copied: u64,
     /// Names of the message ids copied so far (named once per id).
     names: rustc_hash::FxHashMap<u32, String>,
+    /// Each packet message encoded again from its model, one buffer for
+    /// all.
+    encoded: Vec<u8>,
 }
 
 /// Decodes `bytes` as `M` and encodes it again: `Some` when that gives
@@ -208,18 +211,47 @@ fn packet_data(payload: &[u8]) -> Option<&[u8]> {
     None
 }
 
-/// A `CDemoPacket` payload holding `data`: what its protobuf type encodes.
-fn packet_payload(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len() + 6);
-    out.push(PACKET_DATA_TAG);
-    let mut n = data.len();
+/// What comes before `len` bytes of bitstream in a `CDemoPacket` payload:
+/// the tag of `data` and the length as a shortest varint (the first
+/// `.1` bytes of `.0`).
+fn packet_head(len: usize) -> ([u8; 11], usize) {
+    let mut head = [0u8; 11];
+    head[0] = PACKET_DATA_TAG;
+    let mut n = len as u64;
+    let mut at = 1;
     while n >= 0x80 {
-        out.push((n as u8 & 0x7f) | 0x80);
+        head[at] = (n as u8 & 0x7f) | 0x80;
         n >>= 7;
+        at += 1;
     }
-    out.push(n as u8);
+    head[at] = n as u8;
+    (head, at + 1)
+}
+
+/// A `CDemoPacket` payload holding `data`: what its protobuf type encodes.
+#[cfg(test)]
+fn packet_payload(data: &[u8]) -> Vec<u8> {
+    let (head, n) = packet_head(data.len());
+    let mut out = Vec::with_capacity(data.len() + n);
+    out.extend_from_slice(&head[..n]);
     out.extend_from_slice(data);
     out
+}
+
+/// Sets the head of a `CDemoPacket` payload built behind `written` head
+/// bytes: the payload is written in one buffer, its head guessed (the
+/// input's length, which a rebuilt packet mostly keeps) and set here to
+/// the length the bitstream came to.
+fn set_packet_head(payload: &mut Vec<u8>, written: usize) {
+    let len = payload.len().saturating_sub(written);
+    let (head, n) = packet_head(len);
+    let head = head.get(..n).unwrap_or(&[]);
+    match payload.get_mut(..written) {
+        Some(place) if written == n => place.copy_from_slice(head),
+        _ => {
+            payload.splice(..written.min(payload.len()), head.iter().copied());
+        }
+    }
 }
 
 /// The format of a string table (what its entry bitstream depends on).
@@ -374,13 +406,17 @@ impl Rebuild {
             C::Packet | C::SignonPacket => match packet_data(p) {
                 // The usual form, read in place: no copy of the bitstream.
                 Some(data) => {
-                    let rebuilt = self.packet(data, state, tables_before, entities)?;
-                    packet_payload(&rebuilt)
+                    let (head, n) = packet_head(data.len());
+                    let head = head.get(..n).unwrap_or(&[]);
+                    let mut payload = self.packet(data, head, state, tables_before, entities)?;
+                    set_packet_head(&mut payload, n);
+                    payload
                 }
                 None => match same_after::<pb::CDemoPacket>(p) {
                     Some(mut packet) => {
                         let data = packet.data.take().unwrap_or_default();
-                        packet.data = Some(self.packet(&data, state, tables_before, entities)?);
+                        packet.data =
+                            Some(self.packet(&data, &[], state, tables_before, entities)?);
                         packet.encode_to_vec()
                     }
                     None => {
@@ -394,19 +430,13 @@ impl Rebuild {
                 },
             },
             C::FullPacket => match same_after::<pb::CDemoFullPacket>(p) {
+                // The whole payload re-encodes to its bytes, so its string
+                // tables do: they are written from their model as they are.
                 Some(mut full) => {
-                    if let Some(tables) = full.string_table.take() {
-                        let bytes = tables.encode_to_vec();
-                        let bytes =
-                            self.proto::<pb::CDemoStringTables>(&bytes, "CDemoStringTables");
-                        full.string_table = Some(
-                            pb::CDemoStringTables::decode(&bytes[..])
-                                .map_err(|e| ErrorKind::protobuf("CDemoStringTables", e))?,
-                        );
-                    }
                     if let Some(packet) = full.packet.as_mut() {
                         let data = packet.data.take().unwrap_or_default();
-                        packet.data = Some(self.packet(&data, state, tables_before, entities)?);
+                        packet.data =
+                            Some(self.packet(&data, &[], state, tables_before, entities)?);
                     }
                     full.encode_to_vec()
                 }
@@ -430,16 +460,21 @@ impl Rebuild {
         })
     }
 
-    /// A packet bitstream, every message rebuilt, its padding kept.
+    /// A packet bitstream, every message rebuilt, its padding kept, after
+    /// the bytes of `head` (in the same buffer, so that a payload around
+    /// the bitstream costs no copy of it).
     pub(crate) fn packet(
         &mut self,
         data: &[u8],
+        head: &[u8],
         state: &DemoState,
         tables_before: usize,
         entities: &mut VecDeque<Result<Vec<u8>, String>>,
     ) -> Result<Vec<u8>, ErrorKind> {
         let mut messages = PacketMessages::new(data);
-        let mut w = PacketWriter::new();
+        // Room for the bitstream as it was and a little more (a rebuilt
+        // entity message may come out a few bytes longer).
+        let mut w = PacketWriter::with_head(head, data.len() + data.len() / 64 + 16);
         let mut tables = PacketTables {
             before: tables_before,
             after: &state.string_tables,
@@ -448,12 +483,16 @@ impl Rebuild {
         };
         for m in messages.by_ref() {
             let m = m?;
-            let body = if m.id == 55 {
-                self.packet_entities(state, entities.pop_front(), &m.body)
+            if m.id == 55 {
+                let body = self.packet_entities(state, entities.pop_front(), &m.body);
+                w.push(m.id, &body)?;
             } else {
-                self.message(state, &mut tables, m.id, &m.body)?
-            };
-            w.push(m.id, &body)?;
+                match self.message(state, &mut tables, m.id, &m.body)? {
+                    Some(body) => w.push(m.id, &body)?,
+                    // Written as it was.
+                    None => w.push(m.id, &m.body)?,
+                }
+            }
         }
         let (_, padding) = messages.padding();
         w.finish_with_padding(padding as u8)
@@ -484,14 +523,15 @@ impl Rebuild {
         }
     }
 
-    /// One packet message, rebuilt.
+    /// One packet message, rebuilt: `None` when it is written as its
+    /// bytes (its model encodes to exactly them, or it is copied).
     fn message(
         &mut self,
         state: &DemoState,
         tables: &mut PacketTables<'_>,
         id: u32,
         body: &[u8],
-    ) -> Result<Vec<u8>, ErrorKind> {
+    ) -> Result<Option<Vec<u8>>, ErrorKind> {
         let rebuilt = match id {
             44 => self.create_string_table(tables, body)?,
             45 => self.update_string_table(tables, body)?,
@@ -500,9 +540,14 @@ impl Rebuild {
                     tables.cleared = true;
                     tables.created.clear();
                 }
-                match crate::message_writer::reencode(state.game, id, body) {
-                    Some(Ok(out)) if out == body => return Ok(out),
-                    Some(Ok(out)) => {
+                // Encoded into one reused buffer; when that gives the
+                // body's bytes, the body is what is written.
+                let mut out = std::mem::take(&mut self.encoded);
+                let reencoded =
+                    crate::message_writer::reencode_into(state.game, id, body, &mut out);
+                match reencoded {
+                    Some(Ok(())) if out == body => {}
+                    Some(Ok(())) => {
                         self.copy_message(state.game, id, || match crate::message_writer::explain(
                             body, &out,
                         )
@@ -511,29 +556,25 @@ impl Rebuild {
                             Some(d) => format!("its protobuf type re-encodes differently: {d}"),
                             None => "its protobuf type re-encodes differently".to_string(),
                         });
-                        return Ok(body.to_vec());
                     }
                     Some(Err(_)) => {
                         let why = "it does not decode as its protobuf type";
                         self.copy_message(state.game, id, || why.into());
-                        return Ok(body.to_vec());
                     }
                     None => {
                         let why = "no protobuf type for its id";
                         self.copy_message(state.game, id, || why.into());
-                        return Ok(body.to_vec());
                     }
                 }
+                self.encoded = out;
+                return Ok(None);
             }
         };
-        Ok(match rebuilt {
-            Some(bytes) => bytes,
-            None => {
-                let why = "its protobuf type re-encodes differently";
-                self.copy_message(state.game, id, || why.into());
-                body.to_vec()
-            }
-        })
+        if rebuilt.is_none() {
+            let why = "its protobuf type re-encodes differently";
+            self.copy_message(state.game, id, || why.into());
+        }
+        Ok(rebuilt)
     }
 
     /// A `CSVCMsg_CreateStringTable`: its entries read and written again.
