@@ -233,25 +233,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PlotError> {
         path: path.to_path_buf(),
         source,
     };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let prefix = format!(".{name}.");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".partial");
-    #[cfg(unix)]
-    {
-        // The mode `File::create` gives (the umask applies), not the
-        // temporary file's own 0600.
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut file = builder.tempfile_in(dir).map_err(write_error)?;
+    let mut file = gamewire_query::edit::temporary_beside(path).map_err(write_error)?;
     file.write_all(bytes).map_err(write_error)?;
     file.flush().map_err(write_error)?;
     file.as_file().sync_all().map_err(write_error)?;

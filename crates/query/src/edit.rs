@@ -282,17 +282,12 @@ fn plain_demo_file(path: &Path) -> Result<Option<File>, QueryError> {
     Ok(Some(file))
 }
 
-/// Writes the output through `write` into a temporary file beside `out`,
-/// renamed to `out` once `write` succeeded and every byte is on disk.
-/// On any failure the temporary file is removed.
-fn write_atomically<T>(
-    out: &Path,
-    write: impl FnOnce(&mut BufWriter<&File>) -> Result<T, DemoError>,
-) -> Result<T, QueryError> {
-    let failed = |source: std::io::Error| QueryError::Write {
-        what: out.display().to_string(),
-        source,
-    };
+/// A new temporary file in `out`'s folder, named `.<out's name>.<random>.partial`
+/// (hidden, so a reader of the folder does not take it for output), with
+/// the mode `File::create` would give `out` (the umask applies), not a
+/// temporary file's own 0600: what an atomic write renames onto `out`
+/// once every byte is on disk.
+pub fn temporary_beside(out: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -306,12 +301,24 @@ fn write_atomically<T>(
     builder.prefix(&prefix).suffix(".partial");
     #[cfg(unix)]
     {
-        // The mode `File::create` gives (the umask applies), not the
-        // temporary file's own 0600.
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let temp = builder.tempfile_in(&dir).map_err(failed)?;
+    builder.tempfile_in(&dir)
+}
+
+/// Writes the output through `write` into a temporary file beside `out`,
+/// renamed to `out` once `write` succeeded and every byte is on disk.
+/// On any failure the temporary file is removed.
+fn write_atomically<T>(
+    out: &Path,
+    write: impl FnOnce(&mut BufWriter<&File>) -> Result<T, DemoError>,
+) -> Result<T, QueryError> {
+    let failed = |source: std::io::Error| QueryError::Write {
+        what: out.display().to_string(),
+        source,
+    };
+    let temp = temporary_beside(out).map_err(failed)?;
     let value = {
         let mut w = BufWriter::new(temp.as_file());
         let value = write(&mut w).map_err(demo_error)?;

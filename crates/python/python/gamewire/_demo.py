@@ -662,7 +662,8 @@ class Demo:
     def purchases(self, *, polars: None = ...) -> DataFrame: ...
 
     def purchases(self, *, polars: Optional[bool] = None) -> "DataFrame":
-        """Purchases (`item_purchase`): the buyer, their team, the weapon."""
+        """Purchases (`item_purchase` events, else the buyers' sell-back lists, with `loadout`
+        null then): the buyer, their team, the weapon."""
         return self._table("purchases", polars)
 
     @overload
