@@ -52,9 +52,12 @@ impl Observer for PeerObserver {
     }
 }
 
+/// gamewire's side of a full parse: entity updates, field values (one per
+/// changed path) and game events counted.
 #[derive(Default)]
 struct OursVisitor {
     entities: u64,
+    fields: u64,
     events: u64,
 }
 
@@ -72,9 +75,10 @@ impl gamewire_source2::Visitor for OursVisitor {
         _s: &gamewire_source2::DemoState,
         _c: gamewire_source2::EntityChange,
         _e: &gamewire_source2::Entity,
-        _p: &[gamewire_source2::FieldPath],
+        p: &[gamewire_source2::FieldPath],
     ) {
         self.entities += 1;
+        self.fields += p.len() as u64;
     }
     fn on_game_event(
         &mut self,
@@ -308,76 +312,15 @@ fn rewrite_speed(rounds: usize) -> bool {
     ok
 }
 
-/// The frames of a demo as they lie in the file: (compressed, raw payload).
-/// A demo is a 16-byte header, then frames of three varints (command with
-/// bit 64 set when the payload is snappy-compressed, tick, size) and the
-/// payload (docs/formats/source2-demo.md).
+/// The frames of a demo as they lie in the file: (compressed, raw payload),
+/// read by the library's frame reader without decompressing them.
 fn raw_frames(data: &[u8]) -> Vec<(bool, &[u8])> {
-    fn varint(data: &[u8], pos: &mut usize) -> Option<u32> {
-        let mut value = 0u32;
-        for i in 0..5 {
-            let byte = *data.get(*pos)?;
-            *pos += 1;
-            value |= u32::from(byte & 0x7f) << (7 * i);
-            if byte & 0x80 == 0 {
-                return Some(value);
-            }
-        }
-        None
-    }
-    let mut frames = Vec::new();
-    let mut pos = 16;
-    while pos < data.len() {
-        let (Some(cmd), Some(_tick), Some(size)) = (
-            varint(data, &mut pos),
-            varint(data, &mut pos),
-            varint(data, &mut pos),
-        ) else {
-            break;
-        };
-        let Some(raw) = data.get(pos..pos + size as usize) else {
-            break;
-        };
-        pos += size as usize;
-        frames.push((cmd & 64 != 0, raw));
-    }
-    frames
-}
-
-/// Counts what a full parse decodes: entity updates, field values (one per
-/// changed path) and game events.
-#[derive(Default)]
-struct FieldCounter {
-    updates: u64,
-    fields: u64,
-    events: u64,
-}
-
-impl gamewire_source2::Visitor for FieldCounter {
-    fn interests(&self) -> gamewire_source2::Interests {
-        gamewire_source2::Interests {
-            entities: true,
-            game_events: true,
-            ..gamewire_source2::Interests::NONE
-        }
-    }
-    fn on_entity(
-        &mut self,
-        _s: &gamewire_source2::DemoState,
-        _c: gamewire_source2::EntityChange,
-        _e: &gamewire_source2::Entity,
-        p: &[gamewire_source2::FieldPath],
-    ) {
-        self.updates += 1;
-        self.fields += p.len() as u64;
-    }
-    fn on_game_event(
-        &mut self,
-        _s: &gamewire_source2::DemoState,
-        _e: &gamewire_source2::GameEvent,
-    ) {
-        self.events += 1;
-    }
+    let Ok(mut reader) = gamewire_source2::container::FrameReader::new(data) else {
+        return Vec::new();
+    };
+    std::iter::from_fn(|| reader.next_raw())
+        .map(|(_, _, compressed, raw)| (compressed, raw))
+        .collect()
 }
 
 /// Copies `total` bytes through a 1 MiB buffer (in cache: the fastest a
@@ -417,13 +360,13 @@ fn floor(path: &str, rounds: usize) -> bool {
     let mut out = Vec::new();
     let (mut parse, mut snappy, mut copy_out, mut copy_state) =
         (Duration::MAX, Duration::MAX, Duration::MAX, Duration::MAX);
-    let mut counts = FieldCounter::default();
+    let mut counts = OursVisitor::default();
     let mut decompressed = 0u64;
     let state_bytes =
-        |c: &FieldCounter| c.fields * std::mem::size_of::<gamewire_source2::Value>() as u64;
+        |c: &OursVisitor| c.fields * std::mem::size_of::<gamewire_source2::Value>() as u64;
     for _ in 0..rounds.max(1) {
         let t = Instant::now();
-        let mut c = FieldCounter::default();
+        let mut c = OursVisitor::default();
         let parsed = gamewire_source2::DemoParser::new(&data)
             .map(|p| p.with_helper_thread(false))
             .and_then(|mut p| p.run(&mut c));
@@ -470,9 +413,9 @@ fn floor(path: &str, rounds: usize) -> bool {
         frames.len(),
         frames.iter().filter(|f| f.0).count(),
         decompressed as f64 / 1e6,
-        counts.updates,
+        counts.entities,
         counts.fields,
-        counts.fields as f64 / counts.updates.max(1) as f64,
+        counts.fields as f64 / counts.entities.max(1) as f64,
         counts.events,
         rounds.max(1)
     );

@@ -4,21 +4,11 @@
 //! (demoparser2's way, LaihoE/demoparser). [`resolve_prop`] resolves one
 //! name; [`PropCache`] interns names and caches their paths per serializer.
 
-use gamewire_source2::serializer::{Field, FieldDecoder, FieldModel, SendTables, SerializerId};
+use gamewire_source2::serializer::{FieldDecoder, FieldModel, SendTables, SerializerId};
 use gamewire_source2::{DemoState, Entity, FieldPath, Value};
 
-/// The field of a serializer a part of a dotted prop name names, with its
-/// position: [`SendTables::field_named`].
-pub fn field_named<'t>(
-    tables: &'t SendTables,
-    ser: SerializerId,
-    part: &str,
-) -> Option<(usize, &'t Field)> {
-    tables.field_named(ser, part)
-}
-
 /// The field path of a dotted prop name in a serializer (array elements as
-/// numbers; tables by field or serializer name, see [`field_named`]);
+/// numbers; tables by field or serializer name, see [`SendTables::field_named`]);
 /// `None` if it does not exist.
 pub fn resolve_prop(tables: &SendTables, root: SerializerId, name: &str) -> Option<FieldPath> {
     resolve_prop_decoder(tables, root, name).map(|(path, _)| path)

@@ -435,23 +435,14 @@ pub trait DemoData {
     ) -> Result<(DemoState, Option<DemoError>), ParseFailure>;
 }
 
-impl DemoData for &[u8] {
+/// Bytes in memory: `&[u8]`, `&Vec<u8>`, `&[u8; N]`...
+impl<T: AsRef<[u8]> + ?Sized> DemoData for &T {
     fn parse_located_with<V: Visitor>(
         self,
         options: &RunOptions,
         visitor: &mut V,
     ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
-        options.parse_bytes(self, visitor)
-    }
-}
-
-impl DemoData for &Vec<u8> {
-    fn parse_located_with<V: Visitor>(
-        self,
-        options: &RunOptions,
-        visitor: &mut V,
-    ) -> Result<(DemoState, Option<DemoError>), ParseFailure> {
-        options.parse_bytes(self, visitor)
+        options.parse_bytes(self.as_ref(), visitor)
     }
 }
 

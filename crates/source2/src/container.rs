@@ -440,11 +440,12 @@ impl<'a> FrameReader<'a> {
         }
     }
 
-    /// The next frame's command, index and raw (possibly still compressed)
-    /// payload, borrowed from the data; `None` at the end or at a frame whose
-    /// header or size does not fit the data (the regular reader reports
-    /// that). For looking ahead on a clone of the reader.
-    pub(crate) fn next_raw(&mut self) -> Option<(DemoCommand, u64, bool, &'a [u8])> {
+    /// The next frame's command, index, whether its payload is
+    /// snappy-compressed, and that raw payload, borrowed from the data;
+    /// `None` at the end or at a frame whose header or size does not fit the
+    /// data (the regular reader reports that). For looking ahead on a clone
+    /// of the reader, or for timing the decompression alone.
+    pub fn next_raw(&mut self) -> Option<(DemoCommand, u64, bool, &'a [u8])> {
         if self.done {
             return None;
         }

@@ -539,6 +539,20 @@ pub struct DemoError {
 }
 
 impl DemoError {
+    /// The cut of a demo whose input ends between two frames before
+    /// `DEM_Stop` (a recording that stopped, a partial copy): the smallest
+    /// frame is missing at `location`.
+    pub(crate) fn missing_stop(location: Location) -> DemoError {
+        DemoError {
+            kind: ErrorKind::Truncated {
+                what: "the DEM_Stop frame",
+                needed: crate::parser::MIN_FRAME_LEN,
+                available: 0,
+            },
+            location,
+        }
+    }
+
     /// True when the error is the input ending early (a cut demo).
     pub fn is_truncation(&self) -> bool {
         match &self.kind {

@@ -439,18 +439,11 @@ impl<'a> DemoParser<'a> {
                     if let Some(t) = open_tick {
                         visitor.on_tick_end(&self.state, t);
                     }
-                    return Err(DemoError {
-                        kind: ErrorKind::Truncated {
-                            what: "the DEM_Stop frame",
-                            needed: MIN_FRAME_LEN,
-                            available: 0,
-                        },
-                        location: Location {
-                            byte_offset: self.frames.offset(),
-                            frame: self.frames.frame_index(),
-                            tick: self.state.tick,
-                        },
-                    });
+                    return Err(DemoError::missing_stop(Location {
+                        byte_offset: self.frames.offset(),
+                        frame: self.frames.frame_index(),
+                        tick: self.state.tick,
+                    }));
                 }
                 Err(e) => {
                     if let Some(t) = open_tick {

@@ -596,14 +596,9 @@ impl StreamParser {
         }
         let cut = match self.decoder.finish() {
             Err(e) => Some(e),
-            Ok(()) if !self.parser.state.reached_stop => Some(DemoError {
-                kind: ErrorKind::Truncated {
-                    what: "the DEM_Stop frame",
-                    needed: crate::parser::MIN_FRAME_LEN,
-                    available: 0,
-                },
-                location: self.decoder.location(self.parser.state.tick),
-            }),
+            Ok(()) if !self.parser.state.reached_stop => Some(DemoError::missing_stop(
+                self.decoder.location(self.parser.state.tick),
+            )),
             Ok(()) => None,
         };
         self.end(visitor);

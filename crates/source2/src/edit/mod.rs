@@ -127,18 +127,11 @@ impl crate::Visitor for StateOnly {
 /// The input ended between two frames without `DEM_Stop`: a truncation
 /// located after the last frame.
 pub(crate) fn missing_stop<R: std::io::Read>(stream: &frames::FrameStream<R>) -> DemoError {
-    DemoError {
-        kind: crate::ErrorKind::Truncated {
-            what: "the DEM_Stop frame",
-            needed: 3,
-            available: 0,
-        },
-        location: crate::Location {
-            byte_offset: stream.offset(),
-            frame: stream.frame_index(),
-            tick: stream.last_tick(),
-        },
-    }
+    DemoError::missing_stop(crate::Location {
+        byte_offset: stream.offset(),
+        frame: stream.frame_index(),
+        tick: stream.last_tick(),
+    })
 }
 
 /// What the frame loop does with a frame, decided by
