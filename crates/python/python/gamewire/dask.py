@@ -475,11 +475,8 @@ def read(
     A demo that fails raises when its partition is computed (`on_error="raise"`), or is left
     out with a `RuntimeWarning` on the worker (`"skip"`); `to_parquet` records failures
     instead. A demo cut short keeps its rows before the cut, unless `strict=True`."""
-    import operator
-
     import dask
     import dask.dataframe as dd
-    from dask._task_spec import Task, TaskRef
     from dask.base import tokenize
 
     where = "gamewire.dask.read"
@@ -500,25 +497,24 @@ def read(
     if not demos:
         raise FileNotFoundError(f"{where}: no demo found in {paths!r}")
     groups = _groups(demos, _names_of(demos), per, target, storage_options)
-    # The graph: one task parses a group into every table's frame; each table's partition is
-    # a getitem on that task's result, run where the result is. The tables' graphs share the
-    # parse tasks, so computing them together parses each demo once. Nothing is checked
-    # against `meta` on the client (no `from_delayed` containers and checks per partition).
+    # The graph: one task parses a group into every table's frame (a `Delayed`); each table's
+    # partition is a getitem on that task's result, run where the result is. The tables' graphs
+    # share the parse tasks, so computing them together parses each demo once. The partitions
+    # are not checked against `meta` on the workers (`verify_meta=False`): `meta` is the schema
+    # the frames are built from.
     token = tokenize(groups, query, storage_options, strict, on_error)
-    parse = [(f"gamewire-parse-{token}", i) for i in range(len(groups))]
-    parses = {key: Task(key, _frames, group, query, names, storage_options, strict, on_error)
-              for key, group in zip(parse, groups)}
-    divisions = (None,) * (len(groups) + 1)
+    parse = dask.delayed(_frames, pure=True)
+    parses = [parse(group, query, names, storage_options, strict, on_error,
+                    dask_key_name=(f"gamewire-parse-{token}", i))
+              for i, group in enumerate(groups)]
     out = {}
     # Text stays `object`, as `parse_many` gives it: Dask's conversion of text columns to
     # pyarrow strings (`dataframe.convert-string`) is left to the caller (`.astype`).
     with dask.config.set({"dataframe.convert-string": False}):
         for t in names:
-            keys = [(f"gamewire-{t}-{token}", i) for i in range(len(groups))]
-            layer = dict(parses)
-            layer.update({key: Task(key, operator.getitem, TaskRef(p), t)
-                          for key, p in zip(keys, parse)})
-            out[t] = dd.from_graph(layer, metas[t], divisions, keys, f"gamewire-{t}")
+            parts = [p[t] for p in parses]
+            out[t] = dd.from_delayed(parts, meta=metas[t], verify_meta=False,
+                                     prefix=f"gamewire-{t}")
     return out
 
 
