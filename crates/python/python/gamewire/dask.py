@@ -209,11 +209,20 @@ def _schema_meta(table: str) -> "pandas.DataFrame":
         raise BadArgumentError(
             f"gamewire.dask.meta: the columns of {table} depend on the demo and the options;"
             " give meta= to read(), or write the table with to_parquet()")
-    columns = [("demo", "string")] + list(_schema(table))
-    return pd.DataFrame({name: pd.Series([], dtype=_DTYPES[kind]) for name, kind in columns})
+    built = _METAS.get(table)
+    if built is None:
+        columns = [("demo", "string")] + list(_schema(table))
+        built = pd.DataFrame({name: pd.Series([], dtype=_DTYPES[kind]) for name, kind in columns})
+        _METAS[table] = built
+    # A copy: the caller may change it, and building a frame column by column costs more than
+    # copying an empty one (it is done once per table and process).
+    return built.copy()
 
 
 meta = _schema_meta
+
+# The metas built so far in this process, by table.
+_METAS: Dict[str, "pandas.DataFrame"] = {}
 
 
 # -- parsing one demo --------------------------------------------------------------------------
@@ -310,7 +319,21 @@ def _merge(demos: "List[Tuple[str, List[Column]]]") -> "Optional[List[Column]]":
     return merged
 
 
-def _frames(group: List[Tuple[str, str]], query: "Query", tables: List[str],
+class _Group:
+    """The demos of one partition, `(path, name)` pairs, as one opaque argument of its task:
+    Dask looks through every list and tuple given to a task for Dask objects to wait on, and
+    a group holds none."""
+
+    __slots__ = ("demos",)
+
+    def __init__(self, demos: List[Tuple[str, str]]) -> None:
+        self.demos = demos
+
+    def __iter__(self):
+        return iter(self.demos)
+
+
+def _frames(group: Iterable[Tuple[str, str]], query: "Query", tables: List[str],
             storage_options: Optional[dict], strict: bool,
             on_error: str) -> Dict[str, "pandas.DataFrame"]:
     """A partition of every table: the demos of `group`, each table's rows after a `demo`
@@ -504,7 +527,7 @@ def read(
     # the frames are built from.
     token = tokenize(groups, query, storage_options, strict, on_error)
     parse = dask.delayed(_frames, pure=True)
-    parses = [parse(group, query, names, storage_options, strict, on_error,
+    parses = [parse(_Group(group), query, names, storage_options, strict, on_error,
                     dask_key_name=(f"gamewire-parse-{token}", i))
               for i, group in enumerate(groups)]
     out = {}
