@@ -92,6 +92,10 @@ def test_meta_is_what_a_partition_is(client):
         assert list(frame.dtypes) == list(meta.dtypes), table
         assert list(got.columns) == list(meta.columns), table
         assert list(got.dtypes.astype(str)) == list(meta.dtypes.astype(str)), table
+    # `meta` is built once per table and process; each call gives a frame of its own.
+    changed = gd.meta("kills")
+    changed.insert(0, "extra", pd.Series([], dtype=object))
+    assert list(gd.meta("kills").columns) == list(frames["kills"].columns)
     # The sample match has rows in most tables: the dtypes held with values, not only empty.
     assert sum(len(c) > 0 for c in computed) >= 12
     # events and ticks have columns by demo and option: meta= is needed.

@@ -209,11 +209,20 @@ def _schema_meta(table: str) -> "pandas.DataFrame":
         raise BadArgumentError(
             f"gamewire.dask.meta: the columns of {table} depend on the demo and the options;"
             " give meta= to read(), or write the table with to_parquet()")
-    columns = [("demo", "string")] + list(_schema(table))
-    return pd.DataFrame({name: pd.Series([], dtype=_DTYPES[kind]) for name, kind in columns})
+    built = _METAS.get(table)
+    if built is None:
+        columns = [("demo", "string")] + list(_schema(table))
+        built = pd.DataFrame({name: pd.Series([], dtype=_DTYPES[kind]) for name, kind in columns})
+        _METAS[table] = built
+    # A copy: the caller may change it, and building a frame column by column costs more than
+    # copying an empty one (it is done once per table and process).
+    return built.copy()
 
 
 meta = _schema_meta
+
+# The metas built so far in this process, by table.
+_METAS: Dict[str, "pandas.DataFrame"] = {}
 
 
 # -- parsing one demo --------------------------------------------------------------------------
@@ -310,7 +319,21 @@ def _merge(demos: "List[Tuple[str, List[Column]]]") -> "Optional[List[Column]]":
     return merged
 
 
-def _frames(group: List[Tuple[str, str]], query: "Query", tables: List[str],
+class _Group:
+    """The demos of one partition, `(path, name)` pairs, as one opaque argument of its task:
+    Dask looks through every list and tuple given to a task for Dask objects to wait on, and
+    a group holds none."""
+
+    __slots__ = ("demos",)
+
+    def __init__(self, demos: List[Tuple[str, str]]) -> None:
+        self.demos = demos
+
+    def __iter__(self):
+        return iter(self.demos)
+
+
+def _frames(group: Iterable[Tuple[str, str]], query: "Query", tables: List[str],
             storage_options: Optional[dict], strict: bool,
             on_error: str) -> Dict[str, "pandas.DataFrame"]:
     """A partition of every table: the demos of `group`, each table's rows after a `demo`
@@ -475,11 +498,8 @@ def read(
     A demo that fails raises when its partition is computed (`on_error="raise"`), or is left
     out with a `RuntimeWarning` on the worker (`"skip"`); `to_parquet` records failures
     instead. A demo cut short keeps its rows before the cut, unless `strict=True`."""
-    import operator
-
     import dask
     import dask.dataframe as dd
-    from dask._task_spec import Task, TaskRef
     from dask.base import tokenize
 
     where = "gamewire.dask.read"
@@ -500,25 +520,24 @@ def read(
     if not demos:
         raise FileNotFoundError(f"{where}: no demo found in {paths!r}")
     groups = _groups(demos, _names_of(demos), per, target, storage_options)
-    # The graph: one task parses a group into every table's frame; each table's partition is
-    # a getitem on that task's result, run where the result is. The tables' graphs share the
-    # parse tasks, so computing them together parses each demo once. Nothing is checked
-    # against `meta` on the client (no `from_delayed` containers and checks per partition).
+    # The graph: one task parses a group into every table's frame (a `Delayed`); each table's
+    # partition is a getitem on that task's result, run where the result is. The tables' graphs
+    # share the parse tasks, so computing them together parses each demo once. The partitions
+    # are not checked against `meta` on the workers (`verify_meta=False`): `meta` is the schema
+    # the frames are built from.
     token = tokenize(groups, query, storage_options, strict, on_error)
-    parse = [(f"gamewire-parse-{token}", i) for i in range(len(groups))]
-    parses = {key: Task(key, _frames, group, query, names, storage_options, strict, on_error)
-              for key, group in zip(parse, groups)}
-    divisions = (None,) * (len(groups) + 1)
+    parse = dask.delayed(_frames, pure=True)
+    parses = [parse(_Group(group), query, names, storage_options, strict, on_error,
+                    dask_key_name=(f"gamewire-parse-{token}", i))
+              for i, group in enumerate(groups)]
     out = {}
     # Text stays `object`, as `parse_many` gives it: Dask's conversion of text columns to
     # pyarrow strings (`dataframe.convert-string`) is left to the caller (`.astype`).
     with dask.config.set({"dataframe.convert-string": False}):
         for t in names:
-            keys = [(f"gamewire-{t}-{token}", i) for i in range(len(groups))]
-            layer = dict(parses)
-            layer.update({key: Task(key, operator.getitem, TaskRef(p), t)
-                          for key, p in zip(keys, parse)})
-            out[t] = dd.from_graph(layer, metas[t], divisions, keys, f"gamewire-{t}")
+            parts = [p[t] for p in parses]
+            out[t] = dd.from_delayed(parts, meta=metas[t], verify_meta=False,
+                                     prefix=f"gamewire-{t}")
     return out
 
 
