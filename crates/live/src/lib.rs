@@ -71,7 +71,7 @@ pub const MAX_FRAGMENT: u64 = 1 << 24;
 pub const MAX_TPS: u64 = 1024;
 
 /// The longest fragment accepted in a sync (`keyframe_interval`, seconds).
-pub const MAX_KEYFRAME_INTERVAL: u64 = 300;
+pub const MAX_KEYFRAME_INTERVAL: f64 = 300.0;
 
 /// The broadcast protocol read (every CS2 and Deadlock relay serves 5).
 pub const PROTOCOL: u64 = 5;
@@ -254,7 +254,7 @@ pub struct Sync {
     /// Ticks per second, if given.
     pub tps: Option<u64>,
     /// Seconds per fragment (3 when not given).
-    pub keyframe_interval: u64,
+    pub keyframe_interval: f64,
     /// The map, if given.
     pub map: Option<String>,
     /// A path under the broadcast's URL where the fragments are, if given.
@@ -264,8 +264,8 @@ pub struct Sync {
 impl Sync {
     /// Reads a sync JSON, checking every number against a sane range:
     /// `fragment` at most [`MAX_FRAGMENT`] and not below
-    /// `signup_fragment`, `tps` 1 to [`MAX_TPS`], `keyframe_interval` 1 to
-    /// [`MAX_KEYFRAME_INTERVAL`], `tick` a 32-bit tick, `protocol`
+    /// `signup_fragment`, `tps` 1 to [`MAX_TPS`], `keyframe_interval` above
+    /// 0 and at most [`MAX_KEYFRAME_INTERVAL`] seconds, `tick` a 32-bit tick, `protocol`
     /// [`PROTOCOL`] when given, `token_redirect` a relative path of
     /// letters, digits, `_`, `-`, `.` and `/` (no `..`).
     pub fn parse(text: &[u8]) -> Result<Sync, String> {
@@ -295,10 +295,17 @@ impl Sync {
         if tps == Some(0) {
             return Err("tps is 0".into());
         }
-        let keyframe_interval = number("keyframe_interval", MAX_KEYFRAME_INTERVAL)?.unwrap_or(3);
-        if keyframe_interval == 0 {
-            return Err("keyframe_interval is 0".into());
-        }
+        let keyframe_interval = match object.get("keyframe_interval") {
+            None | Some(serde_json::Value::Null) => 3.0,
+            Some(v) => match v.as_f64() {
+                Some(s) if s > 0.0 && s <= MAX_KEYFRAME_INTERVAL => s,
+                _ => {
+                    return Err(format!(
+                        "keyframe_interval is {v}, not a number of seconds above 0 and at most {MAX_KEYFRAME_INTERVAL}"
+                    ))
+                }
+            },
+        };
         if let Some(p) = number("protocol", u64::from(u32::MAX))? {
             if p != PROTOCOL {
                 return Err(format!("protocol {p}, not {PROTOCOL}"));
@@ -409,7 +416,7 @@ impl BroadcastReader {
                 signup_fragment: 0,
                 tick: None,
                 tps: None,
-                keyframe_interval: 3,
+                keyframe_interval: 3.0,
                 map: None,
                 token_redirect: None,
             },
@@ -485,7 +492,8 @@ impl BroadcastReader {
     /// The wait before asking again for a fragment not there yet.
     fn poll_interval(&self) -> Duration {
         self.options.poll.unwrap_or_else(|| {
-            Duration::from_millis(self.sync.keyframe_interval * 250).max(Duration::from_millis(100))
+            Duration::from_secs_f64(self.sync.keyframe_interval / 4.0)
+                .max(Duration::from_millis(100))
         })
     }
 

@@ -247,6 +247,10 @@ fn sync_numbers_out_of_range_are_refused() {
             .is_ok_and(|s| s.fragment == 22 && s.tps == Some(60)),
         "{sync:?}"
     );
+    // A fragment length in seconds need not be whole (the writer's
+    // `--fragment-seconds`).
+    let half = Sync::parse(br#"{"fragment":1,"keyframe_interval":0.5}"#);
+    assert!(half.is_ok_and(|s| s.keyframe_interval == 0.5 && s.signup_fragment == 0));
     for bad in [
         r#"{"fragment":-1}"#,
         r#"{"fragment":1.5}"#,
@@ -256,6 +260,7 @@ fn sync_numbers_out_of_range_are_refused() {
         r#"{"fragment":3,"tps":100000}"#,
         r#"{"fragment":3,"keyframe_interval":0}"#,
         r#"{"fragment":3,"keyframe_interval":86400}"#,
+        r#"{"fragment":3,"keyframe_interval":"3"}"#,
         r#"{"fragment":3,"protocol":4}"#,
         r#"{"fragment":3,"tick":4294967296}"#,
         r#"{"fragment":3,"token_redirect":"../x"}"#,
