@@ -205,7 +205,7 @@ pub enum LiveErrorKind {
     /// A fragment's records are damaged (a record cut short inside a
     /// complete body).
     #[error("{0}")]
-    Fragment(DemoError),
+    Fragment(Box<DemoError>),
 }
 
 fn retried(attempts: u32) -> String {
@@ -601,7 +601,11 @@ impl BroadcastReader {
         match self.converter.push(name, data, &mut self.out) {
             Ok(Pushed::Records) => Ok(false),
             Ok(Pushed::Stop) => Ok(true),
-            Err(e) => Err(self.error_at(url.to_string(), Some(name), LiveErrorKind::Fragment(e))),
+            Err(e) => Err(self.error_at(
+                url.to_string(),
+                Some(name),
+                LiveErrorKind::Fragment(Box::new(e)),
+            )),
         }
     }
 

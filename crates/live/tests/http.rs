@@ -14,7 +14,7 @@ use std::time::Duration;
 use common::folder_fragments;
 use common::server::{corpus_broadcasts, Relay, Result};
 use gamewire_live::{BroadcastReader, LiveError, LiveErrorKind, LiveOptions};
-use gamewire_source2::broadcast::{to_demo, Converter, Fragment};
+use gamewire_source2::broadcast::{to_demo, Converter};
 use gamewire_source2::{parse_with, NoVisitor};
 
 /// Quick options for a relay releasing a fragment every few ms.
