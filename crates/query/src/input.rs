@@ -41,11 +41,24 @@
 //! `docs/formats/`), and `gamewire_source2::broadcast::to_demo` rewrites
 //! them as one demo stream; a fragment cut inside a record is the cut
 //! ([`InputCut::Fragment`]).
+//!
+//! ## Live broadcasts
+//!
+//! An `http://` or `https://` URL is a broadcast served live by a relay
+//! ([`is_url`]): `gamewire_live::BroadcastReader` fetches its fragments as
+//! they are produced and converts them to a `.dem` stream, which is parsed
+//! as it comes ([`DemoSource::Stream`]; [`open_live`]). How long to wait
+//! and how often to retry are [`LiveOptions`] ([`set_live_options`] sets
+//! them for the process). When the relay fails past the retries, the
+//! stream ends there: everything read before is parsed, and the failure is
+//! the cut ([`InputCut::Live`], naming the URL, the fragment and the last
+//! tick).
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+pub use gamewire_live::{LiveError, LiveOptions};
 use gamewire_source2::broadcast::{to_demo, Fragment};
 use gamewire_source2::DemoError;
 
@@ -109,12 +122,46 @@ pub enum InputError {
         /// The directory.
         path: PathBuf,
     },
+    /// A live broadcast could not be opened (its sync or signon).
+    #[error("{0}")]
+    Live(LiveError),
+    /// A file found in a directory is not there (a symbolic link to
+    /// nothing).
+    #[error("{}: not found (a symbolic link to a missing file)", path.display())]
+    DanglingLink {
+        /// The link.
+        path: PathBuf,
+    },
 }
 
 impl InputError {
+    /// The error of reading the file `path`: [`InputError::DanglingLink`]
+    /// for a symbolic link to nothing (a demo found in a directory whose
+    /// target is gone), else [`InputError::Read`].
+    pub fn reading(path: &Path, source: std::io::Error) -> InputError {
+        let dangling = source.kind() == std::io::ErrorKind::NotFound
+            && path
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink());
+        if dangling {
+            InputError::DanglingLink {
+                path: path.to_path_buf(),
+            }
+        } else {
+            InputError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    }
+
     /// True when the file (or directory) does not exist.
     pub fn is_not_found(&self) -> bool {
-        matches!(self, InputError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+        match self {
+            InputError::Read { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+            InputError::DanglingLink { .. } => true,
+            _ => false,
+        }
     }
 }
 
@@ -141,6 +188,10 @@ pub enum InputCut {
     /// fragment and the byte offset in it).
     #[error("{0}")]
     Fragment(DemoError),
+    /// A live broadcast failed past its retries or limits (the error names
+    /// the URL, the fragment and the last tick reached).
+    #[error("{0}")]
+    Live(LiveError),
 }
 
 /// A demo ready to parse.
@@ -178,6 +229,25 @@ pub fn open(path: &Path) -> Result<DemoInput, InputError> {
 /// the kernel faults in page by page). A compressed demo is decompressed
 /// into a buffer of its own.
 pub fn open_into(path: &Path, mut buffer: Vec<u8>) -> Result<DemoInput, InputError> {
+    if is_url(path) {
+        // The whole live broadcast, read to its end.
+        let mut stream = open_live(path, live_options())?;
+        buffer.clear();
+        stream
+            .read_to_end(&mut buffer)
+            .map_err(|source| InputError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if let Some(e) = stream.take_error() {
+            return Err(e);
+        }
+        return Ok(DemoInput {
+            name: path.to_path_buf(),
+            bytes: buffer,
+            cut: stream.cut().cloned(),
+        });
+    }
     if is_broadcast_dir(path) {
         let fragments = read_broadcast(path)?.fragments;
         let (bytes, cut) = to_demo(&fragments);
@@ -188,10 +258,7 @@ pub fn open_into(path: &Path, mut buffer: Vec<u8>) -> Result<DemoInput, InputErr
         });
     }
     buffer.clear();
-    read_file(path, &mut buffer).map_err(|source| InputError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    read_file(path, &mut buffer).map_err(|source| InputError::reading(path, source))?;
     from_bytes(path, buffer)
 }
 
@@ -393,14 +460,14 @@ impl DemoSource {
 /// ([`DemoSource::Stream`], through bounded buffers: memory does not grow
 /// with the demo).
 pub fn open_source(path: &Path) -> Result<DemoSource, InputError> {
+    if is_url(path) {
+        return open_live(path, live_options()).map(DemoSource::Stream);
+    }
     if is_broadcast_dir(path) {
         return open(path).map(DemoSource::Memory);
     }
     if !is_stdin(path) {
-        let read_error = |source| InputError::Read {
-            path: path.to_path_buf(),
-            source,
-        };
+        let read_error = |source| InputError::reading(path, source);
         let len = std::fs::metadata(path).map_err(read_error)?.len();
         if len <= STREAM_ABOVE {
             return open(path).map(DemoSource::Memory);
@@ -413,10 +480,10 @@ pub fn open_source(path: &Path) -> Result<DemoSource, InputError> {
 /// size: its first bytes tell whether it is compressed; the rest is read
 /// as the parse goes.
 pub fn open_stream(path: &Path) -> Result<DemoStream, InputError> {
-    let read_error = |source| InputError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
+    if is_url(path) {
+        return open_live(path, live_options());
+    }
+    let read_error = |source| InputError::reading(path, source);
     if is_stdin(path) {
         return DemoStream::new(path, std::io::stdin(), None).map_err(read_error);
     }
@@ -432,6 +499,44 @@ pub fn open_stream(path: &Path) -> Result<DemoStream, InputError> {
         file,
         Some(len),
     ))
+}
+
+/// Whether `path` is an `http://` or `https://` URL: a live broadcast.
+pub fn is_url(path: &Path) -> bool {
+    path.to_str().is_some_and(gamewire_live::is_url)
+}
+
+/// The live options set for this process ([`set_live_options`]), else the
+/// defaults.
+static LIVE_OPTIONS: std::sync::Mutex<Option<LiveOptions>> = std::sync::Mutex::new(None);
+
+/// Sets the [`LiveOptions`] that [`open`], [`open_source`] and
+/// [`open_stream`] read live broadcasts with (the command line's
+/// `--idle-timeout` and `--retries`).
+pub fn set_live_options(options: LiveOptions) {
+    if let Ok(mut o) = LIVE_OPTIONS.lock() {
+        *o = Some(options);
+    }
+}
+
+/// The [`LiveOptions`] live broadcasts are read with: those set by
+/// [`set_live_options`], else the defaults.
+pub fn live_options() -> LiveOptions {
+    LIVE_OPTIONS
+        .lock()
+        .ok()
+        .and_then(|o| o.clone())
+        .unwrap_or_default()
+}
+
+/// Opens the live broadcast at the URL `url` as a stream: its sync and
+/// signon are fetched now (an error here is [`InputError::Live`]), the
+/// fragments as the parse reads. A failure later ends the stream; what
+/// came before is parsed and the failure is the cut ([`InputCut::Live`]).
+pub fn open_live(url: &Path, options: LiveOptions) -> Result<DemoStream, InputError> {
+    let text = url.to_string_lossy();
+    let reader = gamewire_live::BroadcastReader::open(&text, options).map_err(InputError::Live)?;
+    Ok(DemoStream::with_format(url, None, reader, None))
 }
 
 /// Up to the first four bytes of `input` (what [`Compression::of`] reads).
@@ -647,6 +752,13 @@ impl Read for DemoStream {
                     self.stop_at_cut(e.to_string());
                     return Ok(0);
                 }
+                Err(e) if live_error(&e).is_some() => {
+                    // A live broadcast that failed: what came before is
+                    // the demo, the failure its cut.
+                    self.ended = true;
+                    self.cut = live_error(&e).cloned().map(InputCut::Live);
+                    return Ok(0);
+                }
                 Err(source) => {
                     self.ended = true;
                     self.error = Some(InputError::Read {
@@ -681,6 +793,11 @@ impl Read for DemoStream {
         self.delivered += n as u64;
         Ok(n)
     }
+}
+
+/// The live broadcast's failure inside a read error, if it is one.
+fn live_error(e: &std::io::Error) -> Option<&LiveError> {
+    e.get_ref()?.downcast_ref::<LiveError>()
 }
 
 /// Whether `path` names standard input (`-`).

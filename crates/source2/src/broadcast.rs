@@ -45,23 +45,100 @@ pub struct Fragment {
 ///
 /// A fragment that ends inside a record stops the conversion there: the
 /// returned bytes hold every complete record before it, and the error names
-/// the fragment and the byte offset of the cut record.
+/// the fragment and the byte offset of the cut record. The fragments go
+/// through one [`Converter`], as a live reader feeds it fragment by
+/// fragment.
 pub fn to_demo(fragments: &[Fragment]) -> (Vec<u8>, Option<DemoError>) {
     let total: usize = fragments.iter().map(|f| f.data.len()).sum();
     let mut out = Vec::with_capacity(total + 64);
-    out.extend_from_slice(MAGIC_SOURCE2);
-    out.extend_from_slice(&[0; 8]);
-    let mut frame = 0u64;
-    let mut last_tick = -1i32;
+    let mut converter = Converter::new();
+    converter.header(&mut out);
     let mut error = None;
-    'fragments: for f in fragments {
-        let data = f.data.as_slice();
+    for f in fragments {
+        match converter.push(&f.name, &f.data, &mut out) {
+            Ok(Pushed::Records) => {}
+            Ok(Pushed::Stop) => break,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    converter.finish(&mut out);
+    (out, error)
+}
+
+/// What a fragment held, for the caller of [`Converter::push`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pushed {
+    /// Records, all converted: the broadcast goes on.
+    Records,
+    /// A `DEM_Stop` record: the broadcast ends here (the records before it
+    /// are converted; nothing after it is read).
+    Stop,
+}
+
+/// The incremental form of [`to_demo`]: fed one fragment at a time, it
+/// appends the `.dem` bytes of each as it comes, so a reader of a live
+/// broadcast holds one fragment at a time, never the whole broadcast.
+///
+/// [`Converter::header`] writes the file's first 16 bytes once,
+/// [`Converter::push`] each fragment's records as frames, and
+/// [`Converter::finish`] the closing `DEM_Stop` (at the last tick
+/// converted). The bytes are those of [`to_demo`] on the same fragments.
+#[derive(Debug, Clone, Default)]
+pub struct Converter {
+    /// Frames written.
+    frame: u64,
+    /// Tick of the last record converted (-1 before the first).
+    last_tick: i32,
+}
+
+impl Converter {
+    /// A converter before the first fragment.
+    pub fn new() -> Converter {
+        Converter {
+            frame: 0,
+            last_tick: -1,
+        }
+    }
+
+    /// Appends the `.dem` file header: the Source 2 magic and eight unused
+    /// bytes (a broadcast has no file-info offsets).
+    pub fn header(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(MAGIC_SOURCE2);
+        out.extend_from_slice(&[0; 8]);
+    }
+
+    /// Tick of the last record converted (-1 before the first).
+    pub fn last_tick(&self) -> i32 {
+        self.last_tick
+    }
+
+    /// Frames written so far.
+    pub fn frames(&self) -> u64 {
+        self.frame
+    }
+
+    /// Appends the records of one fragment (`data`, named `name` in errors)
+    /// to `out` as `.dem` frames.
+    ///
+    /// A record cut short is an error naming the fragment and the byte
+    /// offset of the record in it; the complete records before it are in
+    /// `out` already.
+    pub fn push(
+        &mut self,
+        name: &str,
+        data: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Pushed, DemoError> {
         let mut pos = 0usize;
         while pos < data.len() {
             let start = pos;
+            let (frame, last_tick) = (self.frame, self.last_tick);
             let fail = |inner: ErrorKind| DemoError {
                 kind: ErrorKind::Broadcast {
-                    fragment: f.name.clone(),
+                    fragment: name.to_string(),
                     inner: Box::new(inner),
                 },
                 location: Location {
@@ -75,37 +152,29 @@ pub fn to_demo(fragments: &[Fragment]) -> (Vec<u8>, Option<DemoError>) {
                 needed: needed as u64,
                 available: data.len().saturating_sub(at) as u64,
             };
-            let cmd = match crate::container::read_varint32(data, &mut pos, "broadcast command") {
-                Ok(c) => c,
-                Err(kind) => {
-                    error = Some(fail(kind));
-                    break 'fragments;
-                }
-            };
+            let cmd = crate::container::read_varint32(data, &mut pos, "broadcast command")
+                .map_err(fail)?;
             let Some(head) = data.get(pos..pos + 5) else {
-                error = Some(fail(truncated("broadcast record header", 5, pos)));
-                break 'fragments;
+                return Err(fail(truncated("broadcast record header", 5, pos)));
             };
             let tick = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
             pos += 5;
             if DemoCommand::from_raw(cmd) == DemoCommand::Stop {
-                break 'fragments;
+                return Ok(Pushed::Stop);
             }
             let Some(size) = data
                 .get(pos..pos + 4)
                 .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
             else {
-                error = Some(fail(truncated("broadcast record size", 4, pos)));
-                break 'fragments;
+                return Err(fail(truncated("broadcast record size", 4, pos)));
             };
             pos += 4;
             let Some(payload) = pos.checked_add(size).and_then(|end| data.get(pos..end)) else {
-                error = Some(fail(truncated("broadcast record payload", size, pos)));
-                break 'fragments;
+                return Err(fail(truncated("broadcast record payload", size, pos)));
             };
             pos += size;
-            encode_varint(u64::from(cmd), &mut out);
-            encode_varint(u64::from(tick), &mut out);
+            encode_varint(u64::from(cmd), out);
+            encode_varint(u64::from(tick), out);
             if matches!(
                 DemoCommand::from_raw(cmd),
                 DemoCommand::Packet | DemoCommand::SignonPacket
@@ -113,20 +182,24 @@ pub fn to_demo(fragments: &[Fragment]) -> (Vec<u8>, Option<DemoError>) {
                 // Packets come bare; a demo wraps them in CDemoPacket
                 // (field 3, `data`, length-delimited).
                 let len = payload.len() as u64;
-                encode_varint(1 + encoded_len_varint(len) as u64 + len, &mut out);
+                encode_varint(1 + encoded_len_varint(len) as u64 + len, out);
                 out.push(0x1a);
-                encode_varint(len, &mut out);
+                encode_varint(len, out);
             } else {
-                encode_varint(payload.len() as u64, &mut out);
+                encode_varint(payload.len() as u64, out);
             }
             out.extend_from_slice(payload);
-            frame += 1;
-            last_tick = tick as i32;
+            self.frame += 1;
+            self.last_tick = tick as i32;
         }
+        Ok(Pushed::Records)
     }
-    // DEM_Stop at the last tick, empty payload.
-    encode_varint(0, &mut out);
-    encode_varint(last_tick.max(0) as u64, &mut out);
-    encode_varint(0, &mut out);
-    (out, error)
+
+    /// Appends the closing `DEM_Stop` frame: at the last tick converted,
+    /// with an empty payload.
+    pub fn finish(&self, out: &mut Vec<u8>) {
+        encode_varint(0, out);
+        encode_varint(self.last_tick.max(0) as u64, out);
+        encode_varint(0, out);
+    }
 }
