@@ -49,7 +49,9 @@ impl NativeFollow {
     /// without new bytes after which the demo is taken as ended.
     #[new]
     fn new(path: PathBuf, query: QuerySpec, idle_timeout: f64) -> PyResult<Self> {
-        let query = query.query()?;
+        // A demo cut short keeps its rows (the cut is a warning, or with
+        // `strict` an error, in the Python half).
+        let query = query.query()?.with_options(crate::run_options());
         let idle_timeout = Duration::try_from_secs_f64(idle_timeout).map_err(|_| {
             crate::bad_argument(format!(
                 "follow: idle_timeout takes a number of seconds, not {idle_timeout}"

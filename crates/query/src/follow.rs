@@ -123,7 +123,11 @@ impl Read for GrowingFile {
                 self.idle = true;
                 return Ok(0);
             }
-            std::thread::sleep(self.options.poll.min(self.options.idle_timeout - waited));
+            std::thread::sleep(
+                self.options
+                    .poll
+                    .min(self.options.idle_timeout.saturating_sub(waited)),
+            );
         }
     }
 }
