@@ -696,7 +696,11 @@ impl FollowRun {
     pub fn take_new(&mut self) -> Result<Vec<Table>, QueryError> {
         if !self.names_checked {
             let state = self.parser.state();
+            // The send tables, the classes (which one is a player's) and,
+            // for events asked for by name, the event list: the signon
+            // declares them before any row can be made.
             let declared = state.send_tables.is_some()
+                && !state.classes.is_empty()
                 && (self.query.events.is_none()
                     || state.event_descriptors.names().next().is_some());
             if !declared {
