@@ -226,7 +226,7 @@ fn rows_come_out_before_the_demo_is_complete() -> Result {
     let split = data.len() * 3 / 4;
     for args in [
         ["table", "kills", "--format", "jsonl"],
-        ["ticks", "--props", "X", "--format", "csv"],
+        ["ticks", "--props=X", "--format", "csv"],
     ] {
         let path = dir.join(format!("early-{}.dem", args[1]));
         std::fs::write(&path, data.get(..split).ok_or("split")?)?;
