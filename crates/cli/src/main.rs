@@ -13,6 +13,7 @@ mod edit;
 mod entities;
 mod error;
 mod events;
+mod follow;
 mod info;
 mod many;
 mod messages;

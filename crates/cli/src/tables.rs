@@ -200,6 +200,17 @@ pub struct RowArgs {
     /// Worker threads for several demos (default: the number of cores).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
+    /// Read one demo while it is written (a `.dem` that grows, or `-`) and
+    /// write the rows as they arrive, flushed after each read (CSV or JSON
+    /// Lines); tables complete only at the end (rounds, players, ...) come
+    /// when the demo ends. Stops at the demo's end, or after
+    /// `--idle-timeout` seconds without new bytes.
+    #[arg(long)]
+    pub follow: bool,
+    /// `--follow`: seconds without new bytes after which the demo is taken
+    /// as ended, cut short (default 30).
+    #[arg(long, value_name = "SECONDS", requires = "follow")]
+    pub idle_timeout: Option<f64>,
     #[command(flatten)]
     pub query: QueryArgs,
 }
@@ -231,6 +242,9 @@ pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), Cli
     let query = args.query.query(vec![kind])?;
     let format = resolve_format(args.format, args.output.as_deref())?;
     refuse_binary_terminal(args.output.as_deref(), format)?;
+    if args.follow {
+        return crate::follow::write_followed(kind, &query, args, format);
+    }
     // `ticks` streams: CSV and JSON Lines of any number of demos, Parquet
     // of one (several demos' Parquet is one table whose columns are the
     // union of theirs, known only at the end).

@@ -48,6 +48,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 
+mod follow;
 mod synth;
 mod teeworlds;
 
@@ -935,6 +936,7 @@ fn _gamewire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let tables: Vec<&str> = TableKind::ALL.iter().map(|k| k.name()).collect();
     m.add("TABLES", PyTuple::new(py, tables)?)?;
     m.add_class::<NativeDemo>()?;
+    m.add_class::<follow::NativeFollow>()?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(teeworlds::read_teeworlds, m)?)?;

@@ -68,6 +68,7 @@ pub mod entities;
 pub mod error;
 pub mod event_players;
 pub mod events;
+pub mod follow;
 pub mod friendly_props;
 pub mod grenades;
 pub mod input;

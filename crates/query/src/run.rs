@@ -14,9 +14,11 @@ use std::sync::Arc;
 use gamewire_source2::stream::StreamParser;
 use gamewire_source2::{DemoError, DemoParser, DemoState, SendTableCache, Visitor};
 
+use crate::events::EventsCollector;
 use crate::input::{DemoInput, DemoSource, DemoStream, InputCut, InputError};
-use crate::table::Table;
-use crate::{Collectors, Query, QueryError};
+use crate::table::{Column, Table};
+use crate::ticks::TicksCollector;
+use crate::{Collectors, Query, QueryError, TableKind};
 
 /// How a query runs.
 #[derive(Debug, Clone)]
@@ -534,5 +536,210 @@ impl Visitor for Fanout {
         for c in &mut self.0 {
             c.on_string_table(state, table, changed);
         }
+    }
+}
+
+/// Whether a table's rows are complete the moment the parse makes them, so
+/// that a run fed as the demo arrives ([`FollowRun`]) can hand them on at
+/// once: `events` (a row per game event, at the event), `ticks` (a row
+/// per player when the tick's entities are read), `chat`, `user_commands`,
+/// `combat_log` (a row per message), `kills`, `damages` and `purchases`
+/// (a row per event; `purchases` read from the buyers' state when a demo
+/// has no purchase events are only known at the end). The other tables are
+/// complete only when the demo ends: a round's row waits for its end, a
+/// player's row holds the stats as last seen, a grenade's row its whole
+/// flight, a smoke or a fire its expiry, `header` the demo's length;
+/// [`FollowRun`] gives them whole at the end.
+pub fn rows_arrive_complete(kind: TableKind) -> bool {
+    use TableKind::*;
+    matches!(
+        kind,
+        Events | Ticks | Chat | UserCommands | CombatLog | Kills | Damages | Purchases
+    )
+}
+
+/// The rows of `table`, leaving it empty with the same columns.
+fn take_rows(table: &mut Table) -> Table {
+    let empty = Table {
+        name: table.name.clone(),
+        columns: table
+            .columns
+            .iter()
+            .map(|(n, c)| (n.clone(), Column::new(c.kind())))
+            .collect(),
+    };
+    std::mem::replace(table, empty)
+}
+
+impl Collectors {
+    /// The rows of the tables whose rows arrive complete
+    /// ([`rows_arrive_complete`]) made since the last call, taken out of
+    /// the collectors, each typed as the whole table types it; `query` is
+    /// the query the collectors were made for. The order is the query's;
+    /// a table with no new rows is absent.
+    fn take_complete_rows(&mut self, query: &Query, state: &DemoState) -> Vec<Table> {
+        let mut out: Vec<Table> = Vec::new();
+        if let Some(events) = &mut self.events {
+            let fresh = EventsCollector::new(
+                query.events.clone(),
+                &query.player_props,
+                &query.other_props,
+            );
+            // A row of `events` reads the event and the state at it; the
+            // collector's other state is the columns seen, which the new
+            // table declares for its own rows.
+            out.push(std::mem::replace(events, fresh).finish(state));
+        }
+        if let Some(ticks) = &mut self.ticks {
+            let mut batch = TicksCollector::new(&query.player_props, None);
+            batch.rows.rows = std::mem::take(&mut ticks.rows.rows);
+            out.push(batch.finish(state));
+        }
+        let tables = [
+            self.chat.as_mut().map(|c| &mut c.table),
+            self.user_commands.as_mut().map(|c| &mut c.table),
+            self.combat_log.as_mut().map(|c| &mut c.table),
+            self.matches.kills.as_mut(),
+            self.matches.damages.as_mut(),
+            self.matches.purchases.as_mut(),
+        ];
+        out.extend(tables.into_iter().flatten().map(take_rows));
+        out.retain(|t| t.rows() > 0);
+        let mut ordered = Vec::with_capacity(out.len());
+        for k in &self.order {
+            if let Some(i) = out.iter().position(|t| t.name == k.name()) {
+                ordered.push(out.swap_remove(i));
+            }
+        }
+        ordered
+    }
+}
+
+/// A query run on a demo fed as it arrives (a file still being written, a
+/// broadcast read over the network: [`crate::follow`]). The bytes go into
+/// a [`StreamParser`] ([`FollowRun::push`]) that keeps its state; the rows
+/// completed so far come out with [`FollowRun::take_new`], and
+/// [`FollowRun::finish`] gives the rest: every row appears once, and all
+/// the rows taken, in order, are the rows of [`Query::run`] on the whole
+/// demo.
+pub struct FollowRun {
+    query: Query,
+    parser: StreamParser,
+    collectors: Collectors,
+    /// The query's names were checked against the demo (before the first
+    /// rows are given).
+    names_checked: bool,
+}
+
+impl std::fmt::Debug for FollowRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FollowRun")
+            .field("tick", &self.parser.state().tick)
+            .field("offset", &self.parser.decoder().offset())
+            .finish_non_exhaustive()
+    }
+}
+
+impl FollowRun {
+    /// A run of `query` waiting for the demo's first bytes; an option no
+    /// table uses is an error ([`Query::validate`]).
+    pub fn new(query: &Query) -> Result<FollowRun, QueryError> {
+        query.validate()?;
+        let mut parser = StreamParser::new();
+        if let Some(cache) = &query.options.send_table_cache {
+            parser = parser.with_send_table_cache(Arc::clone(cache));
+        }
+        Ok(FollowRun {
+            query: query.clone(),
+            parser,
+            collectors: Collectors::new(query),
+            names_checked: false,
+        })
+    }
+
+    /// Takes in the next bytes of the demo and applies every frame they
+    /// complete (a frame cut by the end of the bytes waits for the next).
+    /// A demo that is not one, or a frame that does not parse, is an error.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<(), QueryError> {
+        self.parser
+            .push(bytes, &mut self.collectors)
+            .map_err(QueryError::Demo)
+    }
+
+    /// Whether the demo's `DEM_Stop` frame was read: the demo is complete.
+    pub fn reached_stop(&self) -> bool {
+        self.parser.state().reached_stop
+    }
+
+    /// The state so far.
+    pub fn state(&self) -> &DemoState {
+        self.parser.state()
+    }
+
+    /// The demo bytes taken in.
+    pub fn bytes_read(&self) -> u64 {
+        self.parser.decoder().offset() + self.parser.decoder().pending() as u64
+    }
+
+    /// Bytes the frame decoder holds (a frame being completed): bounded by
+    /// the largest frame, whatever the length of the demo.
+    pub fn buffered_bytes(&self) -> usize {
+        self.parser.decoder().buffered_bytes()
+    }
+
+    /// The rows completed since the last call, of the tables whose rows
+    /// arrive complete ([`rows_arrive_complete`]), in the query's order; a
+    /// table with no new rows is absent. The query's names are checked
+    /// against the demo before the first rows are given (an unknown prop
+    /// or event name is the error [`Query::run`] gives); until the demo has
+    /// declared them, rows wait.
+    pub fn take_new(&mut self) -> Result<Vec<Table>, QueryError> {
+        if !self.names_checked {
+            let state = self.parser.state();
+            // The send tables, the classes (which one is a player's) and,
+            // for events asked for by name, the event list: the signon
+            // declares them before any row can be made.
+            let declared = state.send_tables.is_some()
+                && !state.classes.is_empty()
+                && (self.query.events.is_none()
+                    || state.event_descriptors.names().next().is_some());
+            if !declared {
+                return Ok(Vec::new());
+            }
+            self.query.check_names(state)?;
+            self.names_checked = true;
+        }
+        Ok(self
+            .collectors
+            .take_complete_rows(&self.query, self.parser.state()))
+    }
+
+    /// The input has ended: the rows not taken yet of every table (the
+    /// tables complete only at the end whole), the final state, and the
+    /// cut when the demo ended before its `DEM_Stop` (with
+    /// [`RunOptions::keep_cut`] of the query; otherwise the cut is the
+    /// error). The names and ticks are checked as [`Query::run`] checks
+    /// them.
+    pub fn finish(mut self) -> Result<Parsed, QueryError> {
+        let ended = self.parser.finish_keeping_cut(&mut self.collectors);
+        let header_read = self.parser.header_read();
+        let cut = match ended {
+            // Not even a file header: not a demo.
+            Ok(Some(cut)) if !header_read => return Err(QueryError::Demo(cut)),
+            Ok(cut) => cut,
+            Err(e) => return Err(QueryError::Demo(e)),
+        };
+        let state = self.parser.into_state();
+        self.query.check_names(&state)?;
+        self.query.check_ticks(state.tick)?;
+        if let (Some(cut), false) = (&cut, self.query.options.keep_cut) {
+            return Err(QueryError::Demo(cut.clone()));
+        }
+        let tables = self.collectors.finish(&state);
+        Ok(Parsed {
+            tables,
+            state,
+            cut: Cut::of(None, cut),
+        })
     }
 }

@@ -64,6 +64,7 @@ from ._demo import (
     synth,
 )
 from ._gamewire import __version__
+from .follow import follow
 
 __all__ = [
     "BadArgumentError",
@@ -76,6 +77,7 @@ __all__ = [
     "TABLES",
     "UnknownNameError",
     "__version__",
+    "follow",
     "parse_many",
     "set_polars",
     "synth",

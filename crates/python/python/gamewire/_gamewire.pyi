@@ -69,6 +69,18 @@ class ScenarioError(ValueError):
 
 HeaderValue = Union[str, int, float, bool, None]
 
+class NativeFollow:
+    """A query over a demo read while it is written (`gamewire.follow`)."""
+
+    def __new__(
+        cls, path: Union[str, "os.PathLike[str]"], query: Query, idle_timeout: float
+    ) -> "NativeFollow": ...
+    def next(
+        self, every: float
+    ) -> Optional[Tuple[List[Tuple[str, List[Column]]], bool, Optional[str]]]:
+        """Reads for up to `every` seconds: the tables with new rows, whether the demo has
+        ended (the tables then hold the rest), and the cut message; None once all was given."""
+
 class NativeDemo:
     """A demo file held in memory."""
 
