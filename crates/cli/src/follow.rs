@@ -16,9 +16,9 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::time::Duration;
 
 use gamewire_query::follow::{FollowOptions, Follower, GrowingFile};
+use gamewire_query::input;
 use gamewire_query::write::{csv_field, write_table, Format};
 use gamewire_query::{Column, Kind, Query, QueryError, Table, TableKind};
 
@@ -131,11 +131,10 @@ pub(crate) fn write_followed(
         path: path.clone(),
         source: Box::new(source),
     };
-    let mut options = FollowOptions::default();
-    if let Some(seconds) = args.idle_timeout {
-        options.idle_timeout = Duration::try_from_secs_f64(seconds)
-            .map_err(|_| CliError::Usage("--idle-timeout takes a number of seconds"))?;
-    }
+    let options = FollowOptions {
+        idle_timeout: input::live_options().idle_timeout,
+        ..FollowOptions::default()
+    };
     let sink = Sink::open(args.output.as_deref(), format)?;
     let mut out = RowsOut {
         sink,
@@ -143,7 +142,12 @@ pub(crate) fn write_followed(
         header: None,
         buffer: Vec::new(),
     };
-    if path.as_os_str() == "-" {
+    if input::is_url(path) {
+        let stream = input::open_live(path, input::live_options())
+            .map_err(|e| failed(QueryError::from(e)))?;
+        let follower = Follower::new(query, path, stream).map_err(failed)?;
+        follow(follower, &mut out, path)
+    } else if path.as_os_str() == "-" {
         let stdin = std::io::stdin().lock();
         let follower = Follower::new(query, path, stdin).map_err(failed)?;
         follow(follower, &mut out, path)
@@ -178,7 +182,14 @@ fn follow<R: std::io::Read + IdleAware>(
             out.write(t)?;
         }
     }
-    if let Some(cut) = &parsed.cut {
+    if let Some(cut) = input.input_cut() {
+        // The input itself failed (a live broadcast past its retries): its
+        // message names the URL, the fragment and the last tick.
+        warn_cut(&format!(
+            "{}: {cut}; the output holds everything before the cut",
+            path.display()
+        ));
+    } else if let Some(cut) = &parsed.cut {
         let mut message = cut_message(path, cut);
         if input.went_idle() {
             message = format!("{message} (the file stopped growing before the demo's end)");
@@ -188,9 +199,22 @@ fn follow<R: std::io::Read + IdleAware>(
     Ok(())
 }
 
-/// Whether a reader ended because its input stopped growing.
+/// How a followed input ended: because it stopped growing, or because
+/// the input itself failed.
 trait IdleAware {
     fn went_idle(&self) -> bool;
+    fn input_cut(&self) -> Option<&input::InputCut> {
+        None
+    }
+}
+
+impl IdleAware for input::DemoStream {
+    fn went_idle(&self) -> bool {
+        false
+    }
+    fn input_cut(&self) -> Option<&input::InputCut> {
+        self.cut()
+    }
 }
 
 impl IdleAware for GrowingFile {

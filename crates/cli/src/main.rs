@@ -43,6 +43,15 @@ struct Cli {
     /// its rows up to the cut are still written.
     #[arg(long, global = true)]
     strict: bool,
+    /// Live input (an `http://` or `https://` broadcast, or a demo read
+    /// with `--follow`): seconds without a new fragment or new bytes after
+    /// which the demo is taken as ended, cut short (default 30).
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = read::parse_idle_timeout)]
+    idle_timeout: Option<std::time::Duration>,
+    /// Live broadcasts: how often a failed request is retried before the
+    /// read fails (default 5).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1000))]
+    retries: Option<u32>,
     #[command(subcommand)]
     command: Command,
 }
@@ -117,6 +126,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse_from(read::sample_args(std::env::args_os()));
     let strict = cli.strict;
+    read::set_live_options(cli.idle_timeout, cli.retries);
     let result: Result<(), error::CliError> = match cli.command {
         Command::Info(args) => info::info(args),
         Command::Schema(args) => info::schema(args),

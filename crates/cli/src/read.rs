@@ -45,21 +45,11 @@ const SAMPLE_COMMANDS: &[&str] = &[
 /// every such command takes the sample in place of a demo path, through
 /// the one path its readers know. After `--`, and for the other
 /// subcommands, `--sample` is left as it is (clap then refuses it).
-///
-/// The options of live broadcasts (`http://` and `https://` inputs),
-/// which every such command takes, are read here too and set for the
-/// process ([`input::set_live_options`]): `--idle-timeout SECONDS` (how
-/// long without a new fragment ends the broadcast, default 30) and
-/// `--retries N` (how often a failed request is retried, default 5). A
-/// value that is not a number is left in place, and clap refuses it.
 pub(crate) fn sample_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
     let mut out = Vec::new();
     let mut command: Option<bool> = None;
     let mut after_dashes = false;
-    let mut live = input::live_options();
-    let mut live_set = false;
-    let mut args = args.enumerate().peekable();
-    while let Some((i, arg)) = args.next() {
+    for (i, arg) in args.enumerate() {
         if i > 0 && !after_dashes {
             if arg == "--" {
                 after_dashes = true;
@@ -68,65 +58,36 @@ pub(crate) fn sample_args(args: impl Iterator<Item = OsString>) -> Vec<OsString>
             } else if arg == "--sample" && command == Some(true) {
                 out.push(OsString::from(SAMPLE_PATH));
                 continue;
-            } else if let (Some(flag), Some(true)) = (live_flag(&arg), command) {
-                let (name, inline) = flag;
-                let value = match &inline {
-                    Some(v) => Some(v.clone()),
-                    None => args.peek().map(|(_, v)| v.to_string_lossy().into_owned()),
-                };
-                if value.is_some_and(|v| set_live_flag(&mut live, name, &v)) {
-                    if inline.is_none() {
-                        args.next();
-                    }
-                    live_set = true;
-                    continue;
-                }
             }
         }
         out.push(arg);
     }
-    if live_set {
-        input::set_live_options(live);
-    }
     out
 }
 
-/// The live option `arg` names (`--idle-timeout`, `--retries`), with its
-/// value when given as `--flag=value`.
-fn live_flag(arg: &OsString) -> Option<(&'static str, Option<String>)> {
-    let text = arg.to_str()?;
-    ["--idle-timeout", "--retries"]
-        .into_iter()
-        .find_map(|flag| {
-            if text == flag {
-                Some((flag, None))
-            } else {
-                let value = text.strip_prefix(flag)?.strip_prefix('=')?;
-                Some((flag, Some(value.to_string())))
-            }
-        })
+/// `--idle-timeout SECONDS`: a number of seconds from 0 to a day.
+pub(crate) fn parse_idle_timeout(value: &str) -> Result<std::time::Duration, String> {
+    match value.parse::<f64>() {
+        Ok(s) if (0.0..=86_400.0).contains(&s) => Ok(std::time::Duration::from_secs_f64(s)),
+        _ => Err("a number of seconds from 0 to 86400".to_string()),
+    }
 }
 
-/// Sets the live option `flag` to `value`; false when the value is not a
-/// number in range (a time-out of 0 to a day, up to 1000 retries).
-fn set_live_flag(live: &mut input::LiveOptions, flag: &str, value: &str) -> bool {
-    match flag {
-        "--idle-timeout" => match value.parse::<f64>() {
-            Ok(s) if (0.0..=86_400.0).contains(&s) => {
-                live.idle_timeout = std::time::Duration::from_secs_f64(s);
-                true
-            }
-            _ => false,
-        },
-        "--retries" => match value.parse::<u32>() {
-            Ok(n) if n <= 1000 => {
-                live.retries = n;
-                true
-            }
-            _ => false,
-        },
-        _ => false,
+/// Sets the options live input is read with for this process
+/// ([`input::set_live_options`]): `--idle-timeout` and `--retries` where
+/// given, the defaults otherwise.
+pub(crate) fn set_live_options(idle_timeout: Option<std::time::Duration>, retries: Option<u32>) {
+    if idle_timeout.is_none() && retries.is_none() {
+        return;
     }
+    let mut live = input::live_options();
+    if let Some(t) = idle_timeout {
+        live.idle_timeout = t;
+    }
+    if let Some(n) = retries {
+        live.retries = n;
+    }
+    input::set_live_options(live);
 }
 
 /// Whether `path` stands for the sample demo ([`SAMPLE_PATH`]).
@@ -405,27 +366,14 @@ mod tests {
     }
 
     #[test]
-    fn live_flags_are_taken_for_source2_commands() {
+    fn idle_timeout_takes_seconds_from_zero_to_a_day() {
         assert_eq!(
-            args("gamewire events http://x/m --idle-timeout 2.5 --retries=7 --format json"),
-            ["gamewire", "events", "http://x/m", "--format", "json"]
+            parse_idle_timeout("2.5"),
+            Ok(std::time::Duration::from_millis(2500))
         );
-        let live = input::live_options();
-        assert_eq!(live.idle_timeout, std::time::Duration::from_millis(2500));
-        assert_eq!(live.retries, 7);
-        // A value that is no number in range stays for clap to refuse.
-        assert_eq!(
-            args("gamewire events x --retries many"),
-            ["gamewire", "events", "x", "--retries", "many"]
-        );
-        assert_eq!(
-            args("gamewire events x --idle-timeout=-1"),
-            ["gamewire", "events", "x", "--idle-timeout=-1"]
-        );
-        // Not for a command that reads no Source 2 demo.
-        assert_eq!(
-            args("gamewire tg --retries 3"),
-            ["gamewire", "tg", "--retries", "3"]
-        );
+        assert_eq!(parse_idle_timeout("0"), Ok(std::time::Duration::ZERO));
+        for bad in ["-1", "many", "86401", "NaN"] {
+            assert!(parse_idle_timeout(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -207,10 +207,6 @@ pub struct RowArgs {
     /// `--idle-timeout` seconds without new bytes.
     #[arg(long)]
     pub follow: bool,
-    /// `--follow`: seconds without new bytes after which the demo is taken
-    /// as ended, cut short (default 30).
-    #[arg(long, value_name = "SECONDS", requires = "follow")]
-    pub idle_timeout: Option<f64>,
     #[command(flatten)]
     pub query: QueryArgs,
 }

@@ -350,7 +350,6 @@ fn follow_refuses_what_it_cannot_write_as_rows_arrive() -> Result {
         ),
         (vec!["table", "kills", d, d, "--follow"], "one demo"),
         (vec!["events", d, "--follow"], "needs --name"),
-        (vec!["table", "kills", d, "--idle-timeout", "3"], "--follow"),
     ] {
         let (ok, _, err) = gamewire(&args)?;
         if ok || !err.contains(says) {
