@@ -28,6 +28,7 @@ let error = null;
 let loading = null;
 let drawn = [];
 let parseInfo = null;
+let finished = 0;
 const waiters = [];
 
 function newWorker() {
@@ -82,6 +83,7 @@ function finish(data) {
         `ticks ${data.meta.first_tick}–${data.meta.last_tick} (parsed in ${(data.parseMs / 1000).toFixed(2)} s)`,
     );
   }
+  finished += 1;
   while (waiters.length) waiters.shift()();
 }
 
@@ -339,6 +341,7 @@ async function openUrl(url, name) {
     open(await response.arrayBuffer(), name);
   } catch (e) {
     showError(`${name}: ${e.message}`);
+    finished += 1;
   }
 }
 
@@ -382,6 +385,7 @@ window.gamewireViewer = {
   state() {
     return {
       loading: loading !== null,
+      finished,
       error,
       name: replay ? replay.name : null,
       game: replay ? replay.meta.game : null,

@@ -91,19 +91,19 @@ try {
   await page.waitForFunction(() => window.gamewireViewer !== undefined);
 
   const viewer = (f, arg) => page.evaluate(f, arg);
-  const idle = () => viewer(() => window.gamewireViewer.idle());
   const state = () => viewer(() => window.gamewireViewer.state());
 
   for (const demo of plan.demos) {
     const started = Date.now();
+    const before = (await state()).finished;
     if (demo.open === "sample") {
       await page.click("#sample");
-      await page.waitForFunction(() => window.gamewireViewer.state().loading);
     } else {
       await page.setInputFiles("#file", demo.path);
-      await page.waitForFunction(() => window.gamewireViewer.state().loading);
     }
-    await idle();
+    await page.waitForFunction((n) => window.gamewireViewer.state().finished > n, before, {
+      timeout: 120000,
+    });
     const s0 = await state();
     const label = demo.label;
     if (demo.error) {

@@ -214,10 +214,13 @@ fn every_kth_tick_keeps_the_same_rows() -> TestResult {
         let bytes = std::fs::read(&path)?;
         let all = Replay::from_bytes("a.dem", bytes.clone(), ReplayOptions::default())?;
         let every = Replay::from_bytes("a.dem", bytes, ReplayOptions { every: 4 })?;
-        let want: Vec<i32> = all.frames.ticks.iter().copied().step_by(4).collect();
-        // A kept tick may have no positioned row (no frame then).
-        assert!(every.frames.ticks.iter().all(|t| want.contains(t)));
-        assert!(every.frames.ticks.len() * 10 >= want.len() * 9);
+        // Every 4th frame tick of the demo is kept; the frames are those of
+        // them with players positioned, so about a quarter of all frames.
+        let (n, kept) = (all.frames.ticks.len(), every.frames.ticks.len());
+        assert!(
+            kept * 4 + 8 >= n && kept * 4 <= n + 8,
+            "{n} frames, {kept} kept"
+        );
         assert_eq!(every.meta.every, 4);
         for (i, tick) in every.frames.ticks.iter().enumerate() {
             let j = all
