@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The README's pictures, made from what ships with gamewire:
+#
+#   scripts/screenshots.sh            # every picture
+#   scripts/screenshots.sh plots      # one picture per `gamewire plot` kind
+#
+# plots: `gamewire plot --sample --kind KIND --width 640 --height 480` for
+# positions, trails, heatmap, kills and grenades, into
+# docs/images/plot-KIND.png. The plots draw no text and plotters' bitmap
+# output for fixed input is fixed, so these files are exactly what the
+# command writes: crates/cli/tests/plot.rs makes them again and compares
+# them byte for byte (run this script after changing how plots look).
+#
+# GAMEWIRE: the gamewire binary to use (default: built here with
+# `cargo build -p gamewire-cli`, target/debug/gamewire).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+out=docs/images
+mkdir -p "$out"
+
+gamewire() {
+    if [ -z "${GAMEWIRE:-}" ]; then
+        cargo build -q -p gamewire-cli
+        GAMEWIRE=target/debug/gamewire
+    fi
+    "$GAMEWIRE" "$@"
+}
+
+plots() {
+    for kind in positions trails heatmap kills grenades; do
+        gamewire plot --sample --kind "$kind" --width 640 --height 480 -o "$out/plot-$kind.png"
+        echo "$out/plot-$kind.png: $(wc -c <"$out/plot-$kind.png") bytes"
+    done
+}
+
+case "$what" in
+    plots) plots ;;
+    all) plots ;;
+    *) echo "usage: $0 [all|plots]" >&2; exit 2 ;;
+esac
