@@ -20,6 +20,9 @@ use serde_json::Value;
 
 type Result<T = ()> = std::result::Result<T, Box<dyn Error>>;
 
+/// A recorded demo's bytes and each client's (name, chat line).
+type Recorded = (Vec<u8>, Vec<(String, String)>);
+
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 fn servers() -> HashMap<String, String> {
@@ -112,7 +115,7 @@ fn succeeded(out: Output, what: &str) -> Result<Vec<u8>> {
 /// Records a demo on the vanilla server with two clients in the game,
 /// each saying one line: (demo bytes, [(name, line)]). `None` when no
 /// server runs here.
-fn record() -> Result<Option<(Vec<u8>, Vec<(String, String)>)>> {
+fn record() -> Result<Option<Recorded>> {
     let s = servers();
     let (Some(addr), Some(econ), Some(password), Some(demos)) = (
         s.get("vanilla"),

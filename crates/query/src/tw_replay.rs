@@ -24,8 +24,11 @@
 //!   it (`CalcPos` in the game's `gamecore.h`): with `t` the seconds since
 //!   the start times the weapon's speed, `x + dx * t`, `y + dy * t +
 //!   curvature / 10000 * t²` (default tunings: gun 2200 units/s and
-//!   curvature 1.25, shotgun 2750 and 1.25, grenade 1000 and 7). Tunings a
-//!   server changed are not applied.
+//!   curvature 1.25, shotgun 2750 and 1.25, grenade 1000 and 7; a server's
+//!   own, from its `sv_tune_params` message, once recorded). The recorder
+//!   writes no delta while only projectiles fly (their objects do not
+//!   change), so each projectile row keeps its speed and curvature: a
+//!   viewer places it at any tick.
 //! - `laser` (type 3): a beam segment from (`from_x`, `from_y`) to (`x`,
 //!   `y`), started at `start_tick`.
 //! - `pickup` (type 4): health, armor, weapons and ninja on the map.
@@ -68,6 +71,10 @@ use gamewire_teeworlds::snapshot::Snapshot;
 
 /// Ticks per second of the game.
 pub const TICKS_PER_SECOND: i32 = 50;
+
+/// The first bytes of every demo (`TWDEMO` and a NUL): what tells a
+/// Teeworlds demo from a Source 2 one.
+pub use gamewire_teeworlds::demo::MAGIC;
 
 /// The tees of every snapshot (struct of arrays; see the module's
 /// documentation).
@@ -126,6 +133,10 @@ pub struct ProjectileFrame {
     pub weapon: Vec<i8>,
     /// The tick it started.
     pub start_tick: Vec<i32>,
+    /// Its weapon's speed (units per second) when it was seen.
+    pub speed: Vec<f32>,
+    /// Its weapon's curvature when it was seen.
+    pub curvature: Vec<f32>,
     /// Position at the snapshot's tick (see the module's documentation).
     pub x: Vec<f32>,
     /// Position at the snapshot's tick.
@@ -273,26 +284,73 @@ pub struct TwReplay {
     pub cut: Option<String>,
 }
 
-/// Speed (units per second) and curvature of a projectile's weapon, the
-/// game's default tunings.
-fn ballistics(weapon: i32) -> (f32, f32) {
-    match weapon {
-        2 => (2750.0, 1.25),
-        3 => (1000.0, 7.0),
-        _ => (2200.0, 1.25),
+/// How a weapon's projectiles fly: speed (units per second) and
+/// curvature (the game's tunings of that name).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ballistics {
+    /// Units per second along the direction.
+    pub speed: f32,
+    /// Downward bend: `curvature / 10000 * d²` after a distance `d`.
+    pub curvature: f32,
+}
+
+/// Gun, shotgun and grenade ballistics of a game.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tunings {
+    /// Gun (weapon 1).
+    pub gun: Ballistics,
+    /// Shotgun (weapon 2).
+    pub shotgun: Ballistics,
+    /// Grenade (weapon 3).
+    pub grenade: Ballistics,
+}
+
+impl Default for Tunings {
+    /// The game's defaults (`tuning.h`).
+    fn default() -> Self {
+        let b = |speed, curvature| Ballistics { speed, curvature };
+        Tunings {
+            gun: b(2200.0, 1.25),
+            shotgun: b(2750.0, 1.25),
+            grenade: b(1000.0, 7.0),
+        }
     }
 }
 
-/// A projectile's position at `tick` (the game's `CalcPos`, default
-/// tunings).
+impl Tunings {
+    /// The ballistics of a projectile of `weapon` (the gun's for any other).
+    pub fn of(&self, weapon: i32) -> Ballistics {
+        match weapon {
+            2 => self.shotgun,
+            3 => self.grenade,
+            _ => self.gun,
+        }
+    }
+
+    /// A server's tunings (fixed point, value times 100).
+    fn from_message(t: &gamewire_teeworlds::msg::SvTuneParams) -> Tunings {
+        let b = |speed: i32, curvature: i32| Ballistics {
+            speed: speed as f32 / 100.0,
+            curvature: curvature as f32 / 100.0,
+        };
+        Tunings {
+            gun: b(t.gun_speed, t.gun_curvature),
+            shotgun: b(t.shotgun_speed, t.shotgun_curvature),
+            grenade: b(t.grenade_speed, t.grenade_curvature),
+        }
+    }
+}
+
+/// A projectile's position at `tick` (the game's `CalcPos`): `start` and
+/// `start_tick` where and when it started, `vel` its direction times 100.
 pub fn projectile_position(
     start: (i32, i32),
     vel: (i32, i32),
-    weapon: i32,
+    ballistics: Ballistics,
     start_tick: i32,
     tick: i32,
 ) -> (f32, f32) {
-    let (speed, curvature) = ballistics(weapon);
+    let Ballistics { speed, curvature } = ballistics;
     let t = tick.saturating_sub(start_tick).max(0) as f32 / TICKS_PER_SECOND as f32 * speed;
     (
         start.0 as f32 + vel.0 as f32 / 100.0 * t,
@@ -395,12 +453,13 @@ impl TwReplay {
         let server = header.kind == "server";
         let mut roster = Roster::default();
         let mut bounds: Option<[i32; 4]> = None;
+        let mut tunings = Tunings::default();
         while let Some(rec) = records.next() {
             match rec {
                 DemoRecord::Tick { .. } => {}
                 DemoRecord::Snapshot { tick, .. } => {
                     if let Some(snap) = records.snapshot() {
-                        r.push_snapshot(tick, snap, server, &mut roster, &mut bounds);
+                        r.push_snapshot(tick, snap, server, &mut roster, &tunings, &mut bounds);
                     }
                 }
                 DemoRecord::Message {
@@ -425,6 +484,7 @@ impl TwReplay {
                             victim_player: roster.index(k.victim),
                             weapon: k.weapon,
                         }),
+                        GameMessage::SvTuneParams(t) => tunings = Tunings::from_message(t),
                         _ => {}
                     }
                 }
@@ -447,6 +507,7 @@ impl TwReplay {
         snap: &Snapshot,
         server: bool,
         roster: &mut Roster,
+        tunings: &Tunings,
         bounds: &mut Option<[i32; 4]>,
     ) {
         let mut see = |x: i32, y: i32| {
@@ -497,13 +558,9 @@ impl TwReplay {
                     see(c.x, c.y);
                 }
                 SnapObject::Projectile(p) => {
-                    let (x, y) = projectile_position(
-                        (p.x, p.y),
-                        (p.vel_x, p.vel_y),
-                        p.r#type,
-                        p.start_tick,
-                        tick,
-                    );
+                    let b = tunings.of(p.r#type);
+                    let (x, y) =
+                        projectile_position((p.x, p.y), (p.vel_x, p.vel_y), b, p.start_tick, tick);
                     let f = &mut self.projectiles;
                     f.id.push(item.id);
                     f.start_x.push(p.x);
@@ -512,6 +569,8 @@ impl TwReplay {
                     f.vel_y.push(p.vel_y);
                     f.weapon.push(small(p.r#type));
                     f.start_tick.push(p.start_tick);
+                    f.speed.push(b.speed);
+                    f.curvature.push(b.curvature);
                     f.x.push(x);
                     f.y.push(y);
                     see(p.x, p.y);

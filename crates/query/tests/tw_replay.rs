@@ -10,12 +10,12 @@
 use std::error::Error;
 
 use gamewire_query::teeworlds::{demo_tables, TeeworldsTable};
-use gamewire_query::tw_replay::{projectile_position, TwReplay};
+use gamewire_query::tw_replay::{projectile_position, Tunings, TwReplay};
 use gamewire_query::Cell;
 use gamewire_teeworlds::demo::DemoWriter;
 use gamewire_teeworlds::msg::{
     str_to_ints, Character, DeClientInfo, Flag, GameDataFlag, GameDataTeam, GameMessage, Laser,
-    Message, Pickup, Projectile, SvChat, SvClientDrop, SvClientInfo, SvKillMsg, SvTeam,
+    Message, Pickup, Projectile, SvChat, SvClientDrop, SvClientInfo, SvKillMsg, SvTeam, SvTuneParams,
 };
 use gamewire_teeworlds::snapshot::Snapshot;
 
@@ -81,6 +81,19 @@ fn game(kind: &str, steps: i32) -> Result<Vec<u8>> {
     if !server {
         w.message(&client_info(0, "walker", 0, true));
         w.message(&client_info(5, "shooter", 1, false));
+        // This server's grenades fly at half speed.
+        w.message(
+            &Message::Game(GameMessage::SvTuneParams(SvTuneParams {
+                gun_speed: 220_000,
+                gun_curvature: 125,
+                shotgun_speed: 275_000,
+                shotgun_curvature: 125,
+                grenade_speed: 50_000,
+                grenade_curvature: 700,
+                ..SvTuneParams::default()
+            }))
+            .encode(),
+        );
     }
     for step in 0..steps {
         let tick = 1000 + 2 * step;
@@ -483,8 +496,13 @@ fn a_server_demo_gives_every_object_of_every_snapshot() -> Result {
         "{y}"
     );
     assert_eq!(
-        projectile_position((880, 290), (-70, -71), 3, 1010, 1020),
+        projectile_position((880, 290), (-70, -71), Tunings::default().grenade, 1010, 1020),
         (x, y)
+    );
+    // Each row keeps its flight, for the ticks between snapshots.
+    assert_eq!(
+        (r.projectiles.speed[i], r.projectiles.curvature[i]),
+        (1000.0, 7.0)
     );
     // Bounds take in every position drawn.
     assert_eq!(r.bounds[0], 40);
@@ -556,6 +574,15 @@ fn a_client_demo_names_players_from_messages_and_knows_only_its_own_health() -> 
     assert_eq!(player_of_5(31), None);
     assert_eq!(player_of_5(32), Some(-1));
     assert_eq!(player_of_5(33), Some(2));
+    // The server's tunings place its projectiles.
+    let f = r.frame_at(1020).ok_or("no frame")?;
+    let i = r.projectiles_of(f).start;
+    assert_eq!(
+        (r.projectiles.speed[i], r.projectiles.curvature[i]),
+        (500.0, 7.0)
+    );
+    let dist = 500.0 * 10.0 / 50.0;
+    assert!((r.projectiles.x[i] - (880.0 - 0.70 * dist)).abs() < 1e-3);
     // Health of the own tee is what the snapshot says.
     let own = r.tees_of(7).start;
     assert_eq!((t.client_id[own], t.health[own], t.armor[own]), (0, 3, 1));
