@@ -27,6 +27,7 @@ mod tg;
 mod ticks;
 mod tw;
 mod tw_connect;
+mod view;
 
 /// Read and write the bit-packed binary data of game networking.
 #[derive(Debug, Parser)]
@@ -108,6 +109,9 @@ enum Command {
     /// event, user message) and what the demo holds, with the speed it was
     /// read at.
     Stats(stats::StatsArgs),
+    /// Source 2 demo: the web replay viewer served on 127.0.0.1 with the
+    /// demo; prints the address to open.
+    View(view::ViewArgs),
     /// Analyst tables: `table` (one demo) and `batch` (many demos).
     #[command(flatten)]
     Tables(tables::TablesCommand),
@@ -132,6 +136,7 @@ fn main() -> ExitCode {
         Command::Synth(args) => synth::synth(args),
         Command::Plot(args) => plot::plot(args),
         Command::Stats(args) => stats::stats(args),
+        Command::View(args) => view::view(args),
         Command::Tables(cmd) => tables::run(cmd),
     };
     match result {

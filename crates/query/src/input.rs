@@ -335,6 +335,104 @@ fn zstd_frames(source: &mut Counted<'_>, out: &mut Vec<u8>, limit: u64) -> Resul
     pump(decoder, out, limit)
 }
 
+/// Zstandard decoding in WebAssembly: the pure-Rust `ruzstd` behind the
+/// same `zstd::stream::read::Decoder::new(reader)` the native build calls on
+/// libzstd (whose C sources would need a C compiler for wasm32). Like
+/// libzstd's stream decoder it decodes frame after frame until the input
+/// ends and skips skippable frames (RFC 8878, sections 3.1.1 and 3.1.2).
+#[cfg(target_arch = "wasm32")]
+mod zstd {
+    pub mod stream {
+        pub mod read {
+            use std::io::{self, Read};
+
+            use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+            use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+
+            /// Decodes the Zstandard frames of `source`, one after the other.
+            pub struct Decoder<R: Read> {
+                source: R,
+                frame: FrameDecoder,
+                /// The input ended after a whole frame.
+                ended: bool,
+            }
+
+            impl<R: Read> Decoder<R> {
+                /// A decoder whose first frame header is read: an input
+                /// that starts with no frame is an error.
+                pub fn new(source: R) -> io::Result<Decoder<R>> {
+                    let mut decoder = Decoder {
+                        source,
+                        frame: FrameDecoder::new(),
+                        ended: false,
+                    };
+                    if !decoder.next_frame()? {
+                        return Err(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "no Zstandard frame in the input",
+                        ));
+                    }
+                    Ok(decoder)
+                }
+
+                /// Starts the next frame, past skippable ones; `false` at
+                /// the input's end.
+                fn next_frame(&mut self) -> io::Result<bool> {
+                    loop {
+                        match self.frame.init(&mut self.source) {
+                            Ok(()) => return Ok(true),
+                            Err(FrameDecoderError::ReadFrameHeaderError(
+                                ReadFrameHeaderError::SkipFrame { length, .. },
+                            )) => {
+                                let want = u64::from(length);
+                                let skipped =
+                                    io::copy(&mut (&mut self.source).take(want), &mut io::sink())?;
+                                if skipped < want {
+                                    return Err(io::Error::new(
+                                        io::ErrorKind::UnexpectedEof,
+                                        "skippable frame cut short",
+                                    ));
+                                }
+                            }
+                            Err(FrameDecoderError::ReadFrameHeaderError(
+                                ReadFrameHeaderError::MagicNumberReadError(e),
+                            )) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
+                            Err(e) => return Err(io::Error::other(e)),
+                        }
+                    }
+                }
+            }
+
+            impl<R: Read> Read for Decoder<R> {
+                fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                    if buf.is_empty() {
+                        return Ok(0);
+                    }
+                    while !self.ended {
+                        while self.frame.can_collect() < buf.len() && !self.frame.is_finished() {
+                            let more = buf.len() - self.frame.can_collect();
+                            self.frame
+                                .decode_blocks(
+                                    &mut self.source,
+                                    BlockDecodingStrategy::UptoBytes(more),
+                                )
+                                .map_err(io::Error::other)?;
+                        }
+                        let n = self.frame.read(buf)?;
+                        if n > 0 {
+                            return Ok(n);
+                        }
+                        if self.frame.is_finished() && self.frame.can_collect() == 0 {
+                            self.ended = !self.next_frame()?;
+                        }
+                    }
+                    Ok(0)
+                }
+            }
+        }
+    }
+}
+
 /// A byte slice read from the front, counting what was read.
 struct Counted<'a> {
     rest: &'a [u8],

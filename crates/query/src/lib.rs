@@ -83,6 +83,7 @@ pub mod props;
 pub mod purchases;
 pub mod raw_events;
 pub mod reference;
+pub mod replay;
 pub mod run;
 pub mod schema;
 pub mod stats;
