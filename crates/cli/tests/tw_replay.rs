@@ -4,14 +4,17 @@
 //! server records over its external console; at every snapshot, the
 //! model's tees, pickups, projectiles, lasers and flags are the objects
 //! `gamewire tw demo --objects --dump jsonl` prints, and its chat lines are
-//! the clients' lines with their names. The demo is kept as
-//! `target/tw-demos/server.demo` for the viewer's tests. Under `CI=true` a
-//! missing server fails the test; locally it is skipped with a message.
+//! the clients' lines with their names. Then the viewer's Teeworlds page
+//! plays the same demo in Chromium (`web/tests/teeworlds.test.mjs`): the
+//! tees it draws are the model's. The demo is kept as
+//! `target/tw-demos/server.demo`. Under `CI=true` a missing server or
+//! browser setup fails the test; locally it is skipped with a message.
 
 use std::collections::HashMap;
 use std::error::Error;
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -308,5 +311,139 @@ fn a_demo_of_the_real_server_is_the_replay_of_its_snapshots() -> Result {
     assert_eq!(chat, want);
     let chat_ticks: Vec<i32> = r.chat.iter().map(|c| c.tick).collect();
     assert!(chat_ticks.windows(2).all(|w| w[0] <= w[1]));
+    browser(&data, &r, &said)
+}
+
+/// What the Teeworlds page's browser test needs that is not here, if
+/// anything (`.ci/setup-web.sh` provides it all).
+fn browser_missing(root: &Path) -> Option<String> {
+    let needs = [
+        (PathBuf::from("/usr/bin/chromium"), "Chromium"),
+        (root.join("web/pkg/gamewire_wasm_bg.wasm"), "the wasm build"),
+        (
+            root.join("web/tests/node_modules/playwright-core/package.json"),
+            "playwright-core",
+        ),
+    ];
+    needs
+        .iter()
+        .find(|(p, _)| !p.exists())
+        .map(|(p, what)| format!("{what} ({})", p.display()))
+}
+
+/// The Teeworlds page in Chromium (`web/tests/teeworlds.test.mjs`): the
+/// recorded demo opened through the file input, played and seeked; at
+/// snapshots with tees, the tees drawn are where the model puts them; a
+/// damaged demo shows the parser's message; no console errors; the
+/// screenshot (`target/web-screenshots/teeworlds.png`) is not blank.
+fn browser(data: &[u8], r: &TwReplay, said: &[(String, String)]) -> Result {
+    let root = Path::new(REPO).canonicalize()?;
+    if let Some(what) = browser_missing(&root) {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            return Err(
+                format!("{what} is missing: `.ci/setup-web.sh` should have made it").into(),
+            );
+        }
+        println!("browser part skipped: {what} is missing (.ci/setup-web.sh)");
+        return Ok(());
+    }
+    let dir = std::env::temp_dir().join(format!("gamewire-tw-web-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let demo = dir.join("server.demo");
+    std::fs::write(&demo, data)?;
+    let damaged = dir.join("damaged.demo");
+    let mut bad = data.to_vec();
+    if let Some(version) = bad.get_mut(7) {
+        *version = 9;
+    }
+    std::fs::write(&damaged, &bad)?;
+    // Snapshots with the most tees, spread over the demo.
+    let most = (0..r.frames())
+        .map(|f| r.tees_of(f).len())
+        .max()
+        .unwrap_or(0);
+    let frames: Vec<usize> = (0..r.frames())
+        .filter(|&f| most > 0 && r.tees_of(f).len() == most)
+        .collect();
+    let step = (frames.len() / 4).max(1);
+    let t = &r.tees;
+    let ticks: Vec<Value> = frames
+        .iter()
+        .step_by(step)
+        .map(|&f| {
+            let tees: Vec<Value> = r
+                .tees_of(f)
+                .map(|i| {
+                    serde_json::json!({
+                        "clientId": t.client_id[i],
+                        "x": t.x[i],
+                        "y": t.y[i],
+                        "name": r.player_name(t.player[i]),
+                    })
+                })
+                .collect();
+            serde_json::json!({ "tick": r.ticks[f], "tees": tees })
+        })
+        .collect();
+    assert!(!ticks.is_empty(), "no snapshot with tees");
+    let shots = root.join("target/web-screenshots");
+    std::fs::create_dir_all(&shots)?;
+    let screenshot = shots.join("teeworlds.png");
+    let last_chat = r.chat.last().map_or(0, |c| c.tick);
+    let shot_tick = frames
+        .iter()
+        .map(|&f| r.ticks[f])
+        .find(|&tick| tick >= last_chat)
+        .or_else(|| frames.last().map(|&f| r.ticks[f]))
+        .unwrap_or(0);
+    let plan = serde_json::json!({
+        "chromium": "/usr/bin/chromium",
+        "demos": [
+            {
+                "label": "recorded demo",
+                "path": demo,
+                "name": "server.demo",
+                "chat": said.first().map(|(_, line)| line.as_str()),
+                "ticks": ticks,
+                "screenshot": screenshot,
+                "screenshotTick": shot_tick,
+            },
+            {
+                "label": "damaged demo",
+                "path": damaged,
+                "name": "damaged.demo",
+                "error": "version 9",
+            },
+        ],
+    });
+    let plan_path = dir.join("plan.json");
+    std::fs::write(&plan_path, serde_json::to_vec_pretty(&plan)?)?;
+    let out = Command::new("node")
+        .arg(root.join("web/tests/teeworlds.test.mjs"))
+        .arg(&plan_path)
+        .output()?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    if !out.status.success() {
+        return Err(format!(
+            "the browser test failed: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    // The screenshot is a picture: more than a few colours.
+    let bytes = std::fs::read(&screenshot)?;
+    let mut reader = png::Decoder::new(std::io::Cursor::new(&bytes)).read_info()?;
+    let mut pixels = vec![0; reader.output_buffer_size().ok_or("too big")?];
+    let frame = reader.next_frame(&mut pixels)?;
+    let channels = frame.color_type.samples();
+    let pixels = pixels.get(..frame.buffer_size()).ok_or("short frame")?;
+    let colours: std::collections::HashSet<&[u8]> = pixels.chunks(channels).collect();
+    assert!(
+        colours.len() > 20,
+        "a blank screenshot: {} colours",
+        colours.len()
+    );
+    std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
