@@ -15,7 +15,8 @@ use gamewire_query::Cell;
 use gamewire_teeworlds::demo::DemoWriter;
 use gamewire_teeworlds::msg::{
     str_to_ints, Character, DeClientInfo, Flag, GameDataFlag, GameDataTeam, GameMessage, Laser,
-    Message, Pickup, Projectile, SvChat, SvClientDrop, SvClientInfo, SvKillMsg, SvTeam, SvTuneParams,
+    Message, Pickup, Projectile, SvChat, SvClientDrop, SvClientInfo, SvKillMsg, SvTeam,
+    SvTuneParams,
 };
 use gamewire_teeworlds::snapshot::Snapshot;
 
@@ -496,7 +497,13 @@ fn a_server_demo_gives_every_object_of_every_snapshot() -> Result {
         "{y}"
     );
     assert_eq!(
-        projectile_position((880, 290), (-70, -71), Tunings::default().grenade, 1010, 1020),
+        projectile_position(
+            (880, 290),
+            (-70, -71),
+            Tunings::default().grenade,
+            1010,
+            1020
+        ),
         (x, y)
     );
     // Each row keeps its flight, for the ticks between snapshots.
