@@ -414,3 +414,22 @@ fn the_readme_plot_pictures_are_what_the_command_draws() -> Result<()> {
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
+
+/// The README's picture of the Teeworlds replay page
+/// (`docs/images/viewer-teeworlds.png`, `scripts/screenshots.sh viewer`)
+/// is a picture: a PNG the page's size, many colours, small enough.
+#[test]
+fn the_readme_viewer_picture_is_a_picture() -> Result<()> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/images/viewer-teeworlds.png");
+    let bytes = std::fs::read(path)?;
+    assert!(bytes.len() < 100_000, "{} bytes", bytes.len());
+    let mut reader = png::Decoder::new(std::io::Cursor::new(&bytes)).read_info()?;
+    let mut pixels = vec![0; reader.output_buffer_size().ok_or("too big")?];
+    let frame = reader.next_frame(&mut pixels)?;
+    assert_eq!((frame.width, frame.height), (1280, 960));
+    let channels = frame.color_type.samples();
+    let pixels = pixels.get(..frame.buffer_size()).ok_or("short frame")?;
+    let colours: std::collections::HashSet<&[u8]> = pixels.chunks(channels).collect();
+    assert!(colours.len() > 20, "{} colours", colours.len());
+    Ok(())
+}
