@@ -367,3 +367,69 @@ fn a_demo_cut_short_is_plotted_up_to_the_cut_with_a_warning() -> Result<()> {
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
+
+/// The README's plot pictures (`docs/images/plot-KIND.png`, made by
+/// `scripts/screenshots.sh plots`) are what `gamewire plot` draws of the
+/// sample today, byte for byte: plotters' bitmap for fixed input is fixed
+/// and the plots draw no text. Each is also a picture: 640 x 480, not one
+/// colour, small enough for a README.
+#[test]
+fn the_readme_plot_pictures_are_what_the_command_draws() -> Result<()> {
+    let images = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/images");
+    let dir = scratch("readme")?;
+    for kind in ["positions", "trails", "heatmap", "kills", "grenades"] {
+        let committed = std::fs::read(images.join(format!("plot-{kind}.png")))?;
+        let out = dir.join(format!("{kind}.png"));
+        ok(&[
+            "plot",
+            "--sample",
+            "--kind",
+            kind,
+            "--width",
+            "640",
+            "--height",
+            "480",
+            "-o",
+            path_str(&out)?,
+        ])?;
+        let made = std::fs::read(&out)?;
+        assert!(
+            made == committed,
+            "docs/images/plot-{kind}.png is not what `gamewire plot` draws now: \
+             run scripts/screenshots.sh plots"
+        );
+        assert_eq!(png_size(&committed)?, (640, 480));
+        assert!(
+            committed.len() < 100_000,
+            "{kind}: {} bytes",
+            committed.len()
+        );
+        let mut reader = png::Decoder::new(std::io::Cursor::new(&committed)).read_info()?;
+        let mut pixels = vec![0; reader.output_buffer_size().ok_or("too big")?];
+        let frame = reader.next_frame(&mut pixels)?;
+        let pixels = pixels.get(..frame.buffer_size()).ok_or("short frame")?;
+        let colours: std::collections::HashSet<&[u8]> = pixels.chunks(3).collect();
+        assert!(colours.len() > 3, "{kind}: {} colours", colours.len());
+    }
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+/// The README's picture of the Teeworlds replay page
+/// (`docs/images/viewer-teeworlds.png`, `scripts/screenshots.sh viewer`)
+/// is a picture: a PNG the page's size, many colours, small enough.
+#[test]
+fn the_readme_viewer_picture_is_a_picture() -> Result<()> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/images/viewer-teeworlds.png");
+    let bytes = std::fs::read(path)?;
+    assert!(bytes.len() < 100_000, "{} bytes", bytes.len());
+    let mut reader = png::Decoder::new(std::io::Cursor::new(&bytes)).read_info()?;
+    let mut pixels = vec![0; reader.output_buffer_size().ok_or("too big")?];
+    let frame = reader.next_frame(&mut pixels)?;
+    assert_eq!((frame.width, frame.height), (1280, 960));
+    let channels = frame.color_type.samples();
+    let pixels = pixels.get(..frame.buffer_size()).ok_or("short frame")?;
+    let colours: std::collections::HashSet<&[u8]> = pixels.chunks(channels).collect();
+    assert!(colours.len() > 20, "{} colours", colours.len());
+    Ok(())
+}

@@ -93,6 +93,7 @@ pub mod table;
 pub mod teeworlds;
 pub mod tick_set;
 pub mod ticks;
+pub mod tw_replay;
 pub mod updated_fields;
 pub mod world;
 pub mod write;

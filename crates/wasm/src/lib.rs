@@ -21,6 +21,8 @@
 //! Rust (tested natively in `tests/`), [`Replay`] only hands it to
 //! JavaScript.
 
+pub mod teeworlds;
+
 use gamewire_query::replay::{self, ReplayOptions};
 use wasm_bindgen::prelude::*;
 
