@@ -51,8 +51,32 @@ function setStatus(text) {
   $("status").textContent = text;
 }
 
+/// Where the demo being opened was fetched from (`?demo=`), if it was.
+let sourceUrl = null;
+
+/// Whether `bytes` (an ArrayBuffer) begin as a Teeworlds demo does.
+function isTeeworlds(bytes) {
+  const head = new Uint8Array(bytes, 0, Math.min(7, bytes.byteLength));
+  return String.fromCharCode(...head) === "TWDEMO\0";
+}
+
 /// Parses `bytes` (an ArrayBuffer) in the worker.
 function open(bytes, name) {
+  if (isTeeworlds(bytes)) {
+    // Teeworlds demos play in their own page.
+    if (sourceUrl) {
+      location.href = "teeworlds.html?demo=" + encodeURIComponent(sourceUrl);
+      return;
+    }
+    showError(null);
+    $("error").hidden = false;
+    $("error").textContent = `${name} is a Teeworlds demo: open it in the `;
+    const link = document.createElement("a");
+    link.href = "teeworlds.html";
+    link.textContent = "Teeworlds replay";
+    $("error").append(link);
+    return;
+  }
   if (!worker) newWorker();
   requestId += 1;
   loading = { id: requestId, name };
@@ -334,6 +358,7 @@ function drawRoundMark(meta, t) {
 }
 
 async function openUrl(url, name) {
+  sourceUrl = url;
   try {
     setStatus(`Fetching ${name}…`);
     const response = await fetch(url);
@@ -346,6 +371,7 @@ async function openUrl(url, name) {
 }
 
 function openFile(file) {
+  sourceUrl = null;
   file.arrayBuffer().then((bytes) => open(bytes, file.name), (e) => showError(`${file.name}: ${e.message}`));
 }
 

@@ -104,10 +104,17 @@ pub(crate) fn view(args: ViewArgs) -> Result<(), CliError> {
         demo_name,
         demo: args.demo,
     });
+    // A Teeworlds demo (it starts with `TWDEMO\0`) opens in the Teeworlds
+    // replay page; everything else in the Source 2 one.
+    let page = if starts_with_teeworlds_magic(&site.demo) {
+        "teeworlds.html"
+    } else {
+        ""
+    };
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "http://127.0.0.1:{port}/?demo=demo/{}",
+        "http://127.0.0.1:{port}/{page}?demo=demo/{}",
         encode(&site.demo_name)
     )
     .and_then(|()| out.flush())
@@ -299,6 +306,16 @@ fn encode(name: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
+}
+
+/// Whether the file at `path` begins as a Teeworlds demo does
+/// (`TWDEMO\0`).
+fn starts_with_teeworlds_magic(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 7];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == b"TWDEMO\0")
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ pub const SMOKE_RADIUS: f32 = 144.0;
 /// The nominal radius of a molotov or incendiary fire, in game units.
 pub const FIRE_RADIUS: f32 = 120.0;
 
-/// The grenade kinds, in the order [`Projectiles::kind`] numbers them.
+/// The grenade kinds, in the order `Projectiles::kind` numbers them.
 pub const GRENADE_KINDS: [&str; 6] = [
     "smoke",
     "he_grenade",
@@ -91,7 +91,7 @@ pub struct Frames {
     /// Where each frame's rows start; one more entry than [`Frames::ticks`]
     /// (the last is the number of rows).
     pub offsets: Vec<u32>,
-    /// The row's player: an index into [`Replay::players`].
+    /// The row's player: an index into `Replay::players`.
     pub player: Vec<u16>,
     /// Position, game units.
     pub x: Vec<f32>,
