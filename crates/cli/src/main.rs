@@ -27,6 +27,7 @@ mod tg;
 mod ticks;
 mod tw;
 mod tw_connect;
+mod user_commands;
 
 /// Read and write the bit-packed binary data of game networking.
 #[derive(Debug, Parser)]
