@@ -23,8 +23,15 @@ use crate::output::Sink;
 use crate::read::{leave_to_exit, parse_keeping_cut, read_demo, warn_cut};
 use crate::tables::RowArgs;
 
-/// Rows a [`StreamedCommands`] holds before writing them.
-const STREAMED_ROWS: usize = 8192;
+/// Rows a [`StreamedCommands`] holds before writing them: a batch is held
+/// twice while it is written (as rows and as Arrow arrays), and a row with
+/// its input history is a few hundred bytes.
+const STREAMED_ROWS: usize = 2048;
+
+/// Encoded bytes per Parquet row group: half the writer's default
+/// ([`gamewire_query::write::ROW_GROUP_BYTES`]), since each of the table's
+/// columns keeps a page being encoded beside the row group.
+const GROUP_BYTES: usize = 4 << 20;
 
 /// Where a [`StreamedCommands`] writes.
 enum Out<W: Write + Send> {
@@ -169,12 +176,7 @@ pub(crate) fn stream(
 ) -> Result<(), CliError> {
     let path = args.demos.first().ok_or(CliError::Usage("no demo given"))?;
     let data = read_demo(path)?;
-    let mut streamed = StreamedCommands::new(
-        query,
-        format,
-        &mut *sink,
-        gamewire_query::write::ROW_GROUP_BYTES,
-    )?;
+    let mut streamed = StreamedCommands::new(query, format, &mut *sink, GROUP_BYTES)?;
     let parsed = parse_keeping_cut(path, &data, &mut streamed, None)?;
     let state = leave_to_exit(parsed.state);
     query.check_names(state)?;
@@ -218,7 +220,7 @@ mod tests {
             for format in [Format::Csv, Format::Jsonl, Format::Parquet] {
                 let mut expected = Vec::new();
                 write_table(&table, format, &mut expected).unwrap();
-                for (batch, group_bytes) in [(STREAMED_ROWS, 8 << 20), (100, 4096), (1, 1)] {
+                for (batch, group_bytes) in [(STREAMED_ROWS, GROUP_BYTES), (100, 4096), (1, 1)] {
                     let mut streamed =
                         StreamedCommands::new(&query, format, Vec::new(), group_bytes).unwrap();
                     streamed.batch_rows = batch;
