@@ -351,7 +351,7 @@ fn stream_many(
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use gamewire_query::{RunOptions, TableKind};
+    use gamewire_query::{Cell, RunOptions, TableKind};
 
     /// Parses the whole of `data` (a demo that is not cut) with `visitor`.
     fn parse(data: &[u8], visitor: &mut impl Visitor) -> DemoState {
