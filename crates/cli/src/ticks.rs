@@ -453,7 +453,7 @@ mod tests {
     /// (from the Arrow type [`gamewire_query::write`] gives each kind).
     fn cells_of(array: &dyn arrow_array::Array) -> (Kind, Vec<Cell>) {
         use arrow_array::{
-            Array, BooleanArray, Float32Array, Int64Array, ListArray, StringArray, UInt64Array,
+            BooleanArray, Float32Array, Int64Array, ListArray, StringArray, UInt64Array,
         };
         let any = array.as_any();
         let at = |i: usize, cell: Cell| if array.is_null(i) { Cell::Null } else { cell };

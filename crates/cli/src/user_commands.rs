@@ -246,9 +246,9 @@ mod tests {
                     }
                 }
             }
-            tested += usize::from(table.rows() > 1000);
+            tested += usize::from(table.rows() > 100);
         }
-        // The CS2 demos have commands.
-        assert!(tested >= 3, "{tested}");
+        // The five CS2 demos have over 100 commands each: several batches.
+        assert!(tested >= 5, "{tested}");
     }
 }

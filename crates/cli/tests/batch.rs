@@ -388,7 +388,7 @@ fn batch_files_equal_each_demos_table() -> TestResult {
     let out = gamewire(&[
         "loop",
         "--times",
-        "25",
+        "32",
         text(&gamewire_corpus::path("cs2/14155.dem"))?,
         text(&looped)?,
     ])?;
