@@ -28,6 +28,7 @@ mod tg;
 mod ticks;
 mod tw;
 mod tw_connect;
+mod user_commands;
 mod view;
 
 /// Read and write the bit-packed binary data of game networking.

@@ -233,7 +233,9 @@ pub fn table(args: TableArgs) -> Result<(), CliError> {
 /// Writes one table of the demos `args` names: one run of the query per
 /// demo, every row of several demos after a `demo` column. `ticks` is
 /// streamed ([`crate::ticks::stream`]: as CSV or JSON Lines, and as
-/// Parquet in row groups from one demo); any other table is written whole.
+/// Parquet in row groups from one demo), and so is `user_commands` of one
+/// demo ([`crate::user_commands::stream`]); any other table is written
+/// whole.
 pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), CliError> {
     let query = args.query.query(vec![kind])?;
     let format = resolve_format(args.format, args.output.as_deref())?;
@@ -248,6 +250,12 @@ pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), Cli
     if kind == TableKind::Ticks && (format != Format::Parquet || !several) {
         let mut sink = Sink::open(args.output.as_deref(), format)?;
         return crate::ticks::stream(&query, args, format, &mut sink);
+    }
+    // `user_commands` of one demo streams too: a row per command of every
+    // player is the largest table of a match.
+    if kind == TableKind::UserCommands && !several {
+        let mut sink = Sink::open(args.output.as_deref(), format)?;
+        return crate::user_commands::stream(&query, args, format, &mut sink);
     }
     if several {
         return tables_of_many(kind, &query, args, format);

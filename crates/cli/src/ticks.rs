@@ -10,10 +10,12 @@
 //! ([`ParquetRowGroups`]). Its schema is fixed before the first batch, from
 //! the kinds the demo's send tables declare for the props (the kinds the
 //! whole table gets, [`TicksCollector::finish`]); the values read back are
-//! those of the whole table's file. A prop whose kind the demo does not
-//! declare (a raw path of a class that is not CS2's, whose whole table
-//! would take the kind of its values) leaves no kind to start with: that
-//! table is written whole after the parse, as before.
+//! those of the whole table's file. Every prop the query's check accepts
+//! has a declared kind in every game (its field's decoder on the game's
+//! player classes, [`gamewire_query::kinds`]); only a prop whose kind is
+//! still unknown when the first batch is written (no send tables to read
+//! it from) leaves the table whole, written after the parse with the kinds
+//! of its values.
 
 use std::io::Write;
 use std::path::Path;
@@ -349,7 +351,7 @@ fn stream_many(
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use gamewire_query::{RunOptions, TableKind};
+    use gamewire_query::{Cell, RunOptions, TableKind};
 
     /// Parses the whole of `data` (a demo that is not cut) with `visitor`.
     fn parse(data: &[u8], visitor: &mut impl Visitor) -> DemoState {
@@ -447,8 +449,143 @@ mod tests {
         (batches.pop(), groups)
     }
 
+    /// A column read back from Parquet as the crate's cells, with its kind
+    /// (from the Arrow type [`gamewire_query::write`] gives each kind).
+    fn cells_of(array: &dyn arrow_array::Array) -> (Kind, Vec<Cell>) {
+        use arrow_array::{
+            BooleanArray, Float32Array, Int64Array, ListArray, StringArray, UInt64Array,
+        };
+        let any = array.as_any();
+        let at = |i: usize, cell: Cell| if array.is_null(i) { Cell::Null } else { cell };
+        let n = array.len();
+        if let Some(a) = any.downcast_ref::<BooleanArray>() {
+            return (
+                Kind::Bool,
+                (0..n).map(|i| at(i, Cell::Bool(a.value(i)))).collect(),
+            );
+        }
+        if let Some(a) = any.downcast_ref::<Int64Array>() {
+            return (
+                Kind::I64,
+                (0..n).map(|i| at(i, Cell::Int(a.value(i)))).collect(),
+            );
+        }
+        if let Some(a) = any.downcast_ref::<UInt64Array>() {
+            return (
+                Kind::U64,
+                (0..n).map(|i| at(i, Cell::UInt(a.value(i)))).collect(),
+            );
+        }
+        if let Some(a) = any.downcast_ref::<Float32Array>() {
+            return (
+                Kind::F32,
+                (0..n).map(|i| at(i, Cell::Float(a.value(i)))).collect(),
+            );
+        }
+        if let Some(a) = any.downcast_ref::<StringArray>() {
+            return (
+                Kind::Str,
+                (0..n)
+                    .map(|i| at(i, Cell::Str(a.value(i).to_string())))
+                    .collect(),
+            );
+        }
+        let list = any
+            .downcast_ref::<ListArray>()
+            .expect("a column type the writer writes");
+        let (kind, _) = cells_of(list.values().as_ref());
+        let kind = match kind {
+            Kind::F32 => Kind::F32List,
+            Kind::Str => Kind::StrList,
+            _ => Kind::U64List,
+        };
+        let cells = (0..n)
+            .map(|i| {
+                let (_, items) = cells_of(list.value(i).as_ref());
+                let cell = match kind {
+                    Kind::F32List => Cell::Floats(
+                        items
+                            .iter()
+                            .map(|c| if let Cell::Float(x) = c { *x } else { f32::NAN })
+                            .collect(),
+                    ),
+                    Kind::StrList => Cell::Strs(
+                        items
+                            .iter()
+                            .map(|c| {
+                                if let Cell::Str(x) = c {
+                                    x.clone()
+                                } else {
+                                    String::new()
+                                }
+                            })
+                            .collect(),
+                    ),
+                    _ => Cell::UInts(
+                        items
+                            .iter()
+                            .map(|c| if let Cell::UInt(x) = c { *x } else { u64::MAX })
+                            .collect(),
+                    ),
+                };
+                at(i, cell)
+            })
+            .collect();
+        (kind, cells)
+    }
+
+    /// A Parquet file's rows as a table of the crate's cells, the kinds its
+    /// Arrow types are: written as CSV, the bytes the CSV writer gives the
+    /// same rows.
+    fn table_of(name: &str, batch: &arrow_array::RecordBatch) -> gamewire_query::Table {
+        let columns: Vec<(Kind, Vec<Cell>)> = batch
+            .columns()
+            .iter()
+            .map(|c| cells_of(c.as_ref()))
+            .collect();
+        let schema: Vec<(String, Option<Kind>)> = batch
+            .schema()
+            .fields()
+            .iter()
+            .zip(&columns)
+            .map(|(f, (k, _))| (f.name().clone(), Some(*k)))
+            .collect();
+        let rows: Vec<Vec<Cell>> = (0..batch.num_rows())
+            .map(|r| columns.iter().map(|(_, c)| c[r].clone()).collect())
+            .collect();
+        gamewire_query::Table::from_cells_typed(name, &schema, &rows)
+    }
+
+    /// Every Source 2 demo of the corpus and the corpus broadcasts, each
+    /// with its bytes.
+    fn corpus_demos() -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut demos: Vec<_> = gamewire_corpus::source2_demos()
+            .unwrap()
+            .into_iter()
+            .map(|p| {
+                let data = std::fs::read(&p).unwrap();
+                (p, data)
+            })
+            .collect();
+        let broadcasts = gamewire_corpus::path("deadlock/broadcast");
+        let mut dirs: Vec<_> = std::fs::read_dir(&broadcasts)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| gamewire_query::input::is_broadcast_dir(p))
+            .collect();
+        dirs.sort();
+        assert!(!dirs.is_empty(), "no broadcast in {}", broadcasts.display());
+        for d in dirs {
+            let data = gamewire_query::input::open(&d).unwrap().bytes;
+            demos.push((d, data));
+        }
+        demos
+    }
+
     /// The props of the `ticks` tables compared on every corpus demo: the
-    /// ones each game's players have.
+    /// ones each game's players have, friendly names and raw paths of the
+    /// pawn (or hero) and of the controller.
     fn props_of(path: &std::path::Path) -> Vec<&'static str> {
         let p = path.to_string_lossy();
         if p.contains("cs2") {
@@ -464,59 +601,95 @@ mod tests {
                 "inventory",
                 "velocity_X",
             ]
+        } else if p.contains("deadlock") {
+            vec![
+                "X",
+                "Y",
+                "Z",
+                "health",
+                "m_iMaxHealth",
+                "m_angEyeAngles",
+                "m_flSimulationTime",
+                "CCitadelPlayerController.m_nHeroID",
+                "player_name",
+                "player_steamid",
+            ]
         } else {
-            vec!["X", "Y", "Z"]
+            vec![
+                "X",
+                "Y",
+                "Z",
+                "health",
+                "m_iMaxHealth",
+                "m_flMana",
+                "CBodyComponent.m_angRotation",
+                "CDOTAPlayerController.m_nPlayerID",
+                "player_name",
+                "player_steamid",
+                "m_bTakesDamage",
+                "m_iCurrentLevel",
+            ]
         }
     }
 
     /// Parquet written in row groups as the parse goes reads back as the
-    /// whole table's Parquet file, on every corpus demo; with small row
-    /// groups a file has several.
+    /// whole table's Parquet file, and as the rows of the CSV written as the
+    /// parse goes, on every corpus demo (Deadlock's and Dota 2's included:
+    /// their props' kinds come from their own player classes) and the
+    /// corpus broadcasts; with small row groups a file has several.
     #[test]
     fn streamed_parquet_reads_back_as_the_whole_table() {
         let mut several_groups = 0;
-        for path in gamewire_corpus::source2_demos().unwrap() {
-            let data = std::fs::read(&path).unwrap();
+        for (path, data) in corpus_demos() {
             let query = ticks_query(&props_of(&path));
             let table = query.run(&data).unwrap().tables.remove(0);
             let mut whole = Vec::new();
             write_table(&table, Format::Parquet, &mut whole).unwrap();
             let (expected, _) = read_parquet(whole);
+            let mut csv = StreamedTicks::new(&query, Format::Csv, None, Vec::new());
+            let state = parse(&data, &mut csv);
+            csv.finish(&state).unwrap();
+            let csv = csv.into_out().unwrap();
             for (batch, group_bytes) in [(STREAMED_ROWS, 8 << 20), (64, 4096), (1, 1)] {
                 let mut streamed = StreamedTicks::new(&query, Format::Parquet, None, Vec::new());
                 streamed.batch_rows = batch;
                 streamed.group_bytes = group_bytes;
                 let state = parse(&data, &mut streamed);
                 streamed.finish(&state).unwrap();
-                let streamed_mode = streamed.parquet;
+                assert_eq!(
+                    streamed.parquet,
+                    ParquetMode::Streamed,
+                    "{}",
+                    path.display()
+                );
                 let (got, groups) = read_parquet(streamed.into_out().unwrap());
                 assert_eq!(got, expected, "{}: batch {batch}", path.display());
                 let rows = expected.as_ref().map_or(0, |b| b.num_rows());
-                if streamed_mode == ParquetMode::Streamed && group_bytes < 8 << 20 && rows > batch {
+                assert!(rows > 0, "{}: no rows", path.display());
+                if group_bytes < 8 << 20 && rows > batch {
                     assert!(groups > 1, "{}: {groups} row groups", path.display());
                     several_groups += 1;
                 }
+                if let Some(got) = &got {
+                    let mut back = Vec::new();
+                    write_table(&table_of("ticks", got), Format::Csv, &mut back).unwrap();
+                    assert_eq!(
+                        String::from_utf8_lossy(&back),
+                        String::from_utf8_lossy(&csv),
+                        "{}: batch {batch}",
+                        path.display()
+                    );
+                }
+            }
+            // Every prop was read on some row.
+            for p in props_of(&path) {
+                assert!(
+                    table.column(p).is_some_and(|c| !c.is_all_null()),
+                    "{}: {p} is all null",
+                    path.display()
+                );
             }
         }
-        // The CS2 demos' props are all declared: they were streamed.
-        assert!(several_groups >= 10, "{several_groups}");
-    }
-
-    /// A prop whose kind the demo does not declare (CS2's `m_iHealth` path
-    /// on a Deadlock pawn) leaves the table whole: its kind comes from its
-    /// values, as the whole table's does.
-    #[test]
-    fn undeclared_kinds_write_the_table_whole() {
-        let data = corpus("deadlock/hltv_10423.dem");
-        let query = ticks_query(&["X", "m_iHealth"]);
-        let table = query.run(&data).unwrap().tables.remove(0);
-        let mut whole = Vec::new();
-        write_table(&table, Format::Parquet, &mut whole).unwrap();
-        let mut streamed = StreamedTicks::new(&query, Format::Parquet, None, Vec::new());
-        streamed.batch_rows = 16;
-        let state = parse(&data, &mut streamed);
-        streamed.finish(&state).unwrap();
-        assert_eq!(streamed.parquet, ParquetMode::Whole);
-        assert_eq!(streamed.into_out().unwrap(), whole);
+        assert!(several_groups >= 16, "{several_groups}");
     }
 }

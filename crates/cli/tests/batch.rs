@@ -318,3 +318,157 @@ fn an_output_that_cannot_be_written_is_an_error() -> TestResult {
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
+
+/// What `gamewire table TABLE DEMO` writes in `format`, as `batch` writes
+/// it in its file of the demo: CSV and JSON Lines with a `demo` column
+/// first (of `name`), Parquet as is.
+fn table_output(
+    table: &str,
+    demo: &Path,
+    name: &str,
+    format: &str,
+    dir: &Path,
+) -> Result<Vec<u8>, Box<dyn Error>> {
+    let file = dir.join(format!("{name}.{table}.{format}"));
+    let mut args = vec!["table", table, text(demo)?];
+    if table == "ticks" {
+        args.extend(["--props", "X,health"]);
+    }
+    args.extend(["--format", format, "-o", text(&file)?]);
+    let out = gamewire(&args)?;
+    assert!(
+        out.status.success(),
+        "table {table} {name}: {}",
+        stderr(&out)
+    );
+    let bytes = std::fs::read(&file)?;
+    Ok(match format {
+        "csv" => {
+            let mut with_demo = Vec::new();
+            for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+                with_demo.extend_from_slice(if i == 0 { b"demo," } else { name.as_bytes() });
+                if i > 0 {
+                    with_demo.push(b',');
+                }
+                with_demo.extend_from_slice(line);
+            }
+            with_demo
+        }
+        "jsonl" => {
+            let mut with_demo = Vec::new();
+            for line in bytes.split_inclusive(|&b| b == b'\n') {
+                with_demo.extend_from_slice(format!("{{\"demo\":\"{name}\",").as_bytes());
+                with_demo.extend_from_slice(line.get(1..).ok_or("an empty JSON line")?);
+            }
+            with_demo
+        }
+        _ => bytes,
+    })
+}
+
+/// A Parquet file's rows, read back as one record batch (`None` without
+/// rows).
+fn parquet_rows(bytes: Vec<u8>) -> Result<Option<arrow_array::RecordBatch>, Box<dyn Error>> {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))?
+        .with_batch_size(1 << 24)
+        .build()?;
+    let mut batches = reader.collect::<Result<Vec<_>, _>>()?;
+    if batches.len() > 1 {
+        return Err(format!("{} record batches", batches.len()).into());
+    }
+    Ok(batches.pop())
+}
+
+/// Each demo's file of each table a batch writes holds the bytes `table`
+/// writes for that demo alone (with the `demo` column in CSV and JSON
+/// Lines), in every format (`ticks` as Parquet: the same rows, since `table`
+/// writes it in row groups): for the corpus demos, read whole, and for a
+/// looped demo above the size that is streamed, plain and gzip-compressed.
+#[test]
+fn batch_files_equal_each_demos_table() -> TestResult {
+    let dir = tmp("equals-table")?;
+    let demos_dir = dir.join("demos");
+    std::fs::create_dir_all(&demos_dir)?;
+    let demos = cs2_demos()?;
+    for d in &demos {
+        std::fs::copy(d, demos_dir.join(d.file_name().ok_or("no name")?))?;
+    }
+    let looped = demos_dir.join("looped.dem");
+    let out = gamewire(&[
+        "loop",
+        "--times",
+        "32",
+        text(&gamewire_corpus::path("cs2/14155.dem"))?,
+        text(&looped)?,
+    ])?;
+    assert!(out.status.success(), "loop: {}", stderr(&out));
+    // Above the size read whole (4 MiB): streamed.
+    assert!(std::fs::metadata(&looped)?.len() > 4 << 20);
+    let raw = std::fs::read(&looped)?;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &raw)?;
+    std::fs::write(demos_dir.join("looped_gz.dem.gz"), gz.finish()?)?;
+    drop(raw);
+    let tables = ["kills", "rounds", "damages", "ticks"];
+    let names: Vec<(PathBuf, String)> = std::fs::read_dir(&demos_dir)?
+        .map(|e| -> Result<(PathBuf, String), Box<dyn Error>> {
+            let p = e?.path();
+            let name = p.file_name().ok_or("no name")?.to_string_lossy();
+            let name = name
+                .trim_end_matches(".gz")
+                .trim_end_matches(".dem")
+                .to_owned();
+            Ok((p, name))
+        })
+        .collect::<Result<_, _>>()?;
+    for format in ["csv", "jsonl", "parquet"] {
+        let out_dir = dir.join(format!("out-{format}"));
+        let out = gamewire(&[
+            "batch",
+            text(&demos_dir)?,
+            "--tables",
+            &tables.join(","),
+            "--props",
+            "X,health",
+            "--format",
+            format,
+            "--out",
+            text(&out_dir)?,
+            "-j",
+            "2",
+        ])?;
+        assert!(out.status.success(), "batch {format}: {}", stderr(&out));
+        for (path, name) in &names {
+            for table in tables {
+                let file = if format == "parquet" {
+                    out_dir
+                        .join(table)
+                        .join(format!("demo={name}/part-0.parquet"))
+                } else {
+                    out_dir.join(table).join(format!("{name}.{format}"))
+                };
+                let got = std::fs::read(&file)?;
+                let expected = table_output(table, path, name, format, &dir)?;
+                if format == "parquet" && table == "ticks" {
+                    // `table ticks` writes Parquet in row groups as the parse
+                    // goes, `batch` the whole table: the same rows and types.
+                    assert_eq!(
+                        parquet_rows(got)?,
+                        parquet_rows(expected)?,
+                        "{table} of {name} as {format}"
+                    );
+                    continue;
+                }
+                assert!(
+                    got == expected,
+                    "{table} of {name} as {format}: the batch's {} bytes differ from table's {}",
+                    got.len(),
+                    expected.len()
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}

@@ -22,6 +22,7 @@ use gamewire_source2::DemoState;
 
 use crate::classes::{projectile_serializers, weapon_serializers};
 use crate::friendly_props::{Computed, Owner, PropSource, UserCommandField};
+use crate::prop_checks::PlayerClasses;
 use crate::prop_paths::resolve_prop_decoder;
 use crate::table::Kind;
 use crate::world::{OtherSource, PlayerSource};
@@ -106,17 +107,47 @@ pub fn grenade_kind(state: &DemoState, path: &str) -> Option<Kind> {
         .map(decoder_kind)
 }
 
+/// The type of a raw path read off a player's entities, from the game's
+/// player classes ([`PlayerClasses`]: CS2's `CCSPlayerPawn` and
+/// `CCSPlayerController`, Deadlock's `CCitadelPlayerPawn` and
+/// `CCitadelPlayerController`, Dota 2's hero classes and
+/// `CDOTAPlayerController`). On the pawn (`pawn`: read on the pawn, and on
+/// the controller where the pawn has no such field, as
+/// [`crate::player_props`] reads it): the type of every pawn class that
+/// declares the path ([`widen`]ed: Dota 2 has a class per hero), widened
+/// with the controller's when some pawn class lacks the path; else the
+/// controller's.
+fn raw_player_kind(state: &DemoState, path: &str, pawn: bool) -> Option<Kind> {
+    let tables = state.send_tables.as_ref()?;
+    let classes = PlayerClasses::of(state)?;
+    let kind_on = |s: SerializerId| field_decoder(tables, s, path).map(decoder_kind);
+    let controller = classes.controller.as_ref().and_then(|(_, s)| kind_on(*s));
+    if !pawn {
+        return controller;
+    }
+    let mut on_every_pawn = true;
+    let mut kind: Option<Kind> = None;
+    for (_, s) in &classes.pawns {
+        match kind_on(*s) {
+            Some(k) => kind = Some(kind.map_or(k, |w| widen(w, k))),
+            None => on_every_pawn = false,
+        }
+    }
+    match (kind, controller) {
+        (Some(k), Some(c)) if !on_every_pawn => Some(widen(k, c)),
+        (Some(k), _) => Some(k),
+        (None, c) => c,
+    }
+}
+
 /// The type of a player prop.
 pub fn player_kind(state: &DemoState, source: &PlayerSource) -> Option<Kind> {
     match source {
         PlayerSource::Entity(PropSource::Position(_) | PropSource::Element(..)) => Some(Kind::F32),
         PlayerSource::Entity(PropSource::IsAlive) => Some(Kind::Bool),
-        PlayerSource::Entity(PropSource::Raw(Owner::Pawn, p)) => {
-            path_kind(state, "CCSPlayerPawn", p)
-                .or_else(|| path_kind(state, "CCSPlayerController", p))
-        }
+        PlayerSource::Entity(PropSource::Raw(Owner::Pawn, p)) => raw_player_kind(state, p, true),
         PlayerSource::Entity(PropSource::Raw(Owner::Controller, p)) => {
-            path_kind(state, "CCSPlayerController", p)
+            raw_player_kind(state, p, false)
         }
         PlayerSource::Entity(PropSource::Raw(Owner::ActiveWeapon, p)) => {
             let tables = state.send_tables.as_ref()?;

@@ -101,11 +101,11 @@ pub mod write;
 use std::str::FromStr;
 
 use gamewire_source2::stringtable::StringTable;
-use gamewire_source2::{Entity, EntityChange, FieldPath, UserCommand, UserMessage};
+use gamewire_source2::{Entity, EntityChange, FieldPath, UserMessage};
 
 pub use gamewire_source2::gameevent::GameEvent;
 pub use gamewire_source2::{
-    DemoError, DemoState, Game, Interests, NoVisitor, SendTableCache, Visitor,
+    DemoError, DemoState, Game, Interests, NoVisitor, SendTableCache, UserCommand, Visitor,
 };
 
 pub use error::{ErrorCategory, QueryError};
