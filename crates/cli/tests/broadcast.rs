@@ -45,7 +45,8 @@ fn tmp(name: &str) -> Result<PathBuf> {
 }
 
 fn s(p: &Path) -> Result<&str> {
-    p.to_str().ok_or_else(|| format!("{} is not UTF-8", p.display()).into())
+    p.to_str()
+        .ok_or_else(|| format!("{} is not UTF-8", p.display()).into())
 }
 
 /// The rows of CSV `text` (header first) whose `tick` is at least `from`.
@@ -112,9 +113,8 @@ fn same_rows(want: &Path, got: &Path, from: i64, props: &str) -> Result<usize> {
         return Err(format!("{} from {from}: events differ", got.display()).into());
     }
     if props.contains("balance") {
-        let kills = |d: &Path| -> Result<Vec<String>> {
-            csv_from(&ok(&["table", "kills", s(d)?])?, from)
-        };
+        let kills =
+            |d: &Path| -> Result<Vec<String>> { csv_from(&ok(&["table", "kills", s(d)?])?, from) };
         if kills(want)? != kills(got)? {
             return Err(format!("{} from {from}: kills differ", got.display()).into());
         }
@@ -124,7 +124,9 @@ fn same_rows(want: &Path, got: &Path, from: i64, props: &str) -> Result<usize> {
 
 /// `sync.json` of a broadcast folder.
 fn sync_of(dir: &Path) -> Result<serde_json::Value> {
-    Ok(serde_json::from_slice(&std::fs::read(dir.join("sync.json"))?)?)
+    Ok(serde_json::from_slice(&std::fs::read(
+        dir.join("sync.json"),
+    )?)?)
 }
 
 /// Points `sync.json` at fragment `k`; returns that fragment's first tick.
@@ -148,7 +150,8 @@ fn cs2_demos_read_back_as_broadcasts() -> Result {
         }
         let name = demo.file_stem().ok_or("a name")?.to_string_lossy();
         let out = dir.join(name.as_ref());
-        let (code, _, stderr) = gamewire(&["broadcast", s(&demo)?, s(&out)?, "--fragment-seconds", "2"])?;
+        let (code, _, stderr) =
+            gamewire(&["broadcast", s(&demo)?, s(&out)?, "--fragment-seconds", "2"])?;
         if code != Some(0) || !stderr.contains("broadcast: ") {
             return Err(format!("{}: {stderr}", demo.display()).into());
         }
@@ -213,7 +216,8 @@ fn bad_arguments_leave_nothing_behind() -> Result {
     let dir = tmp("bad")?;
     let demo = gamewire_corpus::path("cs2/14155.dem");
     let out = dir.join("out");
-    let (code, _, stderr) = gamewire(&["broadcast", s(&demo)?, s(&out)?, "--fragment-seconds", "0"])?;
+    let (code, _, stderr) =
+        gamewire(&["broadcast", s(&demo)?, s(&out)?, "--fragment-seconds", "0"])?;
     if code == Some(0) || !stderr.contains("--fragment-seconds") {
         return Err(format!("0 s fragments: {code:?} {stderr}").into());
     }

@@ -812,12 +812,39 @@ mod tests {
     #[test]
     fn packed_operands_are_the_writers_bits() {
         let mut operands = vec![Operand::Bool(false), Operand::Bool(true)];
-        for v in [0u32, 3, 4, 15, 16, 255, 256, 1023, 1024, 4095, 4096, 0x1_ffff, 0x2_0000, 0x7fff_ffff] {
+        for v in [
+            0u32,
+            3,
+            4,
+            15,
+            16,
+            255,
+            256,
+            1023,
+            1024,
+            4095,
+            4096,
+            0x1_ffff,
+            0x2_0000,
+            0x7fff_ffff,
+        ] {
             operands.push(Operand::Fpu(v));
             operands.push(Operand::UBitVar(v));
         }
         operands.push(Operand::UBitVar(u32::MAX));
-        for v in [0i32, 1, -1, 63, -64, 64, 8191, -8193, 1 << 20, i32::MAX, i32::MIN] {
+        for v in [
+            0i32,
+            1,
+            -1,
+            63,
+            -64,
+            64,
+            8191,
+            -8193,
+            1 << 20,
+            i32::MAX,
+            i32::MIN,
+        ] {
             operands.push(Operand::Varint(v));
         }
         for (v, n) in [(0u32, 1u32), (5, 3), (7, 3), (15, 4), (31, 5), (63, 6)] {
@@ -842,7 +869,9 @@ mod tests {
                 continue;
             }
             let mut word = [0u8; 8];
-            word.iter_mut().zip(&bytes).for_each(|(to, from)| *to = *from);
+            word.iter_mut()
+                .zip(&bytes)
+                .for_each(|(to, from)| *to = *from);
             assert!(pack.fits, "{pair:?}");
             assert_eq!(u64::from(pack.len), len, "{pair:?}");
             assert_eq!(pack.bits, u64::from_le_bytes(word), "{pair:?}");

@@ -23,12 +23,7 @@ type Result<T = ()> = std::result::Result<T, Box<dyn Error>>;
 
 /// Checks that `written`, joined at fragment `k`, decodes to `want` on
 /// every tick from fragment `k`'s first tick on; returns the ticks checked.
-fn check_joined(
-    name: &str,
-    written: &Broadcast,
-    k: u32,
-    want: &[TickDigest],
-) -> Result<usize> {
+fn check_joined(name: &str, written: &Broadcast, k: u32, want: &[TickDigest]) -> Result<usize> {
     let from = written
         .fragment_tick(k)
         .ok_or_else(|| format!("{name}: no fragment {k}"))?;
@@ -74,7 +69,10 @@ fn check_joined(
 /// The fragments to join at: the first, the second and the last.
 fn joins(written: &Broadcast) -> BTreeSet<u32> {
     let n = written.fragment_count();
-    [1, 2, n].into_iter().filter(|&k| k >= 1 && k <= n).collect()
+    [1, 2, n]
+        .into_iter()
+        .filter(|&k| k >= 1 && k <= n)
+        .collect()
 }
 
 /// The layout: names, the record stream of each fragment, the keyframe
@@ -100,7 +98,11 @@ fn check_layout(name: &str, written: &Broadcast, seconds: f64) -> Result {
     }
     let last = sync.maxtick - sync.tick;
     if n != (last / length + 1) as u32 {
-        return Err(format!("{name}: {n} fragments for ticks {}..{}", sync.tick, sync.maxtick).into());
+        return Err(format!(
+            "{name}: {n} fragments for ticks {}..{}",
+            sync.tick, sync.maxtick
+        )
+        .into());
     }
     // Each full.bin is one DEM_FullPacket record (13) at its fragment's
     // first tick (or the first tick of a frame in it).
@@ -116,11 +118,20 @@ fn check_layout(name: &str, written: &Broadcast, seconds: f64) -> Result {
             .ok_or("a record")?;
         let start = written.fragment_tick(k).ok_or("a fragment tick")?;
         if full.data.first() != Some(&13) || tick < start || tick >= start + length {
-            return Err(format!("{name}: {k}/full.bin at tick {tick}, fragment from {start}").into());
+            return Err(
+                format!("{name}: {k}/full.bin at tick {tick}, fragment from {start}").into(),
+            );
         }
     }
     let json: serde_json::Value = serde_json::from_str(&sync.to_json())?;
-    for key in ["tick", "endtick", "maxtick", "fragment", "signup_fragment", "tps"] {
+    for key in [
+        "tick",
+        "endtick",
+        "maxtick",
+        "fragment",
+        "signup_fragment",
+        "tps",
+    ] {
         if json.get(key).and_then(serde_json::Value::as_i64).is_none() {
             return Err(format!("{name}: sync.json without {key}: {json}").into());
         }

@@ -162,13 +162,7 @@ impl Broadcast {
         };
         let mut out: Vec<Fragment> = self.fragments.iter().take(1).cloned().collect();
         out.extend(self.fragments.get(at).cloned());
-        out.extend(
-            self.fragments
-                .iter()
-                .skip(at + 1)
-                .step_by(2)
-                .cloned(),
-        );
+        out.extend(self.fragments.iter().skip(at + 1).step_by(2).cloned());
         out
     }
 
@@ -314,7 +308,11 @@ impl FrameEdit for Writer {
             }
             // The first game frame opens fragment 1.
             let interval = f64::from(state.tick_interval);
-            let tps = if interval > 0.0 { (1.0 / interval).round() } else { 64.0 };
+            let tps = if interval > 0.0 {
+                (1.0 / interval).round()
+            } else {
+                64.0
+            };
             self.tps = tps as u32;
             self.ticks_per_fragment = ((self.fragment_seconds * tps).round() as i32).max(1);
             self.first_tick = frame.tick;
@@ -403,7 +401,11 @@ fn error_at(frame: &Frame<'_>, kind: ErrorKind) -> DemoError {
 
 /// The keyframe of `state`: a `CDemoFullPacket` as
 /// [`cut`](super::cut()) writes it.
-fn keyframe(state: &DemoState, net_tick: Option<&[u8]>, frame: &Frame<'_>) -> Result<Vec<u8>, DemoError> {
+fn keyframe(
+    state: &DemoState,
+    net_tick: Option<&[u8]>,
+    frame: &Frame<'_>,
+) -> Result<Vec<u8>, DemoError> {
     super::cut::full_packet(state, net_tick).map_err(|kind| error_at(frame, kind))
 }
 
