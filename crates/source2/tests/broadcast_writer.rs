@@ -52,10 +52,12 @@ fn check_joined(name: &str, written: &Broadcast, k: u32, want: &[TickDigest]) ->
         )
         .into());
     }
-    // Before the keyframe's tick, a client that joins later has nothing
-    // but the signon.
-    if k > 1 && got.iter().any(|t| t.tick >= 0 && t.tick < from) {
-        return Err(format!("{name} at {k}: a tick before {from}").into());
+    // Between the first game frame and the keyframe's tick, a client that
+    // joins later has nothing (the signon's frames keep their own ticks:
+    // -1 in the games' demos, the first fragment's tick in the relays').
+    let first = written.sync.tick;
+    if let Some(t) = got.iter().find(|t| t.tick > first && t.tick < from) {
+        return Err(format!("{name} at {k}: tick {} before {from}", t.tick).into());
     }
     let (want_by, got_by) = (by_tick(want), by_tick(&got));
     for t in &want_ticks {
@@ -212,9 +214,9 @@ fn bad_lengths_and_cut_demos() -> Result {
             return Err(format!("{seconds} s fragments were accepted").into());
         }
     }
-    // A demo cut in the middle is written up to the cut, which the report
-    // names, and what is written reads back.
-    let half = data.get(..data.len() / 2).ok_or("a half")?;
+    // A demo cut inside its game frames is written up to the cut, which
+    // the report names, and what is written reads back.
+    let half = data.get(..data.len() * 3 / 4).ok_or("a part")?;
     let written = broadcast(half, DEFAULT_FRAGMENT_SECONDS)?;
     if written.report.cut.is_none() {
         return Err("the cut is not reported".into());
@@ -232,8 +234,13 @@ fn bad_lengths_and_cut_demos() -> Result {
     let (want_by, got_by) = (by_tick(&want), by_tick(&got));
     for t in (written.sync.tick..=last).filter(|t| want_by.contains_key(t)) {
         if want_by.get(&t) != got_by.get(&t) {
-            return Err(format!("half demo: tick {t} differs").into());
+            return Err(format!("cut demo: tick {t} differs").into());
         }
+    }
+    // A demo cut inside its signon has no game frame to write.
+    let signon = data.get(..data.len() / 3).ok_or("a part")?;
+    if broadcast(signon, DEFAULT_FRAGMENT_SECONDS).is_ok() {
+        return Err("a demo without a game frame was written".into());
     }
     // Not a demo at all.
     if broadcast(&b"not a demo"[..], DEFAULT_FRAGMENT_SECONDS).is_ok() {
