@@ -5,7 +5,7 @@
 //! rounds' own ratios ("paired median": with the helper / on one thread).
 //! gamewire is timed twice: as a library
 //! user gets it (the send tables built with its helper thread during the
-//! signon) and on one thread only. `--only ours|ours1|peer FILE [N]` parses one file (`ours1`: on one thread)
+//! signon) and on one thread only. `--only ours|ours1|peer|rewrite FILE [N]` parses one file (`ours1`: on one thread; `rewrite`: `edit::rewrite` into memory)
 //! N times (default once: for measuring peak memory per process with
 //! `/usr/bin/time -f %M`; more for a profiler). source2-demo's panics are
 //! caught and reported as failures, without their backtraces.
@@ -493,14 +493,19 @@ fn main() {
     }
     if args.get(1).map(String::as_str) == Some("--only") {
         let (Some(which), Some(path)) = (args.get(2), args.get(3)) else {
-            eprintln!("usage: --only ours|ours1|peer FILE [N]");
+            eprintln!("usage: --only ours|ours1|peer|rewrite FILE [N]");
             std::process::exit(2);
         };
         let n: usize = args.get(4).and_then(|n| n.parse().ok()).unwrap_or(1);
         let data = std::fs::read(path).unwrap_or_default();
         let mut r = Err("not run".to_string());
         for _ in 0..n {
-            r = if which == "ours" {
+            r = if which == "rewrite" {
+                let mut out = std::io::Cursor::new(Vec::with_capacity(data.len() * 2));
+                gamewire_source2::edit::rewrite(&data[..], &mut out)
+                    .map(|r| (r.frames_read, r.frames_written))
+                    .map_err(|e| e.to_string())
+            } else if which == "ours" {
                 ours(&data)
             } else if which == "ours1" {
                 ours_with(&data, false)

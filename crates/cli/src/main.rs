@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod batch;
+mod broadcast;
 mod edit;
 mod entities;
 mod error;
@@ -110,6 +111,10 @@ enum Command {
     /// Source 2 demo: every player name and id replaced by keyed
     /// pseudonyms; chat and voice dropped.
     Anonymize(edit::AnonymizeArgs),
+    /// Source 2 demo: written as the folder of an HTTP broadcast
+    /// (`sync.json`, `0/start.bin`, then `<n>/full.bin` and `<n>/delta.bin`
+    /// per fragment of `--fragment-seconds`), which every command reads.
+    Broadcast(broadcast::BroadcastArgs),
     /// CS2: a demo written from a scenario file (`.toml` or `.json`):
     /// players, movement, kills, damage, rounds, bomb, grenades, chat.
     Synth(synth::SynthArgs),
@@ -145,6 +150,7 @@ fn main() -> ExitCode {
         Command::Rewrite(args) => edit::rewrite(args),
         Command::Cut(args) => edit::cut(args),
         Command::Anonymize(args) => edit::anonymize(args),
+        Command::Broadcast(args) => broadcast::broadcast(args),
         Command::Synth(args) => synth::synth(args),
         Command::Plot(args) => plot::plot(args),
         Command::Stats(args) => stats::stats(args),

@@ -254,7 +254,9 @@ fn location(frame: &crate::container::Frame<'_>) -> Location {
 }
 
 /// The body of the last `net_Tick` in a packet frame, if any.
-fn last_net_tick(frame: &crate::container::Frame<'_>) -> Result<Option<Vec<u8>>, DemoError> {
+pub(super) fn last_net_tick(
+    frame: &crate::container::Frame<'_>,
+) -> Result<Option<Vec<u8>>, DemoError> {
     let err = |kind| DemoError {
         kind,
         location: location(frame),

@@ -6,7 +6,9 @@
 //! - [`rewrite()`]: every frame written again from its decoded model;
 //! - [`cut()`]: a tick range as a demo of its own;
 //! - [`anonymize()`]: players renamed to keyed pseudonyms
-//!   ([`pseudonym`]), chat and voice dropped.
+//!   ([`pseudonym`]), chat and voice dropped;
+//! - [`broadcast()`](broadcast::broadcast): the demo as the fragments of an
+//!   HTTP broadcast (the inverse of [`crate::broadcast::to_demo`]).
 //!
 //! Each pipeline runs the same frame loop (`FrameLoop`): frames read
 //! from the stream are fed to a
@@ -35,6 +37,7 @@ use crate::DemoParser;
 use frames::{FrameStream, StreamFrame};
 
 pub mod anonymize;
+pub mod broadcast;
 pub mod cut;
 pub mod frames;
 pub mod pseudonym;
