@@ -350,7 +350,7 @@ enum Next {
 /// see the crate's documentation for the requests, the pace, the faults
 /// handled and the limits.
 pub struct BroadcastReader {
-    agent: ureq::Agent,
+    agent: Agent,
     /// The broadcast's URL as given (no trailing `/`).
     url: String,
     /// Where the fragments are: `url`, or `url/token_redirect`.
@@ -386,6 +386,35 @@ impl std::fmt::Debug for BroadcastReader {
     }
 }
 
+/// The HTTP client: ureq's agent (connections kept alive between
+/// fragments), none in the WebAssembly build.
+#[cfg(not(target_arch = "wasm32"))]
+type Agent = ureq::Agent;
+
+/// The WebAssembly build has no HTTP client.
+#[cfg(target_arch = "wasm32")]
+#[derive(Debug, Clone, Copy)]
+struct Agent;
+
+/// The client for `options`: statuses as values, the request time-out, a
+/// few redirects.
+#[cfg(not(target_arch = "wasm32"))]
+fn new_agent(options: &LiveOptions) -> Agent {
+    ureq::Agent::new_with_config(
+        ureq::config::Config::builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(options.request_timeout))
+            .max_redirects(5)
+            .user_agent(concat!("gamewire/", env!("CARGO_PKG_VERSION")))
+            .build(),
+    )
+}
+
+#[cfg(target_arch = "wasm32")]
+fn new_agent(_options: &LiveOptions) -> Agent {
+    Agent
+}
+
 /// One request's outcome.
 enum Got {
     Body(Vec<u8>),
@@ -398,14 +427,7 @@ impl BroadcastReader {
     /// here means nothing of the broadcast could be read.
     pub fn open(url: &str, options: LiveOptions) -> Result<BroadcastReader, LiveError> {
         let url = url.trim_end_matches('/').to_string();
-        let agent = ureq::Agent::new_with_config(
-            ureq::config::Config::builder()
-                .http_status_as_error(false)
-                .timeout_global(Some(options.request_timeout))
-                .max_redirects(5)
-                .user_agent(concat!("gamewire/", env!("CARGO_PKG_VERSION")))
-                .build(),
-        );
+        let agent = new_agent(&options);
         let mut reader = BroadcastReader {
             agent,
             base: url.clone(),
@@ -498,6 +520,7 @@ impl BroadcastReader {
     }
 
     /// One GET: the body, or `NotFound` for a 404.
+    #[cfg(not(target_arch = "wasm32"))]
     fn get_once(&self, url: &str, limit: u64) -> Result<Got, LiveErrorKind> {
         let transport = |e: ureq::Error| match e {
             ureq::Error::BodyExceedsLimit(_) => LiveErrorKind::BodyTooLarge { limit },
@@ -529,6 +552,17 @@ impl BroadcastReader {
             .read_to_vec()
             .map_err(transport)?;
         Ok(Got::Body(body))
+    }
+
+    /// In the browser build there is no HTTP client (a page fetches the
+    /// fragments itself): every request fails at once.
+    #[cfg(target_arch = "wasm32")]
+    fn get_once(&self, _url: &str, _limit: u64) -> Result<Got, LiveErrorKind> {
+        let Agent = self.agent;
+        Err(LiveErrorKind::Transport {
+            reason: "live broadcasts are not read in the WebAssembly build".to_string(),
+            attempts: 1,
+        })
     }
 
     /// A GET retried on 5xx and transport failures; `Ok(None)` for a 404.
