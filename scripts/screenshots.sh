@@ -3,7 +3,7 @@
 #
 #   scripts/screenshots.sh            # every picture
 #   scripts/screenshots.sh plots      # one picture per `gamewire plot` kind
-#   scripts/screenshots.sh viewer     # the Teeworlds replay page
+#   scripts/screenshots.sh viewer     # the replay pages (CS2 sample, Teeworlds)
 #
 # plots: `gamewire plot --sample --kind KIND --width 640 --height 480` for
 # positions, trails, heatmap, kills and grenades, into
@@ -43,6 +43,11 @@ plots() {
 }
 
 viewer() {
+    rm -f target/web-test/sample.png
+    cargo test -q -p gamewire-wasm --test browser
+    [ -s target/web-test/sample.png ] || { echo "no screenshot: is the browser setup there?" >&2; exit 1; }
+    cp target/web-test/sample.png "$out/viewer-cs2.png"
+    echo "$out/viewer-cs2.png: $(wc -c <"$out/viewer-cs2.png") bytes"
     rm -f target/web-screenshots/teeworlds.png
     cargo test -q -p gamewire-cli --test tw_replay
     [ -s target/web-screenshots/teeworlds.png ] || { echo "no screenshot: is the browser setup there?" >&2; exit 1; }
