@@ -12,7 +12,9 @@
 # command writes: crates/cli/tests/plot.rs makes them again and compares
 # them byte for byte (run this script after changing how plots look).
 #
-# viewer: the Teeworlds replay page as its browser test leaves it
+# viewer: the replay page on the sample demo as its browser test leaves it
+# (crates/wasm/tests/browser.rs) into docs/images/viewer-cs2.png, and the
+# Teeworlds replay page as its browser test leaves it
 # (crates/cli/tests/tw_replay.rs: a demo the real 0.7.5 server records,
 # played in Chromium), into docs/images/viewer-teeworlds.png. Needs
 # `.ci/setup-teeworlds.sh start` and `.ci/setup-web.sh` first. The demo
