@@ -416,6 +416,7 @@ fn new_agent(_options: &LiveOptions) -> Agent {
 }
 
 /// One request's outcome.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 enum Got {
     Body(Vec<u8>),
     NotFound,
