@@ -148,9 +148,7 @@ impl Failure {
         let message = || format!("{}: {e}", path.display());
         match e.category() {
             ErrorCategory::Io => match e {
-                QueryError::Input(i @ input::InputError::Read { .. }) if i.is_not_found() => {
-                    Failure::Missing(e.to_string())
-                }
+                QueryError::Input(i) if i.is_not_found() => Failure::Missing(e.to_string()),
                 _ => Failure::Read(e.to_string()),
             },
             ErrorCategory::NotADemo => Failure::NotADemo(message()),

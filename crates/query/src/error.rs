@@ -152,8 +152,10 @@ impl QueryError {
         match self {
             QueryError::Input(e) => match e {
                 InputError::Read { .. }
+                | InputError::DanglingLink { .. }
                 | InputError::BroadcastFile { .. }
-                | InputError::BroadcastList { .. } => ErrorCategory::Io,
+                | InputError::BroadcastList { .. }
+                | InputError::Live(_) => ErrorCategory::Io,
                 InputError::Cut(_) => ErrorCategory::Truncated,
                 _ => ErrorCategory::Corrupt,
             },
