@@ -17,9 +17,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use gamewire_query::follow::{FollowOptions, Follower, GrowingFile};
+use gamewire_query::follow::{FollowInput, FollowOptions, Follower};
 use gamewire_query::input;
-use gamewire_query::write::{csv_field, write_table, Format};
+use gamewire_query::write::{write_more_rows, write_table, Format};
 use gamewire_query::{Column, Kind, Query, QueryError, Table, TableKind};
 
 use crate::error::CliError;
@@ -48,11 +48,10 @@ impl RowsOut {
         match (&self.header, self.format) {
             (Some(header), Format::Csv) => {
                 let laid_out = in_columns(table, header)?;
-                write_table(&laid_out, self.format, &mut self.buffer)?;
-                let line: Vec<String> = header.iter().map(|c| csv_field(c)).collect();
-                let header_len = line.join(",").len() + 1;
-                let body = self.buffer.get(header_len..).unwrap_or(&[]);
-                self.sink.write_all(body).map_err(CliError::Output)?;
+                write_more_rows(&laid_out, self.format, &mut self.buffer)?;
+                self.sink
+                    .write_all(&self.buffer)
+                    .map_err(CliError::Output)?;
             }
             _ => {
                 write_table(table, self.format, &mut self.buffer)?;
@@ -142,26 +141,15 @@ pub(crate) fn write_followed(
         header: None,
         buffer: Vec::new(),
     };
-    if input::is_url(path) {
-        let stream = input::open_live(path, input::live_options())
-            .map_err(|e| failed(QueryError::from(e)))?;
-        let follower = Follower::new(query, path, stream).map_err(failed)?;
-        follow(follower, &mut out, path)
-    } else if path.as_os_str() == "-" {
-        let stdin = std::io::stdin().lock();
-        let follower = Follower::new(query, path, stdin).map_err(failed)?;
-        follow(follower, &mut out, path)
-    } else {
-        let file = GrowingFile::open(path, options).map_err(|e| failed(e.into()))?;
-        let follower = Follower::new(query, path, file).map_err(failed)?;
-        follow(follower, &mut out, path)
-    }
+    let input = FollowInput::open(path, options).map_err(|e| failed(e.into()))?;
+    let follower = Follower::new(query, path, input).map_err(failed)?;
+    follow(follower, &mut out, path)
 }
 
 /// Reads and writes until the demo ends, then writes the rest and reports
 /// a cut.
-fn follow<R: std::io::Read + IdleAware>(
-    mut follower: Follower<R>,
+fn follow(
+    mut follower: Follower<FollowInput>,
     out: &mut RowsOut,
     path: &Path,
 ) -> Result<(), CliError> {
@@ -182,7 +170,7 @@ fn follow<R: std::io::Read + IdleAware>(
             out.write(t)?;
         }
     }
-    if let Some(cut) = input.input_cut() {
+    if let Some(cut) = input.cut() {
         // The input itself failed (a live broadcast past its retries): its
         // message names the URL, the fragment and the last tick.
         warn_cut(&format!(
@@ -197,34 +185,4 @@ fn follow<R: std::io::Read + IdleAware>(
         warn_cut(&message);
     }
     Ok(())
-}
-
-/// How a followed input ended: because it stopped growing, or because
-/// the input itself failed.
-trait IdleAware {
-    fn went_idle(&self) -> bool;
-    fn input_cut(&self) -> Option<&input::InputCut> {
-        None
-    }
-}
-
-impl IdleAware for input::DemoStream {
-    fn went_idle(&self) -> bool {
-        false
-    }
-    fn input_cut(&self) -> Option<&input::InputCut> {
-        self.cut()
-    }
-}
-
-impl IdleAware for GrowingFile {
-    fn went_idle(&self) -> bool {
-        GrowingFile::went_idle(self)
-    }
-}
-
-impl IdleAware for std::io::StdinLock<'_> {
-    fn went_idle(&self) -> bool {
-        false
-    }
 }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use gamewire_query::kinds::player_kind;
 use gamewire_query::ticks::TicksCollector;
 use gamewire_query::world::player_source;
-use gamewire_query::write::{csv_field, write_table, Format, ParquetRowGroups};
+use gamewire_query::write::{write_more_rows, write_table, Format, ParquetRowGroups};
 use gamewire_query::{DemoState, Interests, Kind, Query, SendTableCache, Visitor};
 
 use crate::error::CliError;
@@ -184,16 +184,14 @@ impl<'a, W: Write + Send> StreamedTicks<'a, W> {
         }
         let table = self.take_batch(state);
         self.buffer.clear();
-        write_table(&table, self.format, &mut self.buffer)?;
-        let mut body = &self.buffer[..];
-        if self.format == Format::Csv && self.header_written {
-            let header: Vec<String> = table.column_names().into_iter().map(csv_field).collect();
-            let header_len = header.join(",").len() + 1;
-            body = body.get(header_len..).unwrap_or(&[]);
+        if self.header_written {
+            write_more_rows(&table, self.format, &mut self.buffer)?;
+        } else {
+            write_table(&table, self.format, &mut self.buffer)?;
         }
         self.header_written = true;
         match &mut self.out {
-            Out::Plain(out) => out.write_all(body).map_err(CliError::Output),
+            Out::Plain(out) => out.write_all(&self.buffer).map_err(CliError::Output),
             _ => Err(CliError::Usage("rows written to a Parquet output")),
         }
     }

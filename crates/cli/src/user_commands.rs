@@ -15,7 +15,7 @@ use std::io::Write;
 
 use gamewire_query::collect::UserCommandsCollector;
 use gamewire_query::reference::USER_COMMANDS;
-use gamewire_query::write::{csv_field, write_table, Format, ParquetRowGroups};
+use gamewire_query::write::{write_more_rows, write_table, Format, ParquetRowGroups};
 use gamewire_query::{DemoState, Interests, Kind, Query, Table, UserCommand, Visitor};
 
 use crate::error::CliError;
@@ -109,15 +109,12 @@ impl<W: Write + Send> StreamedCommands<W> {
             Out::Parquet(writer) => Ok(writer.write(&table)?),
             Out::Plain(out) => {
                 self.buffer.clear();
-                write_table(&table, self.format, &mut self.buffer)?;
-                let mut body = &self.buffer[..];
-                if self.format == Format::Csv && !first {
-                    let header: Vec<String> =
-                        table.column_names().into_iter().map(csv_field).collect();
-                    let header_len = header.join(",").len() + 1;
-                    body = body.get(header_len..).unwrap_or(&[]);
+                if first {
+                    write_table(&table, self.format, &mut self.buffer)?;
+                } else {
+                    write_more_rows(&table, self.format, &mut self.buffer)?;
                 }
-                out.write_all(body).map_err(CliError::Output)
+                out.write_all(&self.buffer).map_err(CliError::Output)
             }
         }
     }

@@ -11,43 +11,17 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use gamewire_query::follow::{FollowOptions, Follower, GrowingFile};
-use gamewire_query::input;
+use gamewire_query::follow::{FollowInput, FollowOptions, Follower};
 use gamewire_query::{QueryError, Table};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::{buffers, cut_message, demo_error, to_python, Failure, QuerySpec};
 
-/// What a follow reads: a file being written, or a live broadcast's URL.
-enum Input {
-    File(GrowingFile),
-    Url(Box<input::DemoStream>),
-}
-
-impl std::io::Read for Input {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Input::File(f) => f.read(buf),
-            Input::Url(s) => s.read(buf),
-        }
-    }
-}
-
-impl Input {
-    /// Why the input itself ended early (a broadcast past its retries).
-    fn cut(&self) -> Option<String> {
-        match self {
-            Input::File(_) => None,
-            Input::Url(s) => s.cut().map(ToString::to_string),
-        }
-    }
-}
-
 /// Where a follow stands.
 enum Stage {
     /// Reading.
-    Reading(Box<Follower<Input>>),
+    Reading(Box<Follower<FollowInput>>),
     /// The demo has ended and its rest was given.
     Done,
 }
@@ -87,18 +61,9 @@ impl NativeFollow {
             idle_timeout,
             ..FollowOptions::default()
         };
-        let opened = if input::is_url(&path) {
-            let mut live = input::live_options();
-            live.idle_timeout = idle_timeout;
-            input::open_live(&path, live)
-                .map(|s| Input::Url(Box::new(s)))
-                .map_err(QueryError::from)
-        } else {
-            GrowingFile::open(&path, options)
-                .map(Input::File)
-                .map_err(QueryError::from)
-        }
-        .and_then(|file| Follower::new(&query, &path, file));
+        let opened = FollowInput::open(&path, options)
+            .map_err(QueryError::from)
+            .and_then(|input| Follower::new(&query, &path, input));
         let follower = opened.map_err(|e| Failure::of(&path, &e))?;
         Ok(NativeFollow {
             path,

@@ -132,6 +132,63 @@ impl Read for GrowingFile {
     }
 }
 
+/// What a follow reads: a file being written, standard input (`-`), or a
+/// live broadcast's URL.
+#[derive(Debug)]
+pub enum FollowInput {
+    /// A `.dem` that grows ([`GrowingFile`]).
+    File(GrowingFile),
+    /// Standard input, to its end.
+    Stdin(std::io::Stdin),
+    /// A live HTTP broadcast ([`crate::input::open_live`]).
+    Url(Box<crate::input::DemoStream>),
+}
+
+impl FollowInput {
+    /// Opens `path` for a follow: a URL as a live broadcast (its idle
+    /// time-out is `options.idle_timeout`, its other options
+    /// [`crate::input::live_options`]), `-` as standard input, anything
+    /// else as a file being written.
+    pub fn open(path: &Path, options: FollowOptions) -> Result<FollowInput, InputError> {
+        if crate::input::is_url(path) {
+            let mut live = crate::input::live_options();
+            live.idle_timeout = options.idle_timeout;
+            crate::input::open_live(path, live).map(|s| FollowInput::Url(Box::new(s)))
+        } else if crate::input::is_stdin(path) {
+            Ok(FollowInput::Stdin(std::io::stdin()))
+        } else {
+            GrowingFile::open(path, options).map(FollowInput::File)
+        }
+    }
+
+    /// Whether the reading ended because a file stopped growing.
+    pub fn went_idle(&self) -> bool {
+        match self {
+            FollowInput::File(f) => f.went_idle(),
+            FollowInput::Stdin(_) | FollowInput::Url(_) => false,
+        }
+    }
+
+    /// Why the input itself ended early (a broadcast past its retries or
+    /// limits); the parse's own cut is separate.
+    pub fn cut(&self) -> Option<&crate::input::InputCut> {
+        match self {
+            FollowInput::Url(s) => s.cut(),
+            FollowInput::File(_) | FollowInput::Stdin(_) => None,
+        }
+    }
+}
+
+impl Read for FollowInput {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            FollowInput::File(f) => f.read(buf),
+            FollowInput::Stdin(s) => s.read(buf),
+            FollowInput::Url(s) => s.read(buf),
+        }
+    }
+}
+
 /// A query over a demo read as it comes (see the [module docs](self)).
 #[derive(Debug)]
 pub struct Follower<R> {

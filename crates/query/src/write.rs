@@ -97,12 +97,32 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
+/// Writes more rows of a table already begun in `format`: as
+/// [`write_table`], but CSV without its header row. A table written in
+/// batches is the first batch by [`write_table`], then the others by this.
+pub fn write_more_rows<W: Write + Send>(
+    table: &Table,
+    format: Format,
+    out: W,
+) -> Result<(), QueryError> {
+    match format {
+        Format::Csv => write_csv_rows(table, out),
+        other => write_table(table, other, out),
+    }
+}
+
 /// CSV: a header row, then one line per row; null cells are empty.
 pub fn write_csv(table: &Table, mut out: impl Write) -> Result<(), QueryError> {
     let what = format!("{} as CSV", table.name);
-    let err = io(&what);
     let header: Vec<String> = table.column_names().into_iter().map(csv_field).collect();
-    writeln!(out, "{}", header.join(",")).map_err(&err)?;
+    writeln!(out, "{}", header.join(",")).map_err(io(&what))?;
+    write_csv_rows(table, out)
+}
+
+/// CSV: one line per row, no header; null cells are empty.
+fn write_csv_rows(table: &Table, mut out: impl Write) -> Result<(), QueryError> {
+    let what = format!("{} as CSV", table.name);
+    let err = io(&what);
     for i in 0..table.rows() {
         let line: Vec<String> = table
             .row(i)
