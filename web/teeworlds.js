@@ -10,7 +10,10 @@
 // exactly where the snapshot puts it; a projectile is placed at t itself
 // along its flight (its snapshot object says where and when it started).
 // `window.gamewireViewer` exposes the state for tests and scripts, as the
-// Source 2 page does.
+// Source 2 page does; opening, parsing and playback are shared with it
+// (replay-page.js).
+
+import { $, createReplayPage, openFromAddress } from "./replay-page.js";
 
 const TEAM_COLOURS = { 0: "#f05a5a", 1: "#5a8cf0" };
 const OTHER_COLOUR = "#e8c25a";
@@ -19,83 +22,25 @@ const WEAPONS = ["hammer", "gun", "shotgun", "grenade", "laser", "ninja"];
 const FEED_SECONDS = 6;
 const TICK_INTERVAL = 1 / 50;
 
-const $ = (id) => document.getElementById(id);
 const canvas = $("map");
 const ctx = canvas.getContext("2d");
 
-let worker = null;
-let requestId = 0;
-let replay = null; // { name, meta, a (arrays), view (projection) }
-let tick = 0;
-let frame = -1;
-let playing = false;
-let speed = 1;
-let lastTime = null;
-let error = null;
-let loading = null;
 let drawn = [];
 let drawnProjectiles = [];
-let parseInfo = null;
-const waiters = [];
 
-/// True when an ArrayBuffer holds a Teeworlds demo (`TWDEMO` and a NUL).
-export function isTeeworldsDemo(bytes) {
-  const head = new Uint8Array(bytes, 0, Math.min(7, bytes.byteLength));
-  return head.length === 7 && String.fromCharCode(...head) === "TWDEMO\0";
-}
-
-function newWorker() {
-  if (worker) worker.terminate();
-  worker = new Worker(new URL("./teeworlds-worker.js", import.meta.url), { type: "module" });
-  worker.onmessage = onParsed;
-  worker.onerror = (e) => {
-    e.preventDefault();
-    finish({ error: e.message || "the parser's worker failed" });
-  };
-}
-
-function showError(message) {
-  error = message;
-  $("error").textContent = message || "";
-  $("error").hidden = !message;
-}
-
-function setStatus(text) {
-  $("status").textContent = text;
-}
-
-function open(bytes, name) {
-  if (!worker) newWorker();
-  requestId += 1;
-  loading = { id: requestId, name };
-  showError(null);
-  setStatus(`Parsing ${name} (${(bytes.byteLength / 1e3).toFixed(0)} kB)…`);
-  worker.postMessage({ id: requestId, bytes, name }, [bytes]);
-}
-
-function onParsed(event) {
-  if (!loading || event.data.id !== loading.id) return;
-  finish(event.data);
-}
-
-function finish(data) {
-  const name = loading ? loading.name : data.name;
-  loading = null;
-  if (data.error) {
-    newWorker();
-    showError(`${name}: ${data.error}`);
-    setStatus(`Could not open ${name}.`);
-  } else {
-    parseInfo = { parseMs: data.parseMs, bytes: data.bytes };
-    load(name, data.meta, data.arrays);
-    setStatus(
-      `${name}: Teeworlds ${data.meta.kind} demo of ${data.meta.map}, ${data.meta.players.length} players, ` +
-        `ticks ${data.meta.first_tick}–${data.meta.last_tick}` +
-        (data.meta.cut ? ` (cut short: ${data.meta.cut})` : ""),
-    );
-  }
-  while (waiters.length) waiters.shift()();
-}
+const page = createReplayPage({
+  workerUrl: new URL("./teeworlds-worker.js", import.meta.url),
+  parsingText: (name, bytes) => `Parsing ${name} (${(bytes.byteLength / 1e3).toFixed(0)} kB)…`,
+  loadedText: (name, data) =>
+    `${name}: Teeworlds ${data.meta.kind} demo of ${data.meta.map}, ${data.meta.players.length} players, ` +
+    `ticks ${data.meta.first_tick}–${data.meta.last_tick}` +
+    (data.meta.cut ? ` (cut short: ${data.meta.cut})` : ""),
+  tickInterval: () => TICK_INTERVAL,
+  load(page) {
+    page.replay.view = projection(page.replay.meta);
+  },
+  draw,
+});
 
 /// The projection of the replay's bounds onto the canvas, keeping the
 /// aspect ratio; y grows downwards as in the game.
@@ -109,62 +54,6 @@ function projection(meta) {
   const ox = margin + (w - (x1 - x0) * scale) / 2;
   const oy = margin + (h - (y1 - y0) * scale) / 2;
   return { scale, px: (x) => ox + (x - x0) * scale, py: (y) => oy + (y - y0) * scale };
-}
-
-function load(name, meta, a) {
-  replay = { name, meta, a, view: projection(meta) };
-  const seek = $("seek");
-  seek.min = String(meta.first_tick);
-  seek.max = String(meta.last_tick);
-  seek.disabled = false;
-  $("play").disabled = false;
-  setTick(meta.first_tick);
-  pause();
-}
-
-function frameAt(t) {
-  const ticks = replay.a.ticks;
-  let lo = 0, hi = ticks.length - 1, found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (ticks[mid] <= t) { found = mid; lo = mid + 1; } else hi = mid - 1;
-  }
-  return found;
-}
-
-function setTick(t) {
-  if (!replay) return;
-  const m = replay.meta;
-  tick = Math.min(Math.max(Math.round(t), m.first_tick), m.last_tick);
-  frame = frameAt(tick);
-  $("seek").value = String(tick);
-  draw();
-}
-
-function play() {
-  if (!replay) return;
-  if (tick >= replay.meta.last_tick) setTick(replay.meta.first_tick);
-  playing = true;
-  lastTime = null;
-  $("play").textContent = "Pause";
-  requestAnimationFrame(step);
-}
-
-function pause() {
-  playing = false;
-  $("play").textContent = "Play";
-}
-
-function step(now) {
-  if (!playing || !replay) return;
-  if (lastTime !== null) {
-    const next = tick + ((now - lastTime) / 1000) * speed / TICK_INTERVAL;
-    setTick(next);
-    tick = next < replay.meta.last_tick ? next : replay.meta.last_tick;
-    if (tick >= replay.meta.last_tick) pause();
-  }
-  lastTime = now;
-  if (playing) requestAnimationFrame(step);
 }
 
 const colour = (team) => TEAM_COLOURS[team] || OTHER_COLOUR;
@@ -184,8 +73,9 @@ function rows(offsets, f) {
 }
 
 function draw() {
-  const { meta, a, view } = replay;
-  const t = tick;
+  const { meta, a, view } = page.replay;
+  const t = page.tick;
+  const frame = page.frame;
   const s = view.scale;
   ctx.fillStyle = "#1a2430";
   ctx.fillRect(0, 0, canvas.width, canvas.height);
@@ -288,7 +178,7 @@ function draw() {
       ctx.fillRect(x - 15, y - r - 8, 3 * Math.min(a.teeHealth[i], 10), 4);
     }
   }
-  replay.flags = flags;
+  page.replay.flags = flags;
   drawLines($("feed"), meta.kills.filter((k) => k.tick <= t && k.tick > t - FEED_SECONDS / TICK_INTERVAL).slice(-8),
     (k) => `${k.killer || "world"} [${WEAPONS[k.weapon] || "world"}] ${k.victim || "?"}`);
   drawLines($("chat"), meta.chat.filter((c) => c.tick <= t).slice(-10),
@@ -308,80 +198,15 @@ function drawLines(list, items, text) {
   }
 }
 
-async function openUrl(url, name) {
-  try {
-    setStatus(`Fetching ${name}…`);
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-    open(await response.arrayBuffer(), name);
-  } catch (e) {
-    showError(`${name}: ${e.message}`);
-  }
-}
+openFromAddress(page);
 
-function openFile(file) {
-  file.arrayBuffer().then((bytes) => open(bytes, file.name), (e) => showError(`${file.name}: ${e.message}`));
-}
-
-$("file").addEventListener("change", (e) => {
-  const file = e.target.files[0];
-  if (file) openFile(file);
-  e.target.value = "";
-});
-$("play").addEventListener("click", () => (playing ? pause() : play()));
-$("seek").addEventListener("input", (e) => { pause(); setTick(Number(e.target.value)); });
-$("speed").addEventListener("change", (e) => { speed = Number(e.target.value); });
-document.addEventListener("dragover", (e) => { e.preventDefault(); document.body.classList.add("dragging"); });
-document.addEventListener("dragleave", () => document.body.classList.remove("dragging"));
-document.addEventListener("drop", (e) => {
-  e.preventDefault();
-  document.body.classList.remove("dragging");
-  const file = e.dataTransfer.files[0];
-  if (file) openFile(file);
-});
-document.addEventListener("keydown", (e) => {
-  if (e.target instanceof HTMLInputElement || !replay) return;
-  if (e.key === " ") { e.preventDefault(); playing ? pause() : play(); }
-});
-
-const params = new URLSearchParams(location.search);
-if (params.get("demo")) {
-  const url = params.get("demo");
-  openUrl(url, decodeURIComponent(url.split("/").pop()));
-}
-
-window.gamewireViewer = {
-  /// The current state: tick, snapshot tick, and every tee drawn (world
-  /// and canvas positions), the projectiles and flags drawn.
-  state() {
-    return {
-      loading: loading !== null,
-      error,
-      name: replay ? replay.name : null,
-      game: replay ? "teeworlds" : null,
-      firstTick: replay ? replay.meta.first_tick : null,
-      lastTick: replay ? replay.meta.last_tick : null,
-      tick: Math.round(tick),
-      frameTick: replay && frame >= 0 ? replay.a.ticks[frame] : null,
-      playing,
-      speed,
-      players: drawn.map((p) => ({ ...p })),
-      projectiles: drawnProjectiles.map((p) => ({ ...p })),
-      flags: replay && replay.flags ? replay.flags.map((f) => ({ ...f })) : [],
-      kills: Number($("feed").children.length),
-      chat: Array.from($("chat").children, (li) => li.textContent),
-      parse: parseInfo,
-    };
-  },
-  frameTicks() {
-    return replay ? Array.from(replay.a.ticks) : [];
-  },
-  seek(t) { pause(); setTick(t); return this.state(); },
-  play,
-  pause,
-  setSpeed(s) { speed = s; $("speed").value = String(s); },
-  idle() {
-    return loading ? new Promise((resolve) => waiters.push(resolve)) : Promise.resolve();
-  },
-  openBytes(bytes, name) { open(bytes, name); return this.idle(); },
-};
+page.expose(() => ({
+  game: page.replay ? "teeworlds" : null,
+  /// Every tee drawn (world and canvas positions), the projectiles and
+  /// flags drawn.
+  players: drawn.map((p) => ({ ...p })),
+  projectiles: drawnProjectiles.map((p) => ({ ...p })),
+  flags: page.replay && page.replay.flags ? page.replay.flags.map((f) => ({ ...f })) : [],
+  kills: Number($("feed").children.length),
+  chat: Array.from($("chat").children, (li) => li.textContent),
+}));

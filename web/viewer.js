@@ -5,111 +5,55 @@
 // What is drawn at tick t is the last frame at or before t (no
 // interpolation), so a player's marker sits exactly where the `ticks`
 // table puts the player at that frame. `window.gamewireViewer` exposes the
-// state for tests and scripts.
+// state for tests and scripts. Opening, parsing and playback are shared
+// with the Teeworlds page (replay-page.js).
+
+import { $, createReplayPage, isTeeworldsDemo, openFromAddress } from "./replay-page.js";
 
 const TEAM_COLOURS = { 2: "#e8b04a", 3: "#6cb4f0" };
 const OTHER_COLOUR = "#b9c0cc";
 const GRENADE_COLOURS = ["#cfd3da", "#f25c54", "#fafafa", "#ff8c1a", "#ff8c1a", "#9a7cf0"];
 const FEED_SECONDS = 6;
 
-const $ = (id) => document.getElementById(id);
 const canvas = $("map");
 const ctx = canvas.getContext("2d");
 
-let worker = null;
-let requestId = 0;
-let replay = null; // { name, meta, a (arrays), view (projection) }
-let tick = 0;
-let frame = -1;
-let playing = false;
-let speed = 1;
-let lastTime = null;
-let error = null;
-let loading = null;
 let drawn = [];
-let parseInfo = null;
-let finished = 0;
-const waiters = [];
 
-function newWorker() {
-  if (worker) worker.terminate();
-  worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
-  worker.onmessage = onParsed;
-  worker.onerror = (e) => {
-    e.preventDefault();
-    finish({ error: e.message || "the parser's worker failed" });
-  };
-}
-
-function showError(message) {
-  error = message;
-  $("error").textContent = message;
-  $("error").hidden = !message;
-}
-
-function setStatus(text) {
-  $("status").textContent = text;
-}
-
-/// Where the demo being opened was fetched from (`?demo=`), if it was.
-let sourceUrl = null;
-
-/// Whether `bytes` (an ArrayBuffer) begin as a Teeworlds demo does.
-function isTeeworlds(bytes) {
-  const head = new Uint8Array(bytes, 0, Math.min(7, bytes.byteLength));
-  return String.fromCharCode(...head) === "TWDEMO\0";
-}
-
-/// Parses `bytes` (an ArrayBuffer) in the worker.
-function open(bytes, name) {
-  if (isTeeworlds(bytes)) {
-    // Teeworlds demos play in their own page.
-    if (sourceUrl) {
-      location.href = "teeworlds.html?demo=" + encodeURIComponent(sourceUrl);
-      return;
-    }
-    showError(null);
-    $("error").hidden = false;
-    $("error").textContent = `${name} is a Teeworlds demo: open it in the `;
-    const link = document.createElement("a");
-    link.href = "teeworlds.html";
-    link.textContent = "Teeworlds replay";
-    $("error").append(link);
-    return;
+/// Teeworlds demos play in their own page: one fetched from an address is
+/// opened there, one picked or dropped gets a link to it.
+function acceptSource2(bytes, name, page) {
+  if (!isTeeworldsDemo(bytes)) return true;
+  if (page.sourceUrl) {
+    location.href = "teeworlds.html?demo=" + encodeURIComponent(page.sourceUrl);
+    return false;
   }
-  if (!worker) newWorker();
-  requestId += 1;
-  loading = { id: requestId, name };
-  showError(null);
-  setStatus(`Parsing ${name} (${(bytes.byteLength / 1e6).toFixed(1)} MB)…`);
-  worker.postMessage({ id: requestId, bytes, name, every: 1 }, [bytes]);
+  page.showError(null);
+  $("error").hidden = false;
+  $("error").textContent = `${name} is a Teeworlds demo: open it in the `;
+  const link = document.createElement("a");
+  link.href = "teeworlds.html";
+  link.textContent = "Teeworlds replay";
+  $("error").append(link);
+  return false;
 }
 
-function onParsed(event) {
-  if (!loading || event.data.id !== loading.id) return;
-  finish(event.data);
-}
-
-function finish(data) {
-  const name = loading ? loading.name : data.name;
-  loading = null;
-  if (data.error) {
-    // A worker that failed may hold a broken module: the next parse gets a
-    // fresh one.
-    newWorker();
-    showError(`${name}: ${data.error}`);
-    setStatus(`Could not open ${name}.`);
-  } else {
-    parseInfo = { parseMs: data.parseMs, bytes: data.bytes };
-    load(name, data.meta, data.arrays);
-    setStatus(
-      `${name}: ${data.meta.game} ${data.meta.map}, ${data.meta.players.length} players, ` +
-        `ticks ${data.meta.first_tick}–${data.meta.last_tick} (parsed in ${(data.parseMs / 1000).toFixed(2)} s)`,
-    );
-  }
-  finished += 1;
-  while (waiters.length) waiters.shift()();
-}
+const page = createReplayPage({
+  workerUrl: new URL("./worker.js", import.meta.url),
+  request: () => ({ every: 1 }),
+  accept: acceptSource2,
+  parsingText: (name, bytes) => `Parsing ${name} (${(bytes.byteLength / 1e6).toFixed(1)} MB)…`,
+  loadedText: (name, data) =>
+    `${name}: ${data.meta.game} ${data.meta.map}, ${data.meta.players.length} players, ` +
+    `ticks ${data.meta.first_tick}–${data.meta.last_tick} (parsed in ${(data.parseMs / 1000).toFixed(2)} s)`,
+  tickInterval: (meta) => (meta.tick_interval > 0 ? meta.tick_interval : 1 / 64),
+  load(page) {
+    const { meta, a } = page.replay;
+    page.replay.view = projection(a, meta);
+    buildRounds(meta);
+  },
+  draw,
+});
 
 /// World bounds of every position, and the projection to the canvas
 /// (x east to the right, y north up), keeping the aspect ratio.
@@ -137,18 +81,6 @@ function projection(a, meta) {
   };
 }
 
-function load(name, meta, a) {
-  replay = { name, meta, a, view: projection(a, meta) };
-  const seek = $("seek");
-  seek.min = String(meta.first_tick);
-  seek.max = String(meta.last_tick);
-  seek.disabled = false;
-  $("play").disabled = false;
-  buildRounds(meta);
-  setTick(meta.first_tick);
-  pause();
-}
-
 function buildRounds(meta) {
   const bar = $("rounds");
   bar.textContent = "";
@@ -160,57 +92,9 @@ function buildRounds(meta) {
     d.title = `round ${r.round}: ticks ${r.start_tick}–${r.end_tick}${r.reason ? ", " + r.reason : ""}`;
     d.dataset.start = String(r.start_tick);
     d.dataset.end = String(r.end_tick);
-    d.onclick = () => setTick(r.start_tick);
+    d.onclick = () => page.setTick(r.start_tick);
     bar.appendChild(d);
   }
-}
-
-/// The last frame at or before `t` (-1 before the first).
-function frameAt(t) {
-  const ticks = replay.a.ticks;
-  let lo = 0, hi = ticks.length - 1, found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (ticks[mid] <= t) { found = mid; lo = mid + 1; } else hi = mid - 1;
-  }
-  return found;
-}
-
-function setTick(t) {
-  if (!replay) return;
-  const m = replay.meta;
-  tick = Math.min(Math.max(Math.round(t), m.first_tick), m.last_tick);
-  frame = frameAt(tick);
-  $("seek").value = String(tick);
-  draw();
-}
-
-function play() {
-  if (!replay) return;
-  if (tick >= replay.meta.last_tick) setTick(replay.meta.first_tick);
-  playing = true;
-  lastTime = null;
-  $("play").textContent = "Pause";
-  requestAnimationFrame(step);
-}
-
-function pause() {
-  playing = false;
-  $("play").textContent = "Play";
-}
-
-function step(now) {
-  if (!playing || !replay) return;
-  if (lastTime !== null) {
-    const interval = replay.meta.tick_interval > 0 ? replay.meta.tick_interval : 1 / 64;
-    const advance = ((now - lastTime) / 1000) * speed / interval;
-    const next = tick + advance;
-    setTick(next);
-    tick = next < replay.meta.last_tick ? next : replay.meta.last_tick;
-    if (tick >= replay.meta.last_tick) pause();
-  }
-  lastTime = now;
-  if (playing) requestAnimationFrame(step);
 }
 
 function colour(team) {
@@ -218,8 +102,9 @@ function colour(team) {
 }
 
 function draw() {
-  const { meta, a, view } = replay;
-  const t = tick;
+  const { meta, a, view } = page.replay;
+  const t = page.tick;
+  const frame = page.frame;
   ctx.fillStyle = "#0e1014";
   ctx.fillRect(0, 0, canvas.width, canvas.height);
   // Smokes and fires under everything.
@@ -308,7 +193,7 @@ function draw() {
       ctx.stroke();
     }
   }
-  replay.bomb = bomb;
+  page.replay.bomb = bomb;
   drawFeed(meta, t);
   drawRoundMark(meta, t);
   $("clock").textContent = `tick ${Math.round(t)} / ${meta.last_tick}`;
@@ -357,88 +242,13 @@ function drawRoundMark(meta, t) {
   }
 }
 
-async function openUrl(url, name) {
-  sourceUrl = url;
-  try {
-    setStatus(`Fetching ${name}…`);
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-    open(await response.arrayBuffer(), name);
-  } catch (e) {
-    showError(`${name}: ${e.message}`);
-    finished += 1;
-  }
-}
+$("sample").addEventListener("click", () => page.openUrl("sample.dem", "sample.dem"));
+openFromAddress(page);
 
-function openFile(file) {
-  sourceUrl = null;
-  file.arrayBuffer().then((bytes) => open(bytes, file.name), (e) => showError(`${file.name}: ${e.message}`));
-}
-
-$("file").addEventListener("change", (e) => {
-  const file = e.target.files[0];
-  if (file) openFile(file);
-  e.target.value = "";
-});
-$("sample").addEventListener("click", () => openUrl("sample.dem", "sample.dem"));
-$("play").addEventListener("click", () => (playing ? pause() : play()));
-$("seek").addEventListener("input", (e) => { pause(); setTick(Number(e.target.value)); });
-$("speed").addEventListener("change", (e) => { speed = Number(e.target.value); });
-document.addEventListener("dragover", (e) => { e.preventDefault(); document.body.classList.add("dragging"); });
-document.addEventListener("dragleave", () => document.body.classList.remove("dragging"));
-document.addEventListener("drop", (e) => {
-  e.preventDefault();
-  document.body.classList.remove("dragging");
-  const file = e.dataTransfer.files[0];
-  if (file) openFile(file);
-});
-document.addEventListener("keydown", (e) => {
-  if (e.target instanceof HTMLInputElement || !replay) return;
-  if (e.key === " ") { e.preventDefault(); playing ? pause() : play(); }
-});
-
-// `gamewire view DEMO` serves the demo at demo/<name> and names it in the
-// page's address (`?demo=demo/<name>`).
-const params = new URLSearchParams(location.search);
-if (params.get("demo")) {
-  const url = params.get("demo");
-  openUrl(url, decodeURIComponent(url.split("/").pop()));
-}
-
-window.gamewireViewer = {
-  /// The current state: tick, frame tick, and every player marker drawn
-  /// (world and canvas positions).
-  state() {
-    return {
-      loading: loading !== null,
-      finished,
-      error,
-      name: replay ? replay.name : null,
-      game: replay ? replay.meta.game : null,
-      firstTick: replay ? replay.meta.first_tick : null,
-      lastTick: replay ? replay.meta.last_tick : null,
-      tick: Math.round(tick),
-      frameTick: replay && frame >= 0 ? replay.a.ticks[frame] : null,
-      playing,
-      speed,
-      players: drawn.map((p) => ({ ...p })),
-      bomb: replay ? replay.bomb || null : null,
-      kills: Number($("feed").children.length),
-      parse: parseInfo,
-    };
-  },
-  /// The replay's frame ticks.
-  frameTicks() {
-    return replay ? Array.from(replay.a.ticks) : [];
-  },
-  seek(t) { pause(); setTick(t); return this.state(); },
-  play,
-  pause,
-  setSpeed(s) { speed = s; $("speed").value = String(s); },
-  /// Resolves when the parse under way (if any) has finished.
-  idle() {
-    return loading ? new Promise((resolve) => waiters.push(resolve)) : Promise.resolve();
-  },
-  /// Parses bytes given directly (benchmarks).
-  openBytes(bytes, name) { open(bytes, name); return this.idle(); },
-};
+page.expose(() => ({
+  game: page.replay ? page.replay.meta.game : null,
+  /// Every player marker drawn (world and canvas positions).
+  players: drawn.map((p) => ({ ...p })),
+  bomb: page.replay ? page.replay.bomb || null : null,
+  kills: Number($("feed").children.length),
+}));
