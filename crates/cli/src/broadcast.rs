@@ -118,9 +118,13 @@ fn check_output(out: &Path) -> Result<(), CliError> {
 /// beside `out`, then renames it to `out`. On an error the temporary
 /// folder is removed.
 fn write_folder(out: &Path, files: &[(String, &[u8])]) -> Result<(), CliError> {
-    let temp = temporary_folder(out)?;
-    let written = files.iter().try_for_each(|(name, data)| {
-        let path = temp.join(name);
+    let temp =
+        gamewire_query::edit::temporary_folder_beside(out).map_err(|source| CliError::Create {
+            path: out.to_path_buf(),
+            source,
+        })?;
+    for (name, data) in files {
+        let path = temp.path().join(name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|source| CliError::Create {
                 path: parent.to_path_buf(),
@@ -133,54 +137,25 @@ fn write_folder(out: &Path, files: &[(String, &[u8])]) -> Result<(), CliError> {
         };
         let mut file = std::fs::File::create(&path).map_err(create)?;
         file.write_all(data).map_err(create)?;
-        file.sync_all().map_err(create)
-    });
-    let renamed = written.and_then(|()| {
-        // An empty OUTDIR is replaced (rename does not replace a folder
-        // on every system).
-        match std::fs::remove_dir(out) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => {
-                return Err(CliError::Create {
-                    path: out.to_path_buf(),
-                    source,
-                })
-            }
-        }
-        std::fs::rename(&temp, out).map_err(|source| CliError::Create {
-            path: out.to_path_buf(),
-            source,
-        })
-    });
-    if renamed.is_err() {
-        // The error said what failed; what was written goes.
-        let _ = std::fs::remove_dir_all(&temp);
+        file.sync_all().map_err(create)?;
     }
-    renamed
-}
-
-/// A new hidden folder beside `out`: `.<out's name>.<pid>.<n>.partial`.
-fn temporary_folder(out: &Path) -> Result<PathBuf, CliError> {
-    let dir = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "broadcast".into());
-    let mut last = None;
-    for n in 0..100u32 {
-        let path = dir.join(format!(".{name}.{}.{n}.partial", std::process::id()));
-        match std::fs::create_dir(&path) {
-            Ok(()) => return Ok(path),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(source) => return Err(CliError::Create { path, source }),
+    // An empty OUTDIR is replaced (rename does not replace a folder on
+    // every system).
+    match std::fs::remove_dir(out) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => {
+            return Err(CliError::Create {
+                path: out.to_path_buf(),
+                source,
+            })
         }
     }
-    Err(CliError::Create {
-        path: dir,
-        source: last.unwrap_or_else(|| std::io::Error::other("no free temporary name")),
-    })
+    std::fs::rename(temp.path(), out).map_err(|source| CliError::Create {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    // Renamed: nothing is left to remove.
+    let _ = temp.keep();
+    Ok(())
 }

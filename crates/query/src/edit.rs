@@ -288,6 +288,24 @@ fn plain_demo_file(path: &Path) -> Result<Option<File>, QueryError> {
 /// temporary file's own 0600: what an atomic write renames onto `out`
 /// once every byte is on disk.
 pub fn temporary_beside(out: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    partial_beside(out, 0o666, |builder, dir| builder.tempfile_in(dir))
+}
+
+/// A new temporary folder in `out`'s folder, named as
+/// [`temporary_beside`] names files, with the mode `create_dir` would give
+/// `out`: what a folder written whole is renamed from. Dropped without
+/// [`tempfile::TempDir::keep`], it is removed with what it holds.
+pub fn temporary_folder_beside(out: &Path) -> std::io::Result<tempfile::TempDir> {
+    partial_beside(out, 0o777, |builder, dir| builder.tempdir_in(dir))
+}
+
+/// Creates, through `create`, a hidden `.<out's name>.<random>.partial`
+/// in `out`'s folder with `mode` (the umask applies).
+fn partial_beside<T>(
+    out: &Path,
+    mode: u32,
+    create: impl FnOnce(&tempfile::Builder<'_, '_>, &Path) -> std::io::Result<T>,
+) -> std::io::Result<T> {
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -302,9 +320,11 @@ pub fn temporary_beside(out: &Path) -> std::io::Result<tempfile::NamedTempFile> 
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
+        builder.permissions(std::fs::Permissions::from_mode(mode));
     }
-    builder.tempfile_in(&dir)
+    #[cfg(not(unix))]
+    let _ = mode;
+    create(&builder, &dir)
 }
 
 /// Writes the output through `write` into a temporary file beside `out`,
