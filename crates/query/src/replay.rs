@@ -483,11 +483,6 @@ fn boolean(col: &Column, row: usize) -> Option<bool> {
     }
 }
 
-/// The number of rows of a table (its first column's length).
-fn rows(table: &Table) -> usize {
-    table.columns.first().map_or(0, |(_, c)| c.len())
-}
-
 /// The roster and the frames of a `ticks` table (rows in tick order).
 fn frames(t: &Table) -> (Vec<ReplayPlayer>, Frames) {
     let (tick_c, slot_c, name_c) = (column(t, "tick"), column(t, "slot"), column(t, "name"));
@@ -501,7 +496,7 @@ fn frames(t: &Table) -> (Vec<ReplayPlayer>, Frames) {
     let mut players: Vec<ReplayPlayer> = Vec::new();
     let mut f = Frames::default();
     let small = |v: Option<i64>| v.map_or(-1, |h| h.clamp(-1, i64::from(i16::MAX)) as i16);
-    for row in 0..rows(t) {
+    for row in 0..t.rows() {
         let (Some(tk), Some(x), Some(y)) = (tick(tick_c, row), float(x_c, row), float(y_c, row))
         else {
             continue;
@@ -561,7 +556,7 @@ fn flights(t: &Table, last_tick: i32) -> (Vec<Flight>, Projectiles) {
     let (x_c, y_c, z_c) = (column(t, "x"), column(t, "y"), column(t, "z"));
     let mut out: Vec<Flight> = Vec::new();
     let mut p = Projectiles::default();
-    for row in 0..rows(t) {
+    for row in 0..t.rows() {
         let (Some(id), Some(tk), Some(x), Some(y)) = (
             int(id_c, row),
             tick(tick_c, row),
@@ -605,7 +600,7 @@ fn areas(t: &Table, radius: f32, first: i32, last: i32) -> Vec<Area> {
     let (start_c, end_c) = (column(t, "start_tick"), column(t, "end_tick"));
     let (x_c, y_c, z_c) = (column(t, "x"), column(t, "y"), column(t, "z"));
     let (team_c, thrower_c) = (column(t, "thrower_team"), column(t, "thrower_name"));
-    (0..rows(t))
+    (0..t.rows())
         .filter_map(|row| {
             Some(Area {
                 start_tick: tick(start_c, row).unwrap_or(first),
@@ -626,7 +621,7 @@ fn bomb(t: &Table) -> Vec<BombEvent> {
     let (tick_c, action_c) = (column(t, "tick"), column(t, "action"));
     let (slot_c, name_c) = (column(t, "slot"), column(t, "name"));
     let (x_c, y_c, z_c) = (column(t, "x"), column(t, "y"), column(t, "z"));
-    let mut out: Vec<BombEvent> = (0..rows(t))
+    let mut out: Vec<BombEvent> = (0..t.rows())
         .filter_map(|row| {
             Some(BombEvent {
                 tick: tick(tick_c, row)?,
@@ -649,7 +644,7 @@ fn kills(t: &Table) -> Vec<ReplayKill> {
     let (killer_c, killer_team_c) = (column(t, "attacker_name"), column(t, "attacker_team"));
     let (victim_c, victim_team_c) = (column(t, "victim_name"), column(t, "victim_team"));
     let (weapon_c, head_c) = (column(t, "weapon"), column(t, "headshot"));
-    (0..rows(t))
+    (0..t.rows())
         .filter_map(|row| {
             Some(ReplayKill {
                 tick: tick(tick_c, row)?,
@@ -672,7 +667,7 @@ fn rounds(t: &Table, first: i32, last: i32) -> Vec<ReplayRound> {
         column(t, "end_tick"),
     );
     let (winner_c, reason_c) = (column(t, "winner_team"), column(t, "reason_name"));
-    let n = rows(t);
+    let n = t.rows();
     let starts: Vec<Option<i32>> = (0..n).map(|r| tick(start_c, r)).collect();
     (0..n)
         .map(|row| {
