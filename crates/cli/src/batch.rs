@@ -50,7 +50,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
-use gamewire_query::input::{dataset_names, DemoSource};
+use gamewire_query::input::dataset_names;
 use gamewire_query::reference;
 use gamewire_query::write::{write_table, Format};
 use gamewire_query::{
@@ -339,11 +339,7 @@ impl Output<'_> {
         // (memory stays flat in the demo's length), a small one whole.
         let mut demo = crate::read::open_source(path).map_err(|e| failed(e.into()))?;
         let run = query.run_source(&mut demo).map_err(failed)?;
-        let size = match &demo {
-            DemoSource::Memory(input) => input.bytes.len() as u64,
-            DemoSource::Stream(stream) => stream.bytes_read(),
-            _ => 0,
-        };
+        let size = demo.bytes_read();
         drop(demo);
         match &run.cut {
             Some(cut) => self.record(path, name, &Record::of_cut(path, cut))?,

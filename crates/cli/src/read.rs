@@ -127,11 +127,7 @@ impl ReadDemo {
     /// Bytes of demo read so far (decompressed): the whole demo when it
     /// was read at once, else what the parse has read of the stream.
     pub(crate) fn bytes_read(&self) -> u64 {
-        match &*self.source.borrow() {
-            DemoSource::Memory(input) => input.bytes.len() as u64,
-            DemoSource::Stream(stream) => stream.bytes_read(),
-            _ => 0,
-        }
+        self.source.borrow().bytes_read()
     }
 }
 

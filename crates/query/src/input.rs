@@ -549,6 +549,15 @@ impl DemoSource {
             DemoSource::Stream(stream) => stream.cut.as_ref(),
         }
     }
+
+    /// Bytes of demo read so far (decompressed): the whole demo when it
+    /// was read at once, else what the parse has read of the stream.
+    pub fn bytes_read(&self) -> u64 {
+        match self {
+            DemoSource::Memory(input) => input.bytes.len() as u64,
+            DemoSource::Stream(stream) => stream.bytes_read(),
+        }
+    }
 }
 
 /// Opens a demo as [`open`] does, choosing how to read it: a plain file
