@@ -191,93 +191,6 @@ impl Out for Emit<'_> {
     }
 }
 
-/// Packs an operation into one word, as [`Emit`] would write it, for
-/// [`OpCache`]: a step is planned once, into a fixed value, with no
-/// writer to allocate. A step longer than 64 bits, or an operand that
-/// cannot be written, clears `fits` (the caller writes that step with
-/// [`Emit`], which reports the error).
-struct Pack<'c> {
-    codes: &'c [(u32, u32); 40],
-    /// The bits, least significant first.
-    bits: u64,
-    /// How many.
-    len: u32,
-    fits: bool,
-}
-
-impl Pack<'_> {
-    /// Appends the low `n` bits of `v` (the rest must be zero).
-    #[inline]
-    fn push(&mut self, v: u64, n: u32) {
-        if n == 0 {
-            return;
-        }
-        if self.len + n > 64 || (n < 64 && v >> n != 0) {
-            self.fits = false;
-            return;
-        }
-        self.bits |= v << self.len;
-        self.len += n;
-    }
-}
-
-impl Out for Pack<'_> {
-    #[inline]
-    fn op(&mut self, op: usize) {
-        match self.codes.get(op) {
-            Some(&(bits, len)) => self.push(u64::from(bits), len),
-            None => self.fits = false,
-        }
-    }
-
-    /// The encodings of `gamewire_bits::BitWriter`'s `write_bool`,
-    /// `write_ubitvar_fieldpath`, `write_ubitvar`, `write_varint32` and
-    /// `write_bits` (checked against them in the tests).
-    #[inline]
-    fn operand(&mut self, o: Operand) {
-        match o {
-            Operand::Bool(b) => self.push(u64::from(b), 1),
-            Operand::Fpu(v) => {
-                let (prefix, prefix_bits, width) = match v {
-                    0..=0x3 => (0b1, 1, 2),
-                    0x4..=0xf => (0b10, 2, 4),
-                    0x10..=0x3ff => (0b100, 3, 10),
-                    0x400..=0x1_ffff => (0b1000, 4, 17),
-                    0x2_0000..=0x7fff_ffff => (0b0000, 4, 31),
-                    _ => {
-                        self.fits = false;
-                        return;
-                    }
-                };
-                self.push(prefix, prefix_bits);
-                self.push(u64::from(v), width);
-            }
-            Operand::UBitVar(v) => {
-                let (low, high) = (u64::from(v & 0x0f), u64::from(v >> 4));
-                if v < 0x10 {
-                    self.push(low, 6);
-                } else if v < 0x100 {
-                    self.push(low | 0x10 | (high << 6), 10);
-                } else if v < 0x1000 {
-                    self.push(low | 0x20 | (high << 6), 14);
-                } else {
-                    self.push(low | 0x30, 6);
-                    self.push(high, 28);
-                }
-            }
-            Operand::Varint(v) => {
-                let mut z = ((v << 1) ^ (v >> 31)) as u32;
-                while z >= 0x80 {
-                    self.push(u64::from((z & 0x7f) | 0x80), 8);
-                    z >>= 7;
-                }
-                self.push(u64::from(z), 8);
-            }
-            Operand::Bits(v, n) => self.push(u64::from(v), n),
-        }
-    }
-}
-
 fn write_op(w: &mut BitWriter, op: usize) -> Result<(), ErrorKind> {
     let &(bits, len) = codes().get(op).ok_or_else(|| ErrorKind::Unwritable {
         what: "a field-path operation",
@@ -526,15 +439,11 @@ fn plan(op: usize, s: &Pair<'_>, out: &mut impl Out) -> bool {
 /// negative index to push).
 fn cheapest(prev: &FieldPath, next: &FieldPath, style: PathStyle) -> Option<(usize, u32)> {
     let pair = Pair::new(prev, next, style)?;
-    cheapest_of(&pair, codes())
-}
-
-/// [`cheapest`] for a step already described.
-fn cheapest_of(pair: &Pair<'_>, codes: &[(u32, u32); 40]) -> Option<(usize, u32)> {
+    let codes = codes();
     let mut best: Option<(usize, u32)> = None;
     for op in 0..FINISH {
         let mut cost = Cost { codes, bits: 0 };
-        if plan(op, pair, &mut cost)
+        if plan(op, &pair, &mut cost)
             && best.is_none_or(|(o, b)| cost.bits < b || (cost.bits == b && wins_tie(op, o)))
         {
             best = Some((op, cost.bits));
@@ -707,24 +616,18 @@ fn write_paths(
                 if let Some(&(bits, len)) = c.get(&k) {
                     w.write_bits(bits, len).map_err(bits_error)?;
                 } else {
-                    // Planned once, into a word: the cheapest operation's
-                    // bits, cached when they fit 64 bits.
-                    let pair = Pair::new(&prev, next, style)
-                        .ok_or_else(|| unreachable_path(i, &prev, next))?;
-                    let (op, _) = cheapest_of(&pair, codes)
-                        .ok_or_else(|| unreachable_path(i, &prev, next))?;
-                    let mut pack = Pack {
-                        codes,
-                        bits: 0,
-                        len: 0,
-                        fits: true,
-                    };
-                    if !plan(op, &pair, &mut pack) {
-                        return Err(unreachable_path(i, &prev, next));
+                    let mut step = BitWriter::new();
+                    write_step(&mut step, i, &prev, next, style)?;
+                    let len = step.bits_written();
+                    let bytes = step.finish();
+                    let mut word = [0u8; 8];
+                    for (to, from) in word.iter_mut().zip(&bytes) {
+                        *to = *from;
                     }
-                    if pack.fits {
-                        c.insert(k, (pack.bits, pack.len));
-                        w.write_bits(pack.bits, pack.len).map_err(bits_error)?;
+                    if len <= 64 {
+                        let bits = u64::from_le_bytes(word);
+                        c.insert(k, (bits, len as u32));
+                        w.write_bits(bits, len as u32).map_err(bits_error)?;
                     } else {
                         write_step(w, i, &prev, next, style)?;
                     }
@@ -807,84 +710,6 @@ mod tests {
                 "varint {v}"
             );
         }
-    }
-
-    #[test]
-    fn packed_operands_are_the_writers_bits() {
-        let mut operands = vec![Operand::Bool(false), Operand::Bool(true)];
-        for v in [
-            0u32,
-            3,
-            4,
-            15,
-            16,
-            255,
-            256,
-            1023,
-            1024,
-            4095,
-            4096,
-            0x1_ffff,
-            0x2_0000,
-            0x7fff_ffff,
-        ] {
-            operands.push(Operand::Fpu(v));
-            operands.push(Operand::UBitVar(v));
-        }
-        operands.push(Operand::UBitVar(u32::MAX));
-        for v in [
-            0i32,
-            1,
-            -1,
-            63,
-            -64,
-            64,
-            8191,
-            -8193,
-            1 << 20,
-            i32::MAX,
-            i32::MIN,
-        ] {
-            operands.push(Operand::Varint(v));
-        }
-        for (v, n) in [(0u32, 1u32), (5, 3), (7, 3), (15, 4), (31, 5), (63, 6)] {
-            operands.push(Operand::Bits(v, n));
-        }
-        for pair in operands.windows(2) {
-            let mut w = BitWriter::new();
-            let mut pack = Pack {
-                codes: codes(),
-                bits: 0,
-                len: 0,
-                fits: true,
-            };
-            for &o in pair {
-                o.write(&mut w).unwrap();
-                pack.operand(o);
-            }
-            let len = w.bits_written();
-            let bytes = w.finish();
-            if len > 64 {
-                assert!(!pack.fits, "{pair:?}");
-                continue;
-            }
-            let mut word = [0u8; 8];
-            word.iter_mut()
-                .zip(&bytes)
-                .for_each(|(to, from)| *to = *from);
-            assert!(pack.fits, "{pair:?}");
-            assert_eq!(u64::from(pack.len), len, "{pair:?}");
-            assert_eq!(pack.bits, u64::from_le_bytes(word), "{pair:?}");
-        }
-        // A field-path varint of 2^31 cannot be written.
-        let mut pack = Pack {
-            codes: codes(),
-            bits: 0,
-            len: 0,
-            fits: true,
-        };
-        pack.operand(Operand::Fpu(1 << 31));
-        assert!(!pack.fits);
     }
 
     #[test]
