@@ -65,10 +65,13 @@ const browser = await chromium.launchPersistentContext(profile, {
     "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
 
-/// Resident memory of this browser's renderer processes (the tab and its
-/// worker), in bytes: the descendants of the process started with our
-/// profile whose command line says `--type=renderer`.
-function rendererRss() {
+/// Memory of this browser's renderer processes (the tab and its worker),
+/// in bytes: the descendants of the process started with our profile whose
+/// command line says `--type=renderer`. `rss` sums their resident sets
+/// (pages shared between them, such as Chromium's own code, counted once
+/// per process); `pss` sums their proportional sets (a shared page split
+/// between the processes sharing it), which is what the tab costs.
+function rendererMemory() {
   const procs = new Map();
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
@@ -88,12 +91,15 @@ function rendererRss() {
       if (!ours.has(pid) && ours.has(p.ppid)) { ours.add(pid); grew = true; }
     }
   }
-  let total = 0;
+  const total = { rss: 0, pss: 0 };
   for (const pid of ours) {
     if (!procs.get(pid).cmd.includes("--type=renderer")) continue;
     try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      if (m) total += Number(m[1]) * 1024;
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      const rss = /\nRss:\s+(\d+) kB/.exec(rollup);
+      const pss = /\nPss:\s+(\d+) kB/.exec(rollup);
+      if (rss) total.rss += Number(rss[1]) * 1024;
+      if (pss) total.pss += Number(pss[1]) * 1024;
     } catch {
       // The process ended.
     }
@@ -111,8 +117,10 @@ async function wasmParse(page, path) {
   }, urlOf(path));
 }
 
-function nativeParse(path) {
-  const out = execFileSync(native, ["1", path], { encoding: "utf8" });
+/// The native build's best of `reps` in one process (warm, as the page's
+/// module is after its first runs).
+function nativeParse(path, reps = 3) {
+  const out = execFileSync(native, [String(reps), path], { encoding: "utf8", maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split("\n").pop()).seconds;
 }
 
@@ -121,6 +129,9 @@ try {
   await page.goto(base);
   await page.waitForFunction(() => window.gamewireViewer !== undefined);
   console.log(`CPU: ${cpus()[0].model} x${cpus().length}; load at start ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  // Warm-up: the first runs of a module's functions are baseline-compiled
+  // code; V8 swaps in its optimised code as they run, so time only after.
+  for (let i = 0; i < 3; i++) await wasmParse(page, demos[0]);
   console.log("demo | MB | native s | wasm s | native MB/s | wasm MB/s | wasm/native");
   let nativeTotal = 0, wasmTotal = 0, bytesTotal = 0;
   for (const path of demos) {
@@ -139,18 +150,26 @@ try {
   if (existsSync(looped)) {
     await page.reload();
     await page.waitForFunction(() => window.gamewireViewer !== undefined);
-    const before = rendererRss();
-    let peak = before;
-    const timer = setInterval(() => { peak = Math.max(peak, rendererRss()); }, 50);
+    const mib = (b) => (b / 2 ** 20).toFixed(0);
+    const before = rendererMemory();
+    const peak = { ...before };
+    const sample = () => {
+      const m = rendererMemory();
+      peak.rss = Math.max(peak.rss, m.rss);
+      peak.pss = Math.max(peak.pss, m.pss);
+    };
+    const timer = setInterval(sample, 50);
     const started = Date.now();
     const seconds = await wasmParse(page, looped);
     const drawn = await page.evaluate(() => window.gamewireViewer.seek(1e9).players.length);
     clearInterval(timer);
-    peak = Math.max(peak, rendererRss());
-    const after = rendererRss();
+    sample();
+    const after = rendererMemory();
     const heap = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize : 0));
-    console.log(`looped ${looped}: ${(statSync(looped).size / 1e6).toFixed(0)} MB parsed in ${seconds.toFixed(1)} s (${((Date.now() - started) / 1000).toFixed(1)} s with the fetch), ${drawn} players drawn at the end`);
-    console.log(`renderer RSS: before ${(before / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB, after ${(after / 2 ** 20).toFixed(0)} MiB; page JS heap ${(heap / 2 ** 20).toFixed(0)} MiB`);
+    const n = nativeParse(looped, 2);
+    const mb = statSync(looped).size / 1e6;
+    console.log(`looped ${looped}: ${mb.toFixed(0)} MB parsed in ${seconds.toFixed(1)} s in wasm (${((Date.now() - started) / 1000).toFixed(1)} s with the fetch), ${n.toFixed(1)} s natively: ${(n / seconds * 100).toFixed(0)}%; ${drawn} players drawn at the end`);
+    console.log(`renderer PSS: before ${mib(before.pss)} MiB, peak ${mib(peak.pss)} MiB, after ${mib(after.pss)} MiB (RSS summed: ${mib(before.rss)}, ${mib(peak.rss)}, ${mib(after.rss)}); page JS heap ${mib(heap)} MiB`);
     console.log(`load at end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   } else {
     console.log(`no looped demo at ${looped} (scripts/make_looped.sh makes one)`);

@@ -8,6 +8,12 @@
 //! (the round timeline). Deadlock and Dota 2 give the players' (heroes')
 //! positions, health and team.
 //!
+//! The pass is a [`FollowRun`] fed the demo in chunks: the rows of `ticks`
+//! and `kills` are turned into the replay's arrays batch by batch as the
+//! parse makes them, so the `ticks` table (a row of generic cells per
+//! player and tick) is never held whole. A 100 MB demo's replay costs its
+//! arrays, about 33 MB, not a table several times that.
+//!
 //! # Layout
 //!
 //! Per-tick data is kept as a struct of arrays ([`Frames`]): one vector per
@@ -40,8 +46,12 @@ use std::collections::BTreeMap;
 use gamewire_source2::{DemoState, Game, Interests, Visitor};
 
 use crate::input::{self, DemoInput};
+use crate::run::FollowRun;
 use crate::table::{Column, Table};
 use crate::{Query, QueryError, RunOptions, TableKind, TickSet};
+
+/// How many bytes of the demo are fed to the parser at a time.
+const PUSH_CHUNK: usize = 1 << 20;
 
 /// The nominal radius of a smoke, in game units.
 pub const SMOKE_RADIUS: f32 = 144.0;
@@ -387,7 +397,32 @@ impl Replay {
             options: run,
             ..Query::default()
         };
-        let parsed = query.run(&demo.bytes)?;
+        // One pass, fed in chunks: the rows of `ticks` (and of `kills`)
+        // become the replay's arrays as they are made, so a long demo's
+        // memory is its replay, not its `ticks` table.
+        let mut run = FollowRun::new(&query)?;
+        let mut builder = FramesBuilder::default();
+        let mut kill_feed = Vec::new();
+        let mut take = |batch: Vec<Table>| {
+            for t in &batch {
+                match t.name.as_str() {
+                    "ticks" => builder.add(t),
+                    "kills" => kill_feed.extend(kills(t)),
+                    _ => {}
+                }
+            }
+        };
+        for chunk in demo.bytes.chunks(PUSH_CHUNK) {
+            run.push(chunk)?;
+            take(run.take_new()?);
+        }
+        let mut parsed = run.finish()?;
+        let rest: Vec<Table> = parsed
+            .tables
+            .extract_if(.., |t| t.name == "ticks" || t.name == "kills")
+            .collect();
+        take(rest);
+        let (players, frames) = builder.finish();
         let first_tick = first.ticks.first().copied().unwrap_or(0);
         let last_tick = parsed.state.tick.max(first_tick);
         let map = parsed
@@ -397,10 +432,6 @@ impl Replay {
             .and_then(|h| h.map_name.clone())
             .unwrap_or_default();
         let find = |name: &str| parsed.tables.iter().find(|t| t.name == name);
-        let (players, frames) = match find("ticks") {
-            Some(t) => frames(t),
-            None => (Vec::new(), Frames::default()),
-        };
         let (flights, projectiles) = match find("grenades") {
             Some(t) => flights(t, last_tick),
             None => (Vec::new(), Projectiles::default()),
@@ -422,7 +453,7 @@ impl Replay {
             smokes: area("smokes", SMOKE_RADIUS),
             fires: area("infernos", FIRE_RADIUS),
             bomb: find("bomb").map(bomb).unwrap_or_default(),
-            kills: find("kills").map(kills).unwrap_or_default(),
+            kills: kill_feed,
             rounds: find("rounds")
                 .map(|t| rounds(t, first_tick, last_tick))
                 .unwrap_or_default(),
@@ -483,65 +514,80 @@ fn boolean(col: &Column, row: usize) -> Option<bool> {
     }
 }
 
-/// The roster and the frames of a `ticks` table (rows in tick order).
-fn frames(t: &Table) -> (Vec<ReplayPlayer>, Frames) {
-    let (tick_c, slot_c, name_c) = (column(t, "tick"), column(t, "slot"), column(t, "name"));
-    let (x_c, y_c, z_c) = (column(t, "X"), column(t, "Y"), column(t, "Z"));
-    let yaw_c = t.column("yaw");
-    let health_c = column(t, "health");
-    let armor_c = t.column("armor_value");
-    let team_c = column(t, "team_num");
-    let alive_c = column(t, "is_alive");
-    let mut roster: BTreeMap<i64, usize> = BTreeMap::new();
-    let mut players: Vec<ReplayPlayer> = Vec::new();
-    let mut f = Frames::default();
-    let small = |v: Option<i64>| v.map_or(-1, |h| h.clamp(-1, i64::from(i16::MAX)) as i16);
-    for row in 0..t.rows() {
-        let (Some(tk), Some(x), Some(y)) = (tick(tick_c, row), float(x_c, row), float(y_c, row))
-        else {
-            continue;
-        };
-        let slot = int(slot_c, row).unwrap_or(-1);
-        let team = int(team_c, row).unwrap_or(0);
-        let index = match roster.get(&slot) {
-            Some(&i) => i,
-            None => {
-                let i = players.len();
-                if i > usize::from(u16::MAX) {
-                    continue;
+/// The roster and the frames, built from the `ticks` table's rows batch by
+/// batch (rows in tick order), so the whole table is never held: only the
+/// struct of arrays it becomes.
+#[derive(Debug, Default)]
+struct FramesBuilder {
+    roster: BTreeMap<i64, usize>,
+    players: Vec<ReplayPlayer>,
+    frames: Frames,
+}
+
+impl FramesBuilder {
+    /// Adds the rows of one batch of the `ticks` table.
+    fn add(&mut self, t: &Table) {
+        let (tick_c, slot_c, name_c) = (column(t, "tick"), column(t, "slot"), column(t, "name"));
+        let (x_c, y_c, z_c) = (column(t, "X"), column(t, "Y"), column(t, "Z"));
+        let yaw_c = t.column("yaw");
+        let health_c = column(t, "health");
+        let armor_c = t.column("armor_value");
+        let team_c = column(t, "team_num");
+        let alive_c = column(t, "is_alive");
+        let small = |v: Option<i64>| v.map_or(-1, |h| h.clamp(-1, i64::from(i16::MAX)) as i16);
+        let f = &mut self.frames;
+        for row in 0..t.rows() {
+            let (Some(tk), Some(x), Some(y)) =
+                (tick(tick_c, row), float(x_c, row), float(y_c, row))
+            else {
+                continue;
+            };
+            let slot = int(slot_c, row).unwrap_or(-1);
+            let team = int(team_c, row).unwrap_or(0);
+            let index = match self.roster.get(&slot) {
+                Some(&i) => i,
+                None => {
+                    let i = self.players.len();
+                    if i > usize::from(u16::MAX) {
+                        continue;
+                    }
+                    self.roster.insert(slot, i);
+                    self.players.push(ReplayPlayer {
+                        slot,
+                        name: String::new(),
+                        team,
+                    });
+                    i
                 }
-                roster.insert(slot, i);
-                players.push(ReplayPlayer {
-                    slot,
-                    name: String::new(),
-                    team,
-                });
-                i
+            };
+            if let Some(p) = self.players.get_mut(index) {
+                let name = text(name_c, row);
+                if !name.is_empty() {
+                    p.name = name;
+                }
             }
-        };
-        if let Some(p) = players.get_mut(index) {
-            let name = text(name_c, row);
-            if !name.is_empty() {
-                p.name = name;
+            if f.ticks.last() != Some(&tk) {
+                f.offsets.push(f.player.len() as u32);
+                f.ticks.push(tk);
             }
+            f.player.push(index as u16);
+            f.x.push(x);
+            f.y.push(y);
+            f.z.push(float(z_c, row).unwrap_or(0.0));
+            f.yaw
+                .push(yaw_c.and_then(|c| float(c, row)).unwrap_or(f32::NAN));
+            f.health.push(small(int(health_c, row)));
+            f.armor.push(small(armor_c.and_then(|c| int(c, row))));
+            f.team.push(u8::try_from(team).unwrap_or(0));
+            f.alive.push(boolean(alive_c, row).map_or(2, u8::from));
         }
-        if f.ticks.last() != Some(&tk) {
-            f.offsets.push(f.player.len() as u32);
-            f.ticks.push(tk);
-        }
-        f.player.push(index as u16);
-        f.x.push(x);
-        f.y.push(y);
-        f.z.push(float(z_c, row).unwrap_or(0.0));
-        f.yaw
-            .push(yaw_c.and_then(|c| float(c, row)).unwrap_or(f32::NAN));
-        f.health.push(small(int(health_c, row)));
-        f.armor.push(small(armor_c.and_then(|c| int(c, row))));
-        f.team.push(u8::try_from(team).unwrap_or(0));
-        f.alive.push(boolean(alive_c, row).map_or(2, u8::from));
     }
-    f.offsets.push(f.player.len() as u32);
-    (players, f)
+
+    /// The roster and the frames.
+    fn finish(mut self) -> (Vec<ReplayPlayer>, Frames) {
+        self.frames.offsets.push(self.frames.player.len() as u32);
+        (self.players, self.frames)
+    }
 }
 
 /// Flights and their projectile rows from the `grenades` table (rows of a
