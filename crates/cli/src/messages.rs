@@ -84,8 +84,16 @@ pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
             }
         }
     }
-    let mut out = Sink::open(args.output.as_deref(), format)?;
-    let rows = collector.into_rows();
+    let mut out = Sink::create(args.output.as_deref(), format)?;
+    let written = write_messages(collector.into_rows(), format, &mut out);
+    out.finish(written)?;
+    warn();
+    Ok(())
+}
+
+/// The rows of `messages`: JSON Lines with each message's fields as an
+/// object, or a table of five columns, its `data` as JSON text.
+fn write_messages(rows: Vec<MessageRow>, format: Format, out: &mut Sink) -> Result<(), CliError> {
     if format == Format::Jsonl {
         for MessageRow {
             tick,
@@ -98,7 +106,7 @@ pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
             let obj = serde_json::json!({
                 "tick": tick, "id": id, "message": name, "kind": kind, "data": data,
             });
-            serde_json::to_writer(&mut out, &obj)?;
+            serde_json::to_writer(&mut *out, &obj)?;
             writeln!(out).map_err(CliError::Output)?;
         }
     } else {
@@ -128,9 +136,7 @@ pub fn messages(args: MessagesArgs) -> Result<(), CliError> {
                 Cell::Str(data.to_string()),
             ]);
         }
-        write_table(&table, format, &mut out)?;
+        write_table(&table, format, &mut *out)?;
     }
-    out.flush().map_err(CliError::Output)?;
-    warn();
     Ok(())
 }

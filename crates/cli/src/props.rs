@@ -3,7 +3,6 @@
 //! that `--props` accepts, each with the class it is read from, its path
 //! and its column type. Only the send tables are parsed.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -44,7 +43,7 @@ pub fn props(args: PropsArgs) -> Result<(), CliError> {
         path: args.demo.clone(),
         source: Box::new(source),
     })?;
-    let mut out = Sink::open(args.output.as_deref(), format)?;
-    write_table(&table, format, &mut out)?;
-    out.flush().map_err(CliError::Output)
+    let mut out = Sink::create(args.output.as_deref(), format)?;
+    let written = write_table(&table, format, &mut out).map_err(CliError::from);
+    out.finish(written)
 }

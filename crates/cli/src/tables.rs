@@ -8,7 +8,6 @@
 //! ([`crate::ticks`]): as CSV or JSON Lines byte for byte what the whole
 //! table gives, as Parquet in row groups holding its values.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -248,14 +247,16 @@ pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), Cli
     // union of theirs, known only at the end).
     let several = many::names_several(&args.demos);
     if kind == TableKind::Ticks && (format != Format::Parquet || !several) {
-        let mut sink = Sink::open(args.output.as_deref(), format)?;
-        return crate::ticks::stream(&query, args, format, &mut sink);
+        let mut sink = Sink::create(args.output.as_deref(), format)?;
+        let result = crate::ticks::stream(&query, args, format, &mut sink);
+        return sink.finish(result);
     }
     // `user_commands` of one demo streams too: a row per command of every
     // player is the largest table of a match.
     if kind == TableKind::UserCommands && !several {
-        let mut sink = Sink::open(args.output.as_deref(), format)?;
-        return crate::user_commands::stream(&query, args, format, &mut sink);
+        let mut sink = Sink::create(args.output.as_deref(), format)?;
+        let result = crate::user_commands::stream(&query, args, format, &mut sink);
+        return sink.finish(result);
     }
     if several {
         return tables_of_many(kind, &query, args, format);
@@ -278,9 +279,9 @@ pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), Cli
         })?;
     // The output is opened once the table is made: a demo that fails
     // leaves no empty `-o` file.
-    let mut sink = Sink::open(args.output.as_deref(), format)?;
-    write_table(&table, format, &mut sink)?;
-    sink.flush().map_err(CliError::Output)?;
+    let mut sink = Sink::create(args.output.as_deref(), format)?;
+    let written = write_table(&table, format, &mut sink).map_err(CliError::from);
+    sink.finish(written)?;
     if let Some(cut) = &run.cut {
         warn_cut(&cut_message(path, cut));
     }
@@ -324,11 +325,12 @@ fn tables_of_many(
         Ok(())
     })?;
     failures.every()?;
-    let mut sink = Sink::open(args.output.as_deref(), format)?;
-    if let Some(t) = &all {
-        write_table(t, format, &mut sink)?;
-    }
-    sink.flush().map_err(CliError::Output)?;
+    let mut sink = Sink::create(args.output.as_deref(), format)?;
+    let written = match &all {
+        Some(t) => write_table(t, format, &mut sink).map_err(CliError::from),
+        None => Ok(()),
+    };
+    sink.finish(written)?;
     failures.any()
 }
 

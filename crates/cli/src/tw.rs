@@ -390,12 +390,12 @@ fn table_format(
 fn write_one(table: &Table, format: write::Format, out: Option<&Path>) -> Result<(), CliError> {
     match out {
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|source| CliError::Create {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            write::write_table(table, format, BufWriter::new(file))
-                .map_err(|e| table_write_error(Some(path), e))
+            // Written atomically, as every `-o` of a finished table (see
+            // `output`).
+            let mut sink = crate::output::Sink::create(Some(path), format)?;
+            let written = write::write_table(table, format, &mut sink)
+                .map_err(|e| table_write_error(Some(path), e));
+            sink.finish(written)
         }
         None => {
             let out = BufWriter::new(std::io::stdout().lock());

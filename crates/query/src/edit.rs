@@ -327,6 +327,65 @@ fn partial_beside<T>(
     create(&builder, &dir)
 }
 
+/// A file written under a temporary name beside its destination
+/// ([`temporary_beside`]) and renamed onto it by [`AtomicFile::commit`]
+/// once every byte is on disk: a reader never sees it half-written.
+/// Dropped without a commit (a failure, a panic), the temporary file is
+/// removed; a process killed outright leaves only the hidden `.partial`.
+#[derive(Debug)]
+pub struct AtomicFile {
+    temp: BufWriter<tempfile::NamedTempFile>,
+    out: PathBuf,
+    written: u64,
+}
+
+impl AtomicFile {
+    /// A new temporary file beside `out`.
+    pub fn create(out: &Path) -> std::io::Result<AtomicFile> {
+        Ok(AtomicFile {
+            temp: BufWriter::with_capacity(1 << 16, temporary_beside(out)?),
+            out: out.to_path_buf(),
+            written: 0,
+        })
+    }
+
+    /// Where the file goes on [`AtomicFile::commit`].
+    pub fn destination(&self) -> &Path {
+        &self.out
+    }
+
+    /// The bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Flushes, syncs and renames the file onto its destination.
+    pub fn commit(self) -> std::io::Result<()> {
+        let temp = self.temp.into_inner().map_err(|e| e.into_error())?;
+        temp.as_file().sync_all()?;
+        temp.persist(&self.out).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.temp.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.temp.write_all(buf)?;
+        self.written += buf.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.temp.flush()
+    }
+}
+
 /// Writes the output through `write` into a temporary file beside `out`,
 /// renamed to `out` once `write` succeeded and every byte is on disk.
 /// On any failure the temporary file is removed.
