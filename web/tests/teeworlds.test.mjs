@@ -7,89 +7,20 @@
 //
 //   node web/tests/teeworlds.test.mjs PLAN.json
 //
-// The page is served from web/ by a small static server here; each demo is
-// opened through the file input, played and seeked; at each planned tick
+// The page is served from web/ by harness.mjs (shared with the other page
+// test); each demo is opened through the file input, played and seeked; at each planned tick
 // the tees the page drew must sit where the model puts them. A damaged
 // file must show the parser's message, and the page must stay responsive.
 // Any error in the browser's console fails the run. Prints "N passed, N
 // failed".
 
-import { createServer } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { extname, join, normalize, resolve, sep, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { readFileSync, statSync } from "node:fs";
+import { start } from "./harness.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const webRoot = resolve(here, "..");
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 
-const TYPES = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".wasm": "application/wasm",
-};
-
-function serve() {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
-    const file = normalize(join(webRoot, path.endsWith("/") ? path + "index.html" : path));
-    if (!file.startsWith(webRoot + sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    try {
-      const body = readFileSync(file);
-      res.writeHead(200, { "Content-Type": TYPES[extname(file)] || "application/octet-stream" });
-      res.end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  return new Promise((ok) => server.listen(0, "127.0.0.1", () => ok(server)));
-}
-
-let passed = 0;
-let failed = 0;
-function check(ok, what) {
-  if (ok) {
-    passed += 1;
-  } else {
-    failed += 1;
-    console.log(`FAIL: ${what}`);
-  }
-}
-
-const server = await serve();
-const base = `http://127.0.0.1:${server.address().port}/`;
-const profile = mkdtempSync(join(tmpdir(), "gamewire-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-  executablePath: plan.chromium || "/usr/bin/chromium",
-  headless: true,
-  viewport: { width: 1280, height: 960 },
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
-const consoleErrors = [];
+const { page, check, viewer, close, finish } = await start("teeworlds.html", plan.chromium);
 try {
-  const page = await browser.newPage();
-  page.on("console", (m) => {
-    if (m.type() === "error") consoleErrors.push(m.text());
-  });
-  page.on("pageerror", (e) => consoleErrors.push(String(e)));
-  await page.goto(base + "teeworlds.html");
-  await page.waitForFunction(() => window.gamewireViewer !== undefined);
-
-  const viewer = (f, arg) => page.evaluate(f, arg);
   const idle = () => viewer(() => window.gamewireViewer.idle());
   const state = () => viewer(() => window.gamewireViewer.state());
 
@@ -149,11 +80,8 @@ try {
       check(statSync(demo.screenshot).size > 5000, `${label}: screenshot written`);
     }
   }
-  check(consoleErrors.length === 0, `no console errors (${consoleErrors.join(" | ")})`);
-} finally {
-  await browser.close();
-  server.close();
-  rmSync(profile, { recursive: true, force: true });
+} catch (e) {
+  await close();
+  throw e;
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+await finish();
