@@ -542,21 +542,18 @@ pub fn batch(args: BatchArgs) -> Result<(), CliError> {
             .collect()
     });
     bar.finish_and_clear();
-    let secs = start.elapsed().as_secs_f64();
-    let ok = results.iter().filter(|r| r.is_ok()).count();
-    let cut = results.iter().filter(|r| matches!(r, Ok(true))).count();
-    let failed = results.len() - ok;
-    let mb = bytes.load(Ordering::Relaxed) as f64 / 1e6;
+    let t = many::Tally::of(&results, bytes.load(Ordering::Relaxed), start, skipped);
     let mut err = std::io::stderr().lock();
-    let resumed = if skipped > 0 {
-        format!(", {skipped} already written")
-    } else {
-        String::new()
-    };
     let _ = writeln!(
         err,
-        "{ok} demos ok ({cut} cut short), {failed} failed{resumed}; {mb:.1} MB parsed in {secs:.2} s ({:.1} MB/s); tables {} in {}",
-        if secs > 0.0 { mb / secs } else { 0.0 },
+        "{} demos ok ({} cut short), {} failed{}; {:.1} MB parsed in {:.2} s ({:.1} MB/s); tables {} in {}",
+        t.ok,
+        t.cut,
+        t.failed,
+        t.resumed,
+        t.mb,
+        t.secs,
+        t.rate(),
         kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
         out.display()
     );

@@ -369,19 +369,16 @@ pub fn batch_anonymize(b: BatchAnonymize<'_>) -> Result<(), CliError> {
             .collect()
     });
     bar.finish_and_clear();
-    let secs = start.elapsed().as_secs_f64();
-    let ok = results.iter().filter(|r| r.is_ok()).count();
-    let cut = results.iter().filter(|r| matches!(r, Ok(true))).count();
-    let failed = results.len() - ok;
-    let mb = bytes.load(Ordering::Relaxed) as f64 / 1e6;
-    let resumed = if skipped > 0 {
-        format!(", {skipped} already written")
-    } else {
-        String::new()
-    };
+    let t = many::Tally::of(&results, bytes.load(Ordering::Relaxed), start, skipped);
     let _ = writeln!(
         std::io::stderr().lock(),
-        "{ok} demos anonymized ({cut} cut short), {failed} failed{resumed}; {mb:.1} MB written in {secs:.2} s; demos in {}",
+        "{} demos anonymized ({} cut short), {} failed{}; {:.1} MB written in {:.2} s; demos in {}",
+        t.ok,
+        t.cut,
+        t.failed,
+        t.resumed,
+        t.mb,
+        t.secs,
         b.out.display()
     );
     crate::tables::batch_outcome(&results, skipped, b.keep_going)

@@ -102,6 +102,56 @@ impl Failures {
     }
 }
 
+/// The summary line's figures of a batch over demos: each demo's result
+/// (`Ok(true)` when it was cut short), the bytes counted, the time since
+/// `start`, and the demos skipped because their output was complete.
+pub(crate) struct Tally {
+    /// Demos that went through (cut short ones included).
+    pub ok: usize,
+    /// Demos cut short.
+    pub cut: usize,
+    /// Demos that failed.
+    pub failed: usize,
+    /// Megabytes counted.
+    pub mb: f64,
+    /// Seconds since the start.
+    pub secs: f64,
+    /// `, N already written` when demos were skipped, else empty.
+    pub resumed: String,
+}
+
+impl Tally {
+    pub(crate) fn of<E>(
+        results: &[Result<bool, E>],
+        bytes: u64,
+        start: std::time::Instant,
+        skipped: usize,
+    ) -> Tally {
+        let ok = results.iter().filter(|r| r.is_ok()).count();
+        Tally {
+            ok,
+            cut: results.iter().filter(|r| matches!(r, Ok(true))).count(),
+            failed: results.len() - ok,
+            mb: bytes as f64 / 1e6,
+            secs: start.elapsed().as_secs_f64(),
+            resumed: if skipped > 0 {
+                format!(", {skipped} already written")
+            } else {
+                String::new()
+            },
+        }
+    }
+
+    /// Megabytes per second.
+    pub(crate) fn rate(&self) -> f64 {
+        if self.secs > 0.0 {
+            self.mb / self.secs
+        } else {
+            0.0
+        }
+    }
+}
+
 /// Runs `work(path, dataset name, shared send tables)` on every demo that
 /// `inputs` name ([`find_demos`], names from
 /// [`input::dataset_names`]) on `jobs` worker threads (default: one
