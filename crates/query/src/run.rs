@@ -698,9 +698,12 @@ impl FollowRun {
             let state = self.parser.state();
             // The send tables, the classes (which one is a player's) and,
             // for events asked for by name, the event list: the signon
-            // declares them before any row can be made.
-            let declared = state.send_tables.is_some()
-                && !state.classes.is_empty()
+            // declares them before any row can be made. A query that reads
+            // no entity and no prop (chat, user commands, the combat log)
+            // has nothing to wait for but its event names.
+            let needs = self.query.interests();
+            let schema = needs.entities || needs.send_tables;
+            let declared = (!schema || (state.send_tables.is_some() && !state.classes.is_empty()))
                 && (self.query.events.is_none()
                     || state.event_descriptors.names().next().is_some());
             if !declared {
