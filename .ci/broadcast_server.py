@@ -129,6 +129,9 @@ def stop_record(tick):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # The headers and the body are two writes: with Nagle's algorithm the
+    # body waits for the client's delayed ACK (40 ms a request).
+    disable_nagle_algorithm = True
     relay = None
 
     def log_message(self, fmt, *args):
