@@ -18,6 +18,11 @@ fragment when the first /sync is asked for, then one more every
 DEM_Stop record (the broadcast ends); --end idle (the default) serves 404
 from there on (the client stops after its idle time-out).
 
+--hold-from N --hold-until FILE holds the deltas from fragment N on (404)
+until FILE exists, then releases them at the usual pace: a test sees the
+client's first rows, creates FILE, and knows those rows came before the
+broadcast's end.
+
 Faults (--fault KIND[@WHERE], repeatable; WHERE is a fragment number for
 its delta, or sync, start or full; the default is the third delta):
 
@@ -75,6 +80,8 @@ class Relay:
         self.slow = args.slow_ms / 1000.0
         self.restart_pause = args.restart_ms / 1000.0
         self.started = None
+        self.hold_from = args.hold_from
+        self.hold_until = args.hold_until
         self.lock = threading.Lock()
         self.faults = {}
         for spec in args.fault:
@@ -92,8 +99,12 @@ class Relay:
             if self.started is None:
                 self.started = time.monotonic()
             if self.interval <= 0:
-                return self.last + 1
-            return self.first + int((time.monotonic() - self.started) / self.interval)
+                newest = self.last + 1
+            else:
+                newest = self.first + int((time.monotonic() - self.started) / self.interval)
+        if self.hold_from is not None and not os.path.exists(self.hold_until):
+            newest = min(newest, self.hold_from - 1)
+        return newest
 
     def fault(self, where):
         """The fault to play for this request, if any (counting hits)."""
@@ -118,6 +129,9 @@ def stop_record(tick):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # The headers and the body are two writes: with Nagle's algorithm the
+    # body waits for the client's delayed ACK (40 ms a request).
+    disable_nagle_algorithm = True
     relay = None
 
     def log_message(self, fmt, *args):
@@ -244,7 +258,12 @@ def main():
     parser.add_argument("--fault", action="append", default=[], metavar="KIND[@WHERE]")
     parser.add_argument("--slow-ms", type=float, default=3000.0)
     parser.add_argument("--restart-ms", type=float, default=1000.0)
+    parser.add_argument("--hold-from", type=int, metavar="N",
+                        help="hold the deltas from fragment N on until --hold-until exists")
+    parser.add_argument("--hold-until", metavar="FILE")
     args = parser.parse_args()
+    if (args.hold_from is None) != (args.hold_until is None):
+        parser.error("--hold-from and --hold-until go together")
     relay = Relay(args)
     Handler.relay = relay
     server = Server((args.host, args.port), Handler)

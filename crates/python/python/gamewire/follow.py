@@ -6,7 +6,9 @@
     ...         print(new["kills"][["tick", "attacker_name", "victim_name"]])
 
 The demo is read from its first byte to its last, once, as the writer appends to it (a file
-that grows; a frame cut by the end of what is written waits for its last bytes). Every `every`
+that grows; a frame cut by the end of what is written waits for its last bytes). `path` may also
+be the URL of a live HTTP broadcast (`http://` or `https://`, CSTV+ as CS2 and Deadlock relays
+serve it): its fragments are read as the relay produces them (docs/live.md). Every `every`
 seconds with something new, the iterator yields a dict from table name to a DataFrame of the
 rows completed since the last yield (only the tables with new rows are in it). Rows of the
 tables whose rows are complete when made (`events`, `ticks`, `chat`, `user_commands`,
@@ -16,9 +18,10 @@ last yield, when the demo ends. The rows of every yield, concatenated, are the r
 finished demo's table, in order, each once (`events` without `name`: a column first seen later
 is absent from the earlier frames, its values null either way).
 
-Reading ends at the demo's end (its `DEM_Stop` frame), or when the file has not grown for
-`idle_timeout` seconds: the last yield then holds the rows before the cut, with a
-`DemoTruncatedWarning` (a `DemoTruncatedError` with `strict=True`).
+Reading ends at the demo's end (its `DEM_Stop` frame), or when the file has not grown (or the
+broadcast has had no new fragment) for `idle_timeout` seconds: the last yield then holds the
+rows before the cut, with a `DemoTruncatedWarning` (a `DemoTruncatedError` with
+`strict=True`).
 """
 
 from typing import TYPE_CHECKING, Dict, Iterator, Optional, Union
@@ -60,9 +63,9 @@ def follow(
     strict: bool = False,
     polars: Optional[bool] = None,
 ) -> "Iterator[Union[Dict[str, pandas.DataFrame], Dict[str, polars.DataFrame]]]":
-    """Follow the demo at `path` while it is written: yields a dict of DataFrames of the rows
-    new since the last yield, at most every `every` seconds (see the module's docs). `tables`
-    and the options are those of `Demo.tables`."""
+    """Follow the demo at `path` (a file, or a live broadcast's URL) while it is written:
+    yields a dict of DataFrames of the rows new since the last yield, at most every `every`
+    seconds (see the module's docs). `tables` and the options are those of `Demo.tables`."""
     where = "follow"
     use_polars = _use_polars(where, polars)
     for option, value in (("every", every), ("idle_timeout", idle_timeout)):
