@@ -219,9 +219,10 @@ fn rows_come_out_before_the_last_fragment_is_released() -> Result {
     let gates =
         std::env::temp_dir().join(format!("gamewire-cli-follow-http-{}", std::process::id()));
     std::fs::create_dir_all(&gates)?;
-    let commands: [&[&str]; 2] = [
+    let commands: [&[&str]; 3] = [
         &["ticks", "--props", "X,Y"],
         &["events", "--format", "jsonl"],
+        &["table", "user_commands", "--format", "jsonl"],
     ];
     for (i, args) in commands.into_iter().enumerate() {
         let gate = gates.join(format!("release-{i}"));
