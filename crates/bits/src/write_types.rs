@@ -133,7 +133,12 @@ impl BitWriter {
     }
 
     /// Protobuf-style varint, 1 to 10 bytes (inverse of `read_varuint64`).
+    #[inline]
     pub fn write_varuint64(&mut self, mut value: u64) {
+        if value < 0x80 {
+            self.write_bits_unchecked(value, 8);
+            return;
+        }
         // The bytes gathered four at a time into one word (least significant
         // byte first, as written one by one): most varints are one write.
         loop {

@@ -720,7 +720,10 @@ fn write_paths(
         what: "a field-path operation",
         reason: e.to_string(),
     };
-    let mut prev = FieldPath::default();
+    // The previous path by reference, not copied: a copy of the whole path
+    // each step is read back at once, before the store has landed.
+    let start = FieldPath::default();
+    let mut prev = &start;
     for (i, next) in paths.iter().enumerate() {
         // The common case first: a sibling 1 to 4 indices on. PlusOne..
         // PlusFour (1, 4, 6 and 8 bits) are the shortest edits there are
@@ -736,7 +739,7 @@ fn write_paths(
             {
                 if let Some(&(bits, len)) = codes.get(d as usize - 1) {
                     w.write_bits(u64::from(bits), len).map_err(bits_error)?;
-                    prev = *next;
+                    prev = next;
                     continue;
                 }
             }
@@ -751,7 +754,7 @@ fn write_paths(
                     w.write_bits(bits, len).map_err(bits_error)?;
                 } else {
                     let mut step = BitWriter::new();
-                    write_step(&mut step, i, &prev, next, style)?;
+                    write_step(&mut step, i, prev, next, style)?;
                     let len = step.bits_written();
                     let bytes = step.finish();
                     if len <= 64 {
@@ -769,9 +772,9 @@ fn write_paths(
                     }
                 }
             }
-            _ => write_step(w, i, &prev, next, style)?,
+            _ => write_step(w, i, prev, next, style)?,
         }
-        prev = *next;
+        prev = next;
     }
     write_op(w, FINISH)
 }
@@ -871,11 +874,70 @@ mod tests {
             // Twice: the misses, then the hits.
             for _ in 0..2 {
                 let mut cached = BitWriter::new();
-                write_field_paths_cached(&mut cached, &paths, style, &mut cache).unwrap();
+                write_field_paths_cached(&mut cached, &paths, style, &mut cache, None).unwrap();
                 assert_eq!(cached.bits_written(), plain.bits_written());
                 assert_eq!(cached.finish(), plain.clone().finish());
             }
         }
+    }
+
+    /// Records written through the cache keyed by the bits they were read
+    /// from (a stream of records, not byte-aligned, read twice: the misses,
+    /// then the hits) come out as the uncached writer writes them, short
+    /// sequences and long ones alike.
+    #[test]
+    fn records_kept_by_their_read_bits_are_the_uncached_bits() -> Result<(), ErrorKind> {
+        let records: Vec<Vec<FieldPath>> = vec![
+            vec![p(&[0]), p(&[1]), p(&[2])],
+            vec![p(&[3]), p(&[40, 1])],
+            vec![p(&[0]), p(&[1]), p(&[2])],
+            vec![],
+            (0..60).map(|i| p(&[i * 3, i % 5])).collect(),
+            vec![p(&[41, 2, 5, 1, 2, 3, 4]), p(&[1_000_000])],
+            vec![p(&[3]), p(&[40, 1])],
+            (0..60).map(|i| p(&[i * 3, i % 5])).collect(),
+        ];
+        // The input as a game could have written it: the shortest style,
+        // after three bits of something else.
+        let mut input = BitWriter::new();
+        input
+            .write_bits(0b101, 3)
+            .map_err(|e| ErrorKind::bits("test", e))?;
+        for r in &records {
+            write_field_paths(&mut input, r)?;
+        }
+        let input = input.finish();
+        for style in [PathStyle::Shortest, PathStyle::Game] {
+            let mut cache = OpCache::default();
+            for round in 0..2 {
+                let mut r = BitReader::new(&input);
+                r.read_bits(3).map_err(|e| ErrorKind::bits("test", e))?;
+                let mut read = Vec::new();
+                for (i, record) in records.iter().enumerate() {
+                    let start = r.clone();
+                    crate::fieldpath::read_field_paths(&mut r, &mut read).map_err(|e| {
+                        ErrorKind::Unwritable {
+                            what: "test",
+                            reason: e.to_string(),
+                        }
+                    })?;
+                    assert_eq!(&read, record, "record {i} read back");
+                    let mut plain = BitWriter::new();
+                    write_field_paths_with(&mut plain, &read, style)?;
+                    let mut cached = BitWriter::new();
+                    let at = Some((&start, r.position()));
+                    write_field_paths_cached(&mut cached, &read, style, &mut cache, at)?;
+                    assert_eq!(cached.bits_written(), plain.bits_written());
+                    assert_eq!(
+                        cached.finish(),
+                        plain.finish(),
+                        "record {i}, {style:?}, round {round}"
+                    );
+                }
+            }
+            assert!(!cache.records.is_empty(), "short records are kept");
+        }
+        Ok(())
     }
 
     #[test]
