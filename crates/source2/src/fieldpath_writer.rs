@@ -724,6 +724,10 @@ fn write_paths(
     // each step is read back at once, before the store has landed.
     let start = FieldPath::default();
     let mut prev = &start;
+    // Sibling steps' codes gathered into one word (least significant
+    // first), written when it is full or another step comes: a run of
+    // `PlusOne`s (a create's fields one after another) is one write.
+    let (mut run, mut run_len) = (0u64, 0u32);
     for (i, next) in paths.iter().enumerate() {
         // The common case first: a sibling 1 to 4 indices on. PlusOne..
         // PlusFour (1, 4, 6 and 8 bits) are the shortest edits there are
@@ -738,11 +742,20 @@ fn write_paths(
                 && pa.iter().zip(na).all(|(x, y)| x == y)
             {
                 if let Some(&(bits, len)) = codes.get(d as usize - 1) {
-                    w.write_bits(u64::from(bits), len).map_err(bits_error)?;
+                    if run_len + len > 64 {
+                        w.write_bits(run, run_len).map_err(bits_error)?;
+                        (run, run_len) = (0, 0);
+                    }
+                    run |= u64::from(bits) << run_len;
+                    run_len += len;
                     prev = next;
                     continue;
                 }
             }
+        }
+        if run_len > 0 {
+            w.write_bits(run, run_len).map_err(bits_error)?;
+            (run, run_len) = (0, 0);
         }
         let key = match (&cache, prev.key(), next.key()) {
             (Some(_), Some(a), Some(b)) => Some((a, b)),
@@ -775,6 +788,9 @@ fn write_paths(
             _ => write_step(w, i, prev, next, style)?,
         }
         prev = next;
+    }
+    if run_len > 0 {
+        w.write_bits(run, run_len).map_err(bits_error)?;
     }
     write_op(w, FINISH)
 }
