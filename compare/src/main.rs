@@ -13,6 +13,8 @@
 //! gamewire's writer (see `edited`). `--rewrite [N]` times gamewire's
 //! `edit::rewrite` against its own full parse (see `rewrite_speed`).
 //! `--floor FILE [N]` puts a full parse next to its floor (see `floor`).
+//! `--rewrite-to DIR [DEMO...]` writes each corpus demo (or each DEMO)
+//! rewritten into DIR, to compare a writer's output before and after a change.
 //! `--rounds N PATH...` times these demos (files or folders) with N rounds
 //! instead of 60 (match-length demos).
 //!
@@ -443,30 +445,37 @@ fn main() {
     if args.get(1).map(String::as_str) == Some("--rewrite-to") {
         // Writes each corpus demo rewritten into DIR (to compare writers).
         let Some(dir) = args.get(2) else {
-            eprintln!("usage: --rewrite-to DIR");
+            eprintln!("usage: --rewrite-to DIR [DEMO...]");
             std::process::exit(2);
         };
         let mut ok = true;
-        for game in ["cs2", "deadlock", "dota2"] {
-            let Ok(d) = std::fs::read_dir(format!("../../shared/corpus/{game}")) else {
-                continue;
-            };
-            for p in d.flatten().map(|e| e.path()) {
-                if p.extension().is_none_or(|x| x != "dem") {
+        // The demos named after DIR, else every corpus demo.
+        let mut paths: Vec<std::path::PathBuf> =
+            args.iter().skip(3).map(std::path::PathBuf::from).collect();
+        if paths.is_empty() {
+            for game in ["cs2", "deadlock", "dota2"] {
+                let Ok(d) = std::fs::read_dir(format!("../../shared/corpus/{game}")) else {
                     continue;
+                };
+                paths.extend(
+                    d.flatten()
+                        .map(|e| e.path())
+                        .filter(|p| p.extension().is_some_and(|x| x == "dem")),
+                );
+            }
+        }
+        for p in paths {
+            let data = std::fs::read(&p).unwrap_or_default();
+            let mut out = std::io::Cursor::new(Vec::new());
+            let name = p.file_name().map(|n| n.to_string_lossy().to_string());
+            match gamewire_source2::edit::rewrite(&data[..], &mut out) {
+                Ok(_) => {
+                    let to = std::path::Path::new(dir).join(name.unwrap_or_default());
+                    ok &= std::fs::write(to, out.get_ref()).is_ok();
                 }
-                let data = std::fs::read(&p).unwrap_or_default();
-                let mut out = std::io::Cursor::new(Vec::new());
-                let name = p.file_name().map(|n| n.to_string_lossy().to_string());
-                match gamewire_source2::edit::rewrite(&data[..], &mut out) {
-                    Ok(_) => {
-                        let to = std::path::Path::new(dir).join(name.unwrap_or_default());
-                        ok &= std::fs::write(to, out.get_ref()).is_ok();
-                    }
-                    Err(e) => {
-                        println!("{}: {e}", p.display());
-                        ok = false;
-                    }
+                Err(e) => {
+                    println!("{}: {e}", p.display());
+                    ok = false;
                 }
             }
         }

@@ -133,12 +133,29 @@ impl BitWriter {
     }
 
     /// Protobuf-style varint, 1 to 10 bytes (inverse of `read_varuint64`).
+    #[inline]
     pub fn write_varuint64(&mut self, mut value: u64) {
-        while value >= 0x80 {
-            self.write_u8((value as u8 & 0x7f) | 0x80);
-            value >>= 7;
+        if value < 0x80 {
+            self.write_bits_unchecked(value, 8);
+            return;
         }
-        self.write_u8(value as u8);
+        // The bytes gathered four at a time into one word (least significant
+        // byte first, as written one by one): most varints are one write.
+        loop {
+            let mut word = 0u64;
+            let mut bits = 0;
+            while bits < 32 {
+                if value < 0x80 {
+                    word |= value << bits;
+                    self.write_bits_unchecked(word, bits + 8);
+                    return;
+                }
+                word |= ((value & 0x7f) | 0x80) << bits;
+                value >>= 7;
+                bits += 8;
+            }
+            self.write_bits_unchecked(word, 32);
+        }
     }
 
     /// ZigZag 64-bit varint (inverse of `read_varint64`).

@@ -118,12 +118,20 @@ impl BitWriter {
             self.out.extend_from_slice(bytes);
             return;
         }
-        // Unaligned: four bytes at a time, as one little-endian word (the
+        // Unaligned: eight bytes at a time, as one little-endian word (the
         // same bits as writing them one by one, least significant first).
-        self.out.reserve(bytes.len() + 4);
-        let mut words = bytes.chunks_exact(4);
+        // The pending bits (fewer than 32) go out below the word and its top
+        // bits become the pending ones, so their count stays as it was.
+        let shift = self.scratch_bits;
+        self.out.reserve(bytes.len() + 8);
+        let mut words = bytes.chunks_exact(8);
         for word in &mut words {
-            self.write_u32(u32::from_le_bytes([word[0], word[1], word[2], word[3]]));
+            let mut le = [0u8; 8];
+            le.copy_from_slice(word);
+            let word = u64::from_le_bytes(le);
+            self.out
+                .extend_from_slice(&(self.scratch | word << shift).to_le_bytes());
+            self.scratch = word >> (64 - shift);
         }
         for &b in words.remainder() {
             self.write_u8(b);
@@ -152,12 +160,12 @@ mod tests {
 
     #[test]
     fn unaligned_bytes_are_the_bytes_written_one_by_one() -> crate::error::Result<()> {
-        let data: Vec<u8> = (0u8..23).map(|i| i.wrapping_mul(37) ^ 0xA5).collect();
-        for offset in 0..16 {
+        let data: Vec<u8> = (0u8..41).map(|i| i.wrapping_mul(37) ^ 0xA5).collect();
+        for offset in 0..40 {
             for len in 0..data.len() {
                 let (mut fast, mut slow) = (BitWriter::new(), BitWriter::new());
                 for w in [&mut fast, &mut slow] {
-                    w.write_bits(0x5A5A & ((1 << offset) - 1), offset)?;
+                    w.write_bits(0x5A5A_5A5A_5A5A & ((1u64 << offset) - 1), offset)?;
                 }
                 fast.write_bytes(&data[..len]);
                 for &b in &data[..len] {

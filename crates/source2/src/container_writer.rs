@@ -227,24 +227,38 @@ pub fn write_frame_header(
 /// Compresses a frame payload into one raw snappy block (the block format,
 /// as the reader expects; `out` is replaced).
 pub fn compress_payload(payload: &[u8], out: &mut Vec<u8>) -> Result<(), ErrorKind> {
-    let snappy = |e: snap::Error| ErrorKind::Snappy {
-        what: "frame payload (compressing)",
-        message: e.to_string(),
-    };
     out.clear();
-    out.resize(snap::raw::max_compress_len(payload.len()), 0);
-    if out.is_empty() && !payload.is_empty() {
+    let written = compress_into(&mut snap::raw::Encoder::new(), payload, out)?;
+    out.truncate(written);
+    Ok(())
+}
+
+/// Compresses a frame payload into one raw snappy block at the start of
+/// `out`, which is grown to the longest block the payload can take (and
+/// kept so: a writer reuses it frame after frame without clearing it);
+/// the block's length.
+fn compress_into(
+    encoder: &mut snap::raw::Encoder,
+    payload: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<usize, ErrorKind> {
+    let longest = snap::raw::max_compress_len(payload.len());
+    if longest == 0 && !payload.is_empty() {
         return Err(ErrorKind::LimitExceeded {
             what: "frame payload size (snappy)",
             value: payload.len() as u64,
             limit: u64::from(u32::MAX),
         });
     }
-    let written = snap::raw::Encoder::new()
+    if out.len() < longest {
+        out.resize(longest, 0);
+    }
+    encoder
         .compress(payload, out)
-        .map_err(snappy)?;
-    out.truncate(written);
-    Ok(())
+        .map_err(|e| ErrorKind::Snappy {
+            what: "frame payload (compressing)",
+            message: e.to_string(),
+        })
 }
 
 /// The payload of a `DEM_FileInfo` frame: `CDemoFileInfo` in protobuf
@@ -300,7 +314,11 @@ pub struct DemoWriter<W: Write + Seek> {
     /// the ones found.
     forced: Option<HeaderOffsets>,
     header: Vec<u8>,
+    /// The snappy block of the frame being written, at the start of a
+    /// buffer kept for every frame (see [`compress_into`]).
     compressed: Vec<u8>,
+    /// Reused from frame to frame, as snappy advises.
+    encoder: snap::raw::Encoder,
 }
 
 /// An output error as a [`ErrorKind::Unwritable`].
@@ -340,6 +358,7 @@ impl<W: Write + Seek> DemoWriter<W> {
             forced: None,
             header: Vec::with_capacity(16),
             compressed: Vec::new(),
+            encoder: snap::raw::Encoder::new(),
         })
     }
 
@@ -380,12 +399,15 @@ impl<W: Write + Seek> DemoWriter<W> {
             return self.write_raw_frame(command, tick, false, payload);
         }
         let mut stored = std::mem::take(&mut self.compressed);
-        let result = compress_payload(payload, &mut stored)
+        let result = compress_into(&mut self.encoder, payload, &mut stored)
             .map_err(|kind| DemoError {
                 kind,
                 location: self.location(tick),
             })
-            .and_then(|()| self.write_raw_frame(command, tick, true, &stored));
+            .and_then(|n| {
+                let block = stored.get(..n).unwrap_or(&[]);
+                self.write_raw_frame(command, tick, true, block)
+            });
         self.compressed = stored;
         result
     }

@@ -660,8 +660,9 @@ impl RecordWriter {
         }
     }
 
-    /// Writes a record's field-path sequence.
-    fn paths(&mut self, paths: &[FieldPath]) {
+    /// Writes a record's field-path sequence, read from the bits between
+    /// `start` and `end` (which name it for the cache).
+    fn paths(&mut self, paths: &[FieldPath], start: &BitReader<'_>, end: u64) {
         if self.failed.is_none() {
             let style = crate::fieldpath_writer::PathStyle::Game;
             let written = crate::fieldpath_writer::write_field_paths_cached(
@@ -669,6 +670,7 @@ impl RecordWriter {
                 paths,
                 style,
                 &mut self.ops,
+                Some((start, end)),
             );
             if let Err(e) = written {
                 self.failed = Some(format!("field paths: {e}"));
@@ -721,11 +723,12 @@ pub(crate) fn rewrite_fields(
 ) -> Result<(), PathError> {
     use crate::serializer::FieldDecoder;
     paths.siblings.clear();
+    let start = r.clone();
     crate::fieldpath::read_field_paths(r, &mut paths.paths).map_err(|e| PathError {
         path: None,
         error: FieldError::FieldPaths(e),
     })?;
-    out.paths(&paths.paths);
+    out.paths(&paths.paths, &start, r.position());
     if decoded {
         for fp in &paths.paths {
             let mut level = LastLevel::None;

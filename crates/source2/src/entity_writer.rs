@@ -790,6 +790,7 @@ fn reencode_fields(
         overlay,
         ops,
     } = scratch;
+    let start = r.clone();
     read_field_paths(r, paths).map_err(|e| {
         cx.error(
             index,
@@ -803,6 +804,7 @@ fn reencode_fields(
         paths,
         crate::fieldpath_writer::PathStyle::Game,
         ops,
+        Some((&start, r.position())),
     )?;
     overlay.clear();
     let mut resolver = Resolver::default();
