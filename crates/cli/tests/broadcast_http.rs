@@ -7,30 +7,16 @@
 //! synthesized sample match (3-second fragments as CSTV+; its kills,
 //! rounds, damages and purchases).
 
+mod common;
+
+use common::{gamewire, rows_without_nulls, text};
+
 #[path = "../../live/tests/common/server.rs"]
 mod server;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use server::{Relay, Result};
-
-/// Runs `gamewire`; whether it succeeded, standard output and error.
-fn gamewire(args: &[&str]) -> Result<(bool, String, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_gamewire"))
-        .args(args)
-        .output()?;
-    Ok((
-        out.status.success(),
-        String::from_utf8(out.stdout)?,
-        String::from_utf8(out.stderr)?,
-    ))
-}
-
-fn text(p: &Path) -> Result<&str> {
-    p.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", p.display()).into())
-}
 
 /// Runs `args` then `input` (and `more`), expecting success without a
 /// warning: standard output.
@@ -43,20 +29,6 @@ fn run(args: &[&str], input: &str, more: &[&str]) -> Result<String> {
         return Err(format!("{all:?}: {err}").into());
     }
     Ok(out)
-}
-
-/// JSON Lines rows as objects with their null values left out (`events`
-/// without `--name` declares a key once its event has been seen: followed,
-/// it is null in the rows written before).
-fn rows_without_nulls(jsonl: &str) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
-    jsonl
-        .lines()
-        .map(|l| {
-            let mut row: serde_json::Map<String, serde_json::Value> = serde_json::from_str(l)?;
-            row.retain(|_, v| !v.is_null());
-            Ok(row)
-        })
-        .collect()
 }
 
 /// The commands: `events` as JSON Lines and as CSV with `--name`, `ticks`,

@@ -5,8 +5,12 @@
 //! is complete; a demo whose writer stops ends after the idle time-out
 //! with the rows before the cut.
 
+mod common;
+
+use common::{gamewire, rows_without_nulls, text, tmp};
+
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -23,31 +27,6 @@ impl Sizes {
         self.0 ^= self.0 << 17;
         1 + (self.0 % max as u64) as usize
     }
-}
-
-fn gamewire(args: &[&str]) -> Result<(bool, String, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_gamewire"))
-        .args(args)
-        .output()?;
-    Ok((
-        out.status.success(),
-        String::from_utf8(out.stdout)?,
-        String::from_utf8(out.stderr)?,
-    ))
-}
-
-fn tmp(name: &str) -> Result<PathBuf> {
-    let d = std::env::temp_dir().join(format!("gamewire-cli-follow-{}-{name}", std::process::id()));
-    if d.exists() {
-        std::fs::remove_dir_all(&d)?;
-    }
-    std::fs::create_dir_all(&d)?;
-    Ok(d)
-}
-
-fn text(p: &Path) -> Result<&str> {
-    p.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", p.display()).into())
 }
 
 /// Appends `data` to `path` in pieces of random size, pausing between
@@ -93,20 +72,6 @@ fn follow_written(
     ))
 }
 
-/// JSON Lines rows as objects with their null values left out (a key
-/// `events` declares once its event has been seen is null in the rows
-/// before, written or not).
-fn rows_without_nulls(jsonl: &str) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
-    jsonl
-        .lines()
-        .map(|l| {
-            let mut row: serde_json::Map<String, serde_json::Value> = serde_json::from_str(l)?;
-            row.retain(|_, v| !v.is_null());
-            Ok(row)
-        })
-        .collect()
-}
-
 const TABLES: [&str; 21] = [
     "events",
     "ticks",
@@ -138,7 +103,7 @@ const TABLES: [&str; 21] = [
 /// tables complete at the end.
 #[test]
 fn every_table_followed_equals_the_finished_demo() -> Result {
-    let dir = tmp("tables")?;
+    let dir = tmp("follow", "tables")?;
     let mut seed = 7;
     let some: &[&str] = &["events", "ticks", "players", "rounds"];
     for (rel, tables) in [
@@ -185,7 +150,7 @@ fn every_table_followed_equals_the_finished_demo() -> Result {
 /// demo (`events` with `--name`: its columns are declared at the start).
 #[test]
 fn csv_followed_equals_the_finished_demo() -> Result {
-    let dir = tmp("csv")?;
+    let dir = tmp("follow", "csv")?;
     let finished = gamewire_corpus::path("cs2/14011.dem");
     let data = std::fs::read(&finished)?;
     let commands: [&[&str]; 4] = [
@@ -221,7 +186,7 @@ fn csv_followed_equals_the_finished_demo() -> Result {
 /// rest of the file exists.
 #[test]
 fn rows_come_out_before_the_demo_is_complete() -> Result {
-    let dir = tmp("early")?;
+    let dir = tmp("follow", "early")?;
     let data = std::fs::read(gamewire_corpus::path("cs2/14011.dem"))?;
     let split = data.len() * 3 / 4;
     for args in [
@@ -269,7 +234,7 @@ fn rows_come_out_before_the_demo_is_complete() -> Result {
 /// read as a file) and a warning that says the file stopped growing.
 #[test]
 fn a_writer_that_stops_ends_after_the_idle_timeout() -> Result {
-    let dir = tmp("idle")?;
+    let dir = tmp("follow", "idle")?;
     let data = std::fs::read(gamewire_corpus::path("cs2/14011.dem"))?;
     let part = data.get(..data.len() * 3 / 4).ok_or("part")?;
     let args = [

@@ -9,6 +9,10 @@
 //! and the first rows come out before the broadcast's last fragment is
 //! released.
 
+mod common;
+
+use common::{gamewire, rows_without_nulls, text};
+
 #[path = "../../live/tests/common/server.rs"]
 mod server;
 
@@ -19,37 +23,6 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use server::{corpus_broadcasts, Relay, Result};
-
-/// Runs `gamewire`; whether it succeeded, standard output and error.
-fn gamewire(args: &[&str]) -> Result<(bool, String, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_gamewire"))
-        .args(args)
-        .output()?;
-    Ok((
-        out.status.success(),
-        String::from_utf8(out.stdout)?,
-        String::from_utf8(out.stderr)?,
-    ))
-}
-
-fn text(p: &Path) -> Result<&str> {
-    p.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", p.display()).into())
-}
-
-/// JSON Lines rows as objects with their null values left out (`events`
-/// without `--name` declares a key once its event has been seen: it is
-/// null in the rows before, written or not).
-fn rows_without_nulls(jsonl: &str) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
-    jsonl
-        .lines()
-        .map(|l| {
-            let mut row: serde_json::Map<String, serde_json::Value> = serde_json::from_str(l)?;
-            row.retain(|_, v| !v.is_null());
-            Ok(row)
-        })
-        .collect()
-}
 
 /// The commands followed: `events` as JSON Lines (every event) and as CSV
 /// (`--name`), `ticks` as CSV, tables whose rows come as they are made

@@ -3,6 +3,10 @@
 //! before writing a row, or is killed while writing, leaves FILE as it
 //! was; a finished one leaves FILE and nothing else.
 
+mod common;
+
+use common::{gamewire, text, tmp};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,31 +17,6 @@ const OLD: &str = "what was there before\n";
 
 fn demo(rel: &str) -> PathBuf {
     gamewire_corpus::path(rel)
-}
-
-fn tmp(name: &str) -> Result<PathBuf> {
-    let d = std::env::temp_dir().join(format!("gamewire-cli-output-{}-{name}", std::process::id()));
-    if d.exists() {
-        std::fs::remove_dir_all(&d)?;
-    }
-    std::fs::create_dir_all(&d)?;
-    Ok(d)
-}
-
-fn text(p: &Path) -> Result<&str> {
-    p.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", p.display()).into())
-}
-
-fn gamewire(args: &[&str]) -> Result<(bool, Vec<u8>, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_gamewire"))
-        .args(args)
-        .output()?;
-    Ok((
-        out.status.success(),
-        out.stdout,
-        String::from_utf8(out.stderr)?,
-    ))
 }
 
 /// The names in `dir`, sorted.
@@ -67,7 +46,7 @@ fn commands(demo: &str) -> Vec<Vec<String>> {
 /// leaves no temporary file; each format, and `-o /dev/null`.
 #[test]
 fn a_finished_command_replaces_the_file_and_leaves_nothing_else() -> Result {
-    let dir = tmp("finished")?;
+    let dir = tmp("output", "finished")?;
     let d = demo("cs2/14065.dem");
     let d = text(&d)?;
     for args in commands(d) {
@@ -87,7 +66,7 @@ fn a_finished_command_replaces_the_file_and_leaves_nothing_else() -> Result {
             if !ok || !stdout.is_empty() {
                 return Err(format!("{with_o:?}: {err}").into());
             }
-            if std::fs::read(&out)? != expected {
+            if std::fs::read_to_string(&out)? != expected {
                 return Err(format!("{with_o:?}: the file is not the command's output").into());
             }
             assert_eq!(names(&dir)?, vec![format!("out.{ext}")], "{with_o:?}");
@@ -121,7 +100,7 @@ impl CharDevice for std::fs::FileType {
 /// its old content, and no temporary file is left.
 #[test]
 fn a_command_that_fails_leaves_the_file_as_it_was() -> Result {
-    let dir = tmp("fails")?;
+    let dir = tmp("output", "fails")?;
     let bad = dir.join("bad.dem");
     std::fs::write(&bad, b"this is not a demo at all")?;
     let bad = text(&bad)?.to_string();
@@ -146,7 +125,7 @@ fn a_command_that_fails_leaves_the_file_as_it_was() -> Result {
 /// repeated by `gamewire loop`, long enough to be read as a stream.
 #[test]
 fn a_killed_command_leaves_the_file_as_it_was() -> Result {
-    let dir = tmp("killed")?;
+    let dir = tmp("output", "killed")?;
     let long = dir.join("long.dem");
     let clip = demo("cs2/14011.dem");
     let (ok, _, err) = gamewire(&["loop", "--times", "40", text(&clip)?, text(&long)?])?;
