@@ -141,14 +141,13 @@ impl Sink {
     /// leaves no file.
     pub(crate) fn finish(self, result: Result<(), CliError>) -> Result<(), CliError> {
         match self {
-            Sink::Atomic(mut file) => {
+            Sink::Atomic(file) => {
                 if result.is_err() && file.written() == 0 {
                     return result;
                 }
                 let path = file.destination().to_path_buf();
                 let committed = file
-                    .flush()
-                    .and_then(|()| file.commit())
+                    .commit()
                     .map_err(|source| CliError::Write { path, source });
                 result.and(committed)
             }

@@ -354,7 +354,8 @@ impl AtomicFile {
         &self.out
     }
 
-    /// The bytes written so far.
+    /// The bytes written so far (counted as written, wherever a seek put
+    /// them).
     pub fn written(&self) -> u64 {
         self.written
     }
@@ -386,26 +387,27 @@ impl Write for AtomicFile {
     }
 }
 
+/// The demo writer seeks back to fill in the file header's offsets.
+impl Seek for AtomicFile {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.temp.seek(pos)
+    }
+}
+
 /// Writes the output through `write` into a temporary file beside `out`,
 /// renamed to `out` once `write` succeeded and every byte is on disk.
 /// On any failure the temporary file is removed.
 fn write_atomically<T>(
     out: &Path,
-    write: impl FnOnce(&mut BufWriter<&File>) -> Result<T, DemoError>,
+    write: impl FnOnce(&mut AtomicFile) -> Result<T, DemoError>,
 ) -> Result<T, QueryError> {
     let failed = |source: std::io::Error| QueryError::Write {
         what: out.display().to_string(),
         source,
     };
-    let temp = temporary_beside(out).map_err(failed)?;
-    let value = {
-        let mut w = BufWriter::new(temp.as_file());
-        let value = write(&mut w).map_err(demo_error)?;
-        w.flush().map_err(failed)?;
-        value
-    };
-    temp.as_file().sync_all().map_err(failed)?;
-    temp.persist(out).map_err(|e| failed(e.error))?;
+    let mut file = AtomicFile::create(out).map_err(failed)?;
+    let value = write(&mut file).map_err(demo_error)?;
+    file.commit().map_err(failed)?;
     Ok(value)
 }
 
