@@ -49,6 +49,27 @@ def corpus(rel: str) -> Path:
 COMPARED: dict = {}
 
 
+def gathered(batches: list, table: str):
+    """One table's rows over the batches `gamewire.follow` yielded, as one DataFrame."""
+    import pandas
+
+    parts = [b[table] for b in batches if table in b]
+    if not parts:
+        return pandas.DataFrame()
+    return pandas.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+
+def records(frame) -> list:
+    """The rows as dicts of their non-null values."""
+    import pandas
+
+    out = []
+    for row in frame.to_dict("records"):
+        out.append({k: v for k, v in row.items()
+                    if not (v is None or v is pandas.NA or (isinstance(v, float) and v != v))})
+    return out
+
+
 def pytest_terminal_summary(terminalreporter):
     if COMPARED:
         terminalreporter.write_line(

@@ -16,7 +16,7 @@ import pytest
 
 import gamewire
 
-from conftest import corpus
+from conftest import corpus, gathered, records
 
 # A writer process: appends the demo to the file in pieces of random size with pauses, up to a
 # byte count (the whole demo by default).
@@ -40,22 +40,6 @@ def start_writer(src: Path, dst: Path, upto: int, seed: int) -> subprocess.Popen
     dst.write_bytes(b"")
     return subprocess.Popen([sys.executable, "-c", WRITER, str(src), str(dst), str(upto),
                              str(seed)])
-
-
-def gathered(frames: list, table: str) -> pandas.DataFrame:
-    parts = [f[table] for f in frames if table in f]
-    if not parts:
-        return pandas.DataFrame()
-    return pandas.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-
-
-def records(frame: pandas.DataFrame) -> list:
-    """The rows as dicts of their non-null values."""
-    out = []
-    for row in frame.to_dict("records"):
-        out.append({k: v for k, v in row.items()
-                    if not (v is None or v is pandas.NA or (isinstance(v, float) and v != v))})
-    return out
 
 
 @pytest.mark.parametrize("rel", ["cs2/14065.dem", "deadlock/hltv_10423.dem"])

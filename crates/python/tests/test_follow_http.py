@@ -15,7 +15,7 @@ import pytest
 
 import gamewire
 
-from conftest import REPO, corpus
+from conftest import REPO, corpus, gathered, records
 
 RELAY = REPO / ".ci" / "broadcast_server.py"
 
@@ -51,22 +51,6 @@ class Relay:
 def broadcast(rel: str) -> Path:
     """A broadcast folder of the corpus (found by its sync.json)."""
     return corpus(f"{rel}/sync.json").parent
-
-
-def gathered(batches: list, table: str) -> pandas.DataFrame:
-    parts = [b[table] for b in batches if table in b]
-    if not parts:
-        return pandas.DataFrame()
-    return pandas.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-
-
-def records(frame: pandas.DataFrame) -> list:
-    """The rows as dicts of their non-null values."""
-    out = []
-    for row in frame.to_dict("records"):
-        out.append({k: v for k, v in row.items()
-                    if not (v is None or v is pandas.NA or (isinstance(v, float) and v != v))})
-    return out
 
 
 def assert_same_tables(batches: list, whole: dict) -> None:
