@@ -297,6 +297,15 @@ pub const ROW_GROUP_BYTES: usize = 8 << 20;
 /// `ticks`, against 0.3 MiB at 100 MB.
 pub const STREAMED_DICTIONARY_BYTES: usize = 128 << 10;
 
+/// The rows after which a [`ParquetRowGroups`] closes its row group even
+/// when its encoded pages are under [`ROW_GROUP_BYTES`] (the library's
+/// default is 1 Mi rows; polars writes 256 Ki too). A row group's pages are
+/// held in memory until it closes, and well-compressed rows (a player
+/// standing still) can reach a million before they reach 8 MiB: a
+/// 60-minute Deadlock broadcast's `ticks` held 868 Ki rows in one group,
+/// 6 MiB more than a 3-minute one.
+pub const STREAMED_ROW_GROUP_ROWS: usize = 256 << 10;
+
 /// A Parquet file written batch by batch, in row groups, as a long table's
 /// rows are made (`gamewire ticks -o x.parquet`): the rows are never all in
 /// memory. A Parquet file's schema comes first in the writer and is
@@ -306,8 +315,8 @@ pub const STREAMED_DICTIONARY_BYTES: usize = 128 << 10;
 /// With the kinds the whole table would have, the file holds the same
 /// columns and values as [`write_parquet`] of the whole table writes;
 /// only where the row groups end may differ: a row group is closed when
-/// its encoded pages reach [`ROW_GROUP_BYTES`] (or 1 Mi rows, as the
-/// whole table's are).
+/// its encoded pages reach [`ROW_GROUP_BYTES`] or its rows
+/// [`STREAMED_ROW_GROUP_ROWS`] (a whole table's at 1 Mi rows).
 pub struct ParquetRowGroups<W: Write + Send> {
     writer: ArrowWriter<W>,
     name: String,
@@ -337,6 +346,7 @@ impl<W: Write + Send> ParquetRowGroups<W> {
         let properties = parquet_properties()
             .into_builder()
             .set_dictionary_page_size_limit(STREAMED_DICTIONARY_BYTES)
+            .set_max_row_group_row_count(Some(STREAMED_ROW_GROUP_ROWS))
             .build();
         let writer = ArrowWriter::try_new(out, schema, Some(properties))
             .map_err(|e| parquet_error(name, e))?;
@@ -538,5 +548,95 @@ mod tests {
         ] {
             assert_eq!(Format::from_path(Path::new(name)), want, "{name}");
         }
+    }
+
+    /// A streamed table longer than a row group: its row groups stop at
+    /// [`STREAMED_ROW_GROUP_ROWS`], a column of distinct values leaves its
+    /// dictionary for plain pages once the dictionary is full while a
+    /// column of few values keeps it, and every value reads back.
+    #[test]
+    fn streamed_row_groups_and_dictionaries_are_capped() {
+        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+        use parquet::basic::Encoding;
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+
+        let rows = STREAMED_ROW_GROUP_ROWS + STREAMED_ROW_GROUP_ROWS / 2;
+        let columns = [
+            ("tick".to_string(), Kind::I64),
+            ("team".to_string(), Kind::Str),
+        ];
+        let path =
+            std::env::temp_dir().join(format!("gamewire-streamed-{}.parquet", std::process::id()));
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = ParquetRowGroups::new("ticks", &columns, file).unwrap();
+        for start in (0..rows).step_by(4096) {
+            // A tick for every eight rows (as eight players'): 32 Ki
+            // distinct ticks per row group, a 256 KiB dictionary, under the
+            // library's 1 MiB and over the cap.
+            let ticks: Vec<i64> = (start..(start + 4096).min(rows))
+                .map(|row| (row / 8) as i64)
+                .collect();
+            let teams = ticks
+                .iter()
+                .map(|t| Some(if t % 2 == 0 { "T" } else { "CT" }.to_string()))
+                .collect();
+            let table = Table {
+                name: "ticks".to_string(),
+                columns: vec![
+                    (
+                        "tick".to_string(),
+                        Column::I64(ticks.into_iter().map(Some).collect()),
+                    ),
+                    ("team".to_string(), Column::Str(teams)),
+                ],
+            };
+            writer.write(&table).unwrap();
+        }
+        writer.finish().unwrap();
+
+        let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+        let groups: Vec<_> = reader.metadata().row_groups().to_vec();
+        assert_eq!(
+            groups.iter().map(|g| g.num_rows()).collect::<Vec<_>>(),
+            [
+                STREAMED_ROW_GROUP_ROWS as i64,
+                (rows - STREAMED_ROW_GROUP_ROWS) as i64
+            ]
+        );
+        // The encodings of a column's data pages in the first row group.
+        let data_encodings = |column: usize| -> Vec<Encoding> {
+            groups[0]
+                .column(column)
+                .page_encoding_stats_mask()
+                .map(|mask| mask.encodings().collect())
+                .unwrap_or_default()
+        };
+        // The first 128 KiB of distinct ticks are dictionary-coded, the
+        // rest plain.
+        assert_eq!(
+            data_encodings(0),
+            [Encoding::PLAIN, Encoding::RLE_DICTIONARY]
+        );
+        assert_eq!(data_encodings(1), [Encoding::RLE_DICTIONARY]);
+
+        let batches = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut next = 0i64;
+        for batch in batches {
+            let batch = batch.unwrap();
+            let ticks = batch
+                .column(0)
+                .as_any()
+                .downcast_ref::<arrow_array::Int64Array>()
+                .unwrap();
+            for tick in ticks.values() {
+                assert_eq!(*tick, next / 8);
+                next += 1;
+            }
+        }
+        assert_eq!(next, rows as i64);
+        std::fs::remove_file(&path).unwrap();
     }
 }
