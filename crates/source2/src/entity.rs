@@ -678,20 +678,52 @@ impl RecordWriter {
         }
     }
 
-    /// Writes one value by its decoder's encoder.
-    #[inline]
+    /// Reads one value by its decoder and writes it by the decoder's
+    /// encoder ([`crate::serializer::FieldDecoder::transcode`]).
+    #[inline(always)]
     fn value(
         &mut self,
         decoder: &crate::serializer::FieldDecoder,
-        value: &Value,
+        r: &mut BitReader<'_>,
         fp: &FieldPath,
         tick_interval: f32,
-    ) {
-        if self.failed.is_none() {
-            if let Err(e) = decoder.encode(&mut self.w, value, tick_interval) {
-                self.failed = Some(format!("field path {fp}: {e}"));
-            }
+    ) -> Result<Value, gamewire_bits::BitError> {
+        if self.failed.is_some() {
+            return decoder.decode(r, tick_interval);
         }
+        let mut written = Ok(());
+        let value = decoder.transcode(r, &mut self.w, tick_interval, &mut written)?;
+        if let Err(e) = written {
+            self.fail(fp, e);
+        }
+        Ok(value)
+    }
+
+    /// [`RecordWriter::value`] for a value nobody keeps.
+    #[inline(always)]
+    fn value_past(
+        &mut self,
+        decoder: &crate::serializer::FieldDecoder,
+        r: &mut BitReader<'_>,
+        fp: &FieldPath,
+        tick_interval: f32,
+    ) -> Result<(), gamewire_bits::BitError> {
+        if self.failed.is_some() {
+            return decoder.skip(r, tick_interval);
+        }
+        let mut written = Ok(());
+        decoder.transcode_past(r, &mut self.w, tick_interval, &mut written)?;
+        if let Err(e) = written {
+            self.fail(fp, e);
+        }
+        Ok(())
+    }
+
+    /// Ends the writing at `fp`, which could not be written.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, fp: &FieldPath, e: crate::error::ErrorKind) {
+        self.failed = Some(format!("field path {fp}: {e}"));
     }
 
     /// The bitstream written, the writer emptied for the next message.
@@ -735,10 +767,9 @@ pub(crate) fn rewrite_fields(
             let (at, decoder) = state
                 .walk(tables, serializer, fp, &mut level)
                 .map_err(|e| PathError::at(*fp, e))?;
-            let value = decoder
-                .decode(r, tick_interval)
+            let value = out
+                .value(decoder, r, fp, tick_interval)
                 .map_err(|e| PathError::at(*fp, FieldError::Value(e)))?;
-            out.value(decoder, &value, fp, tick_interval);
             state.store(at, value).map_err(|e| PathError::at(*fp, e))?;
         }
         return Ok(());
@@ -747,17 +778,19 @@ pub(crate) fn rewrite_fields(
     let mut previous = None;
     for fp in &paths.paths {
         let decoder = resolve_read_past(tables, serializer, state, fp, &mut previous)?;
-        let value = decoder
-            .decode(r, tick_interval)
-            .map_err(|e| PathError::at(*fp, FieldError::Value(e)))?;
-        out.value(decoder, &value, fp, tick_interval);
         if matches!(
             decoder,
             FieldDecoder::ArrayLength | FieldDecoder::PointerPresent | FieldDecoder::PolyPointer
         ) {
+            let value = out
+                .value(decoder, r, fp, tick_interval)
+                .map_err(|e| PathError::at(*fp, FieldError::Value(e)))?;
             state
                 .store_structural_value(tables, serializer, fp, value)
                 .map_err(|e| PathError::at(*fp, e))?;
+        } else {
+            out.value_past(decoder, r, fp, tick_interval)
+                .map_err(|e| PathError::at(*fp, FieldError::Value(e)))?;
         }
     }
     Ok(())

@@ -813,15 +813,20 @@ fn reencode_fields(
         let decoder = resolver
             .resolve(cx.tables, serializer, fp, Some(base), overlay)
             .map_err(field_error)?;
-        let value = decoder
-            .decode(r, tick_interval)
-            .map_err(|e| field_error(FieldError::Value(e)))?;
+        let mut written = Ok(());
         if shapes_paths(decoder) {
+            let value = decoder
+                .transcode(r, w, tick_interval, &mut written)
+                .map_err(|e| field_error(FieldError::Value(e)))?;
             if let Some(k) = fp.key() {
                 overlay.insert(k, value.as_u64());
             }
+        } else {
+            decoder
+                .transcode_past(r, w, tick_interval, &mut written)
+                .map_err(|e| field_error(FieldError::Value(e)))?;
         }
-        decoder.encode(w, &value, tick_interval).map_err(|e| {
+        written.map_err(|e| {
             unwritable(format!(
                 "entity {index} ({}) at field path {fp}: {e}",
                 cx.class_name(class_id)

@@ -532,9 +532,9 @@ pub fn write_field_paths_with(
 /// (`records`, when both fit 128 bits, as most updates do: a key of three
 /// words, no allocation), and a record met again costs one lookup and a
 /// copy of two words, not a choice of operation per step. Any other record
-/// is written step by step, each step kept by its (previous path, next
-/// path) pair (`steps`): a new sequence mostly recombines steps seen
-/// before. (Keeping longer sequences too, by all the bits they were read
+/// is written step by step, each step kept by its shape or its (previous
+/// path, next path) pair (`steps`, see [`Steps`]): a new sequence mostly
+/// recombines steps seen before. (Keeping longer sequences too, by all the bits they were read
 /// from, made no measurable difference: they are mostly creates, each met
 /// once.)
 ///
@@ -547,9 +547,90 @@ pub(crate) struct OpCache {
     records: Records,
 }
 
-/// Steps by (previous, next) path key ([`FieldPath::key`]): their bits
-/// (operation code and operands, least significant first) and bit count.
-type Steps = rustc_hash::FxHashMap<(u128, u128), (u64, u32)>;
+/// The bits of steps worked out (operation code and operands, least
+/// significant first) and their bit count.
+///
+/// Most steps that are not siblings keep the indices before the last one
+/// they share: a move of the last index by more than four, a pop, a push
+/// of one index. What the writer sends for those depends on the step's
+/// *shape* only, not on the indices they share: the two lengths, the move
+/// `d` of the last shared index and, for a push, the index pushed (every
+/// operation's test and operands, [`plan`], reads no more of such a pair:
+/// an edit of the shared indices is one of zero deltas then `d`). Small
+/// shapes are kept in a flat table (`shapes`, see [`shape_slot`]): no hash,
+/// and `[3] → [11]` costs what `[20] → [28]` did. Other steps are kept by
+/// their (previous, next) path key ([`FieldPath::key`]) in `pairs`.
+#[derive(Debug, Default)]
+struct Steps {
+    pairs: rustc_hash::FxHashMap<(u128, u128), (u64, u32)>,
+    /// By [`shape_slot`]: a step's bits, its bit count in the top
+    /// [`SHAPE_LEN_BITS`] bits (steps of up to [`SHAPE_MAX_BITS`] bits are
+    /// kept); 0 is a shape not met yet (every step has a code). Empty until
+    /// the first shape is met (16 KiB then).
+    shapes: Vec<u64>,
+}
+
+impl Steps {
+    fn clear(&mut self) {
+        self.pairs.clear();
+        self.shapes.clear();
+    }
+}
+
+/// The longest previous path whose shapes [`shape_slot`] keeps.
+const SHAPE_DEPTH: usize = 4;
+
+/// Moves of the last shared index kept for a pop or a same-length step:
+/// `-SAME_BELOW..SAME_SPAN - SAME_BELOW`.
+const SAME_BELOW: i32 = 16;
+const SAME_SPAN: usize = 64;
+
+/// Moves kept for a push of one index (`-PUSH_BELOW..PUSH_SPAN -
+/// PUSH_BELOW`), and pushed indices (`0..PUSH_INDICES`).
+const PUSH_BELOW: i32 = 4;
+const PUSH_SPAN: usize = 16;
+const PUSH_INDICES: usize = 16;
+
+/// Bits of a [`Steps::shapes`] entry that hold the step's bit count, and
+/// the longest step kept there.
+const SHAPE_LEN_BITS: u32 = 6;
+const SHAPE_MAX_BITS: u64 = 64 - SHAPE_LEN_BITS as u64;
+
+/// Slots of same-length and pop shapes, then of push shapes.
+const SAME_SLOTS: usize = SHAPE_DEPTH * SHAPE_DEPTH * SAME_SPAN;
+const SHAPE_SLOTS: usize = SAME_SLOTS + SHAPE_DEPTH * PUSH_SPAN * PUSH_INDICES;
+
+/// The slot of the step `p → n` in [`Steps::shapes`]: a step that keeps the
+/// indices before the last one both paths have, from a path of at most
+/// [`SHAPE_DEPTH`] indices, to a path as long or shorter (the slot of its
+/// two lengths and the move of the last shared index) or one index longer
+/// (the slot of the previous length, the move and the pushed index), when
+/// the move and the index are in the table's range.
+#[inline]
+fn shape_slot(p: &[i32], n: &[i32]) -> Option<usize> {
+    let (lp, ln) = (p.len(), n.len());
+    let at = lp.min(ln).checked_sub(1)?;
+    let d = n.get(at)?.wrapping_sub(*p.get(at)?);
+    if !(1..=SHAPE_DEPTH).contains(&lp) || !p.iter().zip(n).take(at).all(|(a, b)| a == b) {
+        return None;
+    }
+    if ln <= lp {
+        let d = usize::try_from(d.checked_add(SAME_BELOW)?)
+            .ok()
+            .filter(|&d| d < SAME_SPAN)?;
+        Some(((lp - 1) * SHAPE_DEPTH + (ln - 1)) * SAME_SPAN + d)
+    } else if ln == lp + 1 {
+        let d = usize::try_from(d.checked_add(PUSH_BELOW)?)
+            .ok()
+            .filter(|&d| d < PUSH_SPAN)?;
+        let v = usize::try_from(*n.get(lp)?)
+            .ok()
+            .filter(|&v| v < PUSH_INDICES)?;
+        Some(SAME_SLOTS + ((lp - 1) * PUSH_SPAN + d) * PUSH_INDICES + v)
+    } else {
+        None
+    }
+}
 
 /// A sequence read from at most 128 bits (those bits, the first least
 /// significant, and their count) to the bits written for it (the same
@@ -679,6 +760,18 @@ fn write_bytes(w: &mut BitWriter, bytes: &[u8], bits: u64) -> Result<(), ErrorKi
     Ok(())
 }
 
+/// The bits of a step of at most 64 bits (`bytes` as written), as one
+/// word; `None` for a longer one.
+fn first_word(bytes: &[u8], len: u64) -> Option<u64> {
+    (len <= 64).then(|| {
+        let mut word = [0u8; 8];
+        for (to, from) in word.iter_mut().zip(bytes) {
+            *to = *from;
+        }
+        u64::from_le_bytes(word)
+    })
+}
+
 /// Writes the step from `prev` to `next` (the `i`th path): the cheapest
 /// operation and its operands.
 fn write_step(
@@ -757,12 +850,42 @@ fn write_paths(
             w.write_bits(run, run_len).map_err(bits_error)?;
             (run, run_len) = (0, 0);
         }
+        if let Some(c) = cache.as_deref_mut() {
+            if let Some(slot) = shape_slot(p, n) {
+                if c.shapes.is_empty() {
+                    c.shapes = vec![0; SHAPE_SLOTS];
+                }
+                match c.shapes.get_mut(slot) {
+                    Some(&mut kept) if kept != 0 => {
+                        let len = (kept >> SHAPE_MAX_BITS) as u32;
+                        let bits = kept & ((1 << SHAPE_MAX_BITS) - 1);
+                        w.write_bits(bits, len).map_err(bits_error)?;
+                    }
+                    kept => {
+                        let mut step = BitWriter::new();
+                        write_step(&mut step, i, prev, next, style)?;
+                        let len = step.bits_written();
+                        let bytes = step.finish();
+                        match (kept, first_word(&bytes, len)) {
+                            (Some(kept), Some(bits)) if len < SHAPE_MAX_BITS => {
+                                *kept = bits | len << SHAPE_MAX_BITS;
+                                w.write_bits(bits, len as u32).map_err(bits_error)?;
+                            }
+                            _ => write_bytes(w, &bytes, len)?,
+                        }
+                    }
+                }
+                prev = next;
+                continue;
+            }
+        }
         let key = match (&cache, prev.key(), next.key()) {
             (Some(_), Some(a), Some(b)) => Some((a, b)),
             _ => None,
         };
         match (&mut cache, key) {
             (Some(c), Some(k)) => {
+                let c = &mut c.pairs;
                 if let Some(&(bits, len)) = c.get(&k) {
                     w.write_bits(bits, len).map_err(bits_error)?;
                 } else {
@@ -1005,5 +1128,57 @@ mod tests {
         assert_eq!(op(&[3, 4], &[3, 5]), "PlusOne");
         assert_eq!(op(&[3, 4], &[4, 4]), "NonTopoPenultimatePlusOne");
         assert_eq!(op(&[3, 4, 5], &[3, 5]), "PopOnePlusOne");
+    }
+
+    /// Steps kept by their shape ([`shape_slot`]) come out as the uncached
+    /// writer writes them: random sequences of moves, pops and pushes over
+    /// shared indices of every size, written through one cache (each shape
+    /// met many times, from many different shared indices).
+    #[test]
+    fn steps_kept_by_their_shape_are_the_uncached_bits() -> Result<(), ErrorKind> {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        for style in [PathStyle::Shortest, PathStyle::Game] {
+            let mut cache = OpCache::default();
+            for _ in 0..400 {
+                let mut paths = Vec::new();
+                let mut path = vec![0i32];
+                for _ in 0..40 {
+                    match next(4) {
+                        0 if path.len() < 7 => path.push(next(40) as i32),
+                        1 if path.len() > 1 => {
+                            let keep = 1 + next(path.len() as u64) as usize;
+                            path.truncate(keep.min(path.len()));
+                        }
+                        _ => {}
+                    }
+                    let last = path.len() - 1;
+                    let scale = [1, 10, 100, 100_000][next(4) as usize];
+                    path[last] = (path[last] + next(scale) as i32 - (scale / 4) as i32).max(0);
+                    if next(8) == 0 && last > 0 {
+                        path[last - 1] += 1;
+                    }
+                    paths.push(p(&path));
+                }
+                let mut plain = BitWriter::new();
+                let plain_result = write_field_paths_with(&mut plain, &paths, style);
+                let mut cached = BitWriter::new();
+                let cached_result =
+                    write_field_paths_cached(&mut cached, &paths, style, &mut cache, None);
+                assert_eq!(plain_result.is_ok(), cached_result.is_ok(), "{paths:?}");
+                if plain_result.is_ok() {
+                    assert_eq!(cached.bits_written(), plain.bits_written(), "{paths:?}");
+                    assert_eq!(cached.finish(), plain.finish(), "{paths:?}");
+                }
+            }
+            let met = cache.steps.shapes.iter().filter(|&&kept| kept != 0).count();
+            assert!(met > 100, "{met} shapes met");
+        }
+        Ok(())
     }
 }

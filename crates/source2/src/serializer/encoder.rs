@@ -74,7 +74,7 @@
 use std::fmt::Debug;
 
 use gamewire_bits::quantized::{QFF_ENCODE_ZERO_EXACTLY, QFF_ROUND_DOWN, QFF_ROUND_UP};
-use gamewire_bits::{BitError, BitWriter, QuantizedFloat};
+use gamewire_bits::{BitError, BitReader, BitWriter, QuantizedFloat};
 
 use super::decoder::{FieldDecoder, FloatDecoder, MAX_ARRAY_LEN};
 use crate::error::ErrorKind;
@@ -100,6 +100,30 @@ fn bits_error<'a>(
     move |e| unwritable(decoder, value, e)
 }
 
+/// `x.round()` (half away from zero, the sign kept), without the library
+/// call `f64::round` compiles to on CPUs targeted without SSE4.1: below
+/// 2^52 the integer part is `x as i64` and the fraction `x - trunc` is
+/// exact, so the result is the same double bit for bit; at or above 2^52
+/// (and for infinities) `x` is already its own rounding, and a NaN stays
+/// a NaN.
+#[inline]
+fn round(x: f64) -> f64 {
+    if x.abs() < 4_503_599_627_370_496.0 {
+        let t = x as i64 as f64;
+        let f = x - t;
+        let r = if f >= 0.5 {
+            t + 1.0
+        } else if f <= -0.5 {
+            t - 1.0
+        } else {
+            t
+        };
+        r.copysign(x)
+    } else {
+        x
+    }
+}
+
 /// The angle the reader decodes from the `bits`-bit step `raw`: the
 /// expression of `BitReader::read_angle`, in the same `f32` operations.
 #[inline]
@@ -117,7 +141,7 @@ fn angle_step(value: f32, bits: u32) -> Option<u64> {
     }
     let steps = 1u64 << bits;
     let turns = f64::from(value).rem_euclid(360.0) / 360.0;
-    let rounded = ((turns * steps as f64).round() as u64) % steps;
+    let rounded = (round(turns * steps as f64) as u64) % steps;
     let exact = [rounded, rounded.wrapping_sub(1), rounded + 1]
         .into_iter()
         .filter(|&s| s < steps)
@@ -140,7 +164,7 @@ fn write_angle_precise(w: &mut BitWriter, decoder: &str, value: f32) -> Result<(
     }
     let steps = 1u64 << 20;
     let turns = (f64::from(value) + 180.0).rem_euclid(360.0) / 360.0;
-    let rounded = ((turns * steps as f64).round() as u64) % steps;
+    let rounded = (round(turns * steps as f64) as u64) % steps;
     let step = [rounded, rounded.wrapping_sub(1), rounded + 1]
         .into_iter()
         .filter(|&s| s < steps)
@@ -176,22 +200,31 @@ fn write_normal(w: &mut BitWriter, decoder: &str, value: f32) -> Result<(), Erro
 /// 11-bit magnitude is not 0, or it is `-0.0` (which only a present
 /// component decodes to).
 fn normal_present(value: f32) -> bool {
-    let magnitude = (f64::from(value.abs()) * 2047.0).round();
+    let magnitude = round(f64::from(value.abs()) * 2047.0);
     magnitude >= 1.0 || value.to_bits() == (-0.0f32).to_bits()
+}
+
+/// The step nearest `value` in a quantized float's range, `(value - low) /
+/// scale` rounded (clamped at 0 from -1), and the largest step; `None` when
+/// the scale is 0 or not finite, or the rounded step is beyond -1 or one
+/// past the largest.
+#[inline(always)]
+fn quantized_guess(q: &QuantizedFloat, value: f32) -> Option<(u64, u64)> {
+    if q.scale == 0.0 || !q.scale.is_finite() {
+        return None;
+    }
+    let max = (1u64 << q.bit_count.min(63)) - 1;
+    let guess = round((f64::from(value) - f64::from(q.low)) / q.scale);
+    if !(-1.0..=max as f64 + 1.0).contains(&guess) {
+        return None;
+    }
+    Some((guess.max(0.0) as u64, max))
 }
 
 /// The step of a quantized float that decodes to `value` bit for bit, when
 /// there is one near `(value - low) / scale`.
 fn quantized_exact_step(q: &QuantizedFloat, value: f32) -> Option<u64> {
-    if q.scale == 0.0 || !q.scale.is_finite() {
-        return None;
-    }
-    let max = (1u64 << q.bit_count.min(63)) - 1;
-    let guess = ((f64::from(value) - f64::from(q.low)) / q.scale).round();
-    if !(-1.0..=max as f64 + 1.0).contains(&guess) {
-        return None;
-    }
-    let guess = guess.max(0.0) as u64;
+    let (guess, max) = quantized_guess(q, value)?;
     [
         guess,
         guess.wrapping_sub(1),
@@ -221,7 +254,7 @@ impl FloatDecoder {
             }
             FloatDecoder::Coord => write_coord(w, "coord", value),
             FloatDecoder::SimTime => {
-                let ticks = (f64::from(value) / f64::from(tick_interval)).round();
+                let ticks = round(f64::from(value) / f64::from(tick_interval));
                 if !(0.0..=f64::from(u32::MAX)).contains(&ticks) {
                     return Err(unwritable(
                         "simtime",
@@ -301,7 +334,7 @@ fn encode_quantized(q: &QuantizedFloat, w: &mut BitWriter, value: f32) -> Result
             }
         }
         let max = (1u64 << q.bit_count.min(63)) - 1;
-        let step = ((f64::from(value) - f64::from(q.low)) / q.scale).round();
+        let step = round((f64::from(value) - f64::from(q.low)) / q.scale);
         let step = if step.is_nan() {
             0.0
         } else {
@@ -311,7 +344,215 @@ fn encode_quantized(q: &QuantizedFloat, w: &mut BitWriter, value: f32) -> Result
     }
 }
 
+/// Why writing a value failed, kept while the reading goes on (the first
+/// failure; see [`FieldDecoder::transcode`]).
+type Written = Result<(), ErrorKind>;
+
+/// One float of `f` read and written again: the value `f`'s decoder
+/// returns, the bits `f`'s encoder writes for it (into `w`, unless
+/// `written` holds a failure already, which a failure here sets).
+///
+/// A quantized float read as a step whose value is no escape's and which
+/// the encoder's search finds first (the rounded `(value - low) / scale` is
+/// the step read) is written as the encoder writes it: each escape bit
+/// clear, then the step, the bits read. Every other float goes through its
+/// decoder and its encoder.
+#[inline(always)]
+fn transcode_float(
+    f: &FloatDecoder,
+    r: &mut BitReader<'_>,
+    w: &mut BitWriter,
+    tick_interval: f32,
+    written: &mut Written,
+) -> Result<f32, BitError> {
+    match f {
+        FloatDecoder::NoScale => {
+            let value = r.read_f32()?;
+            if written.is_ok() {
+                w.write_f32(value);
+            }
+            Ok(value)
+        }
+        FloatDecoder::Quantized(q) => transcode_quantized(q, r, w, written),
+        _ => {
+            let value = f.decode(r, tick_interval)?;
+            if written.is_ok() {
+                *written = f.encode(w, value, tick_interval);
+            }
+            Ok(value)
+        }
+    }
+}
+
+/// A quantized float read as [`QuantizedFloat::decode`] reads it, and
+/// written again (see [`transcode_float`]).
+#[inline(always)]
+fn transcode_quantized(
+    q: &QuantizedFloat,
+    r: &mut BitReader<'_>,
+    w: &mut BitWriter,
+    written: &mut Written,
+) -> Result<f32, BitError> {
+    if q.no_scale {
+        let value = r.read_f32()?;
+        if written.is_ok() {
+            w.write_f32(value);
+        }
+        return Ok(value);
+    }
+    let escapes = [
+        (QFF_ROUND_DOWN, q.low),
+        (QFF_ROUND_UP, q.high),
+        (QFF_ENCODE_ZERO_EXACTLY, 0.0f32),
+    ];
+    let mut clear = 0;
+    if q.flags != 0 {
+        for (flag, escape) in escapes {
+            if q.flags & flag != 0 {
+                if r.read_bool()? {
+                    if written.is_ok() {
+                        *written = encode_quantized(q, w, escape);
+                    }
+                    return Ok(escape);
+                }
+                clear += 1;
+            }
+        }
+    }
+    let step = r.read_bits(q.bit_count)?;
+    let value = q.value_of_step(step);
+    if written.is_err() {
+        return Ok(value);
+    }
+    // What `encode_quantized` writes for `value` when it is no escape's
+    // value: the escape bits clear and the step its search finds first, the
+    // rounded guess (checked first, and `step` decodes to `value`).
+    let is_escape = escapes
+        .iter()
+        .any(|&(flag, escape)| q.flags & flag != 0 && value.to_bits() == escape.to_bits());
+    let guessed = !value.is_nan()
+        && !is_escape
+        && quantized_guess(q, value).is_some_and(|(guess, max)| guess == step && step <= max);
+    *written = if guessed {
+        w.write_bits(0, clear)
+            .and_then(|()| w.write_bits(step, q.bit_count))
+            .map_err(|e| unwritable(&FloatDecoder::Quantized(*q).describe(), value, e))
+    } else {
+        encode_quantized(q, w, value)
+    };
+    Ok(value)
+}
+
 impl FieldDecoder {
+    /// Reads one value as [`FieldDecoder::decode`] does and writes it again
+    /// into `w` as [`FieldDecoder::encode`] writes it, in one pass (a
+    /// rewrite's entity records): the value, and in `written` (which must
+    /// be `Ok` on the way in) whether writing it failed. The reading goes
+    /// on after a failure to write; an error reading is returned as
+    /// `decode` returns it.
+    ///
+    /// The decoders whose encoding of the value read is the bits read or a
+    /// plain re-encoding of them (bools, varints, fixed 64, raw and most
+    /// quantized floats, vectors of those) write as they read, with one
+    /// dispatch on the decoder; the others decode, then encode.
+    #[inline]
+    pub(crate) fn transcode(
+        &self,
+        r: &mut BitReader<'_>,
+        w: &mut BitWriter,
+        tick_interval: f32,
+        written: &mut Written,
+    ) -> Result<Value, BitError> {
+        self.transcode_inline(r, w, tick_interval, written)
+    }
+
+    /// [`FieldDecoder::transcode`] for a value nobody keeps (a field that
+    /// shapes no path of an entity read past): the same reading and
+    /// writing, no value built or handed back.
+    #[inline]
+    pub(crate) fn transcode_past(
+        &self,
+        r: &mut BitReader<'_>,
+        w: &mut BitWriter,
+        tick_interval: f32,
+        written: &mut Written,
+    ) -> Result<(), BitError> {
+        self.transcode_inline(r, w, tick_interval, written)
+            .map(drop)
+    }
+
+    /// The body of [`FieldDecoder::transcode`], inlined into both entries
+    /// (so that `transcode_past` builds no value).
+    #[inline(always)]
+    fn transcode_inline(
+        &self,
+        r: &mut BitReader<'_>,
+        w: &mut BitWriter,
+        tick_interval: f32,
+        written: &mut Written,
+    ) -> Result<Value, BitError> {
+        Ok(match self {
+            FieldDecoder::Bool | FieldDecoder::Component | FieldDecoder::PointerPresent => {
+                let b = r.read_bool()?;
+                w.write_bool(b);
+                Value::Bool(b)
+            }
+            FieldDecoder::I32 => {
+                let v = r.read_varint32()?;
+                w.write_varint32(v);
+                Value::I32(v)
+            }
+            FieldDecoder::I64 => {
+                let v = r.read_varint64()?;
+                w.write_varint64(v);
+                Value::I64(v)
+            }
+            FieldDecoder::U32 => {
+                let v = r.read_varuint32()?;
+                w.write_varuint32(v);
+                Value::U32(v)
+            }
+            FieldDecoder::U64 | FieldDecoder::Fallback | FieldDecoder::MinusOne => {
+                // The encoder writes back the varuint read (a fallback's
+                // u32 widened, minus one's value plus one).
+                let v = r.read_varuint64()?;
+                w.write_varuint64(v);
+                match (self, u32::try_from(v)) {
+                    (FieldDecoder::Fallback, Ok(small)) => Value::U32(small),
+                    (FieldDecoder::MinusOne, _) => Value::I64((v as i64).wrapping_sub(1)),
+                    _ => Value::U64(v),
+                }
+            }
+            FieldDecoder::Fixed64 => {
+                let v = r.read_u64()?;
+                w.write_u64(v);
+                Value::U64(v)
+            }
+            FieldDecoder::Float(f) => Value::F32(transcode_float(f, r, w, tick_interval, written)?),
+            FieldDecoder::Vector(n, f) => {
+                let mut one =
+                    |r: &mut BitReader<'_>| transcode_float(f, r, w, tick_interval, written);
+                match n {
+                    2 => Value::Vec2([one(r)?, one(r)?]),
+                    3 => Value::Vec3([one(r)?, one(r)?, one(r)?]),
+                    4 => Value::Vec4([one(r)?, one(r)?, one(r)?, one(r)?]),
+                    _ => {
+                        let mut v = [0f32; 6];
+                        for slot in &mut v {
+                            *slot = one(r)?;
+                        }
+                        Value::Vec6(Box::new(v))
+                    }
+                }
+            }
+            _ => {
+                let value = self.decode(r, tick_interval)?;
+                *written = self.encode(w, &value, tick_interval);
+                value
+            }
+        })
+    }
+
     /// Writes one value so that [`FieldDecoder::decode`] returns it: the
     /// inverse of `decode`, bit for bit for every value `decode` can return
     /// (see the module docs for the encodings, the rounding of values
@@ -487,5 +728,209 @@ impl FieldDecoder {
             FieldDecoder::Vector(4, _) => "a vec4",
             FieldDecoder::Vector(..) => "a vec6",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A xorshift stream: the same inputs on every run.
+    struct Bits(u64);
+
+    impl Bits {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    #[test]
+    fn round_is_f64_round_bit_for_bit() {
+        let mut bits = Bits(0x9e37_79b9_7f4a_7c15);
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            0.499_999_999_999_999_94,
+            -0.499_999_999_999_999_94,
+            4_503_599_627_370_495.5,
+            -4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            9.0e18,
+            -9.3e18,
+            1.0e300,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for _ in 0..100_000 {
+            let x = f64::from_bits(bits.next());
+            values.push(x);
+            values.push((x.to_bits() % 1_000_000) as f64 / 8.0 - 60_000.0);
+        }
+        for x in values {
+            // A NaN stays a NaN (its payload is no result of ours).
+            let (a, b) = (round(x), x.round());
+            assert!(
+                a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan(),
+                "{x:e}"
+            );
+        }
+    }
+
+    fn quantized(bits: i32, flags: i32, low: f32, high: f32) -> Option<FloatDecoder> {
+        QuantizedFloat::new(Some(bits), Some(flags), Some(low), Some(high))
+            .ok()
+            .map(FloatDecoder::Quantized)
+    }
+
+    /// Every decoder form, quantized floats of many bit counts, flags and
+    /// ranges.
+    fn decoders() -> Vec<FieldDecoder> {
+        let mut floats = vec![
+            FloatDecoder::NoScale,
+            FloatDecoder::Coord,
+            FloatDecoder::SimTime,
+            FloatDecoder::RuneTime,
+        ];
+        let ranges = [
+            (0.0, 1.0),
+            (-1.0, 1.0),
+            (0.0, 360.0),
+            (-4096.0, 4096.0),
+            (-16384.0, 16384.0),
+            (0.1, 0.9),
+            (-3.7, 1024.3),
+            (2.0, -2.0),
+        ];
+        for bits in [1, 2, 7, 8, 10, 11, 12, 15, 17, 20, 24, 31, 32, 0] {
+            for flags in 0..8 {
+                for (low, high) in ranges {
+                    floats.extend(quantized(bits, flags, low, high));
+                }
+            }
+        }
+        let mut all = vec![
+            FieldDecoder::Bool,
+            FieldDecoder::I32,
+            FieldDecoder::I64,
+            FieldDecoder::U32,
+            FieldDecoder::U64,
+            FieldDecoder::Fallback,
+            FieldDecoder::Fixed64,
+            FieldDecoder::Component,
+            FieldDecoder::AmmoCount,
+            FieldDecoder::MinusOne,
+            FieldDecoder::String,
+            FieldDecoder::Bytes,
+            FieldDecoder::Vec3Normal,
+            FieldDecoder::QAnglePrecise,
+            FieldDecoder::QAngleFixed(8),
+            FieldDecoder::QAngleFixed(32),
+            FieldDecoder::QAngleCoord,
+            FieldDecoder::QAnglePitchYaw(11),
+            FieldDecoder::ArrayLength,
+            FieldDecoder::PointerPresent,
+            FieldDecoder::PolyPointer,
+        ];
+        for f in floats {
+            all.push(FieldDecoder::Float(f));
+            for n in [2, 3, 4, 6] {
+                all.push(FieldDecoder::Vector(n, f));
+            }
+        }
+        all
+    }
+
+    /// Random bits, and bits made of runs of zeros and ones (escapes,
+    /// steps 0 and all ones, short varints).
+    fn input(bits: &mut Bits) -> Vec<u8> {
+        let len = (bits.next() % 48) as usize;
+        let mode = bits.next() % 4;
+        (0..len)
+            .map(|_| match mode {
+                0 => 0,
+                1 => 0xff,
+                2 => (bits.next() & bits.next()) as u8,
+                _ => bits.next() as u8,
+            })
+            .collect()
+    }
+
+    /// The encoding of `value` by `encode`, as bytes and a bit count.
+    fn encoded(d: &FieldDecoder, value: &Value, ti: f32) -> Result<(Vec<u8>, u64), String> {
+        let mut w = BitWriter::new();
+        d.encode(&mut w, value, ti).map_err(|e| e.to_string())?;
+        let n = w.bits_written();
+        Ok((w.finish(), n))
+    }
+
+    /// The float components of a value, as bits (NaN payloads and the sign
+    /// of zero count).
+    fn value_bits(v: &Value) -> String {
+        match v {
+            Value::F32(f) => format!("{:x}", f.to_bits()),
+            Value::Vec2(a) => format!("{:x?}", a.map(f32::to_bits)),
+            Value::Vec3(a) => format!("{:x?}", a.map(f32::to_bits)),
+            Value::Vec4(a) => format!("{:x?}", a.map(f32::to_bits)),
+            Value::Vec6(a) => format!("{:x?}", a.map(f32::to_bits)),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn transcode_reads_as_decode_and_writes_as_encode() -> Result<(), String> {
+        let mut bits = Bits(0x2545_f491_4f6c_dd1d);
+        for d in decoders() {
+            for ti in [1.0 / 64.0, 1.0 / 30.0] {
+                for _ in 0..300 {
+                    let data = input(&mut bits);
+                    let mut r = BitReader::new(&data);
+                    let decoded = d.decode(&mut r, ti);
+                    let mut rt = BitReader::new(&data);
+                    let mut w = BitWriter::new();
+                    let mut written = Ok(());
+                    let fused = d.transcode(&mut rt, &mut w, ti, &mut written);
+                    let mut rp = BitReader::new(&data);
+                    let mut wp = BitWriter::new();
+                    let mut written_past = Ok(());
+                    let past = d.transcode_past(&mut rp, &mut wp, ti, &mut written_past);
+                    assert_eq!(past.is_ok(), fused.is_ok(), "{d:?} {data:x?}");
+                    assert_eq!(rp.position(), rt.position(), "{d:?} {data:x?}");
+                    assert_eq!(written_past.is_ok(), written.is_ok(), "{d:?} {data:x?}");
+                    assert_eq!(wp.clone().finish(), w.clone().finish(), "{d:?} {data:x?}");
+                    let value = match (decoded, fused) {
+                        (Err(a), Err(b)) => {
+                            assert_eq!(a, b, "{d:?} {data:x?}");
+                            continue;
+                        }
+                        (Ok(value), Ok(fused)) => {
+                            assert_eq!(value_bits(&value), value_bits(&fused), "{d:?} {data:x?}");
+                            assert_eq!(r.position(), rt.position(), "{d:?} {data:x?}");
+                            value
+                        }
+                        (a, b) => return Err(format!("{d:?} {data:x?}: {a:?} / {b:?}")),
+                    };
+                    match (encoded(&d, &value, ti), written) {
+                        (Ok((bytes, n)), Ok(())) => {
+                            assert_eq!(w.bits_written(), n, "{d:?} {data:x?}");
+                            assert_eq!(w.finish(), bytes, "{d:?} {data:x?}");
+                        }
+                        (Err(a), Err(b)) => assert_eq!(a, b.to_string(), "{d:?} {data:x?}"),
+                        (a, b) => return Err(format!("{d:?} {data:x?}: {a:?} / {b:?}")),
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
