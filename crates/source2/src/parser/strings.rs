@@ -9,10 +9,10 @@
 //! ## Snapshots that repeat
 //!
 //! A demo carries a snapshot of every string table in each
-//! `CDemoFullPacket` (Dota 2 writes one a minute or so), and most of its
-//! tables are the same, byte for byte, as in the snapshot before: comparing
-//! them entry by entry (thousands of keys, each in its own allocation)
-//! cost a tenth of a Dota 2 parse. So the parser keeps, per table, the
+//! `CDemoFullPacket`, and most of its tables are the same, byte for byte,
+//! as in the snapshot before: comparing them entry by entry (thousands of
+//! keys in Dota 2, each in its own allocation) took a seventh of a Dota 2
+//! parse. So the parser keeps, per table, the
 //! table's message as the last snapshot applied it ([`LastSnapshot`]), for
 //! as long as nothing else writes the table (a `CSVCMsg_UpdateStringTable`,
 //! a new table at its index, `CSVCMsg_ClearAllStringTables`). A table whose
