@@ -34,8 +34,11 @@ Run it from anywhere; paths are the repository's. What it does, in order:
      Parquet), -j 1 against -j 2, interleaved.
   6. floor: compare-cs2 --floor on each 100 MB demo: a full parse next to snappy alone on the
      same frames and copies of the decompressed bytes and of the decoded state.
-  7. profile: `perf record` of compare's one-thread full parse of each 100 MB demo, the samples
-     grouped by where the time goes (snappy, field paths, field decoding, state writes, the rest).
+  7. profile: `perf record` of `gamewire stats` on each 100 MB demo (the full parse a user runs,
+     its input streamed through a small buffer: compare's parse reads the whole file into fresh
+     memory first, and the kernel zeroing those pages took up to a third of its samples), the
+     samples grouped by where the time goes (snappy, field paths, field decoding, state writes,
+     the rest).
 
 Prints the machine (lscpu model name), the date, the load average before and after, the versions,
 and Markdown tables. MB = 10^6 bytes.
@@ -247,7 +250,8 @@ BUCKETS = [
     ("field decoding", r"decod|quantiz|read_value|bits::|BitReader|varint|read_bits|coord|normal|qangle"),
     ("state writes", r"FieldState|::set|set_sized|grow_node"),
     ("kernel: fresh pages, file reads", r"clear_page|page_fault|_copy_to_iter|copy_user|memset"),
-    ("protobuf and messages", r"prost|messages|packet|parse_message|Message|string_table"),
+    ("string tables", r"string_table|stringtable|memcmp|from_utf8"),
+    ("protobuf and messages", r"prost|messages|packet|parse_message|Message"),
     ("allocation and freeing", r"malloc|free|realloc|mi_|alloc::|drop_in_place"),
 ]
 
@@ -256,11 +260,11 @@ def profile() -> None:
     if not shutil.which("perf"):
         print("\nprofile left out: no perf (apt-get install linux-perf)")
         return
-    print(f"\nWhere the time goes (perf record of compare's one-thread full parse, load {load()}):")
-    for game, feature in GAMES.items():
+    print(f"\nWhere the time goes (perf record of `gamewire stats`, load {load()}):")
+    for game in GAMES:
         with tempfile.NamedTemporaryFile(suffix=".perf", dir=REPO / "target") as data:
-            sh(["perf", "record", "-q", "-F", "499", "-o", data.name, "--",
-                str(COMPARE / f"gamewire-compare-{feature}"), "--only", "ours1", str(demo(game, 100))],
+            sh(["perf", "record", "-q", "-F", "999", "-o", data.name, "--",
+                str(GAMEWIRE), "stats", str(demo(game, 100))],
                check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             rep = sh(["perf", "report", "-i", data.name, "--stdio", "--no-children", "--sort", "symbol",
                       "--percent-limit", "0"], capture_output=True, text=True).stdout

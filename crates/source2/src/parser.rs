@@ -77,6 +77,10 @@ pub struct DemoParser<'a> {
     /// Set by a rewrite: every `svc_PacketEntities` is also written again
     /// (see [`crate::entity_writer::EntityRewrite`]).
     pub(crate) entity_rewrite: Option<Box<crate::entity_writer::EntityRewrite>>,
+    /// By string table index: the table's message in the last snapshot
+    /// applied to it, while nothing else has written the table since (see
+    /// `strings`).
+    last_snapshots: Vec<strings::LastSnapshot>,
 }
 
 /// A `CDemoSendTables` frame whose tables another thread builds while this
@@ -178,6 +182,7 @@ impl<'a> DemoParser<'a> {
             class_wanted: Vec::new(),
             stepped_tick: None,
             entity_rewrite: None,
+            last_snapshots: Vec::new(),
         }
     }
 
@@ -571,8 +576,9 @@ impl<'a> DemoParser<'a> {
                 self.link_classes();
             }
             DemoCommand::StringTables => {
-                let tables = crate::wire::string_table_snapshot(payload, &mut |name| {
-                    self.snapshot_items_wanted(name)
+                let mut seen = strings::TablesSeen::default();
+                let tables = crate::wire::string_table_snapshot(payload, &mut |name, raw| {
+                    self.snapshot_items_wanted(name, raw, &mut seen)
                 })
                 .map_err(|k| self.err(k))?;
                 self.apply_string_table_snapshot(tables, visitor, interests);
@@ -585,9 +591,11 @@ impl<'a> DemoParser<'a> {
             }
             DemoCommand::FullPacket => {
                 // Both pieces borrowed from the frame.
-                let (snapshot, packet) =
-                    crate::wire::full_packet(payload, &mut |name| self.snapshot_items_wanted(name))
-                        .map_err(|k| self.err(k))?;
+                let mut seen = strings::TablesSeen::default();
+                let (snapshot, packet) = crate::wire::full_packet(payload, &mut |name, raw| {
+                    self.snapshot_items_wanted(name, raw, &mut seen)
+                })
+                .map_err(|k| self.err(k))?;
                 self.apply_string_table_snapshot(snapshot, visitor, interests);
                 // A full packet repeats the whole world for seeking. Its
                 // string tables are always applied (the entries that differ):

@@ -387,13 +387,19 @@ pub(crate) struct SnapshotTable<'a> {
     pub name: &'a str,
     pub flags: Option<i32>,
     pub items: Vec<(&'a str, &'a [u8])>,
+    /// Whether `items` holds every item of the table: false when
+    /// [`WantsItems`] refused them (then `items` is empty or partial).
+    pub items_read: bool,
+    /// The table's whole message (what a later snapshot's same table is
+    /// compared with).
+    pub raw: &'a [u8],
 }
 
-/// Which snapshot tables' items are read: called with a table's name
-/// (when the name comes before the items, as the engine writes it); the
-/// items of a table it refuses are stepped over as whole fields, not read
-/// one by one.
-pub(crate) type WantsItems<'f> = &'f mut dyn FnMut(&str) -> bool;
+/// Which snapshot tables' items are read: called with a table's name and
+/// its whole message (when the name comes before the items, as the engine
+/// writes it); the items of a table it refuses are stepped over as whole
+/// fields, not read one by one.
+pub(crate) type WantsItems<'f> = &'f mut dyn FnMut(&str, &[u8]) -> bool;
 
 /// The tables of a `CDemoStringTables` message (`tables`, tag 1). Nothing
 /// is applied unless the whole message decodes.
@@ -413,7 +419,11 @@ fn snapshot_tables_into<'a>(
     wants_items: WantsItems<'_>,
 ) -> Result<(), WireError> {
     each_len_field(message, 1, |mut w| {
-        let mut table = SnapshotTable::default();
+        let mut table = SnapshotTable {
+            raw: w.data,
+            items_read: true,
+            ..SnapshotTable::default()
+        };
         // Until the name is read, items are read (and dropped later if the
         // table turns out not to be wanted).
         let mut read_items = true;
@@ -422,7 +432,8 @@ fn snapshot_tables_into<'a>(
             match tag {
                 1 => {
                     table.name = w.string(wire_type)?;
-                    read_items = wants_items(table.name);
+                    read_items = wants_items(table.name, w.data);
+                    table.items_read &= read_items;
                 }
                 2 if read_items => {
                     let mut item = w.message(wire_type)?;
@@ -654,7 +665,7 @@ mod tests {
         #[test]
         fn snapshot_equal_to_the_generated_type(msg in tables()) {
             let bytes = msg.encode_to_vec();
-            let got = string_table_snapshot(&bytes, &mut |_| true).unwrap();
+            let got = string_table_snapshot(&bytes, &mut |_, _| true).unwrap();
             prop_assert_eq!(got.len(), msg.tables.len());
             for (g, want) in got.iter().zip(&msg.tables) {
                 prop_assert_eq!(g.name, want.table_name.as_deref().unwrap_or(""));
@@ -665,6 +676,10 @@ mod tests {
                     .map(|i| (i.str.as_deref().unwrap_or(""), i.data.as_deref().unwrap_or(&[])))
                     .collect();
                 prop_assert_eq!(&g.items, &items);
+                prop_assert!(g.items_read);
+                // The table's own message, as the generated type writes it.
+                let own = want.encode_to_vec();
+                prop_assert_eq!(g.raw, own.as_slice());
             }
         }
 
@@ -673,9 +688,9 @@ mod tests {
         #[test]
         fn snapshot_items_of_tables_not_wanted_are_stepped_over(msg in tables()) {
             let bytes = msg.encode_to_vec();
-            let all = string_table_snapshot(&bytes, &mut |_| true).unwrap();
+            let all = string_table_snapshot(&bytes, &mut |_, _| true).unwrap();
             let mut asked = Vec::new();
-            let mut wants = |name: &str| {
+            let mut wants = |name: &str, _: &[u8]| {
                 asked.push(name.to_string());
                 name.len().is_multiple_of(2)
             };
@@ -684,10 +699,13 @@ mod tests {
             for (s, a) in some.iter().zip(&all) {
                 prop_assert_eq!(s.name, a.name);
                 prop_assert_eq!(s.flags, a.flags);
+                prop_assert_eq!(s.raw, a.raw);
                 if s.name.len().is_multiple_of(2) {
                     prop_assert_eq!(&s.items, &a.items);
+                    prop_assert!(s.items_read);
                 } else {
                     prop_assert!(s.items.is_empty());
+                    prop_assert!(!s.items_read);
                 }
             }
             // Asked once per table that has a name.
@@ -710,7 +728,7 @@ mod tests {
             let mut bytes = piece(data).encode_to_vec();
             bytes.extend(piece(second).encode_to_vec());
             let want = CDemoFullPacket::decode(bytes.as_slice()).unwrap();
-            let (snapshot, got) = full_packet(&bytes, &mut |_| true).unwrap();
+            let (snapshot, got) = full_packet(&bytes, &mut |_, _| true).unwrap();
             prop_assert_eq!(got, want.packet.as_ref().map(|p| p.data.as_deref().unwrap_or(&[])));
             let want_tables = want.string_table.map(|t| t.tables).unwrap_or_default();
             prop_assert_eq!(snapshot.len(), want_tables.len());
@@ -936,9 +954,9 @@ mod tests {
         #[test]
         fn hostile_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             let _ = PacketEntitiesView::parse(&bytes);
-            let _ = string_table_snapshot(&bytes, &mut |_| true);
-            let _ = string_table_snapshot(&bytes, &mut |_| false);
-            let _ = full_packet(&bytes, &mut |_| true);
+            let _ = string_table_snapshot(&bytes, &mut |_, _| true);
+            let _ = string_table_snapshot(&bytes, &mut |_, _| false);
+            let _ = full_packet(&bytes, &mut |_, _| true);
             let _ = bytes_field(&bytes, 3, "CDemoPacket");
         }
     }
@@ -974,7 +992,7 @@ mod tests {
     fn snapshot_rejects_a_key_that_is_not_utf8() {
         // tables { items { str: 0xff } }
         let bytes = [0x0a, 0x05, 0x12, 0x03, 0x0a, 0x01, 0xff];
-        let err = string_table_snapshot(&bytes, &mut |_| true).unwrap_err();
+        let err = string_table_snapshot(&bytes, &mut |_, _| true).unwrap_err();
         assert_eq!(
             err.to_string(),
             "protobuf CDemoStringTables did not decode: a string that is not UTF-8 at byte 6"

@@ -165,6 +165,8 @@ impl DemoParser<'_> {
                     using_varint_bitcounts: m.using_varint_bitcounts,
                     skipped,
                 };
+                // The new table's index has no snapshot behind it.
+                self.forget_snapshot(self.state.string_tables.len());
                 if skipped {
                     self.state.string_tables.push(table);
                     return Ok(());
@@ -197,6 +199,7 @@ impl DemoParser<'_> {
                         problem: StringTableError::NoSuchTable,
                     }));
                 };
+                self.forget_snapshot(idx);
                 let changed = match self.state.string_tables.get_mut(idx) {
                     Some(t) if t.skipped => return Ok(()),
                     Some(t) => t
@@ -211,6 +214,7 @@ impl DemoParser<'_> {
             }
             51 => {
                 self.state.string_tables.clear();
+                self.last_snapshots.clear();
             }
             55 => {
                 if !interests.entities {
