@@ -26,13 +26,15 @@ command -v protoc >/dev/null || { echo "no protoc: apt-get install protobuf-comp
 mkdir -p "$dir"
 
 # Clones (once) and checks out `rev`; a checkout already there is left as it is, so that
-# cargo does not rebuild it.
+# cargo does not rebuild it. A fresh clone has no work tree (`--no-checkout`) even when
+# its HEAD is already `rev`, so it is always checked out.
 checkout() {
-    local name=$1 rev=$2 to=$3
+    local name=$1 rev=$2 to=$3 fresh=0
     if [ ! -d "$dir/$to/.git" ]; then
         git clone --quiet --no-checkout "${url//\{name\}/$name}" "$dir/$to"
+        fresh=1
     fi
-    if [ "$(git -C "$dir/$to" rev-parse HEAD 2>/dev/null)" != "$(git -C "$dir/$to" rev-parse "$rev^{commit}")" ]; then
+    if [ $fresh = 1 ] || [ "$(git -C "$dir/$to" rev-parse HEAD 2>/dev/null)" != "$(git -C "$dir/$to" rev-parse "$rev^{commit}")" ]; then
         git -C "$dir/$to" checkout --quiet --force "$rev"
     fi
 }
