@@ -176,6 +176,10 @@ pub(crate) struct Rebuild {
     /// Each packet message encoded again from its model, one buffer for
     /// all.
     encoded: Vec<u8>,
+    /// The string tables of the last full packet, table by table, each
+    /// checked to encode again from its model to exactly these bytes: a
+    /// table that repeats them is not decoded again.
+    tables_checked: Vec<Vec<u8>>,
 }
 
 /// Decodes `bytes` as `M` and encodes it again: `Some` when that gives
@@ -185,38 +189,61 @@ fn same_after<M: Message + Default>(bytes: &[u8]) -> Option<M> {
     (m.encoded_len() == bytes.len() && m.encode_to_vec() == bytes).then_some(m)
 }
 
-/// Tag of `CDemoPacket.data` (field 3, length-delimited).
-const PACKET_DATA_TAG: u8 = 3 << 3 | 2;
+/// `CDemoPacket.data`: field 3.
+const PACKET_DATA: u8 = 3;
 
-/// The bitstream of a `CDemoPacket` payload in the form its protobuf type
-/// encodes (the `data` field alone, its length as a shortest varint), read
-/// in place; `None` for any other form (then decoded and checked as any
-/// other payload).
-fn packet_data(payload: &[u8]) -> Option<&[u8]> {
-    let (&tag, rest) = payload.split_first()?;
-    if tag != PACKET_DATA_TAG {
+/// The length-delimited field `field` at the start of `bytes`, in the form
+/// prost writes it (a one-byte key, the length as its shortest varint):
+/// its body, and the bytes after it. `None` for any other form.
+fn len_field(bytes: &[u8], field: u8) -> Option<(&[u8], &[u8])> {
+    let (&key, rest) = bytes.split_first()?;
+    if key != (field << 3 | 2) {
         return None;
     }
     let mut len = 0usize;
     for (i, &b) in rest.iter().enumerate().take(5) {
         len |= usize::from(b & 0x7f) << (7 * i);
         if b & 0x80 == 0 {
-            let data = rest.get(i + 1..)?;
-            // The shortest varint (prost writes no other), and nothing after
-            // the field.
+            let body = rest.get(i + 1..)?;
+            // The shortest varint: prost writes no other.
             let shortest = i == 0 || b != 0;
-            return (shortest && data.len() == len).then_some(data);
+            return (shortest && body.len() >= len).then(|| body.split_at(len));
         }
     }
     None
 }
 
-/// What comes before `len` bytes of bitstream in a `CDemoPacket` payload:
-/// the tag of `data` and the length as a shortest varint (the first
-/// `.1` bytes of `.0`).
-fn packet_head(len: usize) -> ([u8; 11], usize) {
+/// The bitstream of a `CDemoPacket` payload in the form its protobuf type
+/// encodes (the `data` field alone, its length as a shortest varint), read
+/// in place; `None` for any other form (then decoded and checked as any
+/// other payload).
+fn packet_data(payload: &[u8]) -> Option<&[u8]> {
+    match len_field(payload, PACKET_DATA)? {
+        (data, []) => Some(data),
+        _ => None,
+    }
+}
+
+/// A `CDemoFullPacket` payload in the form its protobuf type encodes: the
+/// string tables (field 1), then the packet (field 2) in the form
+/// [`packet_data`] reads, nothing else. The string tables' field whole (key
+/// and length included), its body, and the packet's bitstream, read in
+/// place; `None` for any other form.
+fn full_packet_parts(payload: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
+    let (tables, rest) = len_field(payload, 1)?;
+    let tables_field = payload.get(..payload.len() - rest.len())?;
+    match len_field(rest, 2)? {
+        (packet, []) => Some((tables_field, tables, packet_data(packet)?)),
+        _ => None,
+    }
+}
+
+/// What comes before `len` bytes of the length-delimited field `field`:
+/// its key and the length as a shortest varint (the first `.1` bytes of
+/// `.0`).
+fn field_head(field: u8, len: usize) -> ([u8; 11], usize) {
     let mut head = [0u8; 11];
-    head[0] = PACKET_DATA_TAG;
+    head[0] = field << 3 | 2;
     let mut n = len as u64;
     let mut at = 1;
     while n >= 0x80 {
@@ -226,6 +253,12 @@ fn packet_head(len: usize) -> ([u8; 11], usize) {
     }
     head[at] = n as u8;
     (head, at + 1)
+}
+
+/// What comes before `len` bytes of bitstream in a `CDemoPacket` payload
+/// (see [`field_head`]).
+fn packet_head(len: usize) -> ([u8; 11], usize) {
+    field_head(PACKET_DATA, len)
 }
 
 /// A `CDemoPacket` payload holding `data`: what its protobuf type encodes.
@@ -429,25 +462,23 @@ impl Rebuild {
                     }
                 },
             },
-            C::FullPacket => match same_after::<pb::CDemoFullPacket>(p) {
-                // The whole payload re-encodes to its bytes, so its string
-                // tables do: they are written from their model as they are.
-                Some(mut full) => {
-                    if let Some(packet) = full.packet.as_mut() {
-                        let data = packet.data.take().unwrap_or_default();
-                        packet.data =
-                            Some(self.packet(&data, &[], state, tables_before, entities)?);
-                    }
-                    full.encode_to_vec()
+            C::FullPacket => match full_packet_parts(p) {
+                // In place: the string tables, each encoding again to its
+                // bytes, are written as those bytes, then the packet
+                // rebuilt.
+                Some((tables_field, tables, data)) if self.tables_encode_again(tables) => {
+                    let bitstream = self.packet(data, &[], state, tables_before, entities)?;
+                    let (inner, n) = packet_head(bitstream.len());
+                    let (outer, m) = field_head(2, n + bitstream.len());
+                    let mut payload =
+                        Vec::with_capacity(tables_field.len() + m + n + bitstream.len());
+                    payload.extend_from_slice(tables_field);
+                    payload.extend_from_slice(outer.get(..m).unwrap_or(&[]));
+                    payload.extend_from_slice(inner.get(..n).unwrap_or(&[]));
+                    payload.extend_from_slice(&bitstream);
+                    payload
                 }
-                None => {
-                    self.copy(
-                        "CDemoFullPacket".into(),
-                        "not a CDemoFullPacket as we know it".into(),
-                        false,
-                    );
-                    p.to_vec()
-                }
+                _ => self.full_packet(p, state, tables_before, entities)?,
             },
             C::Unknown(n) => {
                 self.copy(
@@ -458,6 +489,67 @@ impl Rebuild {
                 p.to_vec()
             }
         })
+    }
+
+    /// A `CDemoFullPacket` payload in another form than
+    /// [`full_packet_parts`] reads: decoded, its packet rebuilt, encoded
+    /// again, when the whole payload encodes again to its bytes; else
+    /// copied.
+    fn full_packet(
+        &mut self,
+        p: &[u8],
+        state: &DemoState,
+        tables_before: usize,
+        entities: &mut VecDeque<Result<Vec<u8>, String>>,
+    ) -> Result<Vec<u8>, ErrorKind> {
+        Ok(match same_after::<pb::CDemoFullPacket>(p) {
+            // The whole payload re-encodes to its bytes, so its string
+            // tables do: they are written from their model as they are.
+            Some(mut full) => {
+                if let Some(packet) = full.packet.as_mut() {
+                    let data = packet.data.take().unwrap_or_default();
+                    packet.data = Some(self.packet(&data, &[], state, tables_before, entities)?);
+                }
+                full.encode_to_vec()
+            }
+            None => {
+                self.copy(
+                    "CDemoFullPacket".into(),
+                    "not a CDemoFullPacket as we know it".into(),
+                    false,
+                );
+                p.to_vec()
+            }
+        })
+    }
+
+    /// Whether a full packet's `CDemoStringTables` (its body) encodes again
+    /// from its model to exactly its bytes: every table does (a table equal
+    /// to the one at its place in the last full packet is known to), each
+    /// in the form [`len_field`] reads.
+    fn tables_encode_again(&mut self, mut body: &[u8]) -> bool {
+        let mut at = 0;
+        while !body.is_empty() {
+            let Some((table, rest)) = len_field(body, 1) else {
+                return false;
+            };
+            let checked = self.tables_checked.get(at).map(Vec::as_slice);
+            if checked != Some(table) {
+                if same_after::<pb::c_demo_string_tables::TableT>(table).is_none() {
+                    return false;
+                }
+                match self.tables_checked.get_mut(at) {
+                    Some(kept) => {
+                        kept.clear();
+                        kept.extend_from_slice(table);
+                    }
+                    None => self.tables_checked.push(table.to_vec()),
+                }
+            }
+            body = rest;
+            at += 1;
+        }
+        true
     }
 
     /// A packet bitstream, every message rebuilt, its padding kept, after
@@ -659,8 +751,8 @@ mod tests {
         // Other forms are left to the protobuf type: a longer varint, a
         // field after the data, another field, nothing.
         for odd in [
-            vec![PACKET_DATA_TAG, 0x81, 0x00, 7],
-            vec![PACKET_DATA_TAG, 1, 7, 8, 0],
+            vec![PACKET_DATA << 3 | 2, 0x81, 0x00, 7],
+            vec![PACKET_DATA << 3 | 2, 1, 7, 8, 0],
             vec![0x08, 1],
             vec![],
         ] {
