@@ -34,6 +34,19 @@ impl BitWriter {
         }
     }
 
+    /// An empty writer that writes into `buffer`, emptied first: a caller
+    /// that writes many streams reuses one allocation for them. Room is
+    /// made for `bytes` bytes.
+    pub fn with_buffer(mut buffer: Vec<u8>, bytes: usize) -> Self {
+        buffer.clear();
+        buffer.reserve(bytes);
+        BitWriter {
+            out: buffer,
+            scratch: 0,
+            scratch_bits: 0,
+        }
+    }
+
     /// Bits written so far.
     #[inline]
     pub fn bits_written(&self) -> u64 {

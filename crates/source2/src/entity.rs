@@ -726,11 +726,12 @@ impl RecordWriter {
         self.failed = Some(format!("field path {fp}: {e}"));
     }
 
-    /// The bitstream written, the writer emptied for the next message.
-    pub(crate) fn take(&mut self, capacity: usize) -> Vec<u8> {
+    /// The bitstream written; the writer goes on in `next`, emptied, with
+    /// room for `capacity` bytes.
+    pub(crate) fn take(&mut self, next: Vec<u8>, capacity: usize) -> Vec<u8> {
         std::mem::replace(
             &mut self.w,
-            gamewire_bits::BitWriter::with_capacity(capacity),
+            gamewire_bits::BitWriter::with_buffer(next, capacity),
         )
         .finish()
     }

@@ -114,6 +114,7 @@ use source2_demo_protobufs as pb;
 use crate::entity::{skip_fields, FieldState, SERIAL_BITS};
 use crate::error::{EntityError, EntityProblem, ErrorKind, FieldError, PathError};
 use crate::fieldpath::{read_field_paths, FieldPath, Paths};
+use crate::packet_writer::SpareBuffers;
 use crate::serializer::{FieldDecoder, LastParent, SendTables, SerializerId};
 use crate::state::DemoState;
 use crate::value::Value;
@@ -618,13 +619,14 @@ pub(crate) fn reencode_packet_entities(
     body: &[u8],
     state: &DemoState,
     scratch: &mut Scratch,
+    spare: &mut SpareBuffers,
 ) -> Result<Vec<u8>, ErrorKind> {
     let (mut message, data) = decode_without_entity_data(body)?;
     let mut cx = Context::new(state)?;
     let (_, count, has_vis_bits) = take_entity_data(&mut message)?;
     let ti = state.tick_interval;
     let mut r = BitReader::new(&data);
-    let mut w = BitWriter::with_capacity(data.len() + 16);
+    let mut w = BitWriter::with_buffer(spare.take(data.len() + 16), data.len() + 16);
     let hdr = |e| ErrorKind::bits("entity header", e);
     let mut index: i64 = -1;
     for _ in 0..count {
@@ -692,7 +694,18 @@ pub(crate) fn reencode_packet_entities(
     cx.baselines.clear();
     message.updated_entries = Some(count);
     message.entity_data = Some(w.finish());
-    Ok(message.encode_to_vec())
+    Ok(encode_in(&mut message, spare))
+}
+
+/// A `svc_PacketEntities` encoded, in a buffer from `spare`, to which its
+/// entity data goes back.
+fn encode_in(message: &mut pb::CSvcMsgPacketEntities, spare: &mut SpareBuffers) -> Vec<u8> {
+    let mut out = spare.take(message.encoded_len());
+    message.encode_raw(&mut out);
+    if let Some(data) = message.entity_data.take() {
+        spare.give(data);
+    }
+    out
 }
 
 /// A rewrite's share of the parser's entity reading: while the parser
@@ -714,12 +727,17 @@ pub(crate) struct EntityRewrite {
     scratch: Scratch,
     /// The bodies written, for the caller to take.
     pub(crate) bodies: std::collections::VecDeque<Result<Vec<u8>, String>>,
+    /// Buffers for the bodies and the entity data written, which the
+    /// caller gives back once it has written a body out.
+    pub(crate) spare: SpareBuffers,
 }
 
 impl EntityRewrite {
     /// Starts a message whose entity data is `len` bytes long.
     pub(crate) fn start_message(&mut self, len: usize) {
-        self.records.take(len + 16);
+        let next = self.spare.take(len + 16);
+        let before = self.records.take(next, len + 16);
+        self.spare.give(before);
         self.records.failed = None;
     }
 
@@ -738,16 +756,23 @@ impl EntityRewrite {
     /// Ends a message the parser applied: its body (`body`, the protobuf
     /// bytes read) with the entity data written again.
     pub(crate) fn finish_message(&mut self, body: &[u8]) {
-        let data = self.records.take(0);
+        let data = self.records.take(Vec::new(), 0);
         let encoded = match self.records.failed.take() {
-            Some(why) => Err(why),
-            None => decode_without_entity_data(body)
-                .map(|(mut message, _)| {
+            Some(why) => {
+                self.spare.give(data);
+                Err(why)
+            }
+            None => match decode_without_entity_data(body) {
+                Ok((mut message, _)) => {
                     message.updated_entries = Some(message.updated_entries.unwrap_or(0));
                     message.entity_data = Some(data);
-                    message.encode_to_vec()
-                })
-                .map_err(|e| e.to_string()),
+                    Ok(encode_in(&mut message, &mut self.spare))
+                }
+                Err(e) => {
+                    self.spare.give(data);
+                    Err(e.to_string())
+                }
+            },
         };
         self.bodies.push_back(encoded);
     }
@@ -758,8 +783,8 @@ impl EntityRewrite {
     /// took, so they are worked out once per rewrite, not once per writer.
     pub(crate) fn reencode(&mut self, body: &[u8], state: &DemoState) {
         std::mem::swap(&mut self.scratch.ops, &mut self.records.ops);
-        let encoded =
-            reencode_packet_entities(body, state, &mut self.scratch).map_err(|e| e.to_string());
+        let encoded = reencode_packet_entities(body, state, &mut self.scratch, &mut self.spare)
+            .map_err(|e| e.to_string());
         std::mem::swap(&mut self.scratch.ops, &mut self.records.ops);
         self.bodies.push_back(encoded);
     }
@@ -1460,8 +1485,9 @@ mod tests {
         }
 
         fn before_packet_entities(&mut self, state: &DemoState, body: &[u8], _applied: bool) {
-            let one =
-                reencode_packet_entities(body, state, &mut self.scratch).map_err(|e| e.to_string());
+            let mut spare = SpareBuffers::default();
+            let one = reencode_packet_entities(body, state, &mut self.scratch, &mut spare)
+                .map_err(|e| e.to_string());
             if !self.skip {
                 let two = decode_packet_entities(body, state)
                     .and_then(|m| encode_packet_entities(&m, state))

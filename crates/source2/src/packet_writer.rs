@@ -86,6 +86,14 @@ impl PacketWriter {
         PacketWriter { bits, messages: 0 }
     }
 
+    /// [`PacketWriter::with_head`] in `buffer`, emptied first (see
+    /// [`BitWriter::with_buffer`]).
+    pub fn with_head_in(buffer: Vec<u8>, head: &[u8], capacity: usize) -> Self {
+        let mut bits = BitWriter::with_buffer(buffer, head.len() + capacity);
+        bits.write_bytes(head);
+        PacketWriter { bits, messages: 0 }
+    }
+
     /// Appends a message: its type, its size and its body. A body above the
     /// reader's 16 MiB limit is refused (it could not be read back).
     pub fn push(&mut self, id: u32, body: &[u8]) -> Result<(), ErrorKind> {
@@ -135,6 +143,57 @@ impl PacketWriter {
             .write_bits(u64::from(padding), free)
             .map_err(|e| ErrorKind::bits("packet padding", e))?;
         Ok(self.bits.finish())
+    }
+}
+
+/// Byte buffers kept for reuse by a writer that builds payloads of much
+/// the same sizes over and over (a rewrite's packets and entity messages):
+/// it takes its buffers here and gives them back, instead of allocating
+/// and freeing one per message. A large buffer freed at the top of the
+/// heap is returned to the system, and the next one faulted in again,
+/// page by page.
+#[derive(Debug, Default)]
+pub(crate) struct SpareBuffers(Vec<Vec<u8>>);
+
+impl SpareBuffers {
+    /// Buffers kept at most; more given back are freed.
+    const KEPT: usize = 16;
+
+    /// An empty buffer with room for `capacity` bytes: the smallest kept
+    /// one that has the room, else the largest kept (grown), else a new
+    /// one.
+    pub(crate) fn take(&mut self, capacity: usize) -> Vec<u8> {
+        let fits = (0..self.0.len())
+            .filter(|&i| self.0.get(i).is_some_and(|b| b.capacity() >= capacity))
+            .min_by_key(|&i| self.0.get(i).map_or(usize::MAX, Vec::capacity));
+        let pick = fits
+            .or_else(|| (0..self.0.len()).max_by_key(|&i| self.0.get(i).map_or(0, Vec::capacity)));
+        let mut buffer = match pick {
+            Some(i) => self.0.swap_remove(i),
+            None => Vec::new(),
+        };
+        buffer.clear();
+        buffer.reserve(capacity);
+        buffer
+    }
+
+    /// Keeps `buffer` for a later [`SpareBuffers::take`].
+    /// When `KEPT` are kept already, the smallest of them and `buffer`
+    /// is freed.
+    pub(crate) fn give(&mut self, buffer: Vec<u8>) {
+        if buffer.capacity() == 0 {
+            return;
+        }
+        if self.0.len() < Self::KEPT {
+            self.0.push(buffer);
+            return;
+        }
+        let smallest = (0..self.0.len()).min_by_key(|&i| self.0.get(i).map_or(0, Vec::capacity));
+        if let Some(kept) = smallest.and_then(|i| self.0.get_mut(i)) {
+            if kept.capacity() < buffer.capacity() {
+                *kept = buffer;
+            }
+        }
     }
 }
 

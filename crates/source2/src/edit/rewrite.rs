@@ -49,7 +49,7 @@ use source2_demo_protobufs as pb;
 use crate::container::{DemoCommand, Frame};
 use crate::container_writer::DemoWriter;
 use crate::error::{DemoError, ErrorKind, Location, Warning};
-use crate::packet_writer::{PacketMessages, PacketWriter};
+use crate::packet_writer::{PacketMessages, PacketWriter, SpareBuffers};
 use crate::state::DemoState;
 use crate::stringtable::StringTable;
 use crate::stringtable_writer::{read_entry_stream, write_entry_stream};
@@ -115,8 +115,14 @@ impl<W: Write + Seek> FrameEdit for Rewrite<W> {
         parser: &mut DemoParser<'static>,
         frame: &Frame<'_>,
     ) -> Result<(), DemoError> {
+        // One set of spare buffers, lent to the parser's writer while it
+        // reads (the bodies it writes come back once written out).
+        if let Some(rw) = parser.entity_rewrite.as_deref_mut() {
+            std::mem::swap(&mut rw.spare, &mut self.model.spare);
+        }
         let applied = parser.apply_frame(frame, &mut ReadPast);
         if let Some(rw) = parser.entity_rewrite.as_deref_mut() {
+            std::mem::swap(&mut rw.spare, &mut self.model.spare);
             self.bodies.append(&mut rw.bodies);
         }
         applied
@@ -143,6 +149,7 @@ impl<W: Write + Seek> FrameEdit for Rewrite<W> {
             self.writer
                 .write_frame(frame.command, frame.tick, frame.compressed, &payload)?;
         }
+        self.model.spare.give(payload);
         Ok(Flow::Continue)
     }
 }
@@ -180,6 +187,8 @@ pub(crate) struct Rebuild {
     /// checked to encode again from its model to exactly these bytes: a
     /// table that repeats them is not decoded again.
     tables_checked: Vec<Vec<u8>>,
+    /// Buffers for the packets written, kept from frame to frame.
+    pub(crate) spare: SpareBuffers,
 }
 
 /// Decodes `bytes` as `M` and encodes it again: `Some` when that gives
@@ -470,12 +479,14 @@ impl Rebuild {
                     let bitstream = self.packet(data, &[], state, tables_before, entities)?;
                     let (inner, n) = packet_head(bitstream.len());
                     let (outer, m) = field_head(2, n + bitstream.len());
-                    let mut payload =
-                        Vec::with_capacity(tables_field.len() + m + n + bitstream.len());
+                    let mut payload = self
+                        .spare
+                        .take(tables_field.len() + m + n + bitstream.len());
                     payload.extend_from_slice(tables_field);
                     payload.extend_from_slice(outer.get(..m).unwrap_or(&[]));
                     payload.extend_from_slice(inner.get(..n).unwrap_or(&[]));
                     payload.extend_from_slice(&bitstream);
+                    self.spare.give(bitstream);
                     payload
                 }
                 _ => self.full_packet(p, state, tables_before, entities)?,
@@ -566,7 +577,9 @@ impl Rebuild {
         let mut messages = PacketMessages::new(data);
         // Room for the bitstream as it was and a little more (a rebuilt
         // entity message may come out a few bytes longer).
-        let mut w = PacketWriter::with_head(head, data.len() + data.len() / 64 + 16);
+        let capacity = data.len() + data.len() / 64 + 16;
+        let mut w =
+            PacketWriter::with_head_in(self.spare.take(head.len() + capacity), head, capacity);
         let mut tables = PacketTables {
             before: tables_before,
             after: &state.string_tables,
@@ -578,6 +591,7 @@ impl Rebuild {
             if m.id == 55 {
                 let body = self.packet_entities(state, entities.pop_front(), &m.body);
                 w.push(m.id, &body)?;
+                self.spare.give(body);
             } else {
                 match self.message(state, &mut tables, m.id, &m.body)? {
                     Some(body) => w.push(m.id, &body)?,
