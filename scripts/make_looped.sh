@@ -10,7 +10,10 @@
 # measure: wall time and peak RSS (/usr/bin/time -v) of `loop` itself, `rewrite`, `anonymize`,
 #          `cut` (the middle half), `ticks` and `events` on each demo of the first size, as a
 #          Markdown table on standard output.
-# all:     both (default).
+# rewrite: CPU time (user + system, best of 3) of `stats` and of `rewrite` on each demo of
+#          the first size, and the rewrite's throughput as a share of the full parse's, as
+#          a Markdown table.
+# all:     make and measure (default).
 #
 # Uses the release binary: build it first with `cargo build --release -p gamewire-cli`.
 # GAMEWIRE_CORPUS as everywhere (default ../shared/corpus beside the repository).
@@ -94,5 +97,58 @@ if [ "$mode" = measure ] || [ "$mode" = all ]; then
         run "ticks --props X,Y,Z,health" "$bin" ticks "$d" --props X,Y,Z,health
         run events "$bin" events "$d"
         rm -f "$out/.m-loop.dem" "$out/.m-out.dem"
+    done
+fi
+
+# CPU seconds (user + system) of a command: the best of 3 runs.
+cpu() {
+    local best="" t log
+    log=$(mktemp)
+    for _ in 1 2 3; do
+        /usr/bin/time -o "$log" -f "%U %S" "$@" >/dev/null 2>&1
+        t=$(awk '{printf "%.2f", $1 + $2}' "$log")
+        if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $t < $best else 1)"; then
+            best=$t
+        fi
+    done
+    rm -f "$log"
+    echo "$best"
+}
+
+if [ "$mode" = rewrite ]; then
+    mb=${sizes[0]}
+    echo "| demo | MB | full packets | stats CPU s | rewrite CPU s | rewrite / stats throughput |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    for entry in "${demos[@]}"; do
+        game=${entry%%:*}
+        d="$out/$game-${mb}mb.dem"
+        [ -s "$d" ] || { echo "no $d: make it first" >&2; exit 2; }
+        mbs=$(python3 -c "print(f'{$(size "$d")/1e6:.1f}')")
+        # DEM_FullPacket frames (command 13) and their share of the file's bytes.
+        fulls=$(python3 - "$d" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+def varint(at):
+    value = shift = 0
+    while True:
+        b = data[at]; at += 1
+        value |= (b & 0x7F) << shift; shift += 7
+        if b < 0x80:
+            return value, at
+at, count, size = 16, 0, 0
+while at < len(data):
+    command, at = varint(at)
+    _, at = varint(at)
+    n, at = varint(at)
+    if command & ~64 == 13:
+        count += 1; size += n
+    at += n
+print(f"{count} ({100 * size / len(data):.0f} % of the bytes)")
+PY
+)
+        s=$(cpu "$bin" stats "$d")
+        r=$(cpu "$bin" rewrite "$d" "$out/.m-out.dem")
+        rm -f "$out/.m-out.dem"
+        echo "| $game | $mbs | $fulls | $s | $r | $(python3 -c "print(f'{$s/$r:.2f}')") |"
     done
 fi

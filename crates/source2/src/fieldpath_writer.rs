@@ -534,18 +534,53 @@ pub fn write_field_paths_with(
 /// copy of two words, not a choice of operation per step. Any other record
 /// is written step by step, each step kept by its shape or its (previous
 /// path, next path) pair (`steps`, see [`Steps`]): a new sequence mostly
-/// recombines steps seen before. (Keeping longer sequences too, by all the bits they were read
-/// from, made no measurable difference: they are mostly creates, each met
-/// once.)
+/// recombines steps seen before.
 ///
-/// `records` is emptied when it reaches [`MAX_CACHED_RECORDS`] entries, so
-/// a long demo whose sequences keep changing holds no more than that.
+/// Longer sequences are mostly creates: in a clip each is met once, but a
+/// demo's full packets (one a minute in a recorded match) create every
+/// live entity again, mostly with the fields it had the minute before,
+/// and entities of one class often carry one sequence. They are kept too
+/// (`long`), by a hash of the bits they were read from, with those bits
+/// to compare.
+///
+/// `records` is emptied when it reaches [`MAX_CACHED_RECORDS`] entries,
+/// and `long` when its words reach [`MAX_LONG_WORDS`], so a long demo
+/// whose sequences keep changing holds no more than that.
 #[derive(Debug, Default)]
 pub(crate) struct OpCache {
     style: Option<PathStyle>,
     steps: Steps,
     records: Records,
+    long: LongRecords,
 }
+
+/// Sequences read from more than 128 bits (see [`OpCache`]), by a hash of
+/// those bits.
+#[derive(Debug, Default)]
+struct LongRecords {
+    by_hash: rustc_hash::FxHashMap<u64, LongRecord>,
+    /// Words held by the records kept.
+    words: usize,
+    /// The bits of the record being looked up, [`KEY_CHUNK`] to a word.
+    key: Vec<u64>,
+}
+
+/// A sequence kept by [`LongRecords`]: the bits it was read from
+/// ([`KEY_CHUNK`] to a word) and their count, the bits written for it (64
+/// to a word) and their count.
+#[derive(Debug)]
+struct LongRecord {
+    read: Vec<u64>,
+    read_bits: u64,
+    written: Vec<u64>,
+    written_bits: u64,
+}
+
+/// Words [`LongRecords`] holds at most (2 MiB).
+const MAX_LONG_WORDS: usize = 1 << 18;
+
+/// The longest sequence [`LongRecords`] keeps, in bits read.
+const MAX_LONG_BITS: u64 = 1 << 16;
 
 /// The bits of steps worked out (operation code and operands, least
 /// significant first) and their bit count.
@@ -658,11 +693,18 @@ pub(crate) fn write_field_paths_cached(
     if cache.style != Some(style) {
         cache.steps.clear();
         cache.records.clear();
+        cache.long.by_hash.clear();
+        cache.long.words = 0;
         cache.style = Some(style);
     }
     let read_len = read.and_then(|(start, end)| end.checked_sub(start.position()));
     let (Some((start, _)), Some(len @ 0..=128)) = (read, read_len) else {
-        return write_paths(w, paths, style, Some(&mut cache.steps));
+        return match (read, read_len) {
+            (Some((start, _)), Some(len)) if len <= MAX_LONG_BITS => {
+                write_long(w, paths, style, cache, start, len)
+            }
+            _ => write_paths(w, paths, style, Some(&mut cache.steps)),
+        };
     };
     let mut r = start.clone();
     let mut bits = 0u128;
@@ -688,6 +730,57 @@ pub(crate) fn write_field_paths_cached(
         cache.records.insert(key, (value, out_len as u32));
     }
     write_words(w, &out, out_len)
+}
+
+/// [`write_field_paths_cached`] for a sequence read from `len` bits (more
+/// than 128) at `start`: kept in [`LongRecords`].
+fn write_long(
+    w: &mut BitWriter,
+    paths: &[FieldPath],
+    style: PathStyle,
+    cache: &mut OpCache,
+    start: &gamewire_bits::BitReader<'_>,
+    len: u64,
+) -> Result<(), ErrorKind> {
+    use std::hash::{Hash, Hasher};
+    let long = &mut cache.long;
+    long.key.clear();
+    let mut r = start.clone();
+    let mut at = 0;
+    while at < len {
+        let n = (len - at).min(KEY_CHUNK);
+        long.key.push(r.read_bits(n as u32).map_err(key_error)?);
+        at += n;
+    }
+    let mut hasher = rustc_hash::FxHasher::default();
+    long.key.hash(&mut hasher);
+    len.hash(&mut hasher);
+    let hash = hasher.finish();
+    if let Some(kept) = long.by_hash.get(&hash) {
+        if kept.read_bits == len && kept.read == long.key {
+            return write_words(w, &kept.written, kept.written_bits);
+        }
+    }
+    let (written, written_bits) = write_fresh(paths, style, &mut cache.steps)?;
+    write_words(w, &written, written_bits)?;
+    let added = long.key.len() + written.len();
+    if long.words + added > MAX_LONG_WORDS {
+        long.by_hash.clear();
+        long.words = 0;
+    }
+    long.words += added;
+    let record = LongRecord {
+        read: long.key.clone(),
+        read_bits: len,
+        written,
+        written_bits,
+    };
+    if let Some(old) = long.by_hash.insert(hash, record) {
+        long.words = long
+            .words
+            .saturating_sub(old.read.len() + old.written.len());
+    }
+    Ok(())
 }
 
 /// A sequence written step by step into words of its own (64 bits to a
