@@ -1168,6 +1168,16 @@ mod tests {
                 }
             }
             assert!(!cache.records.is_empty(), "short records are kept");
+            // One sequence read from more than 128 bits, the 60 paths (twice
+            // in the input, kept once).
+            assert_eq!(cache.long.by_hash.len(), 1, "long records are kept");
+            let held: usize = cache
+                .long
+                .by_hash
+                .values()
+                .map(|l| l.read.len() + l.written.len())
+                .sum();
+            assert_eq!(cache.long.words, held, "words counted");
         }
         Ok(())
     }
