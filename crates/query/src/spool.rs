@@ -488,7 +488,7 @@ mod tests {
             (2 + i % 5, Cell::Int(-i64v)),
             (9, Cell::UInt(u64::MAX - i as u64)),
             (10, Cell::Float(i as f32 / 3.0)),
-            (11, Cell::Bool(i % 2 == 0)),
+            (11, Cell::Bool(i.is_multiple_of(2))),
             (12, Cell::Null),
             (
                 13,

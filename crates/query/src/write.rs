@@ -488,7 +488,7 @@ fn write_parquet_rows_with<W: Write + Send>(
     let mut any_null = vec![false; columns.len()];
     let mut rows = 0usize;
     each_row(&mut |row: &[Cell]| {
-        if rows % group_rows == 0 {
+        if rows.is_multiple_of(group_rows) {
             groups.push(vec![Census::default(); columns.len()]);
         }
         rows += 1;
@@ -540,7 +540,7 @@ fn write_parquet_rows_with<W: Write + Send>(
                     // One run of validity: def levels the writer keeps as
                     // a run, slices of a page's rows.
                     let one_run = if kind.is_list() {
-                        !c.values && !(c.nulls && c.empty_lists)
+                        !(c.values || (c.nulls && c.empty_lists))
                     } else {
                         !any_null.get(j).copied().unwrap_or(true) || !c.values
                     };
@@ -1076,7 +1076,7 @@ mod tests {
                     } else {
                         Cell::UInts((0..(r >> 50) % 40).collect())
                     },
-                    Cell::Bool(i % 3 == 0),
+                    Cell::Bool(i.is_multiple_of(3)),
                 ]
             })
             .collect();
