@@ -140,8 +140,9 @@ impl EventsCollector {
     /// [`crate::spool::SPOOL_ROWS`]: the table's columns are the keys of
     /// the events that occur, known only at the end, so its rows cannot be
     /// written as they come. Such a collector ends with
-    /// [`EventsCollector::finish_spooled`].
-    pub fn spooled(mut self, dir: Option<&std::path::Path>) -> Self {
+    /// [`EventsCollector::finish_spooled`] ([`crate::Query::run_events_spooled`]
+    /// runs one).
+    pub(crate) fn spooled(mut self, dir: Option<&std::path::Path>) -> Self {
         self.spool = Some(RowSpool::new(dir));
         self
     }

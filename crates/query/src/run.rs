@@ -211,9 +211,7 @@ impl Query {
             cut: parsed.cut,
         })
     }
-}
 
-impl Query {
     /// [`Query::run_source`] for the `events` table, its rows kept in a
     /// temporary file (in `spool_dir`, else the system's temporary folder)
     /// while the demo is parsed instead of in memory, so that the memory
