@@ -417,8 +417,9 @@ impl EventsCollector {
             .collect()
     }
 
-    /// The table of a spooled collector ([`EventsCollector::spooled`]), its
-    /// rows still in their file: the columns and kinds
+    /// The table of a spooled collector (one that keeps its rows in a
+    /// temporary file: [`crate::Query::run_events_spooled`]), its rows
+    /// still in their file: the columns and kinds
     /// [`EventsCollector::finish`] gives (a column without a declared kind
     /// takes the kind its cells need), to write with
     /// [`SpooledTable::write`]. A collector without a spool gives its rows
