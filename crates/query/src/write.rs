@@ -1,7 +1,10 @@
 //! Writing tables: a typed [`Table`] as CSV, JSON Lines or Parquet
 //! ([`write_table`]), and rows of cells ([`Rows`]) as CSV or JSON Lines as
-//! they are gathered ([`RowWriter`]). One CSV quoting ([`csv_field`]) and one
-//! cell rendering ([`Cell`]'s `Display`) underneath both.
+//! they are gathered ([`RowWriter`]); Parquet in row groups as a long
+//! table's rows are made ([`ParquetRowGroups`]), and a whole table's
+//! Parquet file from its rows read twice, never all in memory
+//! ([`write_parquet_rows`]). One CSV quoting ([`csv_field`]) and one cell
+//! rendering ([`Cell`]'s `Display`) underneath.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
