@@ -233,8 +233,8 @@ pub fn table(args: TableArgs) -> Result<(), CliError> {
 /// demo, every row of several demos after a `demo` column. `ticks` is
 /// streamed ([`crate::ticks::stream`]: as CSV or JSON Lines, and as
 /// Parquet in row groups from one demo), and so is `user_commands` of one
-/// demo ([`crate::user_commands::stream`]); any other table is written
-/// whole.
+/// demo ([`crate::user_commands::stream`]); `events` of one demo waits in
+/// a temporary file ([`write_events`]); any other table is written whole.
 pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), CliError> {
     let query = args.query.query(vec![kind])?;
     let format = resolve_format(args.format, args.output.as_deref())?;
@@ -261,6 +261,11 @@ pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), Cli
     if several {
         return tables_of_many(kind, &query, args, format);
     }
+    // `events` of one demo keeps its rows in a temporary file beside the
+    // output until the demo is parsed: its columns are known only then.
+    if kind == TableKind::Events {
+        return write_events(&query, args, format);
+    }
     let path = args.demos.first().ok_or(CliError::Usage("no demo given"))?;
     let failed = |source: QueryError| CliError::Query {
         path: path.clone(),
@@ -281,6 +286,44 @@ pub(crate) fn write_one_table(kind: TableKind, args: &RowArgs) -> Result<(), Cli
     // leaves no empty `-o` file.
     let mut sink = Sink::create(args.output.as_deref(), format)?;
     let written = write_table(&table, format, &mut sink).map_err(CliError::from);
+    sink.finish(written)?;
+    if let Some(cut) = &run.cut {
+        warn_cut(&cut_message(path, cut));
+    }
+    Ok(())
+}
+
+/// The `events` table of the one demo `args` names: the rows wait in a
+/// temporary file in the output's folder (the system's temporary folder
+/// for standard output) while the demo is parsed
+/// ([`Query::run_events_spooled`]), and are written once it is, the bytes
+/// the whole table gives.
+fn write_events(query: &Query, args: &RowArgs, format: Format) -> Result<(), CliError> {
+    let path = args.demos.first().ok_or(CliError::Usage("no demo given"))?;
+    let failed = |source: QueryError| CliError::Query {
+        path: path.clone(),
+        source: Box::new(source),
+    };
+    let spool_dir = args.output.as_deref().map(|o| match o.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    });
+    let mut demo = crate::read::open_source(path).map_err(|e| failed(e.into()))?;
+    let run = query
+        .run_events_spooled(&mut demo, spool_dir.as_deref())
+        .map_err(failed)?;
+    drop(demo);
+    let table = run.tables.ok_or_else(|| CliError::NotProduced {
+        path: path.clone(),
+        table: TableKind::Events.name(),
+    })?;
+    // The output is opened once the rows are in: a demo that fails leaves
+    // no empty `-o` file.
+    let mut sink = Sink::create(args.output.as_deref(), format)?;
+    let written = table
+        .write(format, spool_dir.as_deref(), &mut sink)
+        .map(drop)
+        .map_err(CliError::from);
     sink.finish(written)?;
     if let Some(cut) = &run.cut {
         warn_cut(&cut_message(path, cut));

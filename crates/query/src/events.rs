@@ -16,7 +16,8 @@ use crate::kinds::{event_key_kind, other_kind, player_kind, widen};
 use crate::matches::hitgroup_name;
 use crate::prop_paths::PropCache;
 use crate::reference::EVENTS;
-use crate::table::{Cell, Kind, Table};
+use crate::spool::{RowSpool, SpooledTable};
+use crate::table::{Cell, Kind, KindGuess, Table};
 use crate::world::{other_columns, other_prop_in, player_source, OtherSource, PlayerSource, World};
 
 /// Events whose rows demoparser2 builds only after the packet's entities
@@ -85,6 +86,12 @@ pub struct EventsCollector {
     paths: PropCache,
     columns: Vec<String>,
     rows: Vec<Vec<(usize, Cell)>>,
+    /// The rows in a temporary file instead of `rows`
+    /// ([`EventsCollector::spooled`]).
+    spool: Option<RowSpool>,
+    /// With a spool: what each column's cells hold, for a column whose
+    /// kind is not declared.
+    guesses: Vec<KindGuess>,
     /// Event names seen, in order of first appearance, with their keys.
     seen: Vec<(String, Vec<(String, i32)>)>,
 }
@@ -122,7 +129,30 @@ impl EventsCollector {
                 .map(|c| c.to_string())
                 .collect(),
             rows: Vec::new(),
+            spool: None,
+            guesses: Vec::new(),
             seen: Vec::new(),
+        }
+    }
+
+    /// Keeps the rows in a temporary file in `dir` (the system's temporary
+    /// folder when `None`) instead of memory, past the first
+    /// [`crate::spool::SPOOL_ROWS`]: the table's columns are the keys of
+    /// the events that occur, known only at the end, so its rows cannot be
+    /// written as they come. Such a collector ends with
+    /// [`EventsCollector::finish_spooled`] ([`crate::Query::run_events_spooled`]
+    /// runs one).
+    pub(crate) fn spooled(mut self, dir: Option<&std::path::Path>) -> Self {
+        self.spool = Some(RowSpool::new(dir));
+        self
+    }
+
+    /// The rows held in memory: all of them, or with a spool at most
+    /// [`crate::spool::SPOOL_ROWS`].
+    pub fn rows_in_memory(&self) -> usize {
+        match &self.spool {
+            Some(spool) => spool.rows_in_memory(),
+            None => self.rows.len(),
         }
     }
 
@@ -238,7 +268,15 @@ impl EventsCollector {
             let i = self.col(&oname);
             row.push((i, cell));
         }
-        self.rows.push(row);
+        match &mut self.spool {
+            Some(spool) => {
+                self.guesses
+                    .resize(self.columns.len(), KindGuess::default());
+                guess_row(&mut self.guesses, &row);
+                spool.push(&row);
+            }
+            None => self.rows.push(row),
+        }
     }
 
     /// The declared columns: `event_name`, `tick`, the keys of the events
@@ -344,14 +382,11 @@ impl EventsCollector {
         schema
     }
 
-    /// The table.
+    /// The table (of the rows in memory: a spooled collector ends with
+    /// [`EventsCollector::finish_spooled`]).
     pub fn finish(self, state: &DemoState) -> Table {
         let schema = self.schema(state);
-        let to_schema: Vec<Option<usize>> = self
-            .columns
-            .iter()
-            .map(|c| schema.iter().position(|(n, _)| n == c))
-            .collect();
+        let to_schema = self.to_schema(&schema);
         let n = schema.len();
         let rows: Vec<Vec<Cell>> = self
             .rows
@@ -372,5 +407,213 @@ impl EventsCollector {
             })
             .collect();
         Table::from_cells_typed("events", &schema, &rows)
+    }
+
+    /// The schema's column of each collected column.
+    fn to_schema(&self, schema: &[(String, Option<Kind>)]) -> Vec<Option<usize>> {
+        self.columns
+            .iter()
+            .map(|c| schema.iter().position(|(n, _)| n == c))
+            .collect()
+    }
+
+    /// The table of a spooled collector (one that keeps its rows in a
+    /// temporary file: [`crate::Query::run_events_spooled`]), its rows
+    /// still in their file: the columns and kinds
+    /// [`EventsCollector::finish`] gives (a column without a declared kind
+    /// takes the kind its cells need), to write with
+    /// [`SpooledTable::write`]. A collector without a spool gives its rows
+    /// in memory the same way.
+    pub fn finish_spooled(self, state: &DemoState) -> SpooledTable {
+        let schema = self.schema(state);
+        let to_schema = self.to_schema(&schema);
+        let (spool, guesses) = match self.spool {
+            Some(spool) => (spool, self.guesses),
+            None => {
+                let mut spool = RowSpool::new(None);
+                let mut guesses = vec![KindGuess::default(); self.columns.len()];
+                for row in &self.rows {
+                    guess_row(&mut guesses, row);
+                    spool.push(row);
+                }
+                (spool, guesses)
+            }
+        };
+        let columns: Vec<(String, Kind)> = schema
+            .iter()
+            .enumerate()
+            .map(|(j, (name, kind))| {
+                let guessed = || {
+                    to_schema
+                        .iter()
+                        .position(|s| *s == Some(j))
+                        .and_then(|i| guesses.get(i))
+                        .map_or(Kind::Str, KindGuess::kind)
+                };
+                (name.clone(), kind.unwrap_or_else(guessed))
+            })
+            .collect();
+        SpooledTable::new("events", columns, to_schema, spool)
+    }
+}
+
+/// Takes a row's cells into the guesses of their columns: the cell a
+/// column keeps is the row's last for it.
+fn guess_row(guesses: &mut [KindGuess], row: &[(usize, Cell)]) {
+    for (n, (i, cell)) in row.iter().enumerate() {
+        let later = row.get(n + 1..).unwrap_or_default();
+        if !later.iter().any(|(j, _)| j == i) {
+            if let Some(g) = guesses.get_mut(*i) {
+                g.add(cell);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use crate::spool::RowSpool;
+    use crate::write::{write_table, Format};
+    use crate::{Collectors, Query, RunOptions, TableKind};
+    use gamewire_source2::{
+        Entity, EntityChange, FieldPath, Interests, UserCommand, UserMessage, Visitor,
+    };
+
+    /// A query's collectors, with the most `events` rows they ever held
+    /// in memory after an event was handed on.
+    struct Watched {
+        collectors: Collectors,
+        most: usize,
+    }
+
+    impl Watched {
+        fn look(&mut self) {
+            let held = self
+                .collectors
+                .events
+                .as_ref()
+                .map_or(0, EventsCollector::rows_in_memory);
+            self.most = self.most.max(held);
+        }
+    }
+
+    impl Visitor for Watched {
+        fn interests(&self) -> Interests {
+            self.collectors.interests()
+        }
+        fn wants_class(&self, class_name: &str) -> bool {
+            self.collectors.wants_class(class_name)
+        }
+        fn wants_string_table(&self, name: &str) -> bool {
+            self.collectors.wants_string_table(name)
+        }
+        fn on_tick_start(&mut self, state: &DemoState, tick: i32) {
+            self.collectors.on_tick_start(state, tick);
+        }
+        fn on_tick_end(&mut self, state: &DemoState, tick: i32) {
+            self.collectors.on_tick_end(state, tick);
+            self.look();
+        }
+        fn on_entity(
+            &mut self,
+            state: &DemoState,
+            change: EntityChange,
+            entity: &Entity,
+            paths: &[FieldPath],
+        ) {
+            self.collectors.on_entity(state, change, entity, paths);
+        }
+        fn on_packet_entities(&mut self, state: &DemoState) {
+            self.collectors.on_packet_entities(state);
+            self.look();
+        }
+        fn on_game_event(&mut self, state: &DemoState, event: &GameEvent) {
+            self.collectors.on_game_event(state, event);
+            self.look();
+        }
+        fn on_user_message(&mut self, state: &DemoState, message: &UserMessage<'_>) {
+            self.collectors.on_user_message(state, message);
+        }
+        fn on_user_command(&mut self, state: &DemoState, command: &UserCommand) {
+            self.collectors.on_user_command(state, command);
+        }
+        fn on_string_table(
+            &mut self,
+            state: &DemoState,
+            table: &gamewire_source2::stringtable::StringTable,
+            changed: &[usize],
+        ) {
+            self.collectors.on_string_table(state, table, changed);
+        }
+    }
+
+    /// Parses `data` with the query's collectors, the `events` rows
+    /// spooled with at most `held` of them in memory: the table, and the
+    /// most rows held in memory after any event.
+    fn spooled_run(query: &Query, data: &[u8], held: usize) -> (SpooledTable, usize) {
+        let mut collectors = Collectors::new(query);
+        collectors.events = collectors.events.take().map(|e| EventsCollector {
+            spool: Some(RowSpool::new(None).with_memory_rows(held)),
+            ..e
+        });
+        let mut watched = Watched {
+            collectors,
+            most: 0,
+        };
+        let (state, cut) = RunOptions::default()
+            .parse_keeping_cut(data, &mut watched)
+            .unwrap();
+        assert!(cut.is_none());
+        let table = watched.collectors.finish_events_spooled(&state).unwrap();
+        (table, watched.most)
+    }
+
+    /// The `events` table of a spooled collector holding at most a few rows
+    /// in memory, whatever the number of events, is written byte for byte
+    /// as the whole table is, in every format: all events, events by name,
+    /// with player props and game-wide props.
+    #[test]
+    fn spooled_events_hold_few_rows_and_write_the_whole_tables_bytes() {
+        const HELD: usize = 4;
+        let data = std::fs::read(gamewire_corpus::path("cs2/14011.dem")).unwrap();
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let queries = [
+            (None, vec![], vec![]),
+            (
+                Some(strings(&["player_death", "weapon_fire", "player_hurt"])),
+                strings(&["health"]),
+                vec![],
+            ),
+            (
+                None,
+                strings(&["health", "X"]),
+                strings(&["total_rounds_played"]),
+            ),
+        ];
+        for (names, props, other) in queries {
+            let query = Query {
+                tables: vec![TableKind::Events],
+                events: names.clone(),
+                player_props: props.clone(),
+                other_props: other.clone(),
+                ..Query::default()
+            };
+            let whole = query.run(&data).unwrap().tables.remove(0);
+            assert!(whole.rows() > 3 * HELD, "{names:?}: {} rows", whole.rows());
+            for format in [Format::Csv, Format::Jsonl, Format::Parquet] {
+                let (table, most) = spooled_run(&query, &data, HELD);
+                assert!(most <= HELD, "{names:?}: {most} rows held");
+                assert_eq!(table.rows(), whole.rows());
+                let mut want = Vec::new();
+                write_table(&whole, format, &mut want).unwrap();
+                let got = table.write(format, None, Vec::new()).unwrap();
+                assert!(got == want, "{names:?} {props:?} {other:?} as {format:?}");
+            }
+            // Read back whole, the same table.
+            let (table, _) = spooled_run(&query, &data, HELD);
+            assert_eq!(table.into_table().unwrap(), whole);
+        }
     }
 }

@@ -40,7 +40,8 @@
 // their imports form no circle.
 // - the table model and its writers: `error`, `tick_set`, `input`, `table` (Cell, Rows,
 //   Column, Table), `raw_events` (the game events as sent, `gamewire
-//   events`), `write` (CSV, JSON Lines, Parquet);
+//   events`), `write` (CSV, JSON Lines, Parquet), `spool` (rows kept in a
+//   temporary file until a table's columns are known);
 // - the reference of every table's columns: `reference` (uses `table`);
 // - names: `coords`, `item_names`, `classes`, `prop_paths` (dotted names to
 //   field paths), `friendly_props` (demoparser2's names), `world`
@@ -87,6 +88,7 @@ pub mod reference;
 pub mod replay;
 pub mod run;
 pub mod schema;
+pub mod spool;
 pub mod stats;
 pub mod summary;
 pub mod table;
@@ -592,6 +594,22 @@ impl Collectors {
         for ev in std::mem::take(&mut self.deferred) {
             self.dispatch(state, &ev);
         }
+    }
+
+    /// Keeps the `events` rows in a temporary file in `dir`
+    /// ([`EventsCollector::spooled`]).
+    pub(crate) fn spool_events(&mut self, dir: Option<&std::path::Path>) {
+        self.events = self.events.take().map(|e| e.spooled(dir));
+    }
+
+    /// The `events` table of a spooled run ([`Collectors::spool_events`]),
+    /// its rows still in their file; the other tables are not made.
+    pub(crate) fn finish_events_spooled(
+        mut self,
+        state: &DemoState,
+    ) -> Option<spool::SpooledTable> {
+        self.flush(state);
+        self.events.map(|e| e.finish_spooled(state))
     }
 
     /// The tables, in the order of the query.

@@ -16,6 +16,7 @@ use gamewire_source2::{DemoError, DemoParser, DemoState, SendTableCache, Visitor
 
 use crate::events::EventsCollector;
 use crate::input::{DemoInput, DemoSource, DemoStream, InputCut, InputError};
+use crate::spool::SpooledTable;
 use crate::table::{Column, Table};
 use crate::ticks::TicksCollector;
 use crate::{Collectors, Query, QueryError, TableKind};
@@ -210,6 +211,28 @@ impl Query {
             cut: parsed.cut,
         })
     }
+
+    /// [`Query::run_source`] for the `events` table, its rows kept in a
+    /// temporary file (in `spool_dir`, else the system's temporary folder)
+    /// while the demo is parsed instead of in memory, so that the memory
+    /// does not grow with the demo: the table comes back as a
+    /// [`SpooledTable`] to write ([`SpooledTable::write`]), the same bytes
+    /// as the whole table. `None` when the query has no `events` table;
+    /// its other tables are not made.
+    pub fn run_events_spooled(
+        &self,
+        source: &mut DemoSource,
+        spool_dir: Option<&Path>,
+    ) -> Result<Parsed<Option<SpooledTable>>, QueryError> {
+        let mut collectors = Collectors::new(self);
+        collectors.spool_events(spool_dir);
+        self.options.run_source_with(
+            std::slice::from_ref(self),
+            source,
+            collectors,
+            |c, state| c.finish_events_spooled(state),
+        )
+    }
 }
 
 impl RunOptions {
@@ -244,13 +267,13 @@ impl RunOptions {
 
     /// One pass with `visitor`, the names checked, `finish` turning the
     /// visitor into the tables.
-    fn run_with<V: Visitor>(
+    fn run_with<V: Visitor, T>(
         &self,
         queries: &[Query],
         data: impl DemoData,
         mut visitor: V,
-        finish: impl FnOnce(V, &DemoState) -> Vec<Vec<Table>>,
-    ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
+        finish: impl FnOnce(V, &DemoState) -> T,
+    ) -> Result<Parsed<T>, QueryError> {
         for q in queries {
             q.validate()?;
         }
@@ -276,10 +299,30 @@ impl RunOptions {
         queries: &[Query],
         input: &DemoInput,
     ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
+        if let [query] = queries {
+            return self.run_input_with(queries, input, Collectors::new(query), |c, state| {
+                vec![c.finish(state)]
+            });
+        }
+        let fanout = Fanout(queries.iter().map(Collectors::new).collect());
+        self.run_input_with(queries, input, fanout, |f, state| {
+            f.0.into_iter().map(|c| c.finish(state)).collect()
+        })
+    }
+
+    /// [`RunOptions::run_queries_on`] with `visitor`, `finish` turning it
+    /// into the tables.
+    fn run_input_with<V: Visitor, T>(
+        &self,
+        queries: &[Query],
+        input: &DemoInput,
+        visitor: V,
+        finish: impl FnOnce(V, &DemoState) -> T,
+    ) -> Result<Parsed<T>, QueryError> {
         if let (Some(cut), false) = (&input.cut, self.keep_cut) {
             return Err(InputError::Cut(cut.clone()).into());
         }
-        let parsed = self.run_queries(queries, &input.bytes)?;
+        let parsed = self.run_with(queries, &input.bytes, visitor, finish)?;
         let demo = match parsed.cut {
             Some(Cut::Demo(d)) => Some(d),
             _ => None,
@@ -302,18 +345,40 @@ impl RunOptions {
         queries: &[Query],
         source: &mut DemoSource,
     ) -> Result<Parsed<Vec<Vec<Table>>>, QueryError> {
+        if let [query] = queries {
+            return self.run_source_with(queries, source, Collectors::new(query), |c, state| {
+                vec![c.finish(state)]
+            });
+        }
+        let fanout = Fanout(queries.iter().map(Collectors::new).collect());
+        self.run_source_with(queries, source, fanout, |f, state| {
+            f.0.into_iter().map(|c| c.finish(state)).collect()
+        })
+    }
+
+    /// [`RunOptions::run_queries_source`] with `visitor`, `finish` turning
+    /// it into the tables.
+    fn run_source_with<V: Visitor, T>(
+        &self,
+        queries: &[Query],
+        source: &mut DemoSource,
+        visitor: V,
+        finish: impl FnOnce(V, &DemoState) -> T,
+    ) -> Result<Parsed<T>, QueryError> {
         let stream = match source {
-            DemoSource::Memory(input) => return self.run_queries_on(queries, input),
+            DemoSource::Memory(input) => {
+                return self.run_input_with(queries, input, visitor, finish)
+            }
             DemoSource::Stream(stream) => stream,
         };
         let parsed = if queries.iter().all(|q| q.validate().is_ok()) {
-            self.run_queries_with(queries, &mut *stream)
+            self.run_with(queries, &mut *stream, visitor, finish)
         } else {
             // The input's errors and cut come first: read it to learn them.
             stream.drain();
             match stream.take_error() {
                 Some(e) => Err(e.into()),
-                None => self.run_queries_with(queries, &mut *stream),
+                None => self.run_with(queries, &mut *stream, visitor, finish),
             }
         };
         if let (Some(cut), false) = (stream.cut(), self.keep_cut) {

@@ -46,6 +46,82 @@ impl Cell {
         }
     }
 
+    /// The cell as a [`Kind::Bool`] value.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Cell::Bool(b) => Some(*b),
+            Cell::Int(i) => Some(*i != 0),
+            Cell::UInt(u) => Some(*u != 0),
+            _ => None,
+        }
+    }
+
+    /// The cell as a [`Kind::I64`] value.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Cell::Bool(b) => Some(i64::from(*b)),
+            Cell::Int(i) => Some(*i),
+            Cell::UInt(u) => i64::try_from(*u).ok(),
+            _ => None,
+        }
+    }
+
+    /// The cell as a [`Kind::U64`] value.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Cell::Bool(b) => Some(u64::from(*b)),
+            Cell::Int(i) => u64::try_from(*i).ok(),
+            Cell::UInt(u) => Some(*u),
+            Cell::Str(s) => s.parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// The cell as a [`Kind::F32`] value.
+    pub fn as_f32(&self) -> Option<f32> {
+        match self {
+            Cell::Float(x) => Some(*x),
+            Cell::Int(i) => Some(*i as f32),
+            Cell::UInt(u) => Some(*u as f32),
+            _ => None,
+        }
+    }
+
+    /// The cell as a [`Kind::Str`] value: its `Display`.
+    pub fn as_text(&self) -> Option<String> {
+        match self {
+            Cell::Null => None,
+            other => Some(other.to_string()),
+        }
+    }
+
+    /// The cell as a [`Kind::F32List`] value.
+    pub fn as_floats(&self) -> Option<Vec<f32>> {
+        match self {
+            Cell::Floats(x) => Some(x.clone()),
+            Cell::Float(x) => Some(vec![*x]),
+            _ => None,
+        }
+    }
+
+    /// The cell as a [`Kind::StrList`] value.
+    pub fn as_texts(&self) -> Option<Vec<String>> {
+        match self {
+            Cell::Strs(x) => Some(x.clone()),
+            Cell::Str(x) => Some(vec![x.clone()]),
+            _ => None,
+        }
+    }
+
+    /// The cell as a [`Kind::U64List`] value.
+    pub fn as_uints(&self) -> Option<Vec<u64>> {
+        match self {
+            Cell::UInts(x) => Some(x.clone()),
+            Cell::UInt(x) => Some(vec![*x]),
+            _ => None,
+        }
+    }
+
     /// The cell for a game-event value.
     pub fn from_event(v: &EventValue) -> Cell {
         match v {
@@ -109,6 +185,35 @@ pub enum Kind {
     StrList,
     /// Lists of unsigned 64-bit integers (item indices, steam ids).
     U64List,
+}
+
+impl Kind {
+    /// Whether a cell converted to this kind is a value, and its length:
+    /// `None` when it converts to null, the number of items for a list
+    /// kind, 1 for any other value (what [`Column::push`] stores, without
+    /// storing it).
+    pub fn convert_len(self, cell: &Cell) -> Option<usize> {
+        match (self, cell) {
+            (_, Cell::Null) => None,
+            (Kind::Bool, c) => c.as_bool().map(|_| 1),
+            (Kind::I64, c) => c.as_i64().map(|_| 1),
+            (Kind::U64, c) => c.as_u64().map(|_| 1),
+            (Kind::F32, c) => c.as_f32().map(|_| 1),
+            (Kind::Str, _) => Some(1),
+            (Kind::F32List, Cell::Floats(x)) => Some(x.len()),
+            (Kind::F32List, Cell::Float(_)) => Some(1),
+            (Kind::StrList, Cell::Strs(x)) => Some(x.len()),
+            (Kind::StrList, Cell::Str(_)) => Some(1),
+            (Kind::U64List, Cell::UInts(x)) => Some(x.len()),
+            (Kind::U64List, Cell::UInt(_)) => Some(1),
+            (Kind::F32List | Kind::StrList | Kind::U64List, _) => None,
+        }
+    }
+
+    /// Whether the kind is a list.
+    pub fn is_list(self) -> bool {
+        matches!(self, Kind::F32List | Kind::StrList | Kind::U64List)
+    }
 }
 
 /// A column: a typed vector, `None` for null.
@@ -181,53 +286,17 @@ impl Column {
     }
 
     /// Appends a cell, converted to the column's kind (null when it does
-    /// not convert).
+    /// not convert: [`Kind::convert_len`]).
     pub fn push(&mut self, cell: &Cell) {
         match self {
-            Column::Bool(v) => v.push(match cell {
-                Cell::Bool(b) => Some(*b),
-                Cell::Int(i) => Some(*i != 0),
-                Cell::UInt(u) => Some(*u != 0),
-                _ => None,
-            }),
-            Column::I64(v) => v.push(match cell {
-                Cell::Bool(b) => Some(i64::from(*b)),
-                Cell::Int(i) => Some(*i),
-                Cell::UInt(u) => i64::try_from(*u).ok(),
-                _ => None,
-            }),
-            Column::U64(v) => v.push(match cell {
-                Cell::Bool(b) => Some(u64::from(*b)),
-                Cell::Int(i) => u64::try_from(*i).ok(),
-                Cell::UInt(u) => Some(*u),
-                Cell::Str(s) => s.parse().ok(),
-                _ => None,
-            }),
-            Column::F32(v) => v.push(match cell {
-                Cell::Float(x) => Some(*x),
-                Cell::Int(i) => Some(*i as f32),
-                Cell::UInt(u) => Some(*u as f32),
-                _ => None,
-            }),
-            Column::Str(v) => v.push(match cell {
-                Cell::Null => None,
-                other => Some(other.to_string()),
-            }),
-            Column::F32List(v) => v.push(match cell {
-                Cell::Floats(x) => Some(x.clone()),
-                Cell::Float(x) => Some(vec![*x]),
-                _ => None,
-            }),
-            Column::StrList(v) => v.push(match cell {
-                Cell::Strs(x) => Some(x.clone()),
-                Cell::Str(x) => Some(vec![x.clone()]),
-                _ => None,
-            }),
-            Column::U64List(v) => v.push(match cell {
-                Cell::UInts(x) => Some(x.clone()),
-                Cell::UInt(x) => Some(vec![*x]),
-                _ => None,
-            }),
+            Column::Bool(v) => v.push(cell.as_bool()),
+            Column::I64(v) => v.push(cell.as_i64()),
+            Column::U64(v) => v.push(cell.as_u64()),
+            Column::F32(v) => v.push(cell.as_f32()),
+            Column::Str(v) => v.push(cell.as_text()),
+            Column::F32List(v) => v.push(cell.as_floats()),
+            Column::StrList(v) => v.push(cell.as_texts()),
+            Column::U64List(v) => v.push(cell.as_uints()),
         }
     }
 
@@ -317,55 +386,92 @@ impl Column {
 /// floats → `F32`; only float lists → `F32List`; only text lists →
 /// `StrList`; only integer lists → `U64List`; anything else (mixed text) → `Str`. An all-null column is `Str`.
 pub fn infer_kind<'a>(cells: impl Iterator<Item = &'a Cell>) -> Kind {
-    let (mut b, mut i, mut neg, mut u, mut big, mut f, mut other) =
-        (false, false, false, false, false, false, false);
-    let (mut lists, mut str_lists, mut int_lists) = (false, false, false);
-    for c in cells {
+    let mut guess = KindGuess::default();
+    cells.for_each(|c| guess.add(c));
+    guess.kind()
+}
+
+/// [`infer_kind`] a cell at a time: what the cells seen so far hold, and
+/// the kind that holds them ([`KindGuess::kind`]), for a column whose
+/// cells are not all kept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KindGuess {
+    bools: bool,
+    ints: bool,
+    negative: bool,
+    uints: bool,
+    big: bool,
+    floats: bool,
+    text: bool,
+    float_lists: bool,
+    text_lists: bool,
+    int_lists: bool,
+}
+
+impl KindGuess {
+    /// Takes one cell.
+    pub fn add(&mut self, c: &Cell) {
         match c {
             Cell::Null => {}
-            Cell::Bool(_) => b = true,
+            Cell::Bool(_) => self.bools = true,
             Cell::Int(x) => {
-                i = true;
-                neg |= *x < 0;
+                self.ints = true;
+                self.negative |= *x < 0;
             }
             Cell::UInt(x) => {
-                u = true;
-                big |= i64::try_from(*x).is_err();
+                self.uints = true;
+                self.big |= i64::try_from(*x).is_err();
             }
-            Cell::Float(_) => f = true,
-            Cell::Str(_) => other = true,
-            Cell::Floats(_) => lists = true,
-            Cell::Strs(_) => str_lists = true,
-            Cell::UInts(_) => int_lists = true,
+            Cell::Float(_) => self.floats = true,
+            Cell::Str(_) => self.text = true,
+            Cell::Floats(_) => self.float_lists = true,
+            Cell::Strs(_) => self.text_lists = true,
+            Cell::UInts(_) => self.int_lists = true,
         }
     }
-    if lists || str_lists || int_lists {
-        let kinds = [lists, str_lists, int_lists].iter().filter(|&&k| k).count();
-        return if b || i || u || f || other || kinds > 1 {
-            Kind::Str
-        } else if lists {
-            Kind::F32List
-        } else if str_lists {
-            Kind::StrList
-        } else {
-            Kind::U64List
-        };
-    }
-    match (b, i || u, f, other) {
-        (true, false, false, false) => Kind::Bool,
-        (false, true, false, false) => {
-            if big && !neg {
-                Kind::U64
-            } else if big {
+
+    /// The kind that holds every cell taken ([`infer_kind`]).
+    pub fn kind(&self) -> Kind {
+        let KindGuess {
+            bools: b,
+            ints: i,
+            negative: neg,
+            uints: u,
+            big,
+            floats: f,
+            text: other,
+            float_lists: lists,
+            text_lists: str_lists,
+            int_lists,
+        } = *self;
+        if lists || str_lists || int_lists {
+            let kinds = [lists, str_lists, int_lists].iter().filter(|&&k| k).count();
+            return if b || i || u || f || other || kinds > 1 {
                 Kind::Str
-            } else if u && !i {
-                Kind::U64
+            } else if lists {
+                Kind::F32List
+            } else if str_lists {
+                Kind::StrList
             } else {
-                Kind::I64
-            }
+                Kind::U64List
+            };
         }
-        (false, _, true, false) => Kind::F32,
-        _ => Kind::Str,
+        match (b, i || u, f, other) {
+            (true, false, false, false) => Kind::Bool,
+            (false, true, false, false) => {
+                if big && !neg {
+                    Kind::U64
+                } else if big {
+                    Kind::Str
+                } else if u && !i {
+                    Kind::U64
+                } else {
+                    Kind::I64
+                }
+            }
+            (false, _, true, false) => Kind::F32,
+            _ => Kind::Str,
+        }
     }
 }
 
