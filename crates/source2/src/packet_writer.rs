@@ -288,6 +288,28 @@ impl<'a> Iterator for PacketMessages<'a> {
 mod tests {
     use super::*;
 
+    /// A buffer given back is taken again: the smallest that has the room
+    /// asked for, else the largest; at most `KEPT` are kept, the largest.
+    #[test]
+    fn spare_buffers_are_taken_by_size() {
+        let mut spare = SpareBuffers::default();
+        spare.give(Vec::with_capacity(100));
+        spare.give(Vec::with_capacity(10_000));
+        spare.give(Vec::with_capacity(1_000));
+        spare.give(Vec::new());
+        let b = spare.take(500);
+        assert!(b.is_empty() && (1_000..10_000).contains(&b.capacity()));
+        let c = spare.take(50_000);
+        assert!(c.capacity() >= 50_000);
+        assert_eq!(spare.0.len(), 1);
+        for size in 1..=(SpareBuffers::KEPT + 4) {
+            spare.give(Vec::with_capacity(size * 1_000));
+        }
+        assert_eq!(spare.0.len(), SpareBuffers::KEPT);
+        let smallest = spare.0.iter().map(Vec::capacity).min().unwrap_or(0);
+        assert!(smallest >= 5_000, "the smallest were freed: {smallest}");
+    }
+
     #[test]
     fn every_ubitvar_width_round_trips() {
         let bodies: Vec<(u32, Vec<u8>)> = [0u32, 15, 16, 255, 256, 4095, 4096, 1 << 30]

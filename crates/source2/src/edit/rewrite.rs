@@ -745,6 +745,99 @@ impl Rebuild {
 mod tests {
     use super::*;
 
+    fn table(name: &str, items: usize) -> pb::c_demo_string_tables::TableT {
+        pb::c_demo_string_tables::TableT {
+            table_name: Some(name.to_string()),
+            items: (0..items)
+                .map(|i| pb::c_demo_string_tables::ItemsT {
+                    str: Some(format!("{name}{i}")),
+                    data: Some(vec![i as u8; i % 7]),
+                })
+                .collect(),
+            items_clientside: Vec::new(),
+            table_flags: Some(1),
+        }
+    }
+
+    /// A full packet as its protobuf type encodes it is read in place: its
+    /// string tables' field as it is, and the packet's bitstream; other
+    /// forms are left to the protobuf type.
+    #[test]
+    fn full_packets_are_read_in_place_in_their_protobuf_form() -> Result<(), String> {
+        let data: Vec<u8> = (0..70_000).map(|i| (i % 253) as u8).collect();
+        let tables = pb::CDemoStringTables {
+            tables: vec![table("userinfo", 40), table("instancebaseline", 300)],
+        };
+        let full = pb::CDemoFullPacket {
+            string_table: Some(tables.clone()),
+            packet: Some(pb::CDemoPacket {
+                data: Some(data.clone()),
+            }),
+        }
+        .encode_to_vec();
+        let (field, body, bitstream) = full_packet_parts(&full).ok_or("not read in place")?;
+        if bitstream != data.as_slice() || body != tables.encode_to_vec().as_slice() {
+            return Err("read otherwise".into());
+        }
+        // The field whole: key, length, body; then the packet's field.
+        let (head, n) = field_head(1, body.len());
+        if field.get(..n) != head.get(..n) || field.len() != n + body.len() {
+            return Err("the string tables' field".into());
+        }
+        // Packet first, a field after the packet, no packet: not in place.
+        let packet_first = [&full[field.len()..], field].concat();
+        let mut trailing = full.clone();
+        trailing.extend_from_slice(&[0x18, 1]);
+        for odd in [packet_first, trailing, field.to_vec()] {
+            if full_packet_parts(&odd).is_some() {
+                return Err("an odd form read in place".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// A full packet's string tables are taken as encoding again to their
+    /// bytes when each table does: checked once, then known while a table
+    /// repeats its bytes; a table in a form its type does not write (here
+    /// a length as a longer varint) is not.
+    #[test]
+    fn full_packet_string_tables_are_checked_table_by_table() -> Result<(), String> {
+        let mut model = Rebuild::default();
+        let first = pb::CDemoStringTables {
+            tables: vec![table("a", 3), table("b", 5)],
+        }
+        .encode_to_vec();
+        if !model.tables_encode_again(&first) || !model.tables_encode_again(&first) {
+            return Err("tables in their protobuf form".into());
+        }
+        let kept = model.tables_checked.clone();
+        // One table changes: checked again, the other still known.
+        let second = pb::CDemoStringTables {
+            tables: vec![table("a", 3), table("b", 6)],
+        }
+        .encode_to_vec();
+        if !model.tables_encode_again(&second) || model.tables_checked.first() != kept.first() {
+            return Err("a changed table".into());
+        }
+        // The first table's length written in two bytes: the type would
+        // write one.
+        let one = table("a", 1).encode_to_vec();
+        let mut odd = vec![0x0a, 0x80 | one.len() as u8, 0x00];
+        odd.extend_from_slice(&one);
+        if model.tables_encode_again(&odd) {
+            return Err("a longer varint taken".into());
+        }
+        // A table whose bytes are not its type's encoding (a field twice).
+        let mut twice = table("c", 2).encode_to_vec();
+        twice.extend_from_slice(&[0x20, 0x01]);
+        let mut dup = field_head(1, twice.len()).0[..field_head(1, twice.len()).1].to_vec();
+        dup.extend_from_slice(&twice);
+        if model.tables_encode_again(&dup) {
+            return Err("a table that encodes otherwise taken".into());
+        }
+        Ok(())
+    }
+
     /// The in-place reading and the writing of a packet payload agree with
     /// the protobuf type, at every varint length of the size.
     #[test]
