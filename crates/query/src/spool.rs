@@ -421,6 +421,20 @@ fn get_text(r: &mut impl Read) -> std::io::Result<String> {
     String::from_utf8(bytes).map_err(|_| bad("text that is not UTF-8"))
 }
 
+/// A list read back: its count, then each element by `get` (grown as the
+/// elements come, not reserved from the count).
+fn get_list<R: Read, T>(
+    r: &mut R,
+    get: impl Fn(&mut R) -> std::io::Result<T>,
+) -> std::io::Result<Vec<T>> {
+    let n = get_len(r)?;
+    let mut v = Vec::new();
+    for _ in 0..n {
+        v.push(get(r)?);
+    }
+    Ok(v)
+}
+
 /// Reads the next row into `row`; `false` at the end of the bytes.
 fn decode_row(r: &mut impl Read, row: &mut SparseRow) -> std::io::Result<bool> {
     row.clear();
@@ -444,30 +458,9 @@ fn decode_row(r: &mut impl Read, row: &mut SparseRow) -> std::io::Result<bool> {
             3 => Cell::UInt(get_varint(r)?),
             4 => Cell::Float(get_f32(r)?),
             5 => Cell::Str(get_text(r)?),
-            6 => {
-                let n = get_len(r)?;
-                let mut v = Vec::new();
-                for _ in 0..n {
-                    v.push(get_f32(r)?);
-                }
-                Cell::Floats(v)
-            }
-            7 => {
-                let n = get_len(r)?;
-                let mut v = Vec::new();
-                for _ in 0..n {
-                    v.push(get_text(r)?);
-                }
-                Cell::Strs(v)
-            }
-            8 => {
-                let n = get_len(r)?;
-                let mut v = Vec::new();
-                for _ in 0..n {
-                    v.push(get_varint(r)?);
-                }
-                Cell::UInts(v)
-            }
+            6 => Cell::Floats(get_list(r, get_f32)?),
+            7 => Cell::Strs(get_list(r, get_text)?),
+            8 => Cell::UInts(get_list(r, get_varint)?),
             _ => return Err(bad("an unknown cell tag")),
         };
         row.push((column, cell));
