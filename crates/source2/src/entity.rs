@@ -242,23 +242,59 @@ impl FieldState {
     /// Stores `value` in the slot at arena index `at` (replacing its value).
     #[inline(always)]
     fn store(&mut self, at: usize, value: Value) -> Result<(), FieldError> {
-        let Some(slot) = self.slots.get_mut(at) else {
-            return Ok(());
+        self.fill(at, |v| {
+            *v = value;
+            Ok(())
+        })
+    }
+
+    /// Sets the value of the slot at arena index `at` by `write`, in place:
+    /// the slot's value, or a new one at the end of the arena (taken back
+    /// off it if `write` fails). With no slot at `at`, `write` runs on a
+    /// value that is dropped (it still reads its bits).
+    ///
+    /// In place, because a value made elsewhere and moved in is read back
+    /// right after it was written, in pieces that do not match the writes
+    /// (a tag byte and a float at offset 4, read back as bytes 1 to 7),
+    /// which the processor cannot forward from its store buffer: it waits
+    /// for the writes to reach the cache. The new value is a placeholder
+    /// written by `resize_with` into the arena itself, for the same reason
+    /// (`push` makes it on the stack and copies it).
+    #[inline(always)]
+    fn fill(
+        &mut self,
+        at: usize,
+        write: impl FnOnce(&mut Value) -> Result<(), FieldError>,
+    ) -> Result<(), FieldError> {
+        let Some(slot) = self.slots.get(at) else {
+            return write(&mut Value::Bool(false));
         };
-        match (slot.value as usize)
+        if let Some(v) = (slot.value as usize)
             .checked_sub(1)
             .and_then(|i| self.values.get_mut(i))
         {
-            Some(v) => *v = value,
-            None => {
-                // Bounded by the arena, itself bounded by the entity limits.
-                let id =
-                    u32::try_from(self.values.len() + 1).map_err(|_| FieldError::StateTooLarge)?;
-                slot.value = id;
-                self.values.push(value);
+            return write(v);
+        }
+        // Bounded by the arena, itself bounded by the entity limits.
+        let id = u32::try_from(self.values.len() + 1).map_err(|_| FieldError::StateTooLarge)?;
+        self.values
+            .resize_with(self.values.len() + 1, || Value::Bool(false));
+        let written = match self.values.last_mut() {
+            Some(v) => write(v),
+            None => Ok(()),
+        };
+        match written {
+            Ok(()) => {
+                if let Some(slot) = self.slots.get_mut(at) {
+                    slot.value = id;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                self.values.pop();
+                Err(e)
             }
         }
-        Ok(())
     }
 
     #[inline]
@@ -1049,7 +1085,9 @@ impl FieldState {
         Ok((at, decoder))
     }
 
-    /// Decodes one value and stores it in the slot at arena index `at`.
+    /// Decodes one value and stores it in the slot at arena index `at`,
+    /// decoded in place ([`FieldState::fill`],
+    /// [`crate::serializer::FieldDecoder::decode_to`]).
     #[inline(always)]
     fn decode_into(
         &mut self,
@@ -1058,10 +1096,11 @@ impl FieldState {
         r: &mut BitReader<'_>,
         tick_interval: f32,
     ) -> Result<(), FieldError> {
-        let value = decoder
-            .decode(r, tick_interval)
-            .map_err(FieldError::Value)?;
-        self.store(at, value)
+        self.fill(at, |v| {
+            decoder
+                .decode_to(r, tick_interval, v)
+                .map_err(FieldError::Value)
+        })
     }
 }
 

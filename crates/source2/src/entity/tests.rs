@@ -156,6 +156,58 @@ fn skipped_fields_out_of_range_are_the_same_errors() {
 }
 
 #[test]
+fn a_value_cut_short_leaves_the_state_as_it_was() {
+    // The values are decoded in place: a value that ends with the data
+    // must neither leave a new value behind nor change an old one.
+    let tables = root_tables();
+    let read = |state: &mut FieldState, values: &[u32]| {
+        let data = field_data(&OPS, values);
+        read_fields(
+            &tables,
+            0,
+            state,
+            &mut BitReader::new(&data),
+            &mut Paths::default(),
+            1.0 / 64.0,
+        )
+    };
+    let all = |state: &FieldState| {
+        let mut all = Vec::new();
+        state.collect_all(&mut all);
+        all.into_iter()
+            .map(|(k, v)| (k, v.clone()))
+            .collect::<Vec<_>>()
+    };
+    // A new state: the first value is whole, the second is cut.
+    let mut state = FieldState::default();
+    let e = read(&mut state, &[20]).unwrap_err();
+    assert!(matches!(e.error, FieldError::Value(_)), "{}", e.error);
+    assert_eq!(state.get(&[0, 0]).cloned(), Some(Value::U32(20)));
+    assert_eq!(state.get(&[0, 1]), None);
+    assert_eq!(state.values.len(), 1);
+    // A state with every value: the same paths again, cut after three.
+    let mut state = FieldState::default();
+    read(&mut state, &[20, 21, 22, 7, 2, 10, 11]).unwrap();
+    let before = all(&state);
+    let count = state.values.len();
+    let e = read(&mut state, &[30, 31, 32]).unwrap_err();
+    assert!(matches!(e.error, FieldError::Value(_)), "{}", e.error);
+    assert_eq!(state.values.len(), count);
+    let after = all(&state);
+    assert_eq!(after.len(), before.len());
+    for ((k, v), (k0, v0)) in after.iter().zip(&before) {
+        assert_eq!(k, k0);
+        let want = match key_to_path(*k).as_slice() {
+            [0, 0] => Value::U32(30),
+            [0, 1] => Value::U32(31),
+            [0, 2] => Value::U32(32),
+            _ => v0.clone(),
+        };
+        assert_eq!(v, &want, "{}", key_to_path(*k));
+    }
+}
+
+#[test]
 fn sibling_paths_decode_as_walked_ones() {
     // [0 0] [0 1] [0 2] [1] [2] (arr's length) [2 0] [2 1]: the
     // siblings take the shortcut, the length and the first element of

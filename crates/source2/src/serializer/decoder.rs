@@ -139,60 +139,94 @@ impl FieldDecoder {
     /// Decodes one value.
     #[inline]
     pub fn decode(&self, r: &mut BitReader<'_>, tick_interval: f32) -> Result<Value, BitError> {
-        Ok(match self {
+        let mut value = Value::Bool(false);
+        self.decode_to(r, tick_interval, &mut value)?;
+        Ok(value)
+    }
+
+    /// Decodes one value into `out`, replacing what it held; on an error
+    /// `out` keeps its old value.
+    ///
+    /// Each arm writes its value straight into `out`: an entity's state is
+    /// decoded this way, into its own arena, since a value returned and
+    /// then moved there is read back in pieces that the processor cannot
+    /// forward from its store buffer (`FieldState::fill` says more).
+    #[inline]
+    pub fn decode_to(
+        &self,
+        r: &mut BitReader<'_>,
+        tick_interval: f32,
+        out: &mut Value,
+    ) -> Result<(), BitError> {
+        match self {
             FieldDecoder::Bool | FieldDecoder::Component | FieldDecoder::PointerPresent => {
-                Value::Bool(r.read_bool()?)
+                *out = Value::Bool(r.read_bool()?);
             }
-            FieldDecoder::I32 => Value::I32(r.read_varint32()?),
-            FieldDecoder::I64 => Value::I64(r.read_varint64()?),
-            FieldDecoder::U32 => Value::U32(r.read_varuint32()?),
-            FieldDecoder::ArrayLength => Value::U32(read_array_length(r)?),
+            FieldDecoder::I32 => *out = Value::I32(r.read_varint32()?),
+            FieldDecoder::I64 => *out = Value::I64(r.read_varint64()?),
+            FieldDecoder::U32 => *out = Value::U32(r.read_varuint32()?),
+            FieldDecoder::ArrayLength => *out = Value::U32(read_array_length(r)?),
             FieldDecoder::U64 | FieldDecoder::Fallback => {
                 let v = r.read_varuint64()?;
-                match u32::try_from(v) {
+                *out = match u32::try_from(v) {
                     Ok(small) if matches!(self, FieldDecoder::Fallback) => Value::U32(small),
                     _ => Value::U64(v),
-                }
+                };
             }
-            FieldDecoder::Fixed64 => Value::U64(r.read_u64()?),
-            FieldDecoder::AmmoCount => Value::U32(r.read_ammo_count()?),
-            FieldDecoder::MinusOne => Value::I64((r.read_varuint64()? as i64).wrapping_sub(1)),
-            FieldDecoder::String => Value::String(r.read_string_terminated()?.into_boxed_str()),
+            FieldDecoder::Fixed64 => *out = Value::U64(r.read_u64()?),
+            FieldDecoder::AmmoCount => *out = Value::U32(r.read_ammo_count()?),
+            FieldDecoder::MinusOne => {
+                *out = Value::I64((r.read_varuint64()? as i64).wrapping_sub(1));
+            }
+            FieldDecoder::String => {
+                *out = Value::String(r.read_string_terminated()?.into_boxed_str());
+            }
             FieldDecoder::Bytes => {
                 let len = r.read_varuint32()? as usize;
-                Value::Bytes(r.read_bytes(len)?.into_boxed_slice())
+                *out = Value::Bytes(r.read_bytes(len)?.into_boxed_slice());
             }
-            FieldDecoder::Float(f) => Value::F32(f.decode(r, tick_interval)?),
+            FieldDecoder::Float(f) => *out = Value::F32(f.decode(r, tick_interval)?),
             FieldDecoder::Vector(n, f) => match n {
-                2 => Value::Vec2([f.decode(r, tick_interval)?, f.decode(r, tick_interval)?]),
-                3 => Value::Vec3([
-                    f.decode(r, tick_interval)?,
-                    f.decode(r, tick_interval)?,
-                    f.decode(r, tick_interval)?,
-                ]),
-                4 => Value::Vec4([
-                    f.decode(r, tick_interval)?,
-                    f.decode(r, tick_interval)?,
-                    f.decode(r, tick_interval)?,
-                    f.decode(r, tick_interval)?,
-                ]),
+                2 => {
+                    let v = [f.decode(r, tick_interval)?, f.decode(r, tick_interval)?];
+                    *out = Value::Vec2(v);
+                }
+                3 => {
+                    let v = [
+                        f.decode(r, tick_interval)?,
+                        f.decode(r, tick_interval)?,
+                        f.decode(r, tick_interval)?,
+                    ];
+                    *out = Value::Vec3(v);
+                }
+                4 => {
+                    let v = [
+                        f.decode(r, tick_interval)?,
+                        f.decode(r, tick_interval)?,
+                        f.decode(r, tick_interval)?,
+                        f.decode(r, tick_interval)?,
+                    ];
+                    *out = Value::Vec4(v);
+                }
                 _ => {
                     let mut v = [0f32; 6];
                     for slot in &mut v {
                         *slot = f.decode(r, tick_interval)?;
                     }
-                    Value::Vec6(Box::new(v))
+                    *out = Value::Vec6(Box::new(v));
                 }
             },
-            FieldDecoder::Vec3Normal => Value::Vec3(r.read_vec3_normal()?),
-            FieldDecoder::QAnglePrecise => Value::Vec3(r.read_qangle_precise()?),
-            FieldDecoder::QAngleFixed(bits) => Value::Vec3(r.read_qangle_fixed(*bits)?),
-            FieldDecoder::QAngleCoord => Value::Vec3(r.read_qangle_coord()?),
+            FieldDecoder::Vec3Normal => *out = Value::Vec3(r.read_vec3_normal()?),
+            FieldDecoder::QAnglePrecise => *out = Value::Vec3(r.read_qangle_precise()?),
+            FieldDecoder::QAngleFixed(bits) => *out = Value::Vec3(r.read_qangle_fixed(*bits)?),
+            FieldDecoder::QAngleCoord => *out = Value::Vec3(r.read_qangle_coord()?),
             FieldDecoder::QAnglePitchYaw(bits) => {
-                Value::Vec3([r.read_angle(*bits)?, r.read_angle(*bits)?, 0.0])
+                let v = [r.read_angle(*bits)?, r.read_angle(*bits)?, 0.0];
+                *out = Value::Vec3(v);
             }
-            FieldDecoder::PolyPointer => Value::U32(read_poly_pointer(r)?),
-        })
+            FieldDecoder::PolyPointer => *out = Value::U32(read_poly_pointer(r)?),
+        }
+        Ok(())
     }
 
     /// Reads past one value without keeping it (an entity whose class

@@ -888,6 +888,36 @@ mod tests {
     }
 
     #[test]
+    fn decode_to_replaces_a_value_or_keeps_it_on_an_error() {
+        let mut bits = Bits(0x9e37_79b9_7f4a_7c15);
+        let olds = [
+            Value::String("old".into()),
+            Value::Vec6(Box::new([1.0; 6])),
+            Value::U64(u64::MAX),
+            Value::F32(-0.5),
+        ];
+        for d in decoders() {
+            for (i, old) in olds.iter().enumerate() {
+                let data = input(&mut bits);
+                let decoded = d.decode(&mut BitReader::new(&data), 1.0 / 64.0);
+                let mut out = old.clone();
+                let mut r = BitReader::new(&data);
+                let to = d.decode_to(&mut r, 1.0 / 64.0, &mut out);
+                match (decoded, to) {
+                    (Ok(v), Ok(())) => {
+                        assert_eq!(value_bits(&out), value_bits(&v), "{d:?} {i} {data:x?}")
+                    }
+                    (Err(a), Err(b)) => {
+                        assert_eq!(a, b, "{d:?} {data:x?}");
+                        assert_eq!(&out, old, "{d:?} {data:x?}");
+                    }
+                    (a, b) => panic!("{d:?} {data:x?}: {a:?} / {b:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
     fn transcode_reads_as_decode_and_writes_as_encode() -> Result<(), String> {
         let mut bits = Bits(0x2545_f491_4f6c_dd1d);
         for d in decoders() {
