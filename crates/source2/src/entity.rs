@@ -804,10 +804,14 @@ pub(crate) fn rewrite_fields(
             let (at, decoder) = state
                 .walk(tables, serializer, fp, &mut level)
                 .map_err(|e| PathError::at(*fp, e))?;
-            let value = out
-                .value(decoder, r, fp, tick_interval)
-                .map_err(|e| PathError::at(*fp, FieldError::Value(e)))?;
-            state.store(at, value).map_err(|e| PathError::at(*fp, e))?;
+            state
+                .fill(at, |v| {
+                    *v = out
+                        .value(decoder, r, fp, tick_interval)
+                        .map_err(FieldError::Value)?;
+                    Ok(())
+                })
+                .map_err(|e| PathError::at(*fp, e))?;
         }
         return Ok(());
     }
