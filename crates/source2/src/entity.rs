@@ -384,7 +384,38 @@ impl FieldState {
         if i < len {
             return Ok(start + i);
         }
+        // The last node of the arena grows in place, within the room the
+        // arena already has: most growth is this (an entity's create
+        // writes its fields in rising order, its nodes sized as they
+        // fill), and it needs neither a call nor an allocation.
+        // `grow_node` does the rest.
+        const MAX: usize = crate::serializer::MAX_ARRAY_LEN as usize;
+        if len > 0
+            && start + len == self.slots.len()
+            && start + i < self.slots.capacity()
+            && i < MAX
+        {
+            self.slots.resize(start + i + 1, Slot::default());
+            self.set_node_len(owner, start, i + 1);
+            return Ok(start + i);
+        }
         self.grow_node(owner, index, size_hint)
+    }
+
+    /// Sets the length of the node `owner` points at, which starts at
+    /// `start` (in its header, or the root's fields).
+    #[inline(always)]
+    fn set_node_len(&mut self, owner: Owner, start: usize, len: usize) {
+        // Fits in u32: the arena is bounded by entity limits long before.
+        let len = len as u32;
+        match owner {
+            Owner::Root => self.root_len = len,
+            Owner::Slot(_) => {
+                if let Some(header) = start.checked_sub(1).and_then(|h| self.slots.get_mut(h)) {
+                    header.value = len;
+                }
+            }
+        }
     }
 
     /// [`FieldState::slot_index`] when the node must be created or grown.

@@ -275,6 +275,43 @@ fn set_get_grow_and_relocate() {
 }
 
 #[test]
+fn the_last_node_grows_in_place_to_its_exact_length() {
+    // The root, then a child node, each the last node of the arena while
+    // its fields come in rising order, with gaps: each grows in place to
+    // the index written, no slot more, nothing moved.
+    let mut s = FieldState::default();
+    s.slots.reserve(256);
+    for i in (0..40).step_by(3) {
+        s.set(&[i], v(i)).unwrap();
+    }
+    // A header slot, then the root's 40 slots.
+    assert_eq!((s.root_start, s.root_len), (1, 40));
+    assert_eq!(s.slots.len(), 41);
+    for i in 0..20 {
+        s.set(&[39, i * 2], v(1000 + i)).unwrap();
+    }
+    // The child node's header, then its 39 slots.
+    assert_eq!(s.slots.len(), 41 + 1 + 39);
+    assert_eq!(s.node(Owner::Slot(40)), (42, 39));
+    // The arena's room is used up: the next growth takes the full path,
+    // which gives the same values.
+    for i in 0..200 {
+        s.set(&[39, 38 + i], v(2000 + i)).unwrap();
+    }
+    for i in (0..40).step_by(3) {
+        assert_eq!(s.get(&[i]), Some(&v(i)), "{i}");
+        assert_eq!(s.get(&[i + 1]), None, "{i}");
+    }
+    for i in 0..19 {
+        assert_eq!(s.get(&[39, i * 2]), Some(&v(1000 + i)), "{i}");
+        assert_eq!(s.get(&[39, i * 2 + 1]), None, "{i}");
+    }
+    for i in 0..200 {
+        assert_eq!(s.get(&[39, 38 + i]), Some(&v(2000 + i)), "{i}");
+    }
+}
+
+#[test]
 fn sized_nodes_match_unsized() {
     let paths: &[&[i32]] = &[&[3], &[5, 0], &[5, 2], &[1], &[5, 1, 4], &[7]];
     let mut a = FieldState::default();
