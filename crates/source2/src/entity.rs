@@ -344,26 +344,15 @@ impl FieldState {
     }
 
     fn set_node(&mut self, owner: Owner, start: usize, len: usize) {
-        // Both fit in u32: the arena is bounded by entity limits long before.
-        let (start, len) = (start as u32, len as u32);
+        self.set_node_len(owner, start, len);
+        // Fits in u32: the arena is bounded by entity limits long before.
+        let start32 = start as u32;
         match owner {
-            Owner::Root => {
-                self.root_start = start;
-                self.root_len = len;
-            }
+            Owner::Root => self.root_start = start32,
+            // Behind a header slot pushed new (its own `child` is 0).
             Owner::Slot(at) => {
-                // Nodes are placed behind their header, so `start` >= 1.
-                if let Some(header) = (start as usize)
-                    .checked_sub(1)
-                    .and_then(|h| self.slots.get_mut(h))
-                {
-                    *header = Slot {
-                        value: len,
-                        child: 0,
-                    };
-                }
                 if let Some(s) = self.slots.get_mut(at) {
-                    s.child = start;
+                    s.child = start32;
                 }
             }
         }
@@ -384,17 +373,12 @@ impl FieldState {
         if i < len {
             return Ok(start + i);
         }
-        // The last node of the arena grows in place, within the room the
-        // arena already has: most growth is this (an entity's create
-        // writes its fields in rising order, its nodes sized as they
-        // fill), and it needs neither a call nor an allocation.
-        // `grow_node` does the rest.
+        // The last node of the arena grows in place, here rather than in
+        // `grow_node`: most growth is this (an entity's create writes its
+        // fields in rising order, its nodes sized as they fill), and it
+        // needs no call. `grow_node` places new nodes and moves the others.
         const MAX: usize = crate::serializer::MAX_ARRAY_LEN as usize;
-        if len > 0
-            && start + len == self.slots.len()
-            && start + i < self.slots.capacity()
-            && i < MAX
-        {
+        if len > 0 && start + len == self.slots.len() && i < MAX {
             self.slots.resize(start + i + 1, Slot::default());
             self.set_node_len(owner, start, i + 1);
             return Ok(start + i);
@@ -418,7 +402,8 @@ impl FieldState {
         }
     }
 
-    /// [`FieldState::slot_index`] when the node must be created or grown.
+    /// [`FieldState::slot_index`] when the node must be created, or grown
+    /// and it is not the last node of the arena.
     #[inline(never)]
     fn grow_node(
         &mut self,
@@ -433,12 +418,6 @@ impl FieldState {
             .ok_or(FieldError::IndexOutOfRange(index))?;
         let (start, len) = self.node(owner);
         let end = self.slots.len();
-        if len > 0 && start + len == end {
-            // The node is the last range: extend it in place.
-            self.slots.resize(start + i + 1, Slot::default());
-            self.set_node(owner, start, i + 1);
-            return Ok(start + i);
-        }
         if end + i + 2 > u32::MAX as usize {
             return Err(FieldError::StateTooLarge);
         }
@@ -835,14 +814,10 @@ pub(crate) fn rewrite_fields(
             let (at, decoder) = state
                 .walk(tables, serializer, fp, &mut level)
                 .map_err(|e| PathError::at(*fp, e))?;
-            state
-                .fill(at, |v| {
-                    *v = out
-                        .value(decoder, r, fp, tick_interval)
-                        .map_err(FieldError::Value)?;
-                    Ok(())
-                })
-                .map_err(|e| PathError::at(*fp, e))?;
+            let value = out
+                .value(decoder, r, fp, tick_interval)
+                .map_err(|e| PathError::at(*fp, FieldError::Value(e)))?;
+            state.store(at, value).map_err(|e| PathError::at(*fp, e))?;
         }
         return Ok(());
     }

@@ -293,8 +293,8 @@ fn the_last_node_grows_in_place_to_its_exact_length() {
     // The child node's header, then its 39 slots.
     assert_eq!(s.slots.len(), 41 + 1 + 39);
     assert_eq!(s.node(Owner::Slot(40)), (42, 39));
-    // The arena's room is used up: the next growth takes the full path,
-    // which gives the same values.
+    // Past the arena's room: the arena grows, the node still in place,
+    // with the same values.
     for i in 0..200 {
         s.set(&[39, 38 + i], v(2000 + i)).unwrap();
     }
